@@ -1,0 +1,88 @@
+/* The collapse stage: profiler text (perf script, DTrace ustack()
+ * aggregations) in, folded stacks ("root;...;leaf COUNT") out.
+ *
+ * A collapser is a streaming parser: push bytes with fg_collapser_feed()
+ * in chunks of any size (partial lines are carried over), then call
+ * fg_collapser_finish(). Memory grows with the number of distinct stacks,
+ * not with the input size. Malformed lines are skipped and counted by kind
+ * (fg_collapser_stats); they never stop the parse. */
+#ifndef FLAMEGRAPH_COLLAPSE_H
+#define FLAMEGRAPH_COLLAPSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fg_format {
+	FG_FORMAT_UNKNOWN = 0,
+	FG_FORMAT_PERF,    /* `perf script` output */
+	FG_FORMAT_DTRACE,  /* DTrace ustack()/stack() aggregation output */
+} fg_format;
+
+typedef struct fg_collapse_opts {
+	bool include_pid;      /* --pid: prefix stacks with "comm-PID" */
+	bool include_tid;      /* --tid: prefix stacks with "comm-PID/TID" */
+	bool annotate_kernel;  /* --kernel: suffix kernel frames with _[k] */
+	bool annotate_jit;     /* --jit: suffix JIT frames with _[j] */
+	bool include_addrs;    /* --addrs: keep raw addresses of unknown symbols */
+	const char *event_filter; /* --event-filter: only this event (NULL: the first seen) */
+	const char *const *skip_after; /* --skip-after: drop frames above these (callers) */
+	size_t nskip_after;
+	bool include_offset;   /* dtrace --includeoffset: keep +0x offsets */
+	bool inline_frames;    /* perf: keep inlined frames (default true) */
+	unsigned nthreads;     /* worker threads; 0: all cores */
+} fg_collapse_opts;
+
+#define FG_COLLAPSE_OPTS_INIT { false, false, false, false, false, NULL, NULL, 0, false, true, 0 }
+
+typedef struct fg_collapser fg_collapser;
+
+/* Creates a collapser for `format` (FG_FORMAT_UNKNOWN: guess from the first
+ * bytes fed). opts may be NULL for defaults; its strings must outlive c. */
+int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opts *opts);
+/* Pushes len bytes of input. */
+int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len);
+/* Ends the input (a last line without newline still counts). */
+int fg_collapser_finish(fg_collapser *c);
+/* The format in use (after guessing, once enough input was fed). */
+fg_format fg_collapser_format(const fg_collapser *c);
+
+/* Calls cb for every folded stack, sorted bytewise by stack. `stack` is not
+ * NUL-terminated. A non-zero return from cb stops and is returned. */
+typedef int (*fg_stack_cb)(void *ctx, const char *stack, size_t len, uint64_t count);
+int fg_collapser_foreach(const fg_collapser *c, fg_stack_cb cb, void *ctx);
+/* Writes "stack COUNT\n" lines, sorted, to out. FG_EIO on write errors. */
+int fg_collapser_write(const fg_collapser *c, FILE *out);
+
+#define FG_COLLAPSE_MAX_WARNINGS 16
+typedef struct fg_collapse_stats {
+	uint64_t bytes;        /* input bytes fed */
+	uint64_t samples;      /* samples (events) kept */
+	uint64_t stacks;       /* distinct folded stacks */
+	size_t nwarnings;
+	struct {
+		const char *what;  /* "lines that are not a perf event header", ... */
+		uint64_t count;
+		uint64_t first_line; /* 1-based line number of the first one */
+	} warnings[FG_COLLAPSE_MAX_WARNINGS];
+} fg_collapse_stats;
+void fg_collapser_stats(const fg_collapser *c, fg_collapse_stats *out);
+
+void fg_collapser_free(fg_collapser *c);
+
+/* Guesses the format of the start of an input (FG_FORMAT_UNKNOWN when it
+ * cannot tell yet or at all). */
+fg_format fg_guess_format(const char *buf, size_t len);
+
+/* Convenience: collapses a whole file ("-": stdin; gzip is detected). */
+int fg_collapse_file(fg_collapser *c, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,47 @@
+/* Error reporting for every libflamegraph call.
+ *
+ * Functions return 0 on success or a negative FG_E* code. The one-line
+ * detail of the last failure in the calling thread (with file:line:col for
+ * parse errors) comes from fg_error_last(); it is never printed by the
+ * library. */
+#ifndef FLAMEGRAPH_ERROR_H
+#define FLAMEGRAPH_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum fg_error_code {
+	FG_OK = 0,
+	FG_ENOMEM = -1,   /* out of memory, or a size that would overflow */
+	FG_EIO = -2,      /* reading or writing a file or pipe failed */
+	FG_EINVAL = -3,   /* bad argument or option value */
+	FG_EPARSE = -4,   /* malformed input (detail has file:line:col) */
+	FG_ENOTFOUND = -5,/* a file, target, program or symbol was not found */
+	FG_EBUILD = -6,   /* a build step failed */
+	FG_ERECORD = -7,  /* recording (perf/dtrace) failed */
+	FG_ENODATA = -8,  /* no samples / nothing to show */
+	FG_EAMBIGUOUS = -9, /* several candidates where one was needed */
+	FG_ECHILD = -10,  /* a child process could not be run */
+	FG_ELIMIT = -11,  /* input exceeds a safety limit */
+};
+
+/* The detail of the last error set in this thread ("" if none). The string
+ * is owned by the library and valid until the next failing call. */
+const char *fg_error_last(void);
+
+/* The code of the last error set in this thread (FG_OK if none). */
+int fg_error_last_code(void);
+
+/* Sets the thread's last error; returns `code` so callers can
+ * `return fg_error_set(FG_EINVAL, "...")`. printf-style. */
+int fg_error_set(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Forgets the thread's last error. */
+void fg_error_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

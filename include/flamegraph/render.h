@@ -1,0 +1,78 @@
+/* The render stage: folded stacks in, a self-contained interactive SVG out.
+ *
+ * fg_folded holds merged stacks from any number of sources: folded text
+ * (fg_folded_feed/fg_folded_read_file, with fractional and differential
+ * "stack before after" counts) or stacks handed over directly by a collapser
+ * (fg_folded_add), so the pipeline never re-parses text it produced. */
+#ifndef FLAMEGRAPH_RENDER_H
+#define FLAMEGRAPH_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fg_folded fg_folded;
+
+int fg_folded_new(fg_folded **out);
+/* Adds one stack ("a;b;c", not NUL-terminated) with its count; counts of
+ * equal stacks add up. after < 0 means "not differential". */
+int fg_folded_add(fg_folded *f, const char *stack, size_t len, double count, double after);
+/* Streaming folded-text input; partial lines are carried between calls.
+ * `name` is used in warnings. */
+int fg_folded_feed(fg_folded *f, const char *buf, size_t len);
+int fg_folded_finish(fg_folded *f);
+/* Reads a whole file ("-": stdin). */
+int fg_folded_read_file(fg_folded *f, const char *path);
+/* Total samples (sum of counts; "after" counts for differential input). */
+double fg_folded_total(const fg_folded *f);
+size_t fg_folded_count(const fg_folded *f);
+/* Malformed lines skipped so far (each kind is reported once by the CLI). */
+uint64_t fg_folded_skipped(const fg_folded *f);
+void fg_folded_free(fg_folded *f);
+
+typedef struct fg_render_opts {
+	const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
+	const char *subtitle;
+	const char *notes;
+	const char *palette;     /* hot mem io wakeup java js perl red green blue aqua
+				    yellow purple orange rust; NULL: hot */
+	const char *bgcolors;    /* yellow blue green grey, or #rrggbb; NULL: by palette */
+	const char *palette_map; /* file to read/write name->colour (NULL: none) */
+	bool hash;               /* colour by name hash */
+	bool deterministic;      /* same name, same colour, across graphs */
+	bool inverted;           /* icicle graph */
+	bool reverse;            /* reverse stacks before merging */
+	bool flamechart;         /* keep input order (x = time), no sorting */
+	bool negate;             /* differential: swap the meaning of red/blue */
+	double min_width;        /* px; frames narrower are omitted (default 0.1) */
+	unsigned image_width;    /* px (default 1200) */
+	unsigned frame_height;   /* px (default 16) */
+	const char *font_type;   /* default "Verdana" */
+	double font_size;        /* default 12 */
+	double font_width;       /* default 0.59 */
+	const char *count_name;  /* default "samples" */
+	const char *name_type;   /* default "Function:" */
+	double factor;           /* multiply counts (default 1) */
+	double total;            /* >0: width of the graph in samples */
+	const char *const *base; /* --base SYM: roots */
+	size_t nbase;
+	const char *nameattr;    /* file of extra per-name attributes */
+} fg_render_opts;
+
+#define FG_RENDER_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, false, \
+	false, false, false, false, 0.1, 1200, 16, NULL, 12.0, 0.59, NULL, NULL, 1.0, \
+	0.0, NULL, 0, NULL }
+
+/* Writes the SVG of f to out. With no samples it still writes an SVG that
+ * says so and returns FG_ENODATA. */
+int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "cli/common/diag.h"
+
+static const char *prog_name = "flamegraph";
+
+void fg_diag_init(const char *prog)
+{
+	prog_name = prog;
+}
+
+const char *fg_diag_prog(void)
+{
+	return prog_name;
+}
+
+static int use_colour(void)
+{
+	static int cached = -1;
+
+	if (cached < 0) {
+		const char *nc = getenv("NO_COLOR");
+		cached = isatty(STDERR_FILENO) && !(nc && *nc);
+	}
+	return cached;
+}
+
+static void vmessage(const char *kind, const char *colour, const char *fmt, va_list ap)
+{
+	if (use_colour())
+		fprintf(stderr, "%s: \033[%sm%s:\033[0m ", prog_name, colour, kind);
+	else
+		fprintf(stderr, "%s: %s: ", prog_name, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void fg_errorf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("error", "1;31", fmt, ap);
+	va_end(ap);
+}
+
+void fg_warnf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("warning", "1;33", fmt, ap);
+	va_end(ap);
+}
+
+void fg_notef(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("note", "1;36", fmt, ap);
+	va_end(ap);
+}
+
+int fg_exit_code_for(int err)
+{
+	switch (err) {
+	case FG_OK:
+		return FG_EXIT_OK;
+	case FG_EBUILD:
+		return FG_EXIT_BUILD;
+	case FG_ERECORD:
+	case FG_ENODATA:
+		return FG_EXIT_RECORD;
+	default:
+		return FG_EXIT_USAGE;
+	}
+}
+
+int fg_die_lib(int err)
+{
+	fg_errorf("%s", *fg_error_last() ? fg_error_last() : "unknown error");
+	return fg_exit_code_for(err);
+}

@@ -1,0 +1,26 @@
+/* Messages from the programs: "prog: error: what happened — what to do".
+ * Colour only when stderr is a terminal and NO_COLOR is unset. */
+#ifndef FG_CLI_DIAG_H
+#define FG_CLI_DIAG_H
+
+/* Exit codes shared by every program (SPEC 10). */
+enum {
+	FG_EXIT_OK = 0,
+	FG_EXIT_USAGE = 1,   /* user error: bad flag, unknown target, bad input */
+	FG_EXIT_BUILD = 2,   /* the build failed */
+	FG_EXIT_RECORD = 3,  /* recording failed */
+};
+
+/* Sets the program name used as the message prefix. */
+void fg_diag_init(const char *prog);
+const char *fg_diag_prog(void);
+void fg_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fg_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fg_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints fg_error_last() as an error and returns the exit code that fits
+ * the library error code `err`. */
+int fg_die_lib(int err);
+/* The exit code for a library error code. */
+int fg_exit_code_for(int err);
+
+#endif

@@ -1,0 +1,34 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "flamegraph/error.h"
+
+static _Thread_local char last_message[1024];
+static _Thread_local int last_code;
+
+const char *fg_error_last(void)
+{
+	return last_message;
+}
+
+int fg_error_last_code(void)
+{
+	return last_code;
+}
+
+int fg_error_set(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_message, sizeof(last_message), fmt, ap);
+	va_end(ap);
+	last_code = code;
+	return code;
+}
+
+void fg_error_clear(void)
+{
+	last_message[0] = '\0';
+	last_code = 0;
+}

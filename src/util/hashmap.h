@@ -1,0 +1,56 @@
+/* fg_strmap: an open-addressing hash map from byte strings to a 64-bit
+ * value, with keys copied into the map's own arena. Used for stack counts
+ * and string interning; lookups never allocate. */
+#ifndef FG_UTIL_HASHMAP_H
+#define FG_UTIL_HASHMAP_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "util/arena.h"
+
+typedef union fg_value {
+	uint64_t u;
+	int64_t i;
+	double d;
+	void *p;
+} fg_value;
+
+typedef struct fg_strmap_entry {
+	const char *key;   /* NUL-terminated copy in the map's arena */
+	size_t len;
+	uint64_t hash;
+	fg_value value;
+} fg_strmap_entry;
+
+typedef struct fg_strmap {
+	fg_strmap_entry *slots;
+	size_t cap;    /* power of two, or 0 */
+	size_t count;
+	fg_arena keys;
+} fg_strmap;
+
+#define FG_STRMAP_INIT { NULL, 0, 0, FG_ARENA_INIT }
+
+/* A fast, well-mixed 64-bit hash of n bytes. */
+uint64_t fg_hash_bytes(const void *p, size_t n);
+
+/* Finds the entry for key, or NULL. */
+fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len);
+/* Finds or inserts (value zeroed) the entry for key; NULL on FG_ENOMEM.
+ * Entry pointers stay valid until the next insertion. */
+fg_strmap_entry *fg_strmap_put(fg_strmap *m, const char *key, size_t len);
+/* Same, with the hash already computed by fg_hash_bytes. */
+fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
+				      uint64_t hash);
+/* Returns a stable interned copy of key (same pointer for equal keys). */
+const char *fg_strmap_intern(fg_strmap *m, const char *key, size_t len);
+
+/* Iteration: `for (i = 0; (e = fg_strmap_next(m, &i)); )`. */
+fg_strmap_entry *fg_strmap_next(const fg_strmap *m, size_t *iter);
+/* An array of pointers to all entries sorted bytewise by key (free() it). */
+fg_strmap_entry **fg_strmap_sorted(const fg_strmap *m);
+
+void fg_strmap_release(fg_strmap *m);
+
+#endif

@@ -1,0 +1,193 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "flamegraph/error.h"
+#include "util/input.h"
+#include "util/strbuf.h"
+#include "util/banned.h"
+
+#define RAW_CHUNK (256 * 1024)
+
+struct fg_input {
+	int fd;
+	bool is_stdin, gzip, eof, started, in_member;
+	char *name;
+	z_stream z;
+	unsigned char *raw;  /* compressed bytes (gzip) or the peeked prefix */
+	size_t raw_len, raw_pos;
+};
+
+static int open_error(const char *path)
+{
+	if (errno == ENOENT)
+		return fg_error_set(FG_ENOTFOUND, "%s: no such file", path);
+	return fg_error_set(FG_EIO, "%s: %s", path, strerror(errno));
+}
+
+int fg_input_open(fg_input **out, const char *path)
+{
+	fg_input *in = fg_calloc(1, sizeof(*in));
+
+	*out = NULL;
+	if (!in)
+		return FG_ENOMEM;
+	in->is_stdin = !path || !strcmp(path, "-");
+	in->name = fg_strdup(in->is_stdin ? "<stdin>" : path);
+	in->raw = fg_malloc(RAW_CHUNK);
+	if (!in->name || !in->raw) {
+		fg_input_close(in);
+		return FG_ENOMEM;
+	}
+	in->fd = in->is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		int err = open_error(path);
+		fg_input_close(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+static ssize_t read_fd(fg_input *in, void *buf, size_t cap)
+{
+	ssize_t n;
+
+	do
+		n = read(in->fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return fg_error_set(FG_EIO, "%s: %s", in->name, strerror(errno));
+	return n;
+}
+
+/* Reads the first bytes to tell gzip from text; keeps them for later. */
+static int start(fg_input *in)
+{
+	ssize_t n;
+
+	in->started = true;
+	while (in->raw_len < 2) {
+		n = read_fd(in, in->raw + in->raw_len, RAW_CHUNK - in->raw_len);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;
+		in->raw_len += (size_t)n;
+	}
+	if (in->raw_len >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+		in->gzip = true;
+		if (inflateInit2(&in->z, 16 + MAX_WBITS) != Z_OK)
+			return fg_error_set(FG_ENOMEM, "%s: cannot start gzip decoder", in->name);
+		in->z.next_in = in->raw;
+		in->z.avail_in = (uInt)in->raw_len;
+		in->in_member = true;
+	}
+	return 0;
+}
+
+static ssize_t read_gzip(fg_input *in, void *buf, size_t cap)
+{
+	int rc;
+
+	in->z.next_out = buf;
+	in->z.avail_out = (uInt)(cap > (1u << 30) ? (1u << 30) : cap);
+	while (in->z.avail_out > 0) {
+		if (in->z.avail_in == 0) {
+			ssize_t n = in->eof ? 0 : read_fd(in, in->raw, RAW_CHUNK);
+			if (n < 0)
+				return n;
+			if (n == 0) {
+				in->eof = true;
+				if (in->in_member)
+					return fg_error_set(FG_EIO, "%s: truncated gzip data", in->name);
+				break;
+			}
+			in->z.next_in = in->raw;
+			in->z.avail_in = (uInt)n;
+		}
+		if (!in->in_member) {
+			/* a further member of a concatenated gzip file */
+			if (inflateReset(&in->z) != Z_OK)
+				return fg_error_set(FG_EIO, "%s: corrupt gzip data", in->name);
+			in->in_member = true;
+		}
+		rc = inflate(&in->z, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END)
+			in->in_member = false;
+		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+			return fg_error_set(FG_EIO, "%s: corrupt gzip data", in->name);
+	}
+	return (unsigned char *)in->z.next_out - (unsigned char *)buf;
+}
+
+ssize_t fg_input_read(fg_input *in, void *buf, size_t cap)
+{
+	int err;
+
+	if (!in->started && (err = start(in)))
+		return err;
+	if (in->gzip)
+		return read_gzip(in, buf, cap);
+	if (in->raw_pos < in->raw_len) {
+		size_t n = in->raw_len - in->raw_pos;
+		if (n > cap)
+			n = cap;
+		memcpy(buf, in->raw + in->raw_pos, n);
+		in->raw_pos += n;
+		return (ssize_t)n;
+	}
+	return read_fd(in, buf, cap);
+}
+
+const char *fg_input_name(const fg_input *in)
+{
+	return in->name;
+}
+
+void fg_input_close(fg_input *in)
+{
+	if (!in)
+		return;
+	if (in->gzip)
+		inflateEnd(&in->z);
+	if (!in->is_stdin && in->fd >= 0)
+		close(in->fd);
+	free(in->raw);
+	free(in->name);
+	free(in);
+}
+
+int fg_read_file(const char *path, char **data, size_t *len)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	fg_input *in = NULL;
+	ssize_t n;
+	int err;
+
+	*data = NULL;
+	if ((err = fg_input_open(&in, path)))
+		return err;
+	for (;;) {
+		if ((err = fg_strbuf_grow(&sb, 64 * 1024)))
+			goto done;
+		n = fg_input_read(in, sb.buf + sb.len, sb.alloc - sb.len - 1);
+		if (n < 0) {
+			err = (int)n;
+			goto done;
+		}
+		if (n == 0)
+			break;
+		sb.len += (size_t)n;
+		sb.buf[sb.len] = '\0';
+	}
+	*data = fg_strbuf_detach(&sb, len);
+done:
+	fg_strbuf_release(&sb);
+	fg_input_close(in);
+	return err;
+}

@@ -1,0 +1,23 @@
+/* fg_input: reads a file, a gzip file (detected by its magic bytes, not its
+ * name) or stdin in large chunks, for the streaming parsers. */
+#ifndef FG_UTIL_INPUT_H
+#define FG_UTIL_INPUT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct fg_input fg_input;
+
+/* Opens path ("-" or NULL: stdin). FG_ENOTFOUND/FG_EIO name the file. */
+int fg_input_open(fg_input **out, const char *path);
+/* Reads up to cap bytes; returns the count (0 at end) or a negative FG_E*. */
+ssize_t fg_input_read(fg_input *in, void *buf, size_t cap);
+/* The name used in messages ("<stdin>" for stdin). */
+const char *fg_input_name(const fg_input *in);
+void fg_input_close(fg_input *in);
+
+/* Reads a whole file into memory (NUL-terminated); for small inputs such as
+ * manifests and palette maps. */
+int fg_read_file(const char *path, char **data, size_t *len);
+
+#endif

@@ -1,0 +1,113 @@
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+#include "util/banned.h"
+
+struct fg_outfile {
+	FILE *fp;
+	bool is_stdout;
+	fg_strbuf path, tmp;
+};
+
+int fg_outfile_open(fg_outfile **out, const char *path)
+{
+	fg_outfile *f;
+	struct stat st;
+	const char *slash;
+	int fd, err = 0;
+
+	*out = NULL;
+	if (!(f = fg_calloc(1, sizeof(*f))))
+		return FG_ENOMEM;
+	fg_strbuf_init(&f->path, 0);
+	fg_strbuf_init(&f->tmp, 0);
+	if (!strcmp(path, "-")) {
+		f->is_stdout = true;
+		f->fp = stdout;
+		*out = f;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err = fg_error_set(FG_EINVAL, "%s is a directory; give a file name for the output", path);
+		goto fail;
+	}
+	slash = strrchr(path, '/');
+	fg_strbuf_addstr(&f->path, path);
+	if (slash)
+		fg_strbuf_add(&f->tmp, path, (size_t)(slash - path) + 1);
+	fg_strbuf_addf(&f->tmp, ".%s.tmpXXXXXX", slash ? slash + 1 : path);
+	fd = mkstemp(f->tmp.buf);
+	if (fd < 0) {
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!(f->fp = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(f->tmp.buf);
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	*out = f;
+	return 0;
+fail:
+	fg_strbuf_release(&f->path);
+	fg_strbuf_release(&f->tmp);
+	free(f);
+	return err;
+}
+
+FILE *fg_outfile_stream(fg_outfile *f)
+{
+	return f->fp;
+}
+
+static void release(fg_outfile *f)
+{
+	fg_strbuf_release(&f->path);
+	fg_strbuf_release(&f->tmp);
+	free(f);
+}
+
+int fg_outfile_commit(fg_outfile *f)
+{
+	mode_t mask;
+	int err = 0;
+
+	if (f->is_stdout) {
+		if (fflush(stdout) != 0 || ferror(stdout))
+			err = fg_error_set(FG_EIO, "writing to stdout: %s", strerror(errno));
+		release(f);
+		return err;
+	}
+	/* mkstemp makes 0600 files; give the output the usual 0666 & ~umask */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fileno(f->fp), 0666 & ~mask);
+	if (ferror(f->fp) | fclose(f->fp)) {
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", f->path.buf, strerror(errno));
+		unlink(f->tmp.buf);
+	} else if (rename(f->tmp.buf, f->path.buf) != 0) {
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", f->path.buf, strerror(errno));
+		unlink(f->tmp.buf);
+	}
+	release(f);
+	return err;
+}
+
+void fg_outfile_abort(fg_outfile *f)
+{
+	if (!f)
+		return;
+	if (!f->is_stdout) {
+		fclose(f->fp);
+		unlink(f->tmp.buf);
+	}
+	release(f);
+}

@@ -1,0 +1,315 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "util/process.h"
+#include "util/banned.h"
+
+extern char **environ;
+
+int fg_strvec_push(fg_strvec *sv, const char *s)
+{
+	char *copy;
+
+	if (sv->n + 2 > sv->alloc) {
+		size_t n = sv->alloc ? sv->alloc * 2 : 8;
+		char **p = fg_realloc_array(sv->v, n, sizeof(*p));
+		if (!p)
+			return FG_ENOMEM;
+		sv->v = p;
+		sv->alloc = n;
+	}
+	if (!(copy = fg_strdup(s)))
+		return FG_ENOMEM;
+	sv->v[sv->n++] = copy;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+int fg_strvec_pushf(fg_strvec *sv, const char *fmt, ...)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = fg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (!err)
+		err = fg_strvec_push(sv, sb.buf);
+	fg_strbuf_release(&sb);
+	return err;
+}
+
+int fg_strvec_pushv(fg_strvec *sv, const char *const *items, size_t n)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		if ((err = fg_strvec_push(sv, items[i])))
+			return err;
+	return 0;
+}
+
+void fg_strvec_clear(fg_strvec *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->alloc = 0;
+}
+
+int fg_strvec_split(fg_strvec *sv, const char *s)
+{
+	fg_strbuf word = FG_STRBUF_INIT;
+	int in_word = 0, err = 0;
+	char quote = 0;
+
+	for (;; s++) {
+		char c = *s;
+		if (!c) {
+			if (quote) {
+				err = fg_error_set(FG_EPARSE, "unterminated %c quote", quote);
+				break;
+			}
+			if (in_word)
+				err = fg_strvec_push(sv, word.buf);
+			break;
+		}
+		if (quote == '\'') {
+			if (c == '\'')
+				quote = 0;
+			else
+				fg_strbuf_addch(&word, c);
+		} else if (quote == '"') {
+			if (c == '"')
+				quote = 0;
+			else if (c == '\\' && (s[1] == '"' || s[1] == '\\' || s[1] == '$' || s[1] == '`'))
+				fg_strbuf_addch(&word, *++s);
+			else
+				fg_strbuf_addch(&word, c);
+		} else if (c == ' ' || c == '\t' || c == '\n') {
+			if (in_word && (err = fg_strvec_push(sv, word.buf)))
+				break;
+			fg_strbuf_reset(&word);
+			in_word = 0;
+		} else {
+			in_word = 1;
+			if (c == '\'' || c == '"')
+				quote = c;
+			else if (c == '\\' && s[1])
+				fg_strbuf_addch(&word, *++s);
+			else
+				fg_strbuf_addch(&word, c);
+		}
+	}
+	fg_strbuf_release(&word);
+	return err;
+}
+
+void fg_strvec_join_quoted(const fg_strvec *sv, fg_strbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++) {
+		const char *a = sv->v[i];
+		if (i)
+			fg_strbuf_addch(out, ' ');
+		if (*a && !a[strcspn(a, " \t\n'\"\\$`*?;&|<>()[]{}!#~")]) {
+			fg_strbuf_addstr(out, a);
+			continue;
+		}
+		fg_strbuf_addch(out, '\'');
+		for (; *a; a++) {
+			if (*a == '\'')
+				fg_strbuf_addstr(out, "'\\''");
+			else
+				fg_strbuf_addch(out, *a);
+		}
+		fg_strbuf_addch(out, '\'');
+	}
+}
+
+void fg_cmd_clear(fg_cmd *cmd)
+{
+	fg_strvec_clear(&cmd->argv);
+	fg_strvec_clear(&cmd->env);
+	free(cmd->cwd);
+	cmd->cwd = NULL;
+}
+
+int fg_cmd_set_cwd(fg_cmd *cmd, const char *cwd)
+{
+	free(cmd->cwd);
+	cmd->cwd = cwd ? fg_strdup(cwd) : NULL;
+	return cwd && !cmd->cwd ? FG_ENOMEM : 0;
+}
+
+char *fg_which(const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (!prog || !*prog)
+		return NULL;
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0 ? fg_strdup(prog) : NULL;
+	for (p = path ? path : "/usr/bin:/bin"; p; ) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		struct stat st;
+		fg_strbuf_reset(&sb);
+		fg_strbuf_add(&sb, len ? p : ".", len ? len : 1);
+		fg_strbuf_addf(&sb, "/%s", prog);
+		if (stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0)
+			return fg_strbuf_detach(&sb, NULL);
+		p = colon ? colon + 1 : NULL;
+	}
+	fg_strbuf_release(&sb);
+	return NULL;
+}
+
+/* In the child after fork: set up fds, cwd and env, exec. On failure the
+ * errno is sent to the parent through err_fd (close-on-exec). */
+static void child_exec(const fg_cmd *cmd, int out_pipe, int in_pipe, int err_fd)
+{
+	size_t i;
+	int e;
+
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (in_pipe >= 0)
+		dup2(in_pipe, 0);
+	else if (cmd->stdin_fd >= 0)
+		dup2(cmd->stdin_fd, 0);
+	if (out_pipe >= 0)
+		dup2(out_pipe, 1);
+	else if (cmd->stdout_fd >= 0)
+		dup2(cmd->stdout_fd, 1);
+	if (cmd->stderr_fd >= 0)
+		dup2(cmd->stderr_fd, 2);
+	if (cmd->cwd && chdir(cmd->cwd) != 0)
+		goto fail;
+	for (i = 0; i < cmd->env.n; i++)
+		putenv(cmd->env.v[i]);
+	execvp(cmd->argv.v[0], cmd->argv.v);
+fail:
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
+{
+	int outp[2] = { -1, -1 }, inp[2] = { -1, -1 }, errp[2], e = 0;
+	ssize_t n;
+	pid_t pid;
+
+	child->pid = -1;
+	child->out_fd = child->in_fd = -1;
+	if (!cmd->argv.n)
+		return fg_error_set(FG_EINVAL, "empty command");
+	if (pipe2(errp, O_CLOEXEC) != 0 ||
+	    (cmd->pipe_stdout && pipe2(outp, O_CLOEXEC) != 0) ||
+	    (cmd->pipe_stdin && pipe2(inp, O_CLOEXEC) != 0))
+		return fg_error_set(FG_ECHILD, "cannot create a pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return fg_error_set(FG_ECHILD, "cannot start %s: %s", cmd->argv.v[0], strerror(errno));
+	if (pid == 0)
+		child_exec(cmd, outp[1], inp[0], errp[1]);
+	close(errp[1]);
+	if (outp[1] >= 0)
+		close(outp[1]);
+	if (inp[0] >= 0)
+		close(inp[0]);
+	do
+		n = read(errp[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(errp[0]);
+	if (n == sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		if (outp[0] >= 0)
+			close(outp[0]);
+		if (inp[1] >= 0)
+			close(inp[1]);
+		if (e == ENOENT)
+			return fg_error_set(FG_ENOTFOUND, "%s: command not found%s", cmd->argv.v[0],
+					    cmd->cwd && access(cmd->cwd, F_OK) ? " (working directory missing)" : "");
+		return fg_error_set(FG_ECHILD, "cannot run %s: %s", cmd->argv.v[0], strerror(e));
+	}
+	child->pid = pid;
+	child->out_fd = outp[0];
+	child->in_fd = inp[1];
+	return 0;
+}
+
+int fg_child_wait(fg_child *child, fg_exit_status *st)
+{
+	int status;
+	pid_t r;
+
+	do
+		r = waitpid(child->pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return fg_error_set(FG_ECHILD, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+	if (WIFSIGNALED(status)) {
+		st->code = -1;
+		st->signal = WTERMSIG(status);
+	} else {
+		st->code = WEXITSTATUS(status);
+		st->signal = 0;
+	}
+	child->pid = -1;
+	return 0;
+}
+
+int fg_cmd_run(const fg_cmd *cmd, fg_exit_status *st)
+{
+	fg_child child;
+	int err = fg_cmd_spawn(cmd, &child);
+
+	return err ? err : fg_child_wait(&child, st);
+}
+
+int fg_cmd_capture(const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st)
+{
+	fg_cmd copy = *cmd;
+	fg_child child;
+	ssize_t n;
+	int err;
+
+	copy.pipe_stdout = true;
+	if ((err = fg_cmd_spawn(&copy, &child)))
+		return err;
+	for (;;) {
+		if ((err = fg_strbuf_grow(out, 64 * 1024)))
+			break;
+		n = read(child.out_fd, out->buf + out->len, out->alloc - out->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		out->len += (size_t)n;
+		out->buf[out->len] = '\0';
+	}
+	close(child.out_fd);
+	if (fg_child_wait(&child, st) && !err)
+		err = FG_ECHILD;
+	return err;
+}

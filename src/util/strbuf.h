@@ -1,0 +1,95 @@
+/* fg_strbuf: a growable, always NUL-terminated byte buffer (git's strbuf),
+ * with an optional size cap for hostile input; fg_view: a borrowed
+ * {ptr, len} slice. */
+#ifndef FG_UTIL_STRBUF_H
+#define FG_UTIL_STRBUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+typedef struct fg_strbuf {
+	char *buf;     /* never NULL: points at a static "" until first growth */
+	size_t len;    /* bytes used, not counting the NUL */
+	size_t alloc;  /* bytes allocated (0: buf is the static "") */
+	size_t cap;    /* 0: unlimited; else len never exceeds cap */
+} fg_strbuf;
+
+extern char fg_strbuf_empty[];
+#define FG_STRBUF_INIT { fg_strbuf_empty, 0, 0, 0 }
+
+void fg_strbuf_init(fg_strbuf *sb, size_t hint);
+void fg_strbuf_release(fg_strbuf *sb);
+/* Hands the buffer to the caller (free() it) and resets sb. */
+char *fg_strbuf_detach(fg_strbuf *sb, size_t *len);
+
+/* Growth and appends return 0, or FG_ENOMEM / FG_ELIMIT (cap reached; the
+ * buffer then holds what fitted). */
+int fg_strbuf_grow(fg_strbuf *sb, size_t extra);
+int fg_strbuf_add(fg_strbuf *sb, const void *data, size_t len);
+int fg_strbuf_addstr(fg_strbuf *sb, const char *s);
+int fg_strbuf_addch(fg_strbuf *sb, char c);
+int fg_strbuf_addf(fg_strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int fg_strbuf_vaddf(fg_strbuf *sb, const char *fmt, va_list ap);
+void fg_strbuf_setlen(fg_strbuf *sb, size_t len);
+static inline void fg_strbuf_reset(fg_strbuf *sb) { fg_strbuf_setlen(sb, 0); }
+
+/* A borrowed slice of bytes; not NUL-terminated. */
+typedef struct fg_view {
+	const char *ptr;
+	size_t len;
+} fg_view;
+
+static inline fg_view fg_view_of(const char *p, size_t n)
+{
+	fg_view v = { p, n };
+	return v;
+}
+static inline fg_view fg_view_cstr(const char *s)
+{
+	return fg_view_of(s, strlen(s));
+}
+static inline bool fg_view_eq(fg_view a, const char *s)
+{
+	size_t n = strlen(s);
+	return a.len == n && memcmp(a.ptr, s, n) == 0;
+}
+static inline bool fg_view_starts_with(fg_view a, const char *s)
+{
+	size_t n = strlen(s);
+	return a.len >= n && memcmp(a.ptr, s, n) == 0;
+}
+static inline bool fg_view_ends_with(fg_view a, const char *s)
+{
+	size_t n = strlen(s);
+	return a.len >= n && memcmp(a.ptr + a.len - n, s, n) == 0;
+}
+/* Strips ASCII spaces, tabs, CR and LF from both ends. */
+fg_view fg_view_trim(fg_view v);
+
+/* Overflow-checked size arithmetic: return false on overflow. */
+static inline bool fg_add_size(size_t a, size_t b, size_t *out)
+{
+	return !__builtin_add_overflow(a, b, out);
+}
+static inline bool fg_mul_size(size_t a, size_t b, size_t *out)
+{
+	return !__builtin_mul_overflow(a, b, out);
+}
+
+/* Number parsing over a whole view (no sign, no spaces unless said).
+ * Return 0, or FG_EPARSE (not a number) / FG_ELIMIT (overflow). */
+int fg_parse_u64(fg_view v, unsigned long long *out);
+int fg_parse_i64(fg_view v, long long *out);
+int fg_parse_double(fg_view v, double *out);
+
+/* malloc family that abort()-free report failure: NULL plus FG_ENOMEM set. */
+void *fg_malloc(size_t n);
+void *fg_calloc(size_t n, size_t size);
+void *fg_realloc_array(void *p, size_t n, size_t size);
+char *fg_strndup(const char *s, size_t n);
+static inline char *fg_strdup(const char *s) { return fg_strndup(s, strlen(s)); }
+
+#endif

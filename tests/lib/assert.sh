@@ -1,0 +1,57 @@
+# Assertions for the shell tests. Each failing check prints what was expected
+# and what came; `finish` (called by run-test.sh) exits 1 if any check failed.
+fg_failures=0
+fg_checks=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	fg_failures=$((fg_failures + 1))
+}
+
+pass() {
+	fg_checks=$((fg_checks + 1))
+}
+
+# check_eq WHAT EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" == "$3" ]; then pass; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+# check_contains WHAT FILE PATTERN  (grep -E)
+check_contains() {
+	if grep -Eq -- "$3" "$2"; then pass; else
+		fail "$1: '$3' not found in $2"; sed 's/^/    | /' "$2" | head -20 >&2
+	fi
+}
+
+# check_not_contains WHAT FILE PATTERN
+check_not_contains() {
+	if grep -Eq -- "$3" "$2"; then
+		fail "$1: '$3' unexpectedly found in $2"; grep -E -- "$3" "$2" | head -5 >&2
+	else pass; fi
+}
+
+# check_exit WHAT EXPECTED_CODE CMD...  (stdout -> out, stderr -> err)
+check_exit() {
+	local what=$1 want=$2 got=0
+	shift 2
+	"$@" >out 2>err || got=$?
+	if [ "$got" == "$want" ]; then pass; else
+		fail "$what: exit $got, expected $want ($*)"; sed 's/^/    err| /' err | head -20 >&2
+	fi
+}
+
+# check_same_file WHAT EXPECTED ACTUAL
+check_same_file() {
+	if cmp -s "$2" "$3"; then pass; else
+		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -20 >&2
+	fi
+}
+
+finish() {
+	if [ "$fg_failures" -gt 0 ]; then
+		echo "$fg_failures of $((fg_checks + fg_failures)) checks failed" >&2
+		exit 1
+	fi
+	echo "$fg_checks checks passed"
+}

@@ -1,0 +1,134 @@
+/* Unit tests of the util layer: strbuf, number parsing, hash map, word
+ * splitting, the option parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "flamegraph/error.h"
+#include "cli/common/opts.h"
+#include "util/hashmap.h"
+#include "util/process.h"
+#include "util/strbuf.h"
+
+static void strbuf_grows_and_caps(void **state)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(fg_strbuf_addf(&sb, "%d,", i), 0);
+	assert_true(sb.len > 3000);
+	assert_int_equal(sb.buf[sb.len], '\0');
+	fg_strbuf_release(&sb);
+
+	sb.cap = 4;
+	assert_int_equal(fg_strbuf_addstr(&sb, "abcdef"), FG_ELIMIT);
+	assert_string_equal(sb.buf, "abcd");
+	fg_strbuf_release(&sb);
+}
+
+static void numbers_parse_with_overflow_checks(void **state)
+{
+	unsigned long long u;
+	long long i;
+	double d;
+
+	assert_int_equal(fg_parse_u64(fg_view_cstr("18446744073709551615"), &u), 0);
+	assert_true(u == 18446744073709551615ULL);
+	assert_int_equal(fg_parse_u64(fg_view_cstr("18446744073709551616"), &u), FG_ELIMIT);
+	assert_int_equal(fg_parse_u64(fg_view_cstr("12a"), &u), FG_EPARSE);
+	assert_int_equal(fg_parse_u64(fg_view_cstr(""), &u), FG_EPARSE);
+	assert_int_equal(fg_parse_i64(fg_view_cstr("-9223372036854775808"), &i), 0);
+	assert_true(i == INT64_MIN);
+	assert_int_equal(fg_parse_double(fg_view_cstr("2.5"), &d), 0);
+	assert_true(d == 2.5);
+	assert_int_equal(fg_parse_double(fg_view_cstr("2.5x"), &d), FG_EPARSE);
+}
+
+static void strmap_counts_and_sorts(void **state)
+{
+	fg_strmap m = FG_STRMAP_INIT;
+	fg_strmap_entry **sorted;
+	char key[32];
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		int n = snprintf(key, sizeof(key), "k%05d", i % 5000);
+		fg_strmap_put(&m, key, (size_t)n)->value.u++;
+	}
+	assert_int_equal(m.count, 5000);
+	assert_int_equal(fg_strmap_get(&m, "k04999", 6)->value.u, 2);
+	assert_null(fg_strmap_get(&m, "k05000", 6));
+	sorted = fg_strmap_sorted(&m);
+	assert_string_equal(sorted[0]->key, "k00000");
+	assert_string_equal(sorted[4999]->key, "k04999");
+	free(sorted);
+	assert_ptr_equal(fg_strmap_intern(&m, "k00001", 6), fg_strmap_intern(&m, "k00001", 6));
+	fg_strmap_release(&m);
+}
+
+static void split_like_a_shell(void **state)
+{
+	fg_strvec sv = FG_STRVEC_INIT;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	assert_int_equal(fg_strvec_split(&sv, "sed -e 's/a b/c/' \"x \\\"y\\\"\" z\\ w"), 0);
+	assert_int_equal(sv.n, 5);
+	assert_string_equal(sv.v[2], "s/a b/c/");
+	assert_string_equal(sv.v[3], "x \"y\"");
+	assert_string_equal(sv.v[4], "z w");
+	fg_strvec_join_quoted(&sv, &sb);
+	assert_string_equal(sb.buf, "sed -e 's/a b/c/' 'x \"y\"' 'z w'");
+	fg_strvec_clear(&sv);
+	assert_int_equal(fg_strvec_split(&sv, "a 'b"), FG_EPARSE);
+	fg_strvec_clear(&sv);
+	fg_strbuf_release(&sb);
+}
+
+static void options_parse_from_the_table(void **state)
+{
+	bool flag = false;
+	const char *out = NULL;
+	long long n = 0;
+	fg_strlist list = FG_STRLIST_INIT;
+	const fg_option options[] = {
+		FG_OPT_BOOL('i', "inverted", &flag, "icicle"),
+		FG_OPT_STRING('o', "output", &out, "FILE", "output"),
+		FG_OPT_INT('n', "nthreads", &n, "N", "threads"),
+		FG_OPT_LIST(0, "base", &list, "SYM", "base"),
+		FG_OPT_END(),
+	};
+	fg_cli cli = { "prog", "[OPTIONS]", NULL, NULL, options, false, false };
+	char *argv[] = { "prog", "-in4", "a", "--output=x.svg", "--base", "b1",
+			 "--base", "b2", "--", "-z", NULL };
+	int npos, dd;
+
+	assert_int_equal(fg_opts_parse(&cli, 10, argv, &npos, &dd), FG_OPTS_OK);
+	assert_true(flag);
+	assert_int_equal(n, 4);
+	assert_string_equal(out, "x.svg");
+	assert_int_equal(list.count, 2);
+	assert_string_equal(list.items[1], "b2");
+	assert_int_equal(npos, 2);
+	assert_int_equal(dd, 1);
+	assert_string_equal(argv[0], "a");
+	assert_string_equal(argv[1], "-z");
+	fg_strlist_release(&list);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(strbuf_grows_and_caps),
+		cmocka_unit_test(numbers_parse_with_overflow_checks),
+		cmocka_unit_test(strmap_counts_and_sorts),
+		cmocka_unit_test(split_like_a_shell),
+		cmocka_unit_test(options_parse_from_the_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
