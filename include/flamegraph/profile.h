@@ -1,0 +1,142 @@
+/* The profiling pipeline shared by `flamegraph` and `flamegraph-build`:
+ *
+ *   ELF checks -> record (perf/DTrace) -> perf script -> collapse -> render
+ *
+ * fg_profile_run() profiles a command, running processes or an existing
+ * perf.data and writes the graph (SVG, folded stacks or speedscope JSON).
+ * `perf script` output is streamed through a pipe into the collapser and
+ * never held in memory as a whole. Every output is written to a temporary
+ * file and renamed into place, so a failed run never clobbers a file.
+ *
+ * The library prints nothing: commands run, stage timings, warnings and
+ * progress are handed to opts->on_event, and the caller decides what to
+ * show. */
+#ifndef FLAMEGRAPH_PROFILE_H
+#define FLAMEGRAPH_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flamegraph/record.h"
+#include "flamegraph/render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fg_output_format {
+	FG_OUTPUT_SVG = 0,  /* interactive flame graph */
+	FG_OUTPUT_FOLDED,   /* "a;b;c COUNT" lines */
+	FG_OUTPUT_JSON,     /* speedscope file format (sampled profile) */
+} fg_output_format;
+
+/* Parses "svg", "folded" or "json" (FG_EINVAL otherwise). */
+int fg_output_format_parse(fg_output_format *out, const char *name);
+
+typedef enum fg_profile_event {
+	FG_PROFILE_COMMAND,  /* msg: a command about to run, quoted for display */
+	FG_PROFILE_TIMING,   /* msg: stage name ("record", "script", "collapse",
+				"render"); value: seconds it took */
+	FG_PROFILE_WARNING,  /* msg: a warning with its fix (ELF checks, skipped
+				input lines) */
+	FG_PROFILE_NOTE,     /* msg: information (what is profiled, where the
+				graph went) */
+	FG_PROFILE_PROGRESS, /* value: bytes of perf script output read so far;
+				msg NULL. Called often: keep it cheap. */
+	FG_PROFILE_PROGRESS_END, /* the streaming stage is over (clear a spinner) */
+} fg_profile_event;
+
+typedef void (*fg_profile_event_cb)(void *ctx, fg_profile_event kind,
+				    const char *msg, double value);
+
+typedef struct fg_profile_opts {
+	/* How to record: recorder, tool path, -F, -c, --call-graph, --root,
+	 * -z. record.argv/pids/output are filled in from the fields below. */
+	fg_record_opts record;
+
+	/* What to profile: exactly one of the three. */
+	const char *const *argv;  /* a command: argv[0] is looked up on PATH */
+	size_t argc;
+	const char *const *pids;  /* running processes (decimal strings) */
+	size_t npids;
+	const char *perfdata;     /* an existing perf.data (or DTrace output):
+				     re-render it, record nothing */
+
+	/* Outputs. */
+	const char *output;        /* the graph; NULL: "flamegraph.svg"; "-": stdout */
+	fg_output_format format;
+	const char *folded_out;    /* also write the folded stacks here (NULL: no) */
+	const char *perfdata_out;  /* keep perf.data here (NULL: a temporary
+				      file, removed afterwards) */
+	const char *tmpdir;        /* for the temporary perf.data (NULL: /tmp);
+				      callers pass $TMPDIR */
+
+	/* Collapse. */
+	bool no_inline;            /* perf script --no-inline; no inlined frames */
+	const char *const *skip_after; /* drop the callers above these functions */
+	size_t nskip_after;
+	const char *post_process;  /* filter the folded stacks through this
+				      command (split like a shell, run without
+				      one): folded text on its stdin, folded
+				      text expected on its stdout */
+
+	/* Behaviour. */
+	bool ignore_status;        /* a failing workload is not an error */
+	bool check_elf;            /* run fg_elfcheck_file on the program first */
+	bool ignore_sigint;        /* ignore SIGINT in this process while the
+				      recorder runs, so Ctrl-C stops only the
+				      workload and the graph is still written
+				      (process-wide; restored afterwards) */
+
+	fg_render_opts render;     /* title, palette, widths... */
+
+	fg_profile_event_cb on_event; /* NULL: nothing is reported */
+	void *event_ctx;
+} fg_profile_opts;
+
+#define FG_PROFILE_OPTS_INIT { FG_RECORD_OPTS_INIT, NULL, 0, NULL, 0, NULL, \
+	NULL, FG_OUTPUT_SVG, NULL, NULL, NULL, false, NULL, 0, NULL, false, true, \
+	true, FG_RENDER_OPTS_INIT, NULL, NULL }
+
+typedef struct fg_profile_result {
+	bool recorded;        /* a recorder ran (false for opts->perfdata) */
+	int exit_code;        /* the workload's (the recorder's) exit code;
+				 -1 when killed by a signal */
+	int signal;           /* the signal that killed it, else 0 */
+	bool interrupted;     /* it ended by SIGINT (Ctrl-C) */
+	bool workload_failed; /* non-zero exit or a signal */
+	uint64_t samples;     /* samples in the graph */
+	uint64_t stacks;      /* distinct stacks */
+	uint64_t script_bytes;/* bytes of perf script output streamed */
+	double seconds_record, seconds_script, seconds_collapse, seconds_render;
+	unsigned nwarnings;   /* warnings sent to on_event */
+	bool output_written;  /* opts->output was replaced */
+} fg_profile_result;
+
+#define FG_PROFILE_RESULT_INIT { false, 0, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, false }
+
+/* Runs the pipeline. Returns 0 when the graph was written, even when the
+ * workload failed (see res->workload_failed; the caller decides, with
+ * opts->ignore_status, whether that is an error). Errors:
+ *   FG_ENOTFOUND  the program or a PID does not exist, or perfdata is missing
+ *   FG_ERECORD    the recorder is not installed / could not record (the
+ *                 detail names the package to install or the sysctl to set)
+ *   FG_ENODATA    no samples were recorded (nothing is written)
+ *   FG_EIO        an output could not be written (the old file is kept)
+ *   FG_EINVAL     inconsistent options
+ *   FG_ECHILD     --post-process failed
+ * res is filled as far as the run got; it may be NULL. */
+int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
+
+/* Writes folded stacks as a speedscope JSON document ("sampled" profile)
+ * named `name` to out. The stacks come from a fg_stack_cb-style walk:
+ * stacks[i] ("a;b;c", NUL-terminated) with counts[i]. FG_EIO on write
+ * errors. */
+int fg_speedscope_write(FILE *out, const char *name, const char *const *stacks,
+			const uint64_t *counts, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
