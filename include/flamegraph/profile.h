@@ -129,12 +129,11 @@ typedef struct fg_profile_result {
  * res is filled as far as the run got; it may be NULL. */
 int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 
-/* Writes folded stacks as a speedscope JSON document ("sampled" profile)
- * named `name` to out. The stacks come from a fg_stack_cb-style walk:
- * stacks[i] ("a;b;c", NUL-terminated) with counts[i]. FG_EIO on write
- * errors. */
-int fg_speedscope_write(FILE *out, const char *name, const char *const *stacks,
-			const uint64_t *counts, size_t n);
+/* Converts folded text ("a;b;c COUNT" lines, len bytes) to a speedscope
+ * JSON document (https://www.speedscope.app file format, one "sampled"
+ * profile named `name`) written to out. Lines without a count are
+ * skipped. FG_EIO on write errors. */
+int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len);
 
 #ifdef __cplusplus
 }

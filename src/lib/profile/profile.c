@@ -1,0 +1,685 @@
+/* The pipeline behind `flamegraph` and `flamegraph-build`: checks, record,
+ * perf script streamed into the collapser, post-processing, outputs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flamegraph/collapse.h"
+#include "flamegraph/elfcheck.h"
+#include "flamegraph/error.h"
+#include "flamegraph/profile.h"
+#include "util/input.h"
+#include "util/outfile.h"
+#include "util/process.h"
+#include "util/strbuf.h"
+#include "util/banned.h"
+
+/* perf script output is read in chunks this big: large enough that the
+ * per-chunk costs vanish, small enough to stay in cache. */
+#define FG_SCRIPT_CHUNK (256u * 1024u)
+
+typedef struct run {
+	const fg_profile_opts *o;
+	fg_profile_result *res;
+	fg_record_opts rec;
+	const char *program;       /* what is profiled, for messages */
+	char *program_path;        /* argv[0] resolved on PATH */
+	fg_strbuf perfdata;        /* the perf.data being recorded/read */
+	bool perfdata_is_temp;
+	fg_outfile *out, *folded;
+	fg_collapser *collapser;
+	fg_folded *stacks;
+	fg_strbuf post;            /* post-processed folded text */
+} run;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void emit(run *r, fg_profile_event kind, const char *msg, double value)
+{
+	if (kind == FG_PROFILE_WARNING)
+		r->res->nwarnings++;
+	if (r->o->on_event)
+		r->o->on_event(r->o->event_ctx, kind, msg, value);
+}
+
+static void emit_cmd(run *r, char **argv)
+{
+	fg_strvec sv = { argv, 0, 0 };
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	while (argv[sv.n])
+		sv.n++;
+	fg_strvec_join_quoted(&sv, &sb);
+	emit(r, FG_PROFILE_COMMAND, sb.buf, 0);
+	fg_strbuf_release(&sb);
+}
+
+int fg_output_format_parse(fg_output_format *out, const char *name)
+{
+	static const char *const names[] = { "svg", "folded", "json" };
+	unsigned i;
+
+	for (i = 0; name && i < 3; i++) {
+		if (!strcmp(name, names[i])) {
+			*out = (fg_output_format)i;
+			return 0;
+		}
+	}
+	return fg_error_set(FG_EINVAL, "unknown output format '%s' — use svg, folded or json",
+			    name ? name : "");
+}
+
+static int fail_tool_missing(const char *tool, fg_recorder rec)
+{
+	if (rec == FG_RECORDER_DTRACE)
+		return fg_error_set(FG_ERECORD, "%s was not found — install DTrace (macOS and FreeBSD "
+				    "ship it; illumos too) or set DTRACE to its path", tool);
+	return fg_error_set(FG_ERECORD, "%s was not found — install perf: Debian: apt install "
+			    "linux-perf; Ubuntu: apt install linux-tools-common linux-tools-generic; "
+			    "Fedora/RHEL: dnf install perf; Arch: pacman -S perf; openSUSE: zypper "
+			    "install perf; or set PERF to its path", tool);
+}
+
+static int check_tool(run *r)
+{
+	const char *tool = r->rec.tool && *r->rec.tool ? r->rec.tool :
+			   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf";
+	char *path = fg_which(tool);
+
+	if (!path)
+		return fail_tool_missing(tool, r->rec.recorder);
+	free(path);
+	if (r->rec.root && !(path = fg_which("sudo")))
+		return fg_error_set(FG_ERECORD, "--root needs sudo, which was not found — install "
+				    "sudo or run as root without --root");
+	free(path);
+	return 0;
+}
+
+static void elf_warn(void *ctx, const char *msg)
+{
+	emit(ctx, FG_PROFILE_WARNING, msg, 0);
+}
+
+static void check_program(run *r, const char *path, const char *shown)
+{
+	fg_elfcheck_report rep;
+
+	if (!r->o->check_elf || fg_elfcheck_file(path, &rep) != 0)
+		return;
+	fg_elfcheck_warnings(&rep, shown, r->rec.call_graph == FG_CALL_GRAPH_FP && !r->rec.custom,
+			     FG_FIX_GENERIC, elf_warn, r);
+}
+
+static int check_pids(run *r)
+{
+	size_t i;
+	fg_strbuf exe = FG_STRBUF_INIT;
+
+	for (i = 0; i < r->o->npids; i++) {
+		const char *s = r->o->pids[i];
+		unsigned long long pid;
+		if (fg_parse_u64(fg_view_cstr(s), &pid) || pid == 0 || pid > 0x7fffffff)
+			return fg_error_set(FG_EINVAL, "'%s' is not a PID — give process ids as "
+					    "numbers, e.g. --pid 1234,5678", s);
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			fg_strbuf_release(&exe);
+			return fg_error_set(FG_ENOTFOUND, "no process with PID %llu is running — "
+					    "check the PID with ps or pgrep", pid);
+		}
+		fg_strbuf_reset(&exe);
+		fg_strbuf_addf(&exe, "/proc/%llu/exe", pid);
+		check_program(r, exe.buf, s);
+	}
+	fg_strbuf_release(&exe);
+	r->program = r->o->npids == 1 ? r->o->pids[0] : "the processes";
+	return 0;
+}
+
+static int check_command(run *r)
+{
+	const char *prog = r->o->argv[0];
+
+	if (!(r->program_path = fg_which(prog)))
+		return fg_error_set(FG_ENOTFOUND, "program '%s' was not found%s — check the name, "
+				    "or give its path (./%s)", prog,
+				    strchr(prog, '/') ? " or is not executable" : " on PATH", prog);
+	r->program = prog;
+	check_program(r, r->program_path, prog);
+	return 0;
+}
+
+/* A temporary perf.data: beside --perfdata-out (so that keeping it is a
+ * rename), else in tmpdir. */
+static int make_perfdata(run *r)
+{
+	const char *keep = r->o->perfdata_out;
+	const char *slash = keep ? strrchr(keep, '/') : NULL;
+	int fd;
+
+	if (keep && slash)
+		fg_strbuf_add(&r->perfdata, keep, (size_t)(slash - keep) + 1);
+	else if (!keep)
+		fg_strbuf_addf(&r->perfdata, "%s/", r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+	fg_strbuf_addstr(&r->perfdata, ".flamegraph-perf.XXXXXX");
+	if ((fd = mkstemp(r->perfdata.buf)) < 0)
+		return fg_error_set(FG_EIO, "cannot create a temporary perf.data in %s: %s",
+				    keep ? "the folder of --perfdata-out" : "the temporary folder",
+				    strerror(errno));
+	close(fd);
+	r->perfdata_is_temp = true;
+	return 0;
+}
+
+static bool file_has_data(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static int paranoid_level(void)
+{
+	char buf[16] = { 0 };
+	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -100;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? (int)strtol(buf, NULL, 10) : -100;
+}
+
+static int record_failed(run *r, const fg_exit_status *st)
+{
+	fg_strbuf how = FG_STRBUF_INIT;
+	int err;
+
+	if (st->signal)
+		fg_strbuf_addf(&how, "was killed by signal %d", st->signal);
+	else
+		fg_strbuf_addf(&how, "exited with status %d", st->code);
+	if (r->rec.recorder == FG_RECORDER_PERF && getuid() != 0 && paranoid_level() > 1)
+		err = fg_error_set(FG_ERECORD, "perf record %s and wrote no data — "
+				   "kernel.perf_event_paranoid is %d; allow profiling with "
+				   "'sudo sysctl kernel.perf_event_paranoid=1', or use --root",
+				   how.buf, paranoid_level());
+	else
+		err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
+				   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf record",
+				   how.buf);
+	fg_strbuf_release(&how);
+	return err;
+}
+
+static int do_record(run *r)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_exit_status st = { 0, 0 };
+	struct sigaction ign, old;
+	char **argv = NULL;
+	double t0;
+	int err;
+
+	r->rec.output = r->perfdata.buf;
+	if ((err = fg_record_command(&argv, &r->rec)))
+		return err;
+	emit_cmd(r, argv);
+	cmd.argv.v = argv;
+	while (argv[cmd.argv.n])
+		cmd.argv.n++;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	if (r->o->ignore_sigint)
+		sigaction(SIGINT, &ign, &old);
+	t0 = now();
+	err = fg_cmd_run(&cmd, &st);
+	r->res->seconds_record = now() - t0;
+	if (r->o->ignore_sigint)
+		sigaction(SIGINT, &old, NULL);
+	fg_argv_free(argv);
+	emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
+	if (err == FG_ENOTFOUND)
+		return fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", r->rec.recorder);
+	if (err)
+		return err;
+	r->res->recorded = true;
+	if (!file_has_data(r->perfdata.buf))
+		return record_failed(r, &st);
+	/* perf record exits with the workload's status (and dies by its
+	 * signal), which is how the workload's fate is learnt */
+	r->res->exit_code = st.code;
+	r->res->signal = st.signal;
+	r->res->interrupted = st.signal == SIGINT || st.code == 128 + SIGINT;
+	r->res->workload_failed = st.signal != 0 || st.code != 0;
+	return 0;
+}
+
+static int feed_timed(run *r, const char *buf, size_t len)
+{
+	double t0 = now();
+	int err = fg_collapser_feed(r->collapser, buf, len);
+
+	r->res->seconds_collapse += now() - t0;
+	r->res->script_bytes += len;
+	emit(r, FG_PROFILE_PROGRESS, NULL, (double)r->res->script_bytes);
+	return err;
+}
+
+/* Streams `perf script` through a pipe into the collapser. */
+static int do_script(run *r)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_child child;
+	fg_exit_status st = { 0, 0 };
+	char **argv = NULL, *buf = NULL;
+	ssize_t n;
+	double t0;
+	int err, werr;
+
+	if ((err = fg_record_script_command(&argv, &r->rec, r->perfdata.buf, r->o->no_inline)))
+		return err;
+	emit_cmd(r, argv);
+	cmd.argv.v = argv;
+	while (argv[cmd.argv.n])
+		cmd.argv.n++;
+	cmd.pipe_stdout = true;
+	if (!(buf = fg_malloc(FG_SCRIPT_CHUNK))) {
+		fg_argv_free(argv);
+		return FG_ENOMEM;
+	}
+	t0 = now();
+	if ((err = fg_cmd_spawn(&cmd, &child))) {
+		if (err == FG_ENOTFOUND)
+			err = fail_tool_missing(argv[0], r->rec.recorder);
+		goto done;
+	}
+	for (;;) {
+		n = read(child.out_fd, buf, FG_SCRIPT_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				err = fg_error_set(FG_EIO, "reading perf script output: %s", strerror(errno));
+			break;
+		}
+		if ((err = feed_timed(r, buf, (size_t)n)))
+			break;
+	}
+	close(child.out_fd);
+	werr = fg_child_wait(&child, &st);
+	emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
+	r->res->seconds_script = now() - t0 - r->res->seconds_collapse;
+	if (!err && werr)
+		err = werr;
+	if (!err && (st.code != 0 || st.signal))
+		err = fg_error_set(FG_ERECORD, "perf script failed on %s (%s %d) — see its message above",
+				   r->perfdata.buf, st.signal ? "signal" : "status",
+				   st.signal ? st.signal : st.code);
+	emit(r, FG_PROFILE_TIMING, "script", r->res->seconds_script);
+done:
+	free(buf);
+	fg_argv_free(argv);
+	return err;
+}
+
+/* Text input (DTrace output, or perf script text given as --perfdata):
+ * straight into the collapser. */
+static int do_read_text(run *r)
+{
+	fg_input *in = NULL;
+	char *buf = NULL;
+	ssize_t n;
+	int err;
+
+	if ((err = fg_input_open(&in, r->perfdata.buf)))
+		return err;
+	if (!(buf = fg_malloc(FG_SCRIPT_CHUNK))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	while ((n = fg_input_read(in, buf, FG_SCRIPT_CHUNK)) > 0)
+		if ((err = feed_timed(r, buf, (size_t)n)))
+			goto done;
+	if (n < 0)
+		err = (int)n;
+	emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
+done:
+	free(buf);
+	fg_input_close(in);
+	return err;
+}
+
+static bool is_perf_data(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == 8 && !memcmp(magic, "PERFILE2", 8);
+}
+
+static int new_collapser(run *r, fg_format fmt)
+{
+	fg_collapse_opts co = FG_COLLAPSE_OPTS_INIT;
+
+	co.skip_after = r->o->skip_after;
+	co.nskip_after = r->o->nskip_after;
+	co.inline_frames = !r->o->no_inline;
+	return fg_collapser_new(&r->collapser, fmt, &co);
+}
+
+static void warn_skipped(run *r)
+{
+	fg_collapse_stats st;
+	fg_strbuf sb = FG_STRBUF_INIT;
+	size_t i;
+
+	fg_collapser_stats(r->collapser, &st);
+	for (i = 0; i < st.nwarnings && i < FG_COLLAPSE_MAX_WARNINGS; i++) {
+		fg_strbuf_reset(&sb);
+		fg_strbuf_addf(&sb, "skipped %llu %s (first at line %llu of the profiler output)",
+			       (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+			       (unsigned long long)st.warnings[i].first_line);
+		emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+	}
+	fg_strbuf_release(&sb);
+	r->res->samples = st.samples;
+	r->res->stacks = st.stacks;
+}
+
+static int collapse(run *r)
+{
+	bool perf_data = r->rec.recorder == FG_RECORDER_PERF &&
+			 (r->res->recorded || is_perf_data(r->perfdata.buf));
+	fg_format fmt = r->res->recorded ?
+		(r->rec.recorder == FG_RECORDER_DTRACE ? FG_FORMAT_DTRACE : FG_FORMAT_PERF) :
+		perf_data ? FG_FORMAT_PERF : FG_FORMAT_UNKNOWN;
+	double t0;
+	int err;
+
+	if ((err = new_collapser(r, fmt)))
+		return err;
+	err = perf_data ? do_script(r) : do_read_text(r);
+	if (err)
+		return err;
+	t0 = now();
+	err = fg_collapser_finish(r->collapser);
+	r->res->seconds_collapse += now() - t0;
+	emit(r, FG_PROFILE_TIMING, "collapse", r->res->seconds_collapse);
+	if (err)
+		return err;
+	warn_skipped(r);
+	if (r->res->samples == 0 || r->res->stacks == 0) {
+		if (r->res->recorded)
+			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
+					    "the first sample; make it run longer or raise -F",
+					    r->program ? r->program : "the program");
+		return fg_error_set(FG_ENODATA, "%s holds no samples — record a longer run",
+				    r->perfdata.buf);
+	}
+	return 0;
+}
+
+static int add_stack(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	return fg_folded_add(ctx, stack, len, (double)count, -1.0);
+}
+
+static int append_line(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	fg_strbuf *sb = ctx;
+	int err = fg_strbuf_add(sb, stack, len);
+
+	return err ? err : fg_strbuf_addf(sb, " %llu\n", (unsigned long long)count);
+}
+
+/* --post-process: the folded text goes to the command's stdin from a
+ * temporary file (no pipe deadlock however much either side writes); its
+ * stdout replaces the stacks. */
+static int post_process(run *r)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_strbuf text = FG_STRBUF_INIT;
+	fg_exit_status st = { 0, 0 };
+	fg_strbuf tmpl = FG_STRBUF_INIT;
+	int fd = -1, err;
+
+	if ((err = fg_strvec_split(&cmd.argv, r->o->post_process))) {
+		err = fg_error_set(FG_EINVAL, "--post-process: %s", fg_error_last());
+		goto done;
+	}
+	if (!cmd.argv.n) {
+		err = fg_error_set(FG_EINVAL, "--post-process needs a command");
+		goto done;
+	}
+	if ((err = fg_collapser_foreach(r->collapser, append_line, &text)))
+		goto done;
+	fg_strbuf_addf(&tmpl, "%s/.flamegraph-folded.XXXXXX",
+		       r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+	if ((fd = mkstemp(tmpl.buf)) < 0) {
+		err = fg_error_set(FG_EIO, "cannot create a temporary file: %s", strerror(errno));
+		goto done;
+	}
+	unlink(tmpl.buf);
+	if (write(fd, text.buf, text.len) != (ssize_t)text.len || lseek(fd, 0, SEEK_SET) != 0) {
+		err = fg_error_set(FG_EIO, "cannot write a temporary file: %s", strerror(errno));
+		goto done;
+	}
+	cmd.stdin_fd = fd;
+	emit_cmd(r, cmd.argv.v);
+	if ((err = fg_cmd_capture(&cmd, &r->post, &st))) {
+		if (err == FG_ENOTFOUND)
+			err = fg_error_set(FG_ECHILD, "--post-process: '%s' was not found — check "
+					   "the command", cmd.argv.v[0]);
+		goto done;
+	}
+	if (st.code != 0 || st.signal)
+		err = fg_error_set(FG_ECHILD, "--post-process command '%s' failed (%s %d) — the "
+				   "graph was not written", cmd.argv.v[0], st.signal ? "signal" : "status",
+				   st.signal ? st.signal : st.code);
+done:
+	if (fd >= 0)
+		close(fd);
+	fg_strbuf_release(&text);
+	fg_strbuf_release(&tmpl);
+	fg_cmd_clear(&cmd);
+	return err;
+}
+
+static int build_stacks(run *r)
+{
+	int err;
+
+	if ((err = fg_folded_new(&r->stacks)))
+		return err;
+	if (!r->o->post_process)
+		return fg_collapser_foreach(r->collapser, add_stack, r->stacks);
+	if ((err = post_process(r)))
+		return err;
+	if ((err = fg_folded_feed(r->stacks, r->post.buf, r->post.len)) ||
+	    (err = fg_folded_finish(r->stacks)))
+		return err;
+	if (fg_folded_total(r->stacks) <= 0)
+		return fg_error_set(FG_ENODATA, "--post-process '%s' left no stacks — check its "
+				    "output format (\"a;b;c COUNT\" lines)", r->o->post_process);
+	return 0;
+}
+
+/* Folded text: the post-processed text when there is one, else straight
+ * from the collapser. */
+static int write_folded(run *r, FILE *fp)
+{
+	int err;
+
+	if (r->o->post_process) {
+		if (fwrite(r->post.buf, 1, r->post.len, fp) != r->post.len)
+			return fg_error_set(FG_EIO, "cannot write the folded stacks: %s", strerror(errno));
+		return 0;
+	}
+	err = fg_collapser_write(r->collapser, fp);
+	return err;
+}
+
+static int write_json(run *r, FILE *fp)
+{
+	fg_strbuf text = FG_STRBUF_INIT;
+	int err = 0;
+
+	if (!r->o->post_process)
+		err = fg_collapser_foreach(r->collapser, append_line, &text);
+	if (!err)
+		err = r->o->post_process ?
+			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", r->post.buf, r->post.len) :
+			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", text.buf, text.len);
+	fg_strbuf_release(&text);
+	return err;
+}
+
+static int write_outputs(run *r)
+{
+	double t0 = now();
+	FILE *fp = fg_outfile_stream(r->out);
+	int err = 0;
+
+	switch (r->o->format) {
+	case FG_OUTPUT_FOLDED:
+		err = write_folded(r, fp);
+		break;
+	case FG_OUTPUT_JSON:
+		err = write_json(r, fp);
+		break;
+	default:
+		err = fg_render_svg(r->stacks, &r->o->render, fp);
+		break;
+	}
+	if (!err && r->folded)
+		err = write_folded(r, fg_outfile_stream(r->folded));
+	r->res->seconds_render = now() - t0;
+	emit(r, FG_PROFILE_TIMING, "render", r->res->seconds_render);
+	if (err)
+		return err;
+	if (r->folded) {
+		err = fg_outfile_commit(r->folded);
+		r->folded = NULL;
+		if (err)
+			return err;
+	}
+	err = fg_outfile_commit(r->out);
+	r->out = NULL;
+	if (!err)
+		r->res->output_written = true;
+	return err;
+}
+
+static int check_opts(const fg_profile_opts *o)
+{
+	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
+
+	if (targets != 1)
+		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, --pid or --perfdata"
+					       : "nothing to profile — give a command, --pid PID or --perfdata FILE");
+	if (o->record.custom && o->record.freq && o->record.freq != 997)
+		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
+				    "combined with -F — put -F in the -c string");
+	return 0;
+}
+
+static int open_outputs(run *r)
+{
+	int err;
+
+	if ((err = fg_outfile_open(&r->out, r->o->output ? r->o->output : "flamegraph.svg")))
+		return err;
+	if (r->o->folded_out && (err = fg_outfile_open(&r->folded, r->o->folded_out)))
+		return err;
+	return 0;
+}
+
+static int keep_perfdata(run *r)
+{
+	if (!r->o->perfdata_out || !r->res->recorded)
+		return 0;
+	if (rename(r->perfdata.buf, r->o->perfdata_out) != 0)
+		return fg_error_set(FG_EIO, "cannot keep perf.data as %s: %s", r->o->perfdata_out,
+				    strerror(errno));
+	r->perfdata_is_temp = false;
+	return 0;
+}
+
+static int pipeline(run *r)
+{
+	const fg_profile_opts *o = r->o;
+	int err;
+
+	if ((err = check_opts(o)) || (err = open_outputs(r)))
+		return err;
+	if (o->perfdata) {
+		if (access(o->perfdata, R_OK) != 0)
+			return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
+					    "cannot read %s: %s — give the perf.data to render",
+					    o->perfdata, strerror(errno));
+		fg_strbuf_addstr(&r->perfdata, o->perfdata);
+		r->program = o->perfdata;
+		if (r->rec.recorder == FG_RECORDER_PERF && is_perf_data(o->perfdata) &&
+		    (err = check_tool(r)))
+			return err;
+	} else {
+		if ((err = o->npids ? check_pids(r) : check_command(r)) || (err = check_tool(r)) ||
+		    (err = make_perfdata(r)) || (err = do_record(r)))
+			return err;
+	}
+	if ((err = collapse(r)) || (err = build_stacks(r)) || (err = write_outputs(r)))
+		return err;
+	return keep_perfdata(r);
+}
+
+int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
+{
+	fg_profile_result scratch = FG_PROFILE_RESULT_INIT;
+	fg_profile_result init = FG_PROFILE_RESULT_INIT;
+	run r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.o = opts;
+	r.res = res ? res : &scratch;
+	*r.res = init;
+	r.rec = opts->record;
+	r.rec.argv = opts->argv;
+	r.rec.argc = opts->argc;
+	r.rec.pids = opts->pids;
+	r.rec.npids = opts->npids;
+	fg_strbuf_init(&r.perfdata, 0);
+	fg_strbuf_init(&r.post, 0);
+
+	err = pipeline(&r);
+
+	fg_outfile_abort(r.out);
+	fg_outfile_abort(r.folded);
+	if (r.perfdata_is_temp)
+		unlink(r.perfdata.buf);
+	fg_collapser_free(r.collapser);
+	fg_folded_free(r.stacks);
+	fg_strbuf_release(&r.perfdata);
+	fg_strbuf_release(&r.post);
+	free(r.program_path);
+	return err;
+}
