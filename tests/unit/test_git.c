@@ -38,6 +38,8 @@ static void make_cmd(fg_cmd *cmd, const char *dir, va_list ap)
 	fg_strvec_push(&cmd->argv, "init.defaultBranch=main");
 	fg_strvec_push(&cmd->argv, "-c");
 	fg_strvec_push(&cmd->argv, "commit.gpgsign=false");
+	fg_strvec_push(&cmd->argv, "-c");
+	fg_strvec_push(&cmd->argv, "core.safecrlf=false");
 	while ((arg = va_arg(ap, const char *)) != NULL)
 		fg_strvec_push(&cmd->argv, arg);
 }
@@ -665,6 +667,45 @@ static void attributes_of_the_exported_commit_apply(void **state)
 	free(text);
 }
 
+/* A linked worktree (`git worktree add`) has its own HEAD and branch:
+ * provenance and revisions there must follow it, not the main one. */
+static void linked_worktree(void **state)
+{
+	char dir[PATH_MAX], wt[PATH_MAX], dest[PATH_MAX], id[FG_GIT_ID_SIZE];
+	fg_git_info info = FG_GIT_INFO_INIT;
+	char *want, *text;
+
+	two_commit_repo(dir);
+	path_join(wt, root, "linked-wt");
+	git(dir, "worktree", "add", "-q", "-b", "old", wt, "HEAD~1", NULL);
+	write_file(wt, "a.c", "edited in the linked worktree\n");
+
+	assert_int_equal(fg_git_provenance(&info, wt), 0);
+	assert_string_equal(info.branch, "old");
+	assert_string_equal(info.workdir, wt);
+	assert_true(info.dirty);
+	want = git_out(wt, "rev-parse", "HEAD", NULL);
+	assert_string_equal(info.commit, want);
+	fg_git_info_release(&info);
+
+	/* The main work tree is clean: the linked one's edit is not its. */
+	assert_int_equal(fg_git_provenance(&info, dir), 0);
+	assert_string_equal(info.branch, "main");
+	assert_false(info.dirty);
+	fg_git_info_release(&info);
+
+	path_join(dest, root, "from-linked");
+	assert_int_equal(fg_git_export_rev(wt, "HEAD", dest, id), 0);
+	assert_string_equal(id, want);
+	text = read_file(dest, "a.c");
+	assert_string_equal(text, "one\n");
+	free(text);
+	text = read_file(wt, "a.c");
+	assert_string_equal(text, "edited in the linked worktree\n");
+	free(text);
+	free(want);
+}
+
 /* ---- setup --------------------------------------------------------- */
 
 static int make_root(void **state)
@@ -720,6 +761,7 @@ int main(void)
 		cmocka_unit_test(non_empty_destination),
 		cmocka_unit_test(submodules_are_skipped),
 		cmocka_unit_test(attributes_of_the_exported_commit_apply),
+		cmocka_unit_test(linked_worktree),
 	};
 	return cmocka_run_group_tests(tests, make_root, remove_root);
 }
