@@ -1,0 +1,109 @@
+/* The options shared by `flamegraph` and `flamegraph-build` (SPEC 1,
+ * cargo-flamegraph parity), as option-table rows, plus the glue that turns
+ * them into fg_profile_opts, reports progress and maps the result to an
+ * exit code.
+ *
+ *   static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
+ *   fg_option options[] = {
+ *       FG_PROFILE_CLI_OUTPUT_ROWS(pc),
+ *       ... program-specific rows ...
+ *       FG_PROFILE_CLI_RECORD_ROWS(pc),
+ *       FG_PROFILE_CLI_RENDER_ROWS(pc),
+ *       FG_OPT_END(),
+ *   };
+ *   ... fg_opts_parse ...
+ *   fg_profile_opts po = FG_PROFILE_OPTS_INIT;
+ *   if ((code = fg_profile_cli_apply(&po, &pc)))
+ *       return code;
+ *   po.argv = ...;
+ *   return fg_profile_cli_run(&po, &pc);
+ */
+#ifndef FG_CLI_PROFILE_OPTS_H
+#define FG_CLI_PROFILE_OPTS_H
+
+#include <stdbool.h>
+
+#include "cli/common/opts.h"
+#include "flamegraph/profile.h"
+
+typedef struct fg_profile_root {
+	bool on;
+	const char *flags;  /* extra sudo flags, or NULL */
+} fg_profile_root;
+
+typedef struct fg_profile_cli {
+	const char *output;
+	bool open;
+	long long freq;          /* 0: not given (997) */
+	const char *cmd;         /* -c */
+	const char *call_graph;  /* NULL: dwarf */
+	fg_profile_root root;
+	long long compression;   /* -1: not given */
+	bool ignore_status, no_inline, verbose;
+	fg_strlist skip_after;
+	const char *post_process, *folded, *perfdata_out, *format;
+	const char *title, *subtitle, *notes, *palette;
+	bool deterministic, inverted, reverse, flamechart;
+	double min_width;        /* < 0: not given */
+	long long image_width;   /* 0: not given */
+	/* filled by fg_profile_cli_apply */
+	const char *tool_env;    /* $PERF / $DTRACE as given */
+} fg_profile_cli;
+
+#define FG_PROFILE_CLI_INIT { NULL, false, 0, NULL, NULL, { false, NULL }, -1, false, \
+	false, false, FG_STRLIST_INIT, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+	false, false, false, false, -1.0, 0, NULL }
+
+int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
+
+/* -o/--output, --open, --format, --folded, --perfdata-out */
+#define FG_PROFILE_CLI_OUTPUT_ROWS(pc) \
+	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg; - for stdout)"), \
+	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|folded|json", "output format: svg, folded stacks, or json (speedscope)"), \
+	FG_OPT_STRING(0, "folded", &(pc).folded, "FILE", "also write the folded stacks to FILE"), \
+	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: a temporary file, removed)"), \
+	FG_OPT_BOOL(0, "open", &(pc).open, "open the graph when done ($BROWSER, else xdg-open or open)")
+
+/* -F, -c, --call-graph, --root, -z, --ignore-status, --no-inline,
+ * --skip-after, --post-process, -v */
+#define FG_PROFILE_CLI_RECORD_ROWS(pc) \
+	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default 997)"), \
+	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
+	FG_OPT_CHOICE(0, "call-graph", &(pc).call_graph, "MODE", "fp|dwarf|lbr", "stack unwinding: dwarf (default, exact, large files), fp (frame pointers: the fast, small-file choice) or lbr"), \
+	{ FG_OPT_CALLBACK_, 0, "root", &(pc).root, "SUDO_FLAGS", "run the recorder through sudo (with these sudo flags)", FG_OPTF_OPTARG, fg_profile_cli_root_cb, NULL }, \
+	FG_OPT_INT('z', "compression-level", &(pc).compression, "N", "compress perf.data (zstd level N)"), \
+	FG_OPT_BOOL(0, "ignore-status", &(pc).ignore_status, "exit 0 even when the program fails or crashes"), \
+	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (perf script --no-inline; much faster)"), \
+	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
+	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
+	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")
+
+/* The render options. */
+#define FG_PROFILE_CLI_RENDER_ROWS(pc) \
+	FG_OPT_STRING(0, "title", &(pc).title, "TEXT", "graph title"), \
+	FG_OPT_STRING(0, "subtitle", &(pc).subtitle, "TEXT", "second line under the title"), \
+	FG_OPT_STRING(0, "notes", &(pc).notes, "TEXT", "notes embedded in the SVG"), \
+	FG_OPT_BOOL(0, "deterministic", &(pc).deterministic, "same function, same colour, in every graph"), \
+	FG_OPT_BOOL('i', "inverted", &(pc).inverted, "icicle graph (roots at the top)"), \
+	FG_OPT_BOOL(0, "reverse", &(pc).reverse, "reverse the stacks (leaf first)"), \
+	FG_OPT_BOOL(0, "flamechart", &(pc).flamechart, "flame chart: x is time, stacks not merged"), \
+	FG_OPT_DOUBLE(0, "min-width", &(pc).min_width, "PX", "omit frames narrower than PX (default 0.1)"), \
+	FG_OPT_INT(0, "image-width", &(pc).image_width, "PX", "width of the SVG (default 1200)"), \
+	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", "hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust", "colour palette (default hot)")
+
+/* Validates the shared options and fills po (record, outputs, render
+ * options, tool paths from $PERF/$DTRACE, $TMPDIR, event printer).
+ * Returns 0, or the exit code after printing a usage error. */
+int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc);
+
+/* Runs the pipeline and reports: warnings, the workload's fate, where the
+ * graph went; opens it with --open. Returns the exit code (SPEC 10). */
+int fg_profile_cli_run(fg_profile_opts *po, const fg_profile_cli *pc);
+
+/* Opens path with $BROWSER, else xdg-open (open on macOS). Returns 0 or
+ * prints a warning and returns -1. */
+int fg_profile_cli_open(const char *path);
+
+void fg_profile_cli_release(fg_profile_cli *pc);
+
+#endif
