@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -84,6 +85,31 @@ static void path_join(char *out, const char *dir, const char *name)
 	assert_true(n > 0 && n < PATH_MAX);
 }
 
+/* git_out() with stdin read from `input` (a file below root). */
+static char *git_out_stdin(const char *input, const char *dir, ...)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_strbuf out = FG_STRBUF_INIT;
+	fg_exit_status st;
+	char path[PATH_MAX];
+	va_list ap;
+
+	path_join(path, root, input);
+	cmd.stdin_fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(cmd.stdin_fd >= 0);
+	va_start(ap, dir);
+	make_cmd(&cmd, dir, ap);
+	va_end(ap);
+	assert_int_equal(fg_cmd_capture(&cmd, &out, &st), 0);
+	assert_int_equal(st.code, 0);
+	close(cmd.stdin_fd);
+	cmd.stdin_fd = -1;
+	fg_cmd_clear(&cmd);
+	if (out.len && out.buf[out.len - 1] == '\n')
+		fg_strbuf_setlen(&out, out.len - 1);
+	return fg_strbuf_detach(&out, NULL);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[PATH_MAX];
@@ -144,6 +170,19 @@ static bool exists(const char *dir, const char *name)
 
 	path_join(path, dir, name);
 	return lstat(path, &st) == 0;
+}
+
+static void remove_tree(const char *path)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_exit_status st;
+
+	fg_strvec_push(&cmd.argv, "rm");
+	fg_strvec_push(&cmd.argv, "-rf");
+	fg_strvec_push(&cmd.argv, "--");
+	fg_strvec_push(&cmd.argv, path);
+	fg_cmd_run(&cmd, &st);
+	fg_cmd_clear(&cmd);
 }
 
 /* A new, empty directory below root. */
@@ -706,6 +745,33 @@ static void linked_worktree(void **state)
 	free(want);
 }
 
+/* Trees git's own tools can be made to write but checkout would refuse:
+ * the export must refuse them too, without writing outside dest. */
+static void unsafe_tree_entries_are_refused(void **state)
+{
+	static const char *const names[] = { ".git", ".GIT", ".." };
+	char dir[PATH_MAX], dest[PATH_MAX], line[256];
+	char *blob, *tree, *commit;
+	size_t i;
+
+	repo_with_commit(dir);
+	blob = git_out(dir, "rev-parse", "HEAD:a.c", NULL);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(line, sizeof(line), "100644 blob %s\t%s\n", blob, names[i]);
+		write_file(root, "mktree.in", line);
+		tree = git_out_stdin("mktree.in", dir, "mktree", NULL);
+		commit = git_out(dir, "commit-tree", "-m", "hostile", tree, NULL);
+		path_join(dest, root, "hostile");
+		assert_int_equal(fg_git_export_rev(dir, commit, dest, NULL), FG_EPARSE);
+		check_error_mentions("unsafe path");
+		assert_false(exists(dest, names[i][1] == '.' ? "../a.c" : names[i]));
+		free(tree);
+		free(commit);
+		remove_tree(dest);
+	}
+	free(blob);
+}
+
 /* ---- setup --------------------------------------------------------- */
 
 static int make_root(void **state)
@@ -728,17 +794,8 @@ static int make_root(void **state)
 
 static int remove_root(void **state)
 {
-	fg_cmd cmd = FG_CMD_INIT;
-	fg_exit_status st;
-
-	if (getenv("FG_KEEP_TEMP"))
-		return 0;
-	fg_strvec_push(&cmd.argv, "rm");
-	fg_strvec_push(&cmd.argv, "-rf");
-	fg_strvec_push(&cmd.argv, "--");
-	fg_strvec_push(&cmd.argv, root);
-	fg_cmd_run(&cmd, &st);
-	fg_cmd_clear(&cmd);
+	if (!getenv("FG_KEEP_TEMP"))
+		remove_tree(root);
 	return 0;
 }
 
@@ -762,6 +819,7 @@ int main(void)
 		cmocka_unit_test(submodules_are_skipped),
 		cmocka_unit_test(attributes_of_the_exported_commit_apply),
 		cmocka_unit_test(linked_worktree),
+		cmocka_unit_test(unsafe_tree_entries_are_refused),
 	};
 	return cmocka_run_group_tests(tests, make_root, remove_root);
 }
