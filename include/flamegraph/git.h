@@ -41,7 +41,10 @@ typedef struct fg_git_info {
 	 * or renamed in the work tree, or any change staged in the index
 	 * (on an unborn branch: anything staged). Untracked files do NOT make
 	 * a tree dirty, as with `git describe --dirty`: build outputs and
-	 * scratch files are common and say nothing about the profiled code. */
+	 * scratch files are common and say nothing about the profiled code.
+	 * A checked-out submodule whose commit or content differs counts as
+	 * modified, again as with `git describe --dirty` (the submodule's
+	 * `ignore` setting in .gitmodules is honoured). */
 	bool dirty;
 	/* At least one untracked, not ignored file exists (reported
 	 * separately so callers can mention it; never part of `dirty`). */
