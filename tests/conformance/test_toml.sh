@@ -100,7 +100,7 @@ for case in invalid:
     err = r.stderr.decode(errors='replace')
     if r.returncode == 0:
         misses.append(f'{case}: accepted, should be rejected')
-    elif r.returncode != 1 or 'Segmentation' in err:
+    elif r.returncode != 1 or 'Sanitizer' in err or 'runtime error' in err:
         misses.append(f'{case}: exit {r.returncode}: {err.strip()}')
     elif re.search(r'<stdin>:\d+:\d+: ', err):
         located += 1

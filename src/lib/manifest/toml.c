@@ -930,11 +930,12 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 		}
 		fg_strbuf_reset(&p->sb);
 		k = scan_digits(s + 2, rest - 2, base, &p->sb, &why);
-		if (!k || k != rest - 2) {
-			if (k)
-				why = "invalid digit for the base";
+		if ((!k && s[2] != '_') || (k && k != rest - 2))
+			why = base == 16 ? "invalid digit for a hexadecimal number"
+			      : base == 8 ? "invalid digit for an octal number (0-7)"
+					  : "invalid digit for a binary number (0-1)";
+		if (!k || k != rest - 2)
 			goto bad;
-		}
 		if (!(v = make_int(p, p->sb.buf, base, false, line, col)))
 			goto overflow;
 		return v;

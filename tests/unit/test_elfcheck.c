@@ -1,0 +1,110 @@
+/* ELF checks on real files: this test program itself (built by the
+ * project with -O2 -g -fno-omit-frame-pointer by GNU ld), a non-ELF file,
+ * a missing file; and the warning texts for each finding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "flamegraph/elfcheck.h"
+#include "flamegraph/error.h"
+#include "util/input.h"
+
+static void self_has_debug_info_and_frame_pointers(void **state)
+{
+	fg_elfcheck_report r;
+
+	assert_int_equal(fg_elfcheck_file("/proc/self/exe", &r), 0);
+	assert_true(r.is_elf);
+	assert_true(r.has_debug_info);
+	assert_int_equal(r.frame_pointers, FG_FP_PRESENT);
+	assert_non_null(strstr(r.producer, "-fno-omit-frame-pointer"));
+}
+
+static void memory_image_matches_file(void **state)
+{
+	fg_elfcheck_report f, m;
+	char *data = NULL;
+	size_t len = 0;
+
+	assert_int_equal(fg_read_file("/proc/self/exe", &data, &len), 0);
+	assert_int_equal(fg_elfcheck_file("/proc/self/exe", &f), 0);
+	assert_int_equal(fg_elfcheck_memory(data, len, &m), 0);
+	assert_int_equal(f.rosegment, m.rosegment);
+	assert_int_equal(f.has_debug_info, m.has_debug_info);
+	assert_int_equal(f.frame_pointers, m.frame_pointers);
+	assert_string_equal(f.linker, m.linker);
+	free(data);
+}
+
+static void not_elf_and_missing(void **state)
+{
+	char path[] = "/tmp/fg-elfcheck-XXXXXX";
+	fg_elfcheck_report r;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\necho hi\n", 18), 18);
+	close(fd);
+	assert_int_equal(fg_elfcheck_file(path, &r), 0);
+	assert_false(r.is_elf);
+	unlink(path);
+	assert_int_equal(fg_elfcheck_file("/nonexistent/prog", &r), FG_ENOTFOUND);
+	assert_non_null(strstr(fg_error_last(), "/nonexistent/prog"));
+	assert_int_equal(fg_elfcheck_memory("garbage", 7, &r), 0);
+	assert_false(r.is_elf);
+}
+
+static char seen[4][512];
+static unsigned nseen;
+
+static void collect(void *ctx, const char *msg)
+{
+	(void)ctx;
+	if (nseen < 4)
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", msg);
+}
+
+static void warnings_carry_the_fix(void **state)
+{
+	fg_elfcheck_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.is_elf = true;
+	r.rosegment = true;
+	snprintf(r.linker, sizeof(r.linker), "LLD 14.0.6");
+	r.frame_pointers = FG_FP_OMITTED;
+	nseen = 0;
+	assert_int_equal(fg_elfcheck_warnings(&r, "prog", true, FG_FIX_GENERIC, collect, NULL), 3);
+	assert_non_null(strstr(seen[0], "LLD 14.0.6"));
+	assert_non_null(strstr(seen[0], "-Wl,--no-rosegment"));
+	assert_non_null(strstr(seen[1], "no debug info"));
+	assert_non_null(strstr(seen[1], "-g"));
+	assert_non_null(strstr(seen[2], "-fno-omit-frame-pointer"));
+	nseen = 0;
+	/* frame pointers only matter for --call-graph fp */
+	assert_int_equal(fg_elfcheck_warnings(&r, "prog", false, FG_FIX_CMAKE, collect, NULL), 2);
+	assert_non_null(strstr(seen[0], "CMAKE_EXE_LINKER_FLAGS=-Wl,--no-rosegment"));
+	assert_non_null(strstr(seen[1], "RelWithDebInfo"));
+	nseen = 0;
+	assert_int_equal(fg_elfcheck_warnings(&r, "prog", false, FG_FIX_TOML, collect, NULL), 2);
+	assert_non_null(strstr(seen[0], "ldflags"));
+	r.is_elf = false;
+	assert_int_equal(fg_elfcheck_warnings(&r, "prog", true, FG_FIX_GENERIC, collect, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(self_has_debug_info_and_frame_pointers),
+		cmocka_unit_test(memory_image_matches_file),
+		cmocka_unit_test(not_elf_and_missing),
+		cmocka_unit_test(warnings_carry_the_fix),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
