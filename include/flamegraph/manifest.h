@@ -1,0 +1,150 @@
+/* Project manifests and the target model of flamegraph-build.
+ *
+ * A project is found from a starting directory (SPEC 3): flamegraph.toml,
+ * then the outermost CMakeLists.txt calling project(), then
+ * compile_commands.json (also in build/). Whatever the manifest, the
+ * result is one list of targets -- name, kind, executable, default
+ * arguments, working directory, environment -- that the build stage
+ * (flamegraph/build.h) builds and the CLI profiles.
+ *
+ * The library never prints: progress lines ("configuring", "up to date",
+ * "added -Wl,--no-rosegment") go to the `note` callback, and the build
+ * tools' own output goes to the inherited stdout/stderr. */
+#ifndef FLAMEGRAPH_MANIFEST_H
+#define FLAMEGRAPH_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fg_manifest_type {
+	FG_MANIFEST_TOML,   /* flamegraph.toml (built-in cc or command system) */
+	FG_MANIFEST_CMAKE,  /* CMakeLists.txt (File API), maybe with a flamegraph.toml */
+	FG_MANIFEST_COMPDB, /* compile_commands.json */
+} fg_manifest_type;
+
+typedef enum fg_target_kind {
+	FG_TARGET_BIN,
+	FG_TARGET_TEST,
+	FG_TARGET_BENCH,
+	FG_TARGET_EXAMPLE,
+	FG_TARGET_KIND_COUNT
+} fg_target_kind;
+
+/* "bin", "test", "bench", "example". */
+const char *fg_target_kind_name(fg_target_kind kind);
+
+/* A found manifest. Strings are owned; release with fg_manifest_loc_release. */
+typedef struct fg_manifest_loc {
+	fg_manifest_type type;
+	char *file;     /* absolute path of the manifest file */
+	char *root;     /* absolute project directory */
+	char *toml;     /* a flamegraph.toml augmenting a CMake project, or NULL */
+} fg_manifest_loc;
+#define FG_MANIFEST_LOC_INIT { FG_MANIFEST_TOML, NULL, NULL, NULL }
+
+/* Finds the manifest for `path`: with `explicit_path` false, path is the
+ * directory where the upward search starts; with it true, path is what
+ * --manifest-path named (one of the three files, or a directory holding
+ * one; no upward search). FG_ENOTFOUND names every place it looked. */
+int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path);
+void fg_manifest_loc_release(fg_manifest_loc *loc);
+
+/* Called with one line of progress; may be NULL. */
+typedef void (*fg_note_fn)(void *ctx, const char *line);
+
+/* How to open (and, for CMake, configure) a project. */
+typedef struct fg_project_opts {
+	const char *profile;        /* "release" (default), "dev", or a custom name */
+	const char *build_dir;      /* NULL: <root>/build/flamegraph/<profile> */
+	const char *package;        /* -p: a sub-project directory or name, or NULL */
+	const char *const *features; /* --features, already split at commas */
+	size_t nfeatures;
+	bool no_default_features;
+	bool all_features;
+	const char *const *defines; /* -D NAME=VALUE (CMake cache entries) */
+	size_t ndefines;
+	const char *cc;             /* the C compiler ($CC), NULL: "cc" */
+	const char *cflags;         /* the user's $CFLAGS to append to, or NULL */
+	const char *ldflags;        /* the user's $LDFLAGS, or NULL */
+	int jobs;                   /* parallel compile jobs; 0: number of CPUs */
+	bool verbose;               /* note every command run */
+	fg_note_fn note;
+	void *note_ctx;
+} fg_project_opts;
+#define FG_PROJECT_OPTS_INIT { "release", NULL, NULL, NULL, 0, false, false, \
+			       NULL, 0, NULL, NULL, NULL, 0, false, NULL, NULL }
+
+typedef struct fg_project fg_project;
+typedef struct fg_target fg_target; /* owned by its project */
+
+/* Reads the manifest at loc and lists its targets. For CMake this
+ * configures the project into the flamegraph build directory (the File API
+ * needs a configured tree); the user's own build trees are never touched.
+ * Errors: FG_EPARSE (file:line:col), FG_EBUILD (configure failed; CMake's
+ * own message went to stderr), FG_EINVAL (unknown feature, listing the
+ * known ones), FG_ENOTFOUND. */
+int fg_project_open(fg_project **out, const fg_manifest_loc *loc,
+		    const fg_project_opts *opts);
+void fg_project_free(fg_project *p);
+
+const char *fg_project_name(const fg_project *p);
+const char *fg_project_root(const fg_project *p);
+const char *fg_project_build_dir(const fg_project *p);
+fg_manifest_type fg_project_type(const fg_project *p);
+size_t fg_project_target_count(const fg_project *p);
+const fg_target *fg_project_target(const fg_project *p, size_t i);
+
+/* Finds the target called `name` (its name, or its executable's file
+ * name) of `kind`; kind FG_TARGET_KIND_COUNT matches any kind. name NULL:
+ * the only target of that kind. Errors: FG_ENOTFOUND ("no bin target
+ * 'x'", listing the targets by kind), FG_EAMBIGUOUS (listing candidates). */
+int fg_project_select(const fg_target **out, const fg_project *p,
+		      fg_target_kind kind, const char *name);
+
+/* --unit-test [NAME]: a test executable run directly (not a CTest entry);
+ * NAME NULL: the only one. Errors as fg_project_select. */
+int fg_project_select_unit(const fg_target **out, const fg_project *p, const char *name);
+
+/* Writes the targets grouped by kind, one per line, to `out` (a
+ * fg_strbuf-free API: the text is malloc'd; free() it). */
+char *fg_project_describe(const fg_project *p);
+
+const char *fg_target_name(const fg_target *t);
+fg_target_kind fg_target_kind_of(const fg_target *t);
+/* Absolute path of the executable (exists after fg_project_build). */
+const char *fg_target_exe(const fg_target *t);
+/* The CMake target (or toml/compdb target) that builds it; for a CTest
+ * test this is the target owning the test's executable, or NULL when the
+ * test runs a program the project does not build (a script, cmake -P). */
+const char *fg_target_build_name(const fg_target *t);
+/* True for a CTest test: its registered command is run as is. */
+bool fg_target_is_ctest(const fg_target *t);
+/* The filter template ("--filter={}") or NULL when none is declared. */
+const char *fg_target_filter(const fg_target *t);
+
+/* The command that runs the target: argv (the executable, default
+ * arguments or the CTest command, then `extra`), working directory and
+ * environment ("NAME=VALUE" entries), as malloc'd NULL-terminated arrays.
+ * With `as_filter`, the extra arguments are a test filter passed through
+ * the target's filter template (each `{}` replaced; no template: plain
+ * arguments). Release with fg_run_spec_release. */
+typedef struct fg_run_spec {
+	char **argv;
+	size_t argc;
+	char **env;
+	size_t nenv;
+	char *cwd;   /* NULL: the caller's */
+} fg_run_spec;
+#define FG_RUN_SPEC_INIT { NULL, 0, NULL, 0, NULL }
+int fg_target_run_spec(fg_run_spec *out, const fg_target *t,
+		       const char *const *extra, size_t nextra, bool as_filter);
+void fg_run_spec_release(fg_run_spec *spec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

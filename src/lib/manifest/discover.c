@@ -1,0 +1,201 @@
+/* Manifest discovery (SPEC 3): flamegraph.toml, then CMakeLists.txt (the
+ * outermost one of the chain that calls project()), then
+ * compile_commands.json, also in build/. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/manifest/project.h"
+#include "util/input.h"
+#include "util/banned.h"
+
+void fg_manifest_loc_release(fg_manifest_loc *loc)
+{
+	free(loc->file);
+	free(loc->root);
+	free(loc->toml);
+	loc->file = loc->root = loc->toml = NULL;
+}
+
+/* Whether the CMakeLists.txt in dir calls project() -- a scan for the
+ * command name outside comments, enough to tell a top-level project from
+ * an add_subdirectory() part. */
+static bool calls_project(const char *dir)
+{
+	char *path = fg_path_join(dir, "CMakeLists.txt"), *data = NULL;
+	size_t len = 0, i;
+	bool found = false, comment = false, word_start = true;
+
+	if (!path || fg_read_file(path, &data, &len)) {
+		free(path);
+		return false;
+	}
+	for (i = 0; i < len && !found; i++) {
+		char c = data[i];
+		if (c == '\n')
+			comment = false;
+		else if (c == '#')
+			comment = true;
+		if (!comment && word_start && i + 7 <= len && !strncasecmp(data + i, "project", 7)) {
+			size_t j = i + 7;
+			while (j < len && (data[j] == ' ' || data[j] == '\t'))
+				j++;
+			found = j < len && data[j] == '(';
+		}
+		word_start = !(isalnum((unsigned char)c) || c == '_');
+	}
+	free(data);
+	free(path);
+	fg_error_clear();
+	return found;
+}
+
+static int set_loc(fg_manifest_loc *out, fg_manifest_type type, const char *dir, const char *file)
+{
+	out->type = type;
+	out->root = fg_strdup(dir);
+	out->file = fg_path_join(dir, file);
+	if (!out->root || !out->file)
+		return FG_ENOMEM;
+	if (type == FG_MANIFEST_CMAKE) {
+		char *toml = fg_path_join(dir, "flamegraph.toml");
+		if (toml && fg_path_is_file(toml))
+			out->toml = toml;
+		else
+			free(toml);
+	}
+	return 0;
+}
+
+static char *parent_of(const char *dir)
+{
+	const char *s = strrchr(dir, '/');
+	if (!s || s == dir)
+		return s && dir[1] ? fg_strdup("/") : NULL;
+	return fg_strndup(dir, (size_t)(s - dir));
+}
+
+/* The outermost directory of the CMakeLists.txt chain above dir that calls
+ * project(). */
+static char *cmake_top(const char *dir)
+{
+	char *best = fg_strdup(dir), *cur = fg_strdup(dir);
+
+	while (cur) {
+		char *cm = fg_path_join(cur, "CMakeLists.txt");
+		bool has = cm && fg_path_is_file(cm);
+		free(cm);
+		if (!has)
+			break;
+		if (calls_project(cur)) {
+			free(best);
+			best = fg_strdup(cur);
+		}
+		char *up = parent_of(cur);
+		free(cur);
+		cur = up;
+	}
+	free(cur);
+	return best;
+}
+
+/* Tries the three manifests in dir, in order. 1 when found. */
+static int try_dir(fg_manifest_loc *out, const char *dir, bool climb, fg_strbuf *looked)
+{
+	static const char *const names[] = { "flamegraph.toml", "CMakeLists.txt",
+					     "compile_commands.json", "build/compile_commands.json" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		char *path = fg_path_join(dir, names[i]);
+		bool ok = path && fg_path_is_file(path);
+		free(path);
+		if (!ok)
+			continue;
+		if (i == 0) {
+			/* a flamegraph.toml beside a CMakeLists.txt augments it */
+			char *cm = fg_path_join(dir, "CMakeLists.txt");
+			bool cmake = cm && fg_path_is_file(cm);
+			free(cm);
+			if (cmake && set_loc(out, FG_MANIFEST_CMAKE, dir, "CMakeLists.txt") == 0)
+				return 1;
+			fg_manifest_loc_release(out);
+			return set_loc(out, FG_MANIFEST_TOML, dir, names[0]) ? FG_ENOMEM : 1;
+		}
+		if (i == 1) {
+			char *top = climb ? cmake_top(dir) : fg_strdup(dir);
+			int err = top ? set_loc(out, FG_MANIFEST_CMAKE, top, "CMakeLists.txt") : FG_ENOMEM;
+			free(top);
+			return err ? err : 1;
+		}
+		return set_loc(out, FG_MANIFEST_COMPDB, dir, names[i]) ? FG_ENOMEM : 1;
+	}
+	fg_strbuf_addf(looked, "\n  %s", dir);
+	return 0;
+}
+
+static int from_file(fg_manifest_loc *out, const char *path)
+{
+	const char *base = fg_path_base(path);
+	char *dir = parent_of(path);
+	int err;
+
+	if (!dir)
+		return FG_ENOMEM;
+	if (!strcmp(base, "flamegraph.toml") || !strcmp(base, "CMakeLists.txt")) {
+		fg_strbuf looked = FG_STRBUF_INIT;
+		if (!strcmp(base, "CMakeLists.txt"))
+			err = set_loc(out, FG_MANIFEST_CMAKE, dir, base);
+		else
+			err = try_dir(out, dir, false, &looked) == 1 ? 0 : FG_ENOMEM;
+		fg_strbuf_release(&looked);
+	} else if (!strcmp(base, "compile_commands.json") || fg_view_ends_with(fg_view_cstr(base), ".json")) {
+		err = set_loc(out, FG_MANIFEST_COMPDB, dir, base);
+	} else {
+		err = fg_error_set(FG_EINVAL, "%s is not a manifest — --manifest-path takes a "
+				   "flamegraph.toml, CMakeLists.txt or compile_commands.json, "
+				   "or a folder holding one", path);
+	}
+	free(dir);
+	return err;
+}
+
+int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
+{
+	fg_strbuf looked = FG_STRBUF_INIT;
+	char *dir = NULL;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	dir = realpath(path && *path ? path : ".", NULL);
+	if (!dir) {
+		r = fg_error_set(FG_ENOTFOUND, "%s does not exist — check the --manifest-path", path);
+		goto done;
+	}
+	if (explicit_path && fg_path_is_file(dir)) {
+		r = from_file(out, dir);
+		goto done;
+	}
+	while (dir) {
+		if ((r = try_dir(out, dir, !explicit_path, &looked)) != 0)
+			break;
+		char *up = explicit_path ? NULL : parent_of(dir);
+		free(dir);
+		dir = up;
+	}
+	if (r == 1)
+		r = 0;
+	else if (!r)
+		r = fg_error_set(FG_ENOTFOUND, "no flamegraph.toml, CMakeLists.txt or compile_commands.json "
+				 "found; looked in:%s\n— run it inside a C project or point "
+				 "--manifest-path at one", looked.buf);
+done:
+	if (r)
+		fg_manifest_loc_release(out);
+	free(dir);
+	fg_strbuf_release(&looked);
+	return r;
+}

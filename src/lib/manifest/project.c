@@ -1,0 +1,445 @@
+/* The target model: opening a project through its reader, selecting a
+ * target by name, and turning a target into the command that runs it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "flamegraph/error.h"
+#include "lib/manifest/project.h"
+#include "util/banned.h"
+
+static const char *const kind_names[FG_TARGET_KIND_COUNT] = {
+	"bin", "test", "bench", "example"
+};
+
+const char *fg_target_kind_name(fg_target_kind kind)
+{
+	return kind < FG_TARGET_KIND_COUNT ? kind_names[kind] : "target";
+}
+
+void fg_project_note(const fg_project *p, const char *fmt, ...)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	va_list ap;
+
+	if (!p->opts.note)
+		return;
+	va_start(ap, fmt);
+	fg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	p->opts.note(p->opts.note_ctx, sb.buf);
+	fg_strbuf_release(&sb);
+}
+
+struct fg_target *fg_project_add_target(fg_project *p, const char *name, fg_target_kind kind)
+{
+	struct fg_target *t;
+
+	if (p->ntargets == p->talloc) {
+		size_t n = p->talloc ? 2 * p->talloc : 16;
+		t = fg_realloc_array(p->targets, n, sizeof(*t));
+		if (!t)
+			return NULL;
+		p->targets = t;
+		p->talloc = n;
+	}
+	t = &p->targets[p->ntargets];
+	memset(t, 0, sizeof(*t));
+	if (!(t->name = fg_strdup(name)))
+		return NULL;
+	t->kind = kind;
+	p->ntargets++;
+	return t;
+}
+
+struct fg_unit *fg_project_add_unit(fg_project *p)
+{
+	struct fg_unit *u;
+
+	if (p->nunits == p->ualloc) {
+		size_t n = p->ualloc ? 2 * p->ualloc : 16;
+		u = fg_realloc_array(p->units, n, sizeof(*u));
+		if (!u)
+			return NULL;
+		p->units = u;
+		p->ualloc = n;
+	}
+	u = &p->units[p->nunits++];
+	memset(u, 0, sizeof(*u));
+	return u;
+}
+
+char *fg_path_join(const char *a, const char *b)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (b[0] == '/' || !a || !*a)
+		fg_strbuf_addstr(&sb, b);
+	else if (a[strlen(a) - 1] == '/')
+		fg_strbuf_addf(&sb, "%s%s", a, b);
+	else
+		fg_strbuf_addf(&sb, "%s/%s", a, b);
+	return fg_strbuf_detach(&sb, NULL);
+}
+
+int fg_mkdir_p(const char *path)
+{
+	char *copy = fg_strdup(path), *s;
+	int err = 0;
+
+	if (!copy)
+		return FG_ENOMEM;
+	for (s = copy + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+			err = fg_error_set(FG_EIO, "cannot create folder %s: %s", copy, strerror(errno));
+			break;
+		}
+		if (!(*s = c))
+			break;
+	}
+	free(copy);
+	return err;
+}
+
+bool fg_path_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool fg_path_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+long long fg_path_mtime(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+const char *fg_path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st)
+{
+	fg_strbuf shown = FG_STRBUF_INIT;
+	int err, null_fd = -1;
+
+	if (p->opts.verbose) {
+		fg_strvec_join_quoted(&cmd->argv, &shown);
+		fg_project_note(p, "running %s", shown.buf);
+		fg_strbuf_release(&shown);
+	}
+	/* chatter on stdout is dropped; the tools report failures on stderr,
+	 * which stays the user's */
+	if (quiet && !p->opts.verbose && (null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0)
+		cmd->stdout_fd = null_fd;
+	err = fg_cmd_run(cmd, st);
+	if (null_fd >= 0) {
+		close(null_fd);
+		cmd->stdout_fd = -1;
+	}
+	return err;
+}
+
+int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
+{
+	fg_project *p = fg_calloc(1, sizeof(*p));
+	const char *profile = opts->profile && *opts->profile ? opts->profile : "release";
+	int err = FG_ENOMEM;
+
+	*out = NULL;
+	if (!p)
+		return FG_ENOMEM;
+	p->opts = *opts;
+	p->loc.type = loc->type;
+	p->loc.file = fg_strdup(loc->file);
+	p->loc.root = fg_strdup(loc->root);
+	p->loc.toml = loc->toml ? fg_strdup(loc->toml) : NULL;
+	p->profile = fg_strdup(profile);
+	p->name = fg_strdup(fg_path_base(loc->root));
+	if (opts->build_dir)
+		p->build_dir = fg_strdup(opts->build_dir);
+	else {
+		fg_strbuf sb = FG_STRBUF_INIT;
+		fg_strbuf_addf(&sb, "%s/build/flamegraph/%s", loc->root, profile);
+		p->build_dir = fg_strbuf_detach(&sb, NULL);
+	}
+	if (!p->loc.file || !p->loc.root || !p->profile || !p->name || !p->build_dir ||
+	    (loc->toml && !p->loc.toml))
+		goto done;
+	if (strchr(profile, '/') || profile[0] == '.') {
+		err = fg_error_set(FG_EINVAL, "bad profile name '%s' — use letters, digits, '-' or '_'",
+				   profile);
+		goto done;
+	}
+	switch (loc->type) {
+	case FG_MANIFEST_CMAKE:
+		err = fg_cmake_open(p);
+		break;
+	case FG_MANIFEST_COMPDB:
+		err = fg_compdb_open(p);
+		break;
+	default:
+		err = fg_tomlproj_open(p);
+		break;
+	}
+done:
+	if (err) {
+		fg_project_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+static void target_release(struct fg_target *t)
+{
+	free(t->name);
+	free(t->exe);
+	free(t->build_name);
+	free(t->filter);
+	free(t->cwd);
+	fg_strvec_clear(&t->argv);
+	fg_strvec_clear(&t->env);
+	fg_strvec_clear(&t->sources);
+}
+
+void fg_project_free(fg_project *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->ntargets; i++)
+		target_release(&p->targets[i]);
+	for (i = 0; i < p->nunits; i++) {
+		free(p->units[i].source);
+		free(p->units[i].dir);
+		free(p->units[i].object);
+		free(p->units[i].output);
+		fg_strvec_clear(&p->units[i].argv);
+	}
+	free(p->targets);
+	free(p->units);
+	fg_manifest_loc_release(&p->loc);
+	free(p->name);
+	free(p->profile);
+	free(p->build_dir);
+	free(p->cmake_target_dir);
+	fg_strvec_clear(&p->bool_options);
+	fg_strvec_clear(&p->libs);
+	fg_strvec_clear(&p->ldflags);
+	fg_strvec_clear(&p->cflags);
+	free(p);
+}
+
+const char *fg_project_name(const fg_project *p) { return p->name; }
+const char *fg_project_root(const fg_project *p) { return p->loc.root; }
+const char *fg_project_build_dir(const fg_project *p) { return p->build_dir; }
+fg_manifest_type fg_project_type(const fg_project *p) { return p->loc.type; }
+size_t fg_project_target_count(const fg_project *p) { return p->ntargets; }
+const fg_target *fg_project_target(const fg_project *p, size_t i)
+{
+	return i < p->ntargets ? &p->targets[i] : NULL;
+}
+
+const char *fg_target_name(const fg_target *t) { return t->name; }
+fg_target_kind fg_target_kind_of(const fg_target *t) { return t->kind; }
+const char *fg_target_exe(const fg_target *t) { return t->exe; }
+const char *fg_target_build_name(const fg_target *t) { return t->build_name; }
+bool fg_target_is_ctest(const fg_target *t) { return t->ctest; }
+const char *fg_target_filter(const fg_target *t) { return t->filter; }
+
+static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->ntargets; i++) {
+		const struct fg_target *t = &p->targets[i];
+		if (t->kind != k)
+			continue;
+		fg_strbuf_addf(sb, "%s%s", n++ ? ", " : "", t->name);
+		if (t->exe && strcmp(fg_path_base(t->exe), t->name) && !t->ctest)
+			fg_strbuf_addf(sb, " (%s)", fg_path_base(t->exe));
+		if (t->ctest)
+			fg_strbuf_addstr(sb, " (ctest)");
+	}
+	if (!n)
+		fg_strbuf_addstr(sb, "(none)");
+}
+
+char *fg_project_describe(const fg_project *p)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	int k;
+
+	for (k = 0; k < FG_TARGET_KIND_COUNT; k++) {
+		fg_strbuf_addf(&sb, "%-8s ", kind_names[k]);
+		describe_kind(p, (fg_target_kind)k, &sb);
+		fg_strbuf_addch(&sb, '\n');
+	}
+	return fg_strbuf_detach(&sb, NULL);
+}
+
+static bool name_matches(const struct fg_target *t, const char *name)
+{
+	return !strcmp(t->name, name) || (t->exe && !t->ctest && !strcmp(fg_path_base(t->exe), name));
+}
+
+static int not_found(const fg_project *p, fg_target_kind kind, const char *name)
+{
+	char *all = fg_project_describe(p);
+	int err;
+
+	if (name)
+		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — pick one of these:\n%s",
+				   fg_target_kind_name(kind), name, p->loc.file, all ? all : "");
+	else
+		err = fg_error_set(FG_ENOTFOUND, "%s has no %s target — pick one of these:\n%s",
+				   p->loc.file, fg_target_kind_name(kind), all ? all : "");
+	free(all);
+	return err;
+}
+
+static int select_kind(const fg_target **out, const fg_project *p, fg_target_kind kind,
+		       const char *name, bool no_ctest)
+{
+	const struct fg_target *found = NULL;
+	fg_strbuf names = FG_STRBUF_INIT;
+	size_t i, n = 0, nctest = 0;
+	int err = 0;
+
+	*out = NULL;
+	for (i = 0; i < p->ntargets; i++) {
+		const struct fg_target *t = &p->targets[i];
+		if (kind != FG_TARGET_KIND_COUNT && t->kind != kind)
+			continue;
+		if (name && !name_matches(t, name))
+			continue;
+		if (no_ctest && t->ctest)
+			continue;
+		/* a CTest test and the executable it runs may share a name:
+		 * the test (its exact command) wins, as SPEC 1 asks */
+		if (found && t->ctest != found->ctest && name) {
+			if (t->ctest)
+				found = t;
+			nctest++;
+			continue;
+		}
+		fg_strbuf_addf(&names, "%s%s %s", n ? ", " : "", fg_target_kind_name(t->kind), t->name);
+		found = t;
+		n++;
+	}
+	if (!n)
+		err = not_found(p, kind, name);
+	else if (n > 1 && name)
+		err = fg_error_set(FG_EAMBIGUOUS, "'%s' matches several targets (%s) — name one with "
+				   "--bin, --test, --bench or --example", name, names.buf);
+	else if (n > 1)
+		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with --%s NAME",
+				   fg_target_kind_name(kind), names.buf, fg_target_kind_name(kind));
+	else
+		*out = found;
+	(void)nctest;
+	fg_strbuf_release(&names);
+	return err;
+}
+
+int fg_project_select(const fg_target **out, const fg_project *p, fg_target_kind kind,
+		      const char *name)
+{
+	return select_kind(out, p, kind, name, false);
+}
+
+int fg_project_select_unit(const fg_target **out, const fg_project *p, const char *name)
+{
+	int err = select_kind(out, p, FG_TARGET_TEST, name, true);
+	if (err == FG_EAMBIGUOUS && !name)
+		err = fg_error_set(FG_EAMBIGUOUS, "several test executables — name one: --unit-test NAME");
+	return err;
+}
+
+static int push_filter(fg_strvec *argv, const char *tmpl, const char *arg)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	const char *s;
+	int err;
+
+	for (s = tmpl; *s; s++) {
+		if (s[0] == '{' && s[1] == '}') {
+			fg_strbuf_addstr(&sb, arg);
+			s++;
+		} else
+			fg_strbuf_addch(&sb, *s);
+	}
+	err = fg_strvec_push(argv, sb.buf);
+	fg_strbuf_release(&sb);
+	return err;
+}
+
+int fg_target_run_spec(fg_run_spec *out, const fg_target *t, const char *const *extra,
+		       size_t nextra, bool as_filter)
+{
+	fg_strvec argv = FG_STRVEC_INIT, env = FG_STRVEC_INIT;
+	size_t i;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->ctest)
+		err = fg_strvec_push(&argv, t->exe);
+	for (i = 0; !err && i < t->argv.n; i++)
+		err = fg_strvec_push(&argv, t->argv.v[i]);
+	for (i = 0; !err && i < nextra; i++) {
+		if (as_filter && t->filter)
+			err = push_filter(&argv, t->filter, extra[i]);
+		else
+			err = fg_strvec_push(&argv, extra[i]);
+	}
+	for (i = 0; !err && i < t->env.n; i++)
+		err = fg_strvec_push(&env, t->env.v[i]);
+	if (!err && t->cwd && !(out->cwd = fg_strdup(t->cwd)))
+		err = FG_ENOMEM;
+	if (err || !argv.n) {
+		fg_strvec_clear(&argv);
+		fg_strvec_clear(&env);
+		free(out->cwd);
+		out->cwd = NULL;
+		return err ? err : fg_error_set(FG_EINVAL, "target '%s' has no command", t->name);
+	}
+	out->argv = argv.v;
+	out->argc = argv.n;
+	out->env = env.v;
+	out->nenv = env.n;
+	return 0;
+}
+
+void fg_run_spec_release(fg_run_spec *spec)
+{
+	fg_strvec v = FG_STRVEC_INIT;
+
+	v.v = spec->argv;
+	v.n = spec->argc;
+	fg_strvec_clear(&v);
+	v.v = spec->env;
+	v.n = spec->nenv;
+	fg_strvec_clear(&v);
+	free(spec->cwd);
+	memset(spec, 0, sizeof(*spec));
+}

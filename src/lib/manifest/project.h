@@ -1,0 +1,88 @@
+/* Internals shared by the manifest readers (src/lib/manifest) and the
+ * build stage (src/lib/build): the concrete project and target structs. */
+#ifndef FG_LIB_MANIFEST_PROJECT_H
+#define FG_LIB_MANIFEST_PROJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "flamegraph/build.h"
+#include "flamegraph/manifest.h"
+#include "util/process.h"
+#include "util/strbuf.h"
+
+struct fg_target {
+	char *name;
+	fg_target_kind kind;
+	char *exe;          /* absolute */
+	char *build_name;   /* target to build, NULL: build everything */
+	bool ctest;
+	char *filter;       /* filter template or NULL */
+	fg_strvec argv;     /* ctest: the whole command; else default args */
+	fg_strvec env;
+	char *cwd;
+	fg_strvec sources;  /* cc system / compile db: the target's sources */
+	size_t unit;        /* compile db: index of the unit defining main */
+};
+
+/* One compile of a source file into an object (compile db and cc system). */
+struct fg_unit {
+	char *source;       /* absolute */
+	char *dir;          /* where the compile runs */
+	char *object;       /* absolute, inside the flamegraph build dir */
+	fg_strvec argv;     /* the full compile command, -c and -o included */
+	bool has_main;      /* known after compiling */
+	char *output;       /* compile db: what the entry's -o named (or NULL) */
+};
+
+struct fg_project {
+	fg_manifest_loc loc;
+	fg_project_opts opts;   /* borrowed strings; valid while the project lives */
+	char *name;
+	char *profile;
+	char *build_dir;
+	struct fg_target *targets;
+	size_t ntargets, talloc;
+	struct fg_unit *units;
+	size_t nunits, ualloc;
+	fg_strvec bool_options; /* CMake: the project's BOOL options, for messages */
+	fg_strvec libs;         /* extra link libraries (-lfoo or paths) */
+	fg_strvec ldflags;
+	fg_strvec cflags;       /* cc system: final compile flags */
+	char *cmake_target_dir; /* unused placeholder for future use */
+	bool no_rosegment;      /* link with -Wl,--no-rosegment */
+};
+
+/* Notes a progress line through opts.note (printf-style). */
+void fg_project_note(const fg_project *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Appends a target (zeroed) and returns it, or NULL (FG_ENOMEM). */
+struct fg_target *fg_project_add_target(fg_project *p, const char *name,
+					fg_target_kind kind);
+struct fg_unit *fg_project_add_unit(fg_project *p);
+
+/* Readers: fill p's targets. */
+int fg_cmake_open(fg_project *p);
+/* (Re)configures a CMake project when its arguments changed. */
+int fg_cmake_configure(fg_project *p);
+int fg_compdb_open(fg_project *p);
+int fg_tomlproj_open(fg_project *p);
+
+/* Builders. */
+int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+int fg_units_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
+/* Path helpers. */
+char *fg_path_join(const char *a, const char *b);
+int fg_mkdir_p(const char *path);
+bool fg_path_is_dir(const char *path);
+bool fg_path_is_file(const char *path);
+/* Modification time in nanoseconds, or -1 when the file does not exist. */
+long long fg_path_mtime(const char *path);
+const char *fg_path_base(const char *path);
+/* Runs cmd and reports whether it exited 0; FG_ENOTFOUND when the
+ * program does not exist. `quiet`: its stdout is discarded. */
+int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st);
+
+#endif
