@@ -1,6 +1,5 @@
 /* flamegraph-build: find the project's manifest, build the chosen target
  * with debug info and frame pointers, profile it, write the graph. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "cli/common/diag.h"
 #include "cli/common/opts.h"
+#include "cli/common/profile_opts.h"
 #include "flamegraph/build.h"
 #include "flamegraph/error.h"
 #include "flamegraph/git.h"
@@ -16,13 +16,11 @@
 
 static struct {
 	const char *bin, *example, *test, *bench, *unit_test, *package, *manifest;
-	const char *profile, *build_dir, *output, *folded, *format, *title, *subtitle;
-	const char *call_graph;
-	bool unit_test_given, no_default, all_features, dev, release, list, verbose;
-	bool ignore_status;
-	long long freq;
+	const char *profile, *build_dir;
+	bool unit_test_given, no_default, all_features, dev, release, list;
 	fg_strlist features, defines;
 } o;
+static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
 
 static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 {
@@ -54,17 +52,12 @@ static const fg_option options[] = {
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
 	FG_OPT_STRING(0, "build-dir", &o.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
 	FG_OPT_LIST('D', NULL, &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
-	FG_OPT_GROUP("Profiling"),
-	FG_OPT_STRING('o', "output", &o.output, "FILE", "write the graph to FILE (default flamegraph.svg)"),
-	FG_OPT_INT('F', "freq", &o.freq, "HZ", "sampling frequency (default 997)"),
-	FG_OPT_CHOICE(0, "call-graph", &o.call_graph, "MODE", "dwarf|fp|lbr",
-		      "stack walking: dwarf (default, exact) or fp (fast, small files)"),
-	FG_OPT_STRING(0, "folded", &o.folded, "FILE", "also write the folded stacks to FILE"),
-	FG_OPT_CHOICE(0, "format", &o.format, "FMT", "svg|folded|json", "output format (default svg)"),
-	FG_OPT_STRING(0, "title", &o.title, "TEXT", "the graph's title"),
-	FG_OPT_STRING(0, "subtitle", &o.subtitle, "TEXT", "the graph's subtitle (default: git branch and commit)"),
-	FG_OPT_BOOL(0, "ignore-status", &o.ignore_status, "a failing workload is not an error"),
-	FG_OPT_BOOL('v', "verbose", &o.verbose, "print every command run"),
+	FG_OPT_GROUP("Output"),
+	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
+	FG_OPT_GROUP("Recording"),
+	FG_PROFILE_CLI_RECORD_ROWS(pc),
+	FG_OPT_GROUP("Graph"),
+	FG_PROFILE_CLI_RENDER_ROWS(pc),
 	FG_OPT_END(),
 };
 
@@ -82,16 +75,6 @@ static void note(void *ctx, const char *line)
 {
 	(void)ctx;
 	fg_notef("%s", line);
-}
-
-static void on_event(void *ctx, fg_profile_event kind, const char *msg, double value)
-{
-	(void)ctx;
-	(void)value;
-	if (kind == FG_PROFILE_WARNING)
-		fg_warnf("%s", msg);
-	else if (kind == FG_PROFILE_NOTE || (kind == FG_PROFILE_COMMAND && o.verbose))
-		fg_notef("%s", msg);
 }
 
 /* --features a,b -f c: split at commas into one list. */
@@ -119,81 +102,81 @@ static int select_target(const fg_target **t, const fg_project *p)
 	return fg_project_select(t, p, FG_TARGET_BIN, NULL);
 }
 
+/* Output paths given relative to where the user ran us, made absolute
+ * before moving into the test's working directory. */
+static const char *absolute(const char *path, const char *here, char **keep)
+{
+	size_t n;
+
+	if (!path || path[0] == '/' || !strcmp(path, "-") || !here)
+		return path;
+	n = strlen(here) + strlen(path) + 2;
+	if (!(*keep = malloc(n)))
+		return path;
+	snprintf(*keep, n, "%s/%s", here, path);
+	return *keep;
+}
+
 static int profile(const fg_project *p, const fg_target *t, char **args, int nargs)
 {
 	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
-	fg_profile_result res = FG_PROFILE_RESULT_INIT;
 	fg_run_spec spec = FG_RUN_SPEC_INIT;
 	fg_git_info gi = FG_GIT_INFO_INIT;
-	char subtitle[512], *out_abs = NULL, *folded_abs = NULL;
-	int err;
+	char subtitle[512], *here = NULL, *keep[3] = { NULL, NULL, NULL };
+	int err, code;
 
 	/* a flamegraph.toml test says how it takes a filter; guessing would
 	 * hand it an argument it may reject or misread */
 	if (o.unit_test_given && nargs && !fg_target_filter(t) && fg_project_type(p) == FG_MANIFEST_TOML) {
-		fg_errorf("test '%s' declares no filter — add filter = \"...{}...\" to its [[test]] "
-			  "entry in flamegraph.toml, or run it without a filter", fg_target_name(t));
+		fg_errorf("test '%s' declares no filter — add filter = \"--filter={}\" (its own "
+			  "syntax) to its [[test]] entry in flamegraph.toml, or run it without one",
+			  fg_target_name(t));
 		return FG_EXIT_USAGE;
 	}
+	if ((code = fg_profile_cli_apply(&po, &pc)))
+		return code;
 	if ((err = fg_target_run_spec(&spec, t, (const char *const *)args, (size_t)nargs, o.unit_test_given)))
 		return fg_die_lib(err);
-	if (fg_target_is_ctest(t)) {
-		fg_notef("profiling CTest test %s: %s", fg_target_name(t), spec.argv[0]);
-	}
-	/* the workload runs where its test says, with its environment; our
+	if (fg_target_is_ctest(t))
+		fg_notef("profiling CTest test %s: %s (perf follows its child processes)",
+			 fg_target_name(t), spec.argv[0]);
+	/* the workload runs where its test says, with its environment; the
 	 * outputs stay where the user asked for them */
-	out_abs = realpath(".", NULL);
-	if (spec.cwd && out_abs) {
-		char buf[PATH_MAX * 2];
-		snprintf(buf, sizeof(buf), "%s/%s", out_abs, o.output ? o.output : "flamegraph.svg");
-		po.output = o.output && o.output[0] == '/' ? o.output : strdup(buf);
-		if (o.folded) {
-			snprintf(buf, sizeof(buf), "%s/%s", out_abs, o.folded);
-			po.folded_out = o.folded[0] == '/' ? o.folded : (folded_abs = strdup(buf));
-		}
-	} else {
-		po.output = o.output;
-		po.folded_out = o.folded;
+	if (spec.cwd) {
+		here = realpath(".", NULL);
+		po.output = absolute(po.output ? po.output : "flamegraph.svg", here, &keep[0]);
+		po.folded_out = absolute(po.folded_out, here, &keep[1]);
+		po.perfdata_out = absolute(po.perfdata_out, here, &keep[2]);
 	}
-	for (size_t i = 0; i < spec.nenv; i++)
-		putenv(spec.env[i]);
+	for (size_t i = 0; i < spec.nenv; i++) {
+		char *eq = strchr(spec.env[i], '=');
+		if (eq) {
+			*eq = '\0';
+			setenv(spec.env[i], eq + 1, 1);
+			*eq = '=';
+		}
+	}
 	if (spec.cwd && chdir(spec.cwd) != 0) {
-		fg_errorf("cannot enter %s, the test's working directory — build the project first", spec.cwd);
-		return FG_EXIT_USAGE;
+		fg_errorf("cannot enter %s, the working directory of test %s — check its "
+			  "WORKING_DIRECTORY", spec.cwd, fg_target_name(t));
+		code = FG_EXIT_USAGE;
+		goto done;
 	}
 	po.argv = (const char *const *)spec.argv;
 	po.argc = spec.argc;
-	po.record.freq = o.freq > 0 ? (unsigned)o.freq : 997;
-	if (o.call_graph && !strcmp(o.call_graph, "fp")) po.record.call_graph = FG_CALL_GRAPH_FP;
-	if (o.call_graph && !strcmp(o.call_graph, "lbr")) po.record.call_graph = FG_CALL_GRAPH_LBR;
-	if (o.format) fg_output_format_parse(&po.format, o.format);
-	po.ignore_status = o.ignore_status;
-	po.tmpdir = getenv("TMPDIR");
-	po.on_event = on_event;
-	po.render.title = o.title;
-	po.render.subtitle = o.subtitle;
-	if (!o.subtitle && fg_git_provenance(&gi, fg_project_root(p)) == 0) {
+	if (!po.render.subtitle && fg_git_provenance(&gi, fg_project_root(p)) == 0) {
 		fg_git_info_format(subtitle, sizeof(subtitle), &gi);
 		po.render.subtitle = subtitle;
 	}
 	fg_error_clear();
-	err = fg_profile_run(&po, &res);
+	code = fg_profile_cli_run(&po, &pc);
+done:
 	fg_git_info_release(&gi);
-	if (err == FG_ENODATA)
-		fg_errorf("no samples were recorded: %s ran too briefly — raise the frequency "
-			  "(-F 20000) or give it more work", fg_target_name(t));
-	else if (err)
-		fg_die_lib(err);
-	else if (res.workload_failed && !o.ignore_status)
-		fg_warnf("%s exited with status %d (the graph was still written)", fg_target_name(t), res.exit_code);
-	if (!err)
-		fg_notef("wrote %s (%llu samples)", o.output ? o.output : "flamegraph.svg",
-			 (unsigned long long)res.samples);
-	if (po.output != o.output) free((char *)po.output);
-	free(folded_abs);
-	free(out_abs);
+	for (size_t i = 0; i < 3; i++)
+		free(keep[i]);
+	free(here);
 	fg_run_spec_release(&spec);
-	return err ? (err == FG_ENODATA ? FG_EXIT_RECORD : fg_exit_code_for(err)) : 0;
+	return code;
 }
 
 int cmd_flamegraph_build(int argc, char **argv)
@@ -230,7 +213,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 	po.cc = getenv("CC");
 	po.cflags = getenv("CFLAGS");
 	po.ldflags = getenv("LDFLAGS");
-	po.verbose = o.verbose;
+	po.verbose = pc.verbose;
 	po.note = note;
 	if ((r = fg_manifest_find(&loc, o.manifest ? o.manifest : ".", o.manifest != NULL)) ||
 	    (r = fg_project_open(&p, &loc, &po))) {
@@ -252,6 +235,7 @@ done:
 	fg_project_free(p);
 	fg_manifest_loc_release(&loc);
 	fg_strlist_release(&feats);
+	fg_profile_cli_release(&pc);
 	for (size_t i = 0; i < 64; i++)
 		free(keep[i]);
 	return code;
