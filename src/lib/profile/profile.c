@@ -101,10 +101,12 @@ static int check_tool(run *r)
 	if (!path)
 		return fail_tool_missing(tool, r->rec.recorder);
 	free(path);
-	if (r->rec.root && !(path = fg_which("sudo")))
-		return fg_error_set(FG_ERECORD, "--root needs sudo, which was not found — install "
-				    "sudo or run as root without --root");
-	free(path);
+	if (r->rec.root) {
+		if (!(path = fg_which("sudo")))
+			return fg_error_set(FG_ERECORD, "--root needs sudo, which was not found — "
+					    "install sudo or run as root without --root");
+		free(path);
+	}
 	return 0;
 }
 
