@@ -1,0 +1,69 @@
+# flamegraph: usage errors and the failures found before anything is
+# recorded, each with its message and exit code (SPEC 10); a failed run
+# leaves the user's files alone. Needs no perf.
+echo "keep me" > precious.svg
+
+# perf not installed: exit 3, names the packages, output untouched
+cc -O2 -g -o prog "$FG_SRC/examples/callgraph/callgraph.c"
+PERF=/nonexistent check_exit "PERF=/nonexistent" 3 flamegraph -o precious.svg -- ./prog 10
+check_contains "perf missing names Debian's package" err "linux-perf"
+check_contains "perf missing names other distros" err "dnf install perf"
+check_contains "perf missing: error prefix" err "^flamegraph: error: /nonexistent was not found"
+check_eq "failed run keeps the old file" "keep me" "$(cat precious.svg)"
+
+# the program does not exist
+check_exit "program not found" 1 flamegraph -o precious.svg -- ./no-such-program
+check_contains "program not found message" err "program './no-such-program' was not found"
+check_exit "program not on PATH" 1 flamegraph -o precious.svg no-such-program-xyz
+check_contains "not on PATH message" err "not found on PATH"
+
+# unknown PID
+check_exit "unknown PID" 1 flamegraph -o precious.svg --pid 999999999
+check_contains "unknown PID message" err "no process with PID 999999999"
+check_exit "PID not a number" 1 flamegraph --pid abc
+check_contains "PID not a number message" err "'abc' is not a PID"
+
+# unwritable output: refused before the program runs
+check_exit "unwritable output" 1 flamegraph -o /nonexistent-dir/out.svg -- ./prog quick
+check_contains "unwritable output names the path" err "/nonexistent-dir/out.svg"
+check_exit "output is a directory" 1 flamegraph -o . -- ./prog quick
+check_contains "directory output message" err "is a directory"
+
+# usage errors
+check_exit "nothing to profile" 1 flamegraph
+check_contains "nothing to profile says what to do" err "give a command"
+check_exit "-c conflicts with -F" 1 flamegraph -F 99 -c "record -g" -- ./prog quick
+check_contains "-c/-F conflict message" err "conflict"
+check_exit "bad call-graph" 1 flamegraph --call-graph frames -- ./prog quick
+check_contains "bad call-graph lists choices" err "fp\|dwarf\|lbr"
+check_exit "bad format" 1 flamegraph --format png -- ./prog quick
+check_exit "command and --pid" 1 flamegraph --pid 1 -- ./prog quick
+check_contains "only one target" err "only one of"
+check_exit "missing perfdata" 1 flamegraph --perfdata nope.data
+check_contains "missing perfdata message" err "cannot read nope.data"
+if ! command -v sudo >/dev/null; then
+	check_exit "--root without sudo" 3 flamegraph --root -o precious.svg -- ./prog quick
+	check_contains "--root without sudo message" err "--root needs sudo"
+fi
+check_exit "perfdata without samples" 3 flamegraph --perfdata /dev/null -o precious.svg
+check_contains "perfdata without samples message" err "holds no samples"
+check_eq "failed run keeps the old file (2)" "keep me" "$(cat precious.svg)"
+
+# --help documents the shared options, fp as the fast choice
+check_exit "--help" 0 flamegraph --help
+for opt in --freq --cmd --call-graph --root --compression-level --ignore-status --no-inline \
+	   --skip-after --post-process --open --verbose --folded --perfdata-out --format \
+	   --title --subtitle --notes --deterministic --inverted --reverse --flamechart \
+	   --min-width --image-width --palette --pid --perfdata --output; do
+	check_contains "--help lists $opt" out -- "$opt"
+done
+check_contains "--help: fp is the fast, small-file choice" out "fp \(frame pointers: the fast, small-file choice\)"
+
+# completions for the three shells
+check_exit "bash completions" 0 flamegraph --completions bash
+check_contains "bash completion offers call-graph modes" out "fp dwarf lbr"
+bash -n out && pass || fail "bash completion script does not parse"
+check_exit "zsh completions" 0 flamegraph --completions zsh
+check_contains "zsh completion names options" out "call-graph"
+check_exit "fish completions" 0 flamegraph --completions fish
+check_contains "fish completion names options" out "complete -c flamegraph -l perfdata"
