@@ -205,6 +205,17 @@ static void repo_with_commit(char *dir)
 	git(dir, "commit", "-q", "-m", "first", NULL);
 }
 
+/* What `git describe --dirty` thinks, to hold the dirty flag against. */
+static bool git_says_dirty(const char *dir)
+{
+	char *d = git_out(dir, "describe", "--always", "--dirty", NULL);
+	size_t n = strlen(d);
+	bool dirty = n >= 6 && strcmp(d + n - 6, "-dirty") == 0;
+
+	free(d);
+	return dirty;
+}
+
 static void check_error_mentions(const char *needle)
 {
 	if (!strstr(fg_error_last(), needle))
@@ -260,6 +271,7 @@ static void modified_tracked_file_is_dirty(void **state)
 	write_file(dir, "a.c", "int main(void) { return 1; }\n");
 	assert_int_equal(fg_git_provenance(&info, dir), 0);
 	assert_true(info.dirty);
+	assert_true(git_says_dirty(dir));
 	assert_false(info.untracked);
 	fg_git_info_format(text, sizeof(text), &info);
 	snprintf(want, sizeof(want), "main @ %s (dirty)", info.short_id);
@@ -290,6 +302,7 @@ static void staged_change_is_dirty(void **state)
 	git(dir, "add", "new.c", NULL);
 	assert_int_equal(fg_git_provenance(&info, dir), 0);
 	assert_true(info.dirty);
+	assert_true(git_says_dirty(dir));
 	assert_false(info.untracked);
 	fg_git_info_release(&info);
 
@@ -315,6 +328,7 @@ static void untracked_file_is_not_dirty(void **state)
 	assert_string_equal(porcelain, "?? scratch.txt");
 	assert_int_equal(fg_git_provenance(&info, dir), 0);
 	assert_false(info.dirty);
+	assert_false(git_says_dirty(dir));
 	assert_true(info.untracked);
 	fg_git_info_format(text, sizeof(text), &info);
 	assert_null(strstr(text, "dirty"));
@@ -418,6 +432,43 @@ static void format_reports_needed_length(void **state)
 	assert_int_equal(fg_git_info_format(small, sizeof(small), &info), n);
 	assert_string_equal(small, "feature");
 	/* not released: the strings here are not owned */
+}
+
+/* A real, checked-out submodule: dirty exactly when git describe says so. */
+static void submodule_state_and_dirty_flag(void **state)
+{
+	char dir[PATH_MAX], lib[PATH_MAX], sub[PATH_MAX];
+	fg_git_info info = FG_GIT_INFO_INIT;
+	size_t i;
+
+	repo_with_commit(lib);
+	repo_with_commit(dir);
+	git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+	    lib, "lib", NULL);
+	git(dir, "commit", "-q", "-m", "add lib", NULL);
+	path_join(sub, dir, "lib");
+
+	for (i = 0; i < 3; i++) {
+		if (i == 1)  /* untracked file inside the submodule */
+			write_file(sub, "scratch.txt", "x\n");
+		if (i == 2)  /* tracked file modified inside the submodule */
+			write_file(sub, "a.c", "changed\n");
+		assert_int_equal(fg_git_provenance(&info, dir), 0);
+		if (info.dirty != git_says_dirty(dir))
+			fail_msg("step %zu: dirty=%d but git describe disagrees", i, info.dirty);
+		assert_string_equal(info.workdir, dir);
+		fg_git_info_release(&info);
+	}
+	assert_int_equal(fg_git_provenance(&info, dir), 0);
+	assert_true(info.dirty);
+	fg_git_info_release(&info);
+
+	/* Inside the submodule, provenance is the submodule's own. */
+	assert_int_equal(fg_git_provenance(&info, sub), 0);
+	assert_string_equal(info.workdir, sub);
+	assert_true(info.dirty);
+	assert_true(info.untracked);
+	fg_git_info_release(&info);
 }
 
 /* ---- resolving and exporting -------------------------------------- */
@@ -810,6 +861,7 @@ int main(void)
 		cmocka_unit_test(detached_head),
 		cmocka_unit_test(unborn_branch),
 		cmocka_unit_test(not_a_repository),
+		cmocka_unit_test(submodule_state_and_dirty_flag),
 		cmocka_unit_test(format_reports_needed_length),
 		cmocka_unit_test(export_previous_commit_leaves_work_tree_alone),
 		cmocka_unit_test(export_by_tag_short_id_and_into_empty_dir),

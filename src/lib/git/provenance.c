@@ -109,6 +109,27 @@ static int status_entry(const char *path, unsigned int flags, void *payload)
 	return info->dirty && info->untracked ? 1 : 0;
 }
 
+/* A submodule makes the tree dirty when `git describe --dirty` would say
+ * so: its commit differs from the recorded one, or its tracked content
+ * changed. Untracked files inside it do not count (libgit2's status would
+ * count them), and a stricter `ignore` from .gitmodules is honoured. */
+static int submodule_entry(git_submodule *sm, const char *name, void *payload)
+{
+	fg_git_info *info = payload;
+	git_submodule_ignore_t ignore = git_submodule_ignore(sm);
+	unsigned int st = 0;
+
+	if (ignore == GIT_SUBMODULE_IGNORE_NONE || ignore == GIT_SUBMODULE_IGNORE_UNSPECIFIED)
+		ignore = GIT_SUBMODULE_IGNORE_UNTRACKED;
+	if (git_submodule_status(&st, git_submodule_owner(sm), name, ignore) < 0)
+		return 0; /* unreadable submodule: say nothing rather than fail */
+	st &= ~(unsigned int)(GIT_SUBMODULE_STATUS_WD_UNTRACKED |
+			      GIT_SUBMODULE_STATUS_WD_UNINITIALIZED);
+	if (!GIT_SUBMODULE_STATUS_IS_UNMODIFIED(st))
+		info->dirty = true;
+	return info->dirty ? 1 : 0;
+}
+
 static int read_status(fg_git_info *info, git_repository *repo)
 {
 	git_status_options so;
@@ -119,11 +140,18 @@ static int read_status(fg_git_info *info, git_repository *repo)
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	/* Untracked directories are reported as one entry, not walked:
-	 * existence is all we need. Ignored files are not looked at. */
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	 * existence is all we need. Ignored files are not looked at.
+	 * Submodules get their own, stricter look below. */
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
 	lg = git_status_foreach_ext(repo, &so, status_entry, info);
 	if (lg < 0 && !(info->dirty && info->untracked))
 		return fg_git__fail(lg, "cannot read the repository status");
+	if (info->dirty)
+		return 0;
+	/* A broken .gitmodules is the user's to fix with git; provenance is
+	 * best effort and keeps what it learned from the status. */
+	git_submodule_foreach(repo, submodule_entry, info);
+	git_error_clear();
 	return 0;
 }
 
