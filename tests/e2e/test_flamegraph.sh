@@ -1,0 +1,56 @@
+# flamegraph end to end with real perf on examples/callgraph: the call
+# tree main -> outer -> {a, b} (a does twice b's work) comes out in the
+# folded stacks at a ratio near 2 and nested in the SVG; the JSON output
+# is speedscope's format; -v shows every command and stage timing.
+command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
+cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
+
+check_exit "profile callgraph" 0 flamegraph -v --folded stacks.folded -o graph.svg -- ./callgraph 1500
+cp err verbose.txt
+for stage in record script collapse render; do
+	check_contains "-v timing line for $stage" verbose.txt "timing: $stage took [0-9.]+ s"
+done
+check_contains "-v shows perf record with dwarf,65528" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -o .* -- ./callgraph 1500"
+check_contains "-v shows perf script" verbose.txt "running: .*perf script -i "
+
+na=$(awk '/main;outer;a [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
+nb=$(awk '/main;outer;b [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
+[ "$na" -gt 100 ] && pass || fail "main;outer;a has only $na samples"
+[ "$nb" -gt 50 ] && pass || fail "main;outer;b has only $nb samples"
+ratio=$(awk -v a="$na" -v b="$nb" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
+awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5 && r <= 2.6) }' && pass ||
+	fail "a/b sample ratio $ratio is not near 2 ($na vs $nb)"
+echo "a/b ratio: $ratio ($na / $nb)"
+
+# the SVG has a inside outer inside main (by sample coordinates)
+"$FG_SHARED/tools/svg-frames" graph.svg > frames.txt || fail "svg-frames rejects graph.svg"
+python3 - frames.txt <<'PY' && pass || fail "frames are not nested main > outer > {a, b}"
+import sys
+fr = {}
+for line in open(sys.argv[1]):
+    name, x, w = line.rstrip("\n").split("\t")
+    fr.setdefault(name, []).append((float(x), float(w)))
+def inside(child, parent):
+    return all(any(px <= cx and cx + cw <= px + pw + 1e-9 for px, pw in fr[parent])
+               for cx, cw in fr[child])
+ok = all(n in fr for n in ("main", "outer", "a", "b"))
+ok = ok and inside("a", "outer") and inside("b", "outer") and inside("outer", "main")
+sys.exit(0 if ok else 1)
+PY
+
+# speedscope JSON from the same kind of run
+check_exit "--format json" 0 flamegraph --format json -o prof.json -F 499 -- ./callgraph 500
+python3 - prof.json <<'PY' && pass || fail "prof.json is not a speedscope profile with main/outer/a"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] for f in d["shared"]["frames"]]
+p = d["profiles"][0]
+assert d["$schema"].startswith("https://www.speedscope.app/")
+assert p["type"] == "sampled" and len(p["samples"]) == len(p["weights"])
+assert {"main", "outer", "a"} <= set(names)
+assert all(0 <= i < len(names) for s in p["samples"] for i in s)
+PY
+
+# --format folded to stdout
+check_exit "--format folded -o -" 0 flamegraph --format folded -o - -F 499 -- ./callgraph 300
+check_contains "folded on stdout" out "main;outer;a [0-9]+$"
