@@ -179,7 +179,8 @@ static int base_args(fg_project *p, fg_strvec *args)
 		user = p->opts.cflags;
 	if (user && *user)
 		fg_strbuf_addf(&fl, "%s ", user);
-	fg_strbuf_addstr(&fl, "-fno-omit-frame-pointer");
+	/* -g too: Release and MinSizeRel build types have no debug info */
+	fg_strbuf_addstr(&fl, "-g -fno-omit-frame-pointer");
 	if (leaf_fp_supported(p))
 		fg_strbuf_addstr(&fl, " -mno-omit-leaf-frame-pointer");
 	fg_strvec_pushf(args, "-DCMAKE_C_FLAGS=%s", fl.buf);
