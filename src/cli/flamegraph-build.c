@@ -51,7 +51,7 @@ static const fg_option options[] = {
 	FG_OPT_STRING(0, "profile", &o.profile, "NAME", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
 	FG_OPT_STRING(0, "build-dir", &o.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
-	FG_OPT_LIST('D', NULL, &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
+	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_GROUP("Recording"),
