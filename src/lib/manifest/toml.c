@@ -840,7 +840,8 @@ make:
 	v->u.str.len = n;
 	return v;
 bad:
-	perr_at(p, line, col, "invalid date/time `%.*s`: %s", (int)n, tok, why);
+	perr_at(p, line, col, "invalid date/time `%.*s%s`: %s", (int)(n > 40 ? 40 : n),
+		tok, n > 40 ? "..." : "", why);
 	return NULL;
 }
 
@@ -909,6 +910,9 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 	char *end;
 
 	fg_strbuf_reset(&p->sb);
+	/* the digits copied below never outgrow the token */
+	if (fg_strbuf_grow(&p->sb, n + 2) < 0)
+		return NULL;
 	if (*s == '+' || *s == '-') {
 		neg = *s == '-';
 		sign = true;
@@ -995,7 +999,8 @@ overflow:
 		return NULL;
 	why = "integer does not fit in 64 bits";
 bad:
-	perr_at(p, line, col, "invalid number `%.*s`: %s", (int)n, tok, why);
+	perr_at(p, line, col, "invalid number `%.*s%s`: %s", (int)(n > 40 ? 40 : n),
+		tok, n > 40 ? "..." : "", why);
 	return NULL;
 }
 
@@ -1203,6 +1208,7 @@ static int parse_keyval(struct parser *p, fg_toml_value *table)
 {
 	size_t base = p->nkeys, i;
 	fg_toml_value *t = table, *v;
+	const struct toml_entry *e;
 	const struct key_seg *k;
 	char buf[48], name[256];
 	long idx;
@@ -1214,12 +1220,9 @@ static int parse_keyval(struct parser *p, fg_toml_value *table)
 		if (!(t = dotted_descend(p, t, base, i)))
 			return fg_error_last_code();
 	k = &p->keys[p->nkeys - 1];
-	if (lookup(t, k)) {
-		const struct toml_entry *e = lookup(t, k);
-
+	if ((e = lookup(t, k)))
 		return perr_at(p, k->line, k->col, "duplicate key `%s` (first set at line %u)",
 			       key_text(p, base, p->nkeys - base, name, sizeof(name)), e->line);
-	}
 	if ((idx = table_add(p->arena, t, k->s, k->len, k->line, k->col)) < 0)
 		return (int)idx;
 	p->nkeys = base; /* the value may hold keys of its own */
