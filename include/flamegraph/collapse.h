@@ -43,11 +43,19 @@ typedef struct fg_collapse_opts {
 typedef struct fg_collapser fg_collapser;
 
 /* Creates a collapser for `format` (FG_FORMAT_UNKNOWN: guess from the first
- * bytes fed). opts may be NULL for defaults; its strings must outlive c. */
+ * bytes fed). opts may be NULL for defaults; its strings must outlive c.
+ * With nthreads != 1 worker threads start on the first full chunk (4 MB);
+ * the result is byte-identical whatever the thread count.
+ * Returns 0, FG_ENOMEM or FG_EINVAL (unknown format). Free with
+ * fg_collapser_free. */
 int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opts *opts);
-/* Pushes len bytes of input. */
+/* Pushes len bytes of input, in chunks of any size. Returns 0, FG_ENOMEM,
+ * FG_EPARSE (format guessing failed after 1 MB) or FG_EINVAL (after
+ * finish). Errors are sticky. */
 int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len);
-/* Ends the input (a last line without newline still counts). */
+/* Ends the input (a last line without newline still counts), waits for
+ * the worker threads and merges their results. Must be called once before
+ * foreach/write. Returns 0 or the first error. */
 int fg_collapser_finish(fg_collapser *c);
 /* The format in use (after guessing, once enough input was fed). */
 fg_format fg_collapser_format(const fg_collapser *c);
@@ -70,7 +78,11 @@ typedef struct fg_collapse_stats {
 		uint64_t count;
 		uint64_t first_line; /* 1-based line number of the first one */
 	} warnings[FG_COLLAPSE_MAX_WARNINGS];
+	const char *event;     /* perf: the event type kept (owned by the collapser; NULL: none seen) */
+	uint64_t filtered;     /* perf: samples of other event types skipped */
 } fg_collapse_stats;
+/* Fills *out. Complete after fg_collapser_finish; before it, counts cover
+ * the chunks parsed so far. `what` strings are static. */
 void fg_collapser_stats(const fg_collapser *c, fg_collapse_stats *out);
 
 void fg_collapser_free(fg_collapser *c);
@@ -79,7 +91,10 @@ void fg_collapser_free(fg_collapser *c);
  * cannot tell yet or at all). */
 fg_format fg_guess_format(const char *buf, size_t len);
 
-/* Convenience: collapses a whole file ("-": stdin; gzip is detected). */
+/* Convenience: feeds a whole file ("-": stdin; gzip is detected by its
+ * magic bytes). May be called for several files before finish: they are
+ * one stream. FG_ENOTFOUND / FG_EIO name the file; such errors are not
+ * sticky, so the caller may go on with other files. */
 int fg_collapse_file(fg_collapser *c, const char *path);
 
 #ifdef __cplusplus

@@ -1,0 +1,147 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common/collapse_cli.h"
+#include "cli/common/diag.h"
+#include "cli/common/opts.h"
+#include "flamegraph/error.h"
+#include "util/outfile.h"
+
+struct collapse_args {
+	fg_collapse_opts opts;
+	bool all, no_inline, quiet;
+	long long nthreads;
+	const char *output;
+	fg_strlist skip_after;
+};
+
+#define PERF_OPTIONS(a) \
+	FG_OPT_BOOL(0, "pid", &(a)->opts.include_pid, "prefix stacks with the process: comm-PID"), \
+	FG_OPT_BOOL(0, "tid", &(a)->opts.include_tid, "prefix stacks with process and thread: comm-PID/TID"), \
+	FG_OPT_BOOL(0, "kernel", &(a)->opts.annotate_kernel, "mark kernel frames with _[k]"), \
+	FG_OPT_BOOL(0, "jit", &(a)->opts.annotate_jit, "mark JIT-compiled frames (perf maps, jitdump) with _[j]"), \
+	FG_OPT_BOOL(0, "all", &(a)->all, "all annotations: --kernel --jit"), \
+	FG_OPT_BOOL(0, "addrs", &(a)->opts.include_addrs, "keep the address of frames whose symbol is unknown: [module <ADDR>]"), \
+	FG_OPT_STRING(0, "event-filter", &(a)->opts.event_filter, "EVENT", "keep only samples of EVENT (default: the first event type seen)"), \
+	FG_OPT_LIST(0, "skip-after", &(a)->skip_after, "FUNC", "drop the callers of FUNC: stacks start at FUNC (repeatable)")
+
+#define DTRACE_OPTIONS(a) \
+	FG_OPT_BOOL(0, "includeoffset", &(a)->opts.include_offset, "keep +0x offsets of caller frames (DTrace)")
+
+#define COMMON_OPTIONS(a) \
+	FG_OPT_BOOL(0, "no-inline", &(a)->no_inline, "drop inlined frames (written as caller->inlined)"), \
+	FG_OPT_INT('n', "nthreads", &(a)->nthreads, "N", "worker threads (default: all cores); output is the same for any N"), \
+	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout); written atomically"), \
+	FG_OPT_BOOL('q', "quiet", &(a)->quiet, "do not warn about skipped lines")
+
+static void report(const fg_collapser *c, const struct collapse_args *a)
+{
+	fg_collapse_stats st;
+	size_t i;
+
+	fg_collapser_stats(c, &st);
+	if (a->quiet)
+		return;
+	for (i = 0; i < st.nwarnings; i++)
+		fg_warnf("skipped %llu %s (first at input line %llu) — is this the right collapser "
+			 "for this input?",
+			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+			 (unsigned long long)st.warnings[i].first_line);
+	if (st.filtered && !a->opts.event_filter)
+		fg_notef("kept only '%s' samples; skipped %llu of other event types — choose one with "
+			 "--event-filter EVENT",
+			 st.event, (unsigned long long)st.filtered);
+}
+
+static int collapse(struct collapse_args *a, fg_format format, int npos, char **files)
+{
+	fg_collapser *c = NULL;
+	fg_outfile *of = NULL;
+	int err, i;
+
+	if ((err = fg_collapser_new(&c, format, &a->opts)))
+		goto done;
+	for (i = 0; i < (npos ? npos : 1); i++)
+		if ((err = fg_collapse_file(c, npos ? files[i] : "-")))
+			goto done;
+	if ((err = fg_collapser_finish(c)))
+		goto done;
+	report(c, a);
+	if ((err = fg_outfile_open(&of, a->output)) ||
+	    (err = fg_collapser_write(c, fg_outfile_stream(of))))
+		goto done;
+	err = fg_outfile_commit(of);
+	of = NULL;
+done:
+	fg_outfile_abort(of);
+	fg_collapser_free(c);
+	return err;
+}
+
+int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format format)
+{
+	struct collapse_args a;
+	fg_collapse_opts defaults = FG_COLLAPSE_OPTS_INIT;
+	int npos = 0, dashdash, err, rc;
+	const fg_option perf_options[] = { PERF_OPTIONS(&a), COMMON_OPTIONS(&a), FG_OPT_END() };
+	const fg_option dtrace_options[] = { DTRACE_OPTIONS(&a), COMMON_OPTIONS(&a), FG_OPT_END() };
+	const fg_option guess_options[] = {
+		FG_OPT_GROUP("perf script input"), PERF_OPTIONS(&a),
+		FG_OPT_GROUP("DTrace input"), DTRACE_OPTIONS(&a),
+		FG_OPT_GROUP("Common"), COMMON_OPTIONS(&a), FG_OPT_END(),
+	};
+	fg_cli cli = {
+		prog, "[OPTIONS] [FILE...]", NULL, NULL, NULL, false, false,
+	};
+
+	memset(&a, 0, sizeof(a));
+	a.opts = defaults;
+	a.output = "-";
+	switch (format) {
+	case FG_FORMAT_PERF:
+		cli.summary = "Folds `perf script` output into one 'frame;frame;... COUNT' line per distinct "
+			      "stack (root first, counts from the sample periods), sorted, for flamegraph-render. "
+			      "Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n";
+		cli.options = perf_options;
+		break;
+	case FG_FORMAT_DTRACE:
+		cli.summary = "Folds DTrace ustack()/stack() aggregation output into one 'frame;frame;... "
+			      "COUNT' line per distinct stack, sorted, for flamegraph-render. Reads the FILEs "
+			      "(gzip is detected) or stdin.";
+		cli.footer = "Example:\n  dtrace -x ustackframes=100 -n 'profile-97 /pid == $target/ "
+			     "{ @[ustack()] = count(); }' -c ./prog -o out.stacks\n"
+			     "  flamegraph-collapse-dtrace out.stacks > out.folded\n";
+		cli.options = dtrace_options;
+		break;
+	default:
+		cli.summary = "Detects whether the input is `perf script` output or DTrace stacks and folds "
+			      "it like flamegraph-collapse-perf or flamegraph-collapse-dtrace. Reads the FILEs "
+			      "(gzip is detected; together they are one input) or stdin.";
+		cli.footer = "Example:\n  flamegraph-collapse-guess profile.txt.gz | flamegraph-render -o out.svg\n";
+		cli.options = guess_options;
+		break;
+	}
+	fg_diag_init(prog);
+	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK) {
+		rc = err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
+		goto done;
+	}
+	if (a.nthreads < 0 || a.nthreads > 1024) {
+		fg_errorf("--nthreads %lld is out of range — give 1 to 1024, or 0 for all cores",
+			  a.nthreads);
+		rc = FG_EXIT_USAGE;
+		goto done;
+	}
+	a.opts.nthreads = (unsigned)a.nthreads;
+	if (a.all)
+		a.opts.annotate_kernel = a.opts.annotate_jit = true;
+	a.opts.inline_frames = !a.no_inline;
+	a.opts.skip_after = a.skip_after.items;
+	a.opts.nskip_after = a.skip_after.count;
+	err = collapse(&a, format, npos, argv);
+	rc = err ? fg_die_lib(err) : FG_EXIT_OK;
+done:
+	fg_strlist_release(&a.skip_after);
+	return rc;
+}

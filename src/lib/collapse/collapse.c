@@ -1,0 +1,669 @@
+/* The collapser: buffers input into chunks that end where the parser
+ * holds no state, parses them (in worker threads when nthreads > 1) into
+ * per-worker stack maps, and merges the maps at the end.
+ *
+ * Why the output does not depend on the thread count: chunk boundaries
+ * depend only on the bytes; every chunk starts from a clean parser state;
+ * the only state carried across a stream (perf's default event type, the
+ * first one seen) is decided by the reading thread before a chunk is
+ * handed out; counts are summed, and the output is sorted. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/collapse/internal.h"
+#include "util/input.h"
+#include "util/banned.h"
+
+#define CHUNK_SIZE ((size_t)4 << 20)
+#define READ_SIZE ((size_t)256 << 10)
+#define GUESS_MIN ((size_t)64 << 10)
+#define GUESS_MAX ((size_t)1 << 20)
+#define MAX_THREADS 64
+
+struct chunk {
+	char *buf;
+	size_t len, alloc;
+	uint64_t seq;
+	const char *event;   /* perf event type decided when it was handed out */
+	size_t event_len;
+	struct chunk *next;
+};
+
+struct worker_ctx {
+	fg_collapser *c;
+	unsigned idx;
+};
+
+struct fg_collapser {
+	fg_format format;
+	fg_cshared sh;
+	char *event_store;      /* the default event type, once decided */
+	struct chunk *cur;      /* being filled */
+	size_t scan_from;       /* cur has no boundary before this offset */
+	size_t guessed_at;      /* cur->len at the last undecided guess */
+	uint64_t next_seq, bytes;
+	unsigned nthreads;
+	fg_cworker *workers;
+	pthread_t *threads;
+	struct worker_ctx *ctx;
+	unsigned nstarted;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_done;
+	struct chunk *qhead, *qtail, *free_chunks;
+	size_t inflight;
+	bool closing, finished;
+	uint64_t *lines_by_seq; /* lines in each chunk, for warning line numbers */
+	size_t alines;
+	fg_strmap *result;
+	fg_strmap_entry **sorted;
+	int error;
+};
+
+static const char *const warn_text[FG_CWARN_KINDS] = {
+	[FG_CWARN_EVENT] = "lines where a perf event header was expected (event skipped)",
+	[FG_CWARN_STACK] = "perf stack lines not of the form ADDRESS SYMBOL (MODULE) (frame skipped)",
+	[FG_CWARN_UTF8] = "lines with invalid UTF-8 (bytes replaced with U+FFFD)",
+	[FG_CWARN_NUL] = "lines with NUL bytes, binary data? (bytes replaced with U+FFFD)",
+	[FG_CWARN_NOCOUNT] = "DTrace stacks cut off at the end of the input without a count (dropped)",
+	[FG_CWARN_COUNT] = "DTrace counts too large for 64 bits (stack dropped)",
+};
+
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+}
+
+int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opts *opts)
+{
+	fg_collapse_opts defaults = FG_COLLAPSE_OPTS_INIT;
+	fg_collapser *c = NULL;
+	unsigned i;
+
+	*out = NULL;
+	if (format != FG_FORMAT_UNKNOWN && format != FG_FORMAT_PERF && format != FG_FORMAT_DTRACE)
+		return fg_error_set(FG_EINVAL, "unknown input format %d", (int)format);
+	if (!(c = fg_calloc(1, sizeof(*c))))
+		return FG_ENOMEM;
+	c->format = format;
+	c->sh.opts = opts ? *opts : defaults;
+	if (c->sh.opts.event_filter && *c->sh.opts.event_filter) {
+		c->sh.event = c->sh.opts.event_filter;
+		c->sh.event_len = strlen(c->sh.event);
+	}
+	c->nthreads = c->sh.opts.nthreads ? c->sh.opts.nthreads : default_threads();
+	if (c->nthreads > MAX_THREADS)
+		c->nthreads = MAX_THREADS;
+	c->workers = fg_calloc(c->nthreads, sizeof(*c->workers));
+	c->threads = fg_calloc(c->nthreads, sizeof(*c->threads));
+	c->ctx = fg_calloc(c->nthreads, sizeof(*c->ctx));
+	if (!c->workers || !c->threads || !c->ctx) {
+		free(c->workers);
+		free(c->threads);
+		free(c->ctx);
+		free(c);
+		return FG_ENOMEM;
+	}
+	for (i = 0; i < c->nthreads; i++)
+		fg_cworker_init(&c->workers[i]);
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv_work, NULL);
+	pthread_cond_init(&c->cv_done, NULL);
+	*out = c;
+	return 0;
+}
+
+fg_format fg_collapser_format(const fg_collapser *c)
+{
+	return c->format;
+}
+
+/* --- chunks ------------------------------------------------------------ */
+
+static struct chunk *chunk_get(fg_collapser *c)
+{
+	struct chunk *ch;
+
+	pthread_mutex_lock(&c->mu);
+	ch = c->free_chunks;
+	if (ch)
+		c->free_chunks = ch->next;
+	pthread_mutex_unlock(&c->mu);
+	if (!ch && (ch = fg_calloc(1, sizeof(*ch)))) {
+		ch->alloc = CHUNK_SIZE + READ_SIZE;
+		if (!(ch->buf = fg_malloc(ch->alloc))) {
+			free(ch);
+			ch = NULL;
+		}
+	}
+	if (ch) {
+		ch->len = 0;
+		ch->next = NULL;
+	}
+	return ch;
+}
+
+static void chunk_free(struct chunk *ch)
+{
+	if (ch) {
+		free(ch->buf);
+		free(ch);
+	}
+}
+
+static int chunk_reserve(struct chunk *ch, size_t extra)
+{
+	size_t need, n;
+	char *grown;
+
+	if (!fg_add_size(ch->len, extra, &need))
+		return fg_error_set(FG_ENOMEM, "input too large");
+	if (need <= ch->alloc)
+		return 0;
+	n = ch->alloc * 2 > need ? ch->alloc * 2 : need;
+	if (!(grown = fg_realloc_array(ch->buf, n, 1)))
+		return FG_ENOMEM;
+	ch->buf = grown;
+	ch->alloc = n;
+	return 0;
+}
+
+/* Grows the per-chunk line table; called with c->mu held. */
+static bool record_lines(fg_collapser *c, uint64_t seq, uint64_t lines)
+{
+	if (seq >= c->alines) {
+		size_t n = c->alines ? c->alines * 2 : 64;
+		uint64_t *grown;
+		while (n <= seq)
+			n *= 2;
+		if (!(grown = fg_realloc_array(c->lines_by_seq, n, sizeof(*grown))))
+			return false;
+		memset(grown + c->alines, 0, (n - c->alines) * sizeof(*grown));
+		c->lines_by_seq = grown;
+		c->alines = n;
+	}
+	c->lines_by_seq[seq] = lines;
+	return true;
+}
+
+static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
+{
+	fg_cshared sh = c->sh;
+	uint64_t lines = 0;
+
+	sh.event = ch->event;
+	sh.event_len = ch->event_len;
+	if (c->format == FG_FORMAT_DTRACE)
+		fg_dtrace_parse(w, &sh, ch->buf, ch->len, ch->seq, ch->seq == 0, &lines);
+	else
+		fg_perf_parse(w, &sh, ch->buf, ch->len, ch->seq, &lines);
+	/* rewritten frames live only as long as their chunk */
+	fg_arena_release(&w->arena);
+	pthread_mutex_lock(&c->mu);
+	if (!record_lines(c, ch->seq, lines))
+		w->error = FG_ENOMEM;
+	ch->next = c->free_chunks;
+	c->free_chunks = ch;
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker_ctx *ctx = arg;
+	fg_collapser *c = ctx->c;
+	struct chunk *ch;
+
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		while (!c->qhead && !c->closing)
+			pthread_cond_wait(&c->cv_work, &c->mu);
+		if (!(ch = c->qhead))
+			break;
+		c->qhead = ch->next;
+		if (!c->qhead)
+			c->qtail = NULL;
+		pthread_mutex_unlock(&c->mu);
+		parse_chunk(c, &c->workers[ctx->idx], ch);
+		pthread_mutex_lock(&c->mu);
+		c->inflight--;
+		pthread_cond_signal(&c->cv_done);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static int start_threads(fg_collapser *c)
+{
+	unsigned i;
+
+	for (i = c->nstarted; i < c->nthreads; i++) {
+		c->ctx[i].c = c;
+		c->ctx[i].idx = i;
+		if (pthread_create(&c->threads[i], NULL, worker_main, &c->ctx[i]))
+			break;
+		c->nstarted++;
+	}
+	if (!c->nstarted)
+		return fg_error_set(FG_ENOMEM, "cannot start collapse threads");
+	return 0;
+}
+
+static int decide_event(fg_collapser *c, struct chunk *ch)
+{
+	fg_view ev;
+
+	if (c->format != FG_FORMAT_PERF || c->sh.event)
+		return 0;
+	ev = fg_perf_first_event(ch->buf, ch->len);
+	if (!ev.ptr)
+		return 0;
+	if (!(c->event_store = fg_strndup(ev.ptr, ev.len)))
+		return FG_ENOMEM;
+	c->sh.event = c->event_store;
+	c->sh.event_len = ev.len;
+	return 0;
+}
+
+static int dispatch(fg_collapser *c, struct chunk *ch)
+{
+	int err;
+
+	ch->seq = c->next_seq++;
+	if ((err = decide_event(c, ch))) {
+		chunk_free(ch);
+		return err;
+	}
+	ch->event = c->sh.event;
+	ch->event_len = c->sh.event_len;
+	if (c->nthreads == 1) {
+		parse_chunk(c, &c->workers[0], ch);
+		return 0;
+	}
+	if (c->nstarted < c->nthreads && (err = start_threads(c))) {
+		chunk_free(ch);
+		return err;
+	}
+	pthread_mutex_lock(&c->mu);
+	/* bounded: memory stays a few chunks per thread, whatever the input */
+	while (c->inflight >= 2 * (size_t)c->nstarted)
+		pthread_cond_wait(&c->cv_done, &c->mu);
+	if (c->qtail)
+		c->qtail->next = ch;
+	else
+		c->qhead = ch;
+	c->qtail = ch;
+	c->inflight++;
+	pthread_cond_signal(&c->cv_work);
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
+/* The end of the last complete line of buf, or len when final. */
+static size_t complete_len(const char *buf, size_t len, bool final)
+{
+	const char *nl;
+
+	if (final || !len)
+		return len;
+	nl = memrchr(buf, '\n', len);
+	return nl ? (size_t)(nl - buf) + 1 : 0;
+}
+
+static int guess(fg_collapser *c, bool final)
+{
+	size_t n = complete_len(c->cur->buf, c->cur->len, final);
+
+	c->format = fg_guess_format(c->cur->buf, n);
+	if (c->format != FG_FORMAT_UNKNOWN)
+		return 0;
+	if (!final && c->cur->len < GUESS_MAX)
+		return 0;
+	if (final && !fg_view_trim(fg_view_of(c->cur->buf, c->cur->len)).len) {
+		c->format = FG_FORMAT_PERF; /* empty input: nothing to collapse */
+		return 0;
+	}
+	return fg_error_set(FG_EPARSE,
+			    "cannot tell the input format: it is neither `perf script` output nor "
+			    "DTrace stacks");
+}
+
+/* Hands out the part of cur that ends at the last boundary. */
+static int cut(fg_collapser *c)
+{
+	struct chunk *ch = c->cur, *next;
+	size_t b;
+
+	if (c->format == FG_FORMAT_UNKNOWN)
+		return 0;
+	b = c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(ch->buf, c->scan_from, ch->len)
+					  : fg_perf_boundary(ch->buf, c->scan_from, ch->len);
+	if (!b) {
+		c->scan_from = ch->len;
+		return 0;
+	}
+	if (!(next = chunk_get(c)))
+		return FG_ENOMEM;
+	if (chunk_reserve(next, ch->len - b)) {
+		chunk_free(next);
+		return FG_ENOMEM;
+	}
+	memcpy(next->buf, ch->buf + b, ch->len - b);
+	next->len = ch->len - b;
+	ch->len = b;
+	c->cur = next;
+	c->scan_from = 0;
+	return dispatch(c, ch);
+}
+
+/* Called after bytes were added to cur. */
+static int after_append(fg_collapser *c)
+{
+	int err;
+
+	/* guess again only after another GUESS_MIN bytes: cheap even when
+	 * fed a byte at a time */
+	if (c->format == FG_FORMAT_UNKNOWN && c->cur->len >= c->guessed_at + GUESS_MIN) {
+		c->guessed_at = c->cur->len;
+		if ((err = guess(c, false)))
+			return err;
+	}
+	if (c->cur->len >= CHUNK_SIZE)
+		return cut(c);
+	return 0;
+}
+
+static int check_usable(fg_collapser *c)
+{
+	if (c->error)
+		return c->error;
+	if (c->finished)
+		return fg_error_set(FG_EINVAL, "collapser already finished");
+	if (!c->cur && !(c->cur = chunk_get(c)))
+		return FG_ENOMEM;
+	return 0;
+}
+
+int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
+{
+	int err;
+
+	if ((err = check_usable(c)))
+		return err;
+	c->bytes += len;
+	while (len) {
+		struct chunk *ch = c->cur;
+		size_t take = len;
+		if (ch->len < CHUNK_SIZE && take > CHUNK_SIZE - ch->len)
+			take = CHUNK_SIZE - ch->len;
+		if ((err = chunk_reserve(ch, take)))
+			return c->error = err;
+		memcpy(ch->buf + ch->len, buf, take);
+		ch->len += take;
+		buf += take;
+		len -= take;
+		if ((err = after_append(c)))
+			return c->error = err;
+	}
+	return 0;
+}
+
+/* Files are one stream, but a file's last line and event end with it. */
+static int end_file(fg_collapser *c)
+{
+	struct chunk *ch = c->cur;
+	int err;
+
+	if (!ch->len || (err = chunk_reserve(ch, 2)))
+		return 0;
+	if (ch->buf[ch->len - 1] != '\n')
+		ch->buf[ch->len++] = '\n';
+	if (c->format != FG_FORMAT_DTRACE)
+		ch->buf[ch->len++] = '\n';
+	return after_append(c);
+}
+
+int fg_collapse_file(fg_collapser *c, const char *path)
+{
+	fg_input *in = NULL;
+	ssize_t n;
+	int err;
+
+	if ((err = check_usable(c)))
+		return err;
+	if ((err = fg_input_open(&in, path)))
+		return err;
+	for (;;) {
+		if ((err = chunk_reserve(c->cur, READ_SIZE)))
+			break;
+		n = fg_input_read(in, c->cur->buf + c->cur->len, READ_SIZE);
+		if (n <= 0) {
+			err = (int)n;
+			break;
+		}
+		c->cur->len += (size_t)n;
+		c->bytes += (uint64_t)n;
+		if ((err = after_append(c)))
+			break;
+	}
+	fg_input_close(in);
+	if (!err)
+		err = end_file(c);
+	if (err && err != FG_EIO && err != FG_ENOTFOUND)
+		c->error = err;
+	return err;
+}
+
+/* --- finishing and results --------------------------------------------- */
+
+static void stop_threads(fg_collapser *c)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&c->mu);
+	c->closing = true;
+	pthread_cond_broadcast(&c->cv_work);
+	pthread_mutex_unlock(&c->mu);
+	for (i = 0; i < c->nstarted; i++)
+		pthread_join(c->threads[i], NULL);
+	c->nstarted = 0;
+}
+
+static int merge(fg_collapser *c)
+{
+	unsigned i, base = 0;
+	fg_strmap_entry *e, *d;
+	size_t it;
+
+	for (i = 0; i < c->nthreads; i++) {
+		if (c->workers[i].error)
+			return fg_error_set(FG_ENOMEM, "out of memory while collapsing stacks");
+		if (c->workers[i].map.count > c->workers[base].map.count)
+			base = i;
+	}
+	c->result = &c->workers[base].map;
+	for (i = 0; i < c->nthreads; i++) {
+		if (i == base)
+			continue;
+		for (it = 0; (e = fg_strmap_next(&c->workers[i].map, &it));) {
+			if (!(d = fg_strmap_put_hashed(c->result, e->key, e->len, e->hash)))
+				return FG_ENOMEM;
+			d->value.u += e->value.u;
+		}
+		fg_strmap_release(&c->workers[i].map);
+	}
+	return 0;
+}
+
+int fg_collapser_finish(fg_collapser *c)
+{
+	int err = 0;
+
+	if ((err = check_usable(c)))
+		goto done;
+	if (c->format == FG_FORMAT_UNKNOWN && (err = guess(c, true)))
+		goto done;
+	/* what remains ends at the end of the input: a last stack without its
+	 * terminating empty or count line still counts */
+	if (c->cur->len) {
+		struct chunk *last = c->cur;
+		c->cur = NULL;
+		err = dispatch(c, last);
+	}
+done:
+	stop_threads(c);
+	if (!err && !c->error)
+		err = merge(c);
+	if (err && !c->error)
+		c->error = err;
+	c->finished = true;
+	return c->error;
+}
+
+static int ensure_sorted(const fg_collapser *cc)
+{
+	fg_collapser *c = (fg_collapser *)cc; /* the sorted view is a cache */
+
+	if (!c->finished || c->error)
+		return c->error ? c->error
+				: fg_error_set(FG_EINVAL, "fg_collapser_finish was not called");
+	if (!c->sorted && c->result->count && !(c->sorted = fg_strmap_sorted(c->result)))
+		return FG_ENOMEM;
+	return 0;
+}
+
+int fg_collapser_foreach(const fg_collapser *c, fg_stack_cb cb, void *ctx)
+{
+	size_t i;
+	int err;
+
+	if ((err = ensure_sorted(c)))
+		return err;
+	for (i = 0; i < c->result->count; i++)
+		if ((err = cb(ctx, c->sorted[i]->key, c->sorted[i]->len, c->sorted[i]->value.u)))
+			return err;
+	return 0;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+int fg_collapser_write(const fg_collapser *c, FILE *out)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	size_t i;
+	int err;
+
+	if ((err = ensure_sorted(c)))
+		return err;
+	for (i = 0; i < c->result->count; i++) {
+		const fg_strmap_entry *e = c->sorted[i];
+		if ((err = fg_strbuf_grow(&sb, e->len + 23)))
+			goto done;
+		char *p = sb.buf + sb.len;
+		memcpy(p, e->key, e->len);
+		p += e->len;
+		*p++ = ' ';
+		p = put_u64(p, e->value.u);
+		*p++ = '\n';
+		sb.len = (size_t)(p - sb.buf); /* filled in place after fg_strbuf_grow */
+		if (sb.len >= 64 * 1024 || i + 1 == c->result->count) {
+			if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
+				err = fg_error_set(FG_EIO, "cannot write the folded stacks");
+				goto done;
+			}
+			fg_strbuf_reset(&sb);
+		}
+	}
+	if (fflush(out))
+		err = fg_error_set(FG_EIO, "cannot write the folded stacks");
+done:
+	fg_strbuf_release(&sb);
+	return err;
+}
+
+void fg_collapser_stats(const fg_collapser *c, fg_collapse_stats *out)
+{
+	uint64_t first_seq, first_line, prefix;
+	unsigned i;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	out->bytes = c->bytes;
+	out->event = c->sh.event;
+	for (i = 0; i < c->nthreads; i++) {
+		out->samples += c->workers[i].samples;
+		out->filtered += c->workers[i].filtered;
+		out->stacks += c->workers[i].map.count;
+	}
+	if (c->result)
+		out->stacks = c->result->count;
+	for (k = 0; k < FG_CWARN_KINDS && out->nwarnings < FG_COLLAPSE_MAX_WARNINGS; k++) {
+		uint64_t count = 0;
+		first_seq = UINT64_MAX;
+		first_line = 0;
+		for (i = 0; i < c->nthreads; i++) {
+			const fg_cworker *w = &c->workers[i];
+			if (!w->warn_count[k])
+				continue;
+			count += w->warn_count[k];
+			if (w->warn_seq[k] < first_seq ||
+			    (w->warn_seq[k] == first_seq && w->warn_line[k] < first_line)) {
+				first_seq = w->warn_seq[k];
+				first_line = w->warn_line[k];
+			}
+		}
+		if (!count)
+			continue;
+		for (prefix = 0, i = 0; i < first_seq && i < c->alines; i++)
+			prefix += c->lines_by_seq[i];
+		out->warnings[out->nwarnings].what = warn_text[k];
+		out->warnings[out->nwarnings].count = count;
+		out->warnings[out->nwarnings].first_line = prefix + first_line;
+		out->nwarnings++;
+	}
+}
+
+void fg_collapser_free(fg_collapser *c)
+{
+	struct chunk *ch;
+	unsigned i;
+
+	if (!c)
+		return;
+	stop_threads(c);
+	while ((ch = c->qhead)) {
+		c->qhead = ch->next;
+		chunk_free(ch);
+	}
+	while ((ch = c->free_chunks)) {
+		c->free_chunks = ch->next;
+		chunk_free(ch);
+	}
+	chunk_free(c->cur);
+	for (i = 0; i < c->nthreads; i++)
+		fg_cworker_release(&c->workers[i]);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv_work);
+	pthread_cond_destroy(&c->cv_done);
+	free(c->workers);
+	free(c->threads);
+	free(c->ctx);
+	free(c->sorted);
+	free(c->lines_by_seq);
+	free(c->event_store);
+	free(c);
+}

@@ -1,0 +1,105 @@
+/* Internals shared by the collapse stage: the per-thread parser state
+ * (a "worker") and the format-specific chunk parsers.
+ *
+ * The collapser cuts its input into chunks that end at points where a
+ * format's parser holds no state (after an empty line for perf, after a
+ * count line for DTrace). Every chunk is parsed independently into the
+ * stack map of whichever worker picks it up, so the result does not
+ * depend on how many threads there are. */
+#ifndef FG_COLLAPSE_INTERNAL_H
+#define FG_COLLAPSE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flamegraph/collapse.h"
+#include "flamegraph/error.h"
+#include "util/arena.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+
+/* Kinds of bad input, counted per worker and reported once each. */
+enum fg_cwarn {
+	FG_CWARN_EVENT = 0,   /* perf: a line where an event header was expected */
+	FG_CWARN_STACK,       /* perf: a stack line without "ADDR SYMBOL (MODULE)" */
+	FG_CWARN_UTF8,        /* invalid UTF-8 (replaced with U+FFFD) */
+	FG_CWARN_NUL,         /* NUL bytes (replaced with U+FFFD) */
+	FG_CWARN_NOCOUNT,     /* dtrace: a stack at the end without its count */
+	FG_CWARN_COUNT,       /* dtrace: a count too large for 64 bits */
+	FG_CWARN_KINDS
+};
+
+/* Settings every worker reads; fixed before the first chunk is parsed. */
+typedef struct fg_cshared {
+	fg_collapse_opts opts;
+	const char *event;     /* the event type kept (NULL: not decided yet) */
+	size_t event_len;
+} fg_cshared;
+
+/* One frame of the event being parsed: a view into the chunk or into the
+ * worker's arena, plus an annotation appended when the key is built. */
+typedef struct fg_cframe {
+	const char *ptr;
+	uint32_t len;
+	uint8_t suffix;        /* index into the suffix table (0: none) */
+} fg_cframe;
+
+enum { FG_SUFFIX_NONE = 0, FG_SUFFIX_KERNEL, FG_SUFFIX_JIT, FG_SUFFIX_INLINE };
+
+typedef struct fg_cworker {
+	fg_strmap map;         /* folded stack -> count */
+	fg_strbuf key;         /* the stack being assembled */
+	fg_strbuf pname;       /* perf: "comm[-pid[/tid]]" of the current event */
+	fg_arena arena;        /* rewritten lines and frames; freed per chunk */
+	fg_cframe *frames;     /* current event, leaf first */
+	size_t nframes, aframes;
+	int error;             /* sticky FG_ENOMEM */
+	uint64_t samples, filtered;
+	uint64_t warn_count[FG_CWARN_KINDS];
+	uint64_t warn_seq[FG_CWARN_KINDS];  /* chunk of the first occurrence */
+	uint64_t warn_line[FG_CWARN_KINDS]; /* 1-based line within that chunk */
+} fg_cworker;
+
+void fg_cworker_init(fg_cworker *w);
+void fg_cworker_release(fg_cworker *w);
+/* Records a bad line of `kind` at `line` of chunk `seq`. */
+void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line);
+/* Appends a frame; false (and w->error) when out of memory. */
+bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix);
+/* Adds count to the stack "prefix;frames..." (frames reversed: root first). */
+void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count);
+
+/* Makes a line safe: when it holds NUL bytes or invalid UTF-8, returns a
+ * copy in the worker's arena with those bytes replaced by U+FFFD and
+ * records the warning; else returns the line itself. */
+fg_view fg_cworker_clean_line(fg_cworker *w, fg_view line, uint64_t seq, uint64_t lineno);
+/* Rust legacy symbols as perf and DTrace print them, half demangled
+ * ("_$LT$alloc..vec..Vec$LT$T$GT$$GT$::from::hf1c5bb9dd6c517cb"): when
+ * the trailing hash is there, drops it and decodes the escapes (result in
+ * the worker's arena); else returns f. */
+fg_view fg_cworker_fix_rust(fg_cworker *w, fg_view f);
+/* True when buf holds no NUL byte and no byte >= 0x80 (fast path). */
+bool fg_bytes_plain(const char *buf, size_t len);
+
+/* Chunk parsers: parse buf[0..len) (which ends at a stateless point, or at
+ * the end of input) into w. *nlines gets the number of lines seen. */
+void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		   uint64_t seq, uint64_t *nlines);
+void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		     uint64_t seq, bool first, uint64_t *nlines);
+
+/* Where a chunk may end: the offset just past the last stateless point in
+ * buf[from..len), or 0 when there is none. */
+size_t fg_perf_boundary(const char *buf, size_t from, size_t len);
+size_t fg_dtrace_boundary(const char *buf, size_t from, size_t len);
+
+/* perf: the event type of the first event header in buf that names one
+ * (a view into buf), or an empty view. */
+fg_view fg_perf_first_event(const char *buf, size_t len);
+
+/* Parsing pieces shared with the format guesser. */
+bool fg_perf_header_ok(fg_view line);
+bool fg_perf_stack_ok(fg_view line);
+
+#endif

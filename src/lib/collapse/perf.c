@@ -1,0 +1,516 @@
+/* `perf script` text -> folded stacks.
+ *
+ * An event is a header line ("comm pid/tid [cpu] time: period event:")
+ * followed by stack lines ("ADDR SYMBOL+OFF (MODULE)", leaf first) and an
+ * empty line. Frames are kept as views into the chunk; only rewritten
+ * names ([unknown] replaced by the module, ';' made ':') are copied, into
+ * the worker's arena, which lives as long as the chunk. */
+#include <string.h>
+
+#include "lib/collapse/internal.h"
+#include "util/banned.h"
+
+/* State of the event being parsed; reset at every empty line. */
+struct perf_event {
+	bool in_event;    /* a header was seen */
+	bool skip;        /* drop this event (bad header, other event type) */
+	bool skip_rest;   /* a --skip-after frame was reached: ignore callers */
+	bool java;        /* comm is "java": tidy JVM class names */
+	uint64_t count;
+};
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static fg_view trim_start(fg_view v)
+{
+	while (v.len && is_space(v.ptr[0])) {
+		v.ptr++;
+		v.len--;
+	}
+	return v;
+}
+
+static fg_view trim_end(fg_view v)
+{
+	while (v.len && (is_space(v.ptr[v.len - 1]) || v.ptr[v.len - 1] == '\n'))
+		v.len--;
+	return v;
+}
+
+static const char *find_last(const char *p, size_t n, char c)
+{
+	return n ? memrchr(p, c, n) : NULL;
+}
+
+/* The parts of an event header. */
+struct perf_header {
+	fg_view comm, pid, tid;   /* pid.len == 0: perf printed only the TID */
+	fg_view event;            /* base name ("cycles" of "cycles:u"); may be empty */
+	fg_view event_full;       /* "cycles:u" */
+	fg_view inline_frame;     /* a stack frame printed on the header line */
+	uint64_t period;          /* 0: none printed */
+};
+
+/* Finds the first all-digit word after the command name, which may
+ * itself contain spaces ("V8 WorkerThread 24636/25607 [000] ..."). */
+static bool split_comm(fg_view line, struct perf_header *h, fg_view *rest)
+{
+	size_t i, word = 0, slash = 0;
+	bool digits = false, last_space = false;
+
+	for (i = 0; i < line.len; i++) {
+		char c = line.ptr[i];
+		if (c == ' ') {
+			if (digits && !last_space) {
+				h->comm = trim_end(trim_start(fg_view_of(line.ptr, word - 1)));
+				if (slash) {
+					h->pid = fg_view_of(line.ptr + word, slash - word);
+					h->tid = fg_view_of(line.ptr + slash + 1, i - slash - 1);
+				} else {
+					h->pid = fg_view_of(NULL, 0);
+					h->tid = fg_view_of(line.ptr + word, i - word);
+				}
+				*rest = fg_view_of(line.ptr + i, line.len - i);
+				return true;
+			}
+			word = i + 1;
+			digits = true;
+			slash = 0;
+		} else if (c == '/') {
+			if (digits)
+				slash = i;
+		} else if (!is_digit(c)) {
+			digits = false;
+			slash = 0;
+		}
+		last_space = c == ' ';
+	}
+	return false;
+}
+
+static bool is_timestamp(fg_view t)
+{
+	size_t i;
+
+	if (t.len < 2 || t.ptr[t.len - 1] != ':')
+		return false;
+	for (i = 0; i + 1 < t.len; i++)
+		if (!is_digit(t.ptr[i]) && t.ptr[i] != '.')
+			return false;
+	return true;
+}
+
+static bool all_digits(fg_view t)
+{
+	size_t i;
+
+	for (i = 0; i < t.len; i++)
+		if (!is_digit(t.ptr[i]))
+			return false;
+	return t.len > 0;
+}
+
+/* After comm and pid: "[cpu] time: period event: [frame]", every part
+ * optional. The event is the first word ending in ':' that is not a
+ * time stamp. */
+static void parse_event(fg_view rest, struct perf_header *h)
+{
+	fg_view prev = { NULL, 0 }, tok;
+	const char *p = rest.ptr, *end = rest.ptr + rest.len;
+
+	while (p < end) {
+		while (p < end && is_space(*p))
+			p++;
+		if (p == end)
+			break;
+		tok.ptr = p;
+		while (p < end && !is_space(*p))
+			p++;
+		tok.len = (size_t)(p - tok.ptr);
+		if (tok.ptr[0] == '[' || is_timestamp(tok) || tok.ptr[tok.len - 1] != ':') {
+			prev = tok;
+			continue;
+		}
+		h->event_full = fg_view_of(tok.ptr, tok.len - 1);
+		h->event = fg_view_of(tok.ptr, (size_t)((const char *)memchr(tok.ptr, ':', tok.len) - tok.ptr));
+		if (all_digits(prev)) {
+			unsigned long long v;
+			if (!fg_parse_u64(prev, &v))
+				h->period = v;
+		}
+		h->inline_frame = trim_end(trim_start(fg_view_of(p, (size_t)(end - p))));
+		return;
+	}
+}
+
+bool fg_perf_header_ok(fg_view line)
+{
+	struct perf_header h;
+	fg_view rest;
+
+	memset(&h, 0, sizeof(h));
+	return split_comm(line, &h, &rest);
+}
+
+/* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
+ * last; the symbol is what lies between (it may contain spaces). */
+static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
+{
+	const char *sp, *last;
+	fg_view rest;
+
+	line = trim_start(line);
+	sp = memchr(line.ptr, ' ', line.len);
+	if (!sp)
+		return false;
+	*pc = fg_view_of(line.ptr, (size_t)(sp - line.ptr));
+	rest = fg_view_of(sp + 1, line.len - pc->len - 1);
+	last = find_last(rest.ptr, rest.len, ' ');
+	if (!last)
+		return false;
+	*mod = fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1));
+	if (mod->len >= 2 && mod->ptr[0] == '(' && mod->ptr[mod->len - 1] == ')')
+		*mod = fg_view_of(mod->ptr + 1, mod->len - 2);
+	*func = trim_end(trim_start(fg_view_of(rest.ptr, (size_t)(last - rest.ptr))));
+	if (!func->len)
+		*func = fg_view_of(" ", 1); /* "ADDR  (MODULE)": as stackcollapse-perf.pl */
+	return true;
+}
+
+bool fg_perf_stack_ok(fg_view line)
+{
+	fg_view pc, func, mod;
+
+	return split_stack_line(line, &pc, &func, &mod);
+}
+
+/* Drops a "+0x1f" symbol offset (printed by default since Linux 4.8). */
+static fg_view strip_offset(fg_view f)
+{
+	size_t n = f.len;
+
+	while (n && is_hex(f.ptr[n - 1]))
+		n--;
+	if (n >= 3 && f.ptr[n - 3] == '+' && f.ptr[n - 2] == '0' && f.ptr[n - 1] == 'x')
+		f.len = n - 3;
+	return f;
+}
+
+static bool is_kernel_module(fg_view m)
+{
+	if (fg_view_eq(m, "[unknown]"))
+		return false;
+	return (m.len && m.ptr[0] == '[') || memmem(m.ptr, m.len, "vmlinux", 7) ||
+	       fg_view_ends_with(m, ".ko");
+}
+
+static bool is_jit_module(fg_view m)
+{
+	if (fg_view_starts_with(m, "/tmp/perf-") && fg_view_ends_with(m, ".map"))
+		return true;
+	return memmem(m.ptr, m.len, "/jitted-", 8) && fg_view_ends_with(m, ".so");
+}
+
+/* "[unknown]" becomes the module's file name in brackets, with the
+ * address when --addrs is given. */
+static fg_view unknown_name(fg_cworker *w, const fg_cshared *sh, fg_view pc, fg_view mod)
+{
+	fg_view name = fg_view_of("unknown", 7);
+	const char *slash;
+	size_t n;
+	char *p;
+
+	if (!fg_view_eq(mod, "[unknown]")) {
+		slash = find_last(mod.ptr, mod.len, '/');
+		name = slash ? fg_view_of(slash + 1, (size_t)(mod.ptr + mod.len - slash - 1)) : mod;
+	}
+	n = name.len + 2 + (sh->opts.include_addrs ? pc.len + 3 : 0);
+	if (!(p = fg_arena_alloc(&w->arena, n))) {
+		w->error = FG_ENOMEM;
+		return fg_view_of("[unknown]", 9);
+	}
+	p[0] = '[';
+	memcpy(p + 1, name.ptr, name.len);
+	if (sh->opts.include_addrs) {
+		memcpy(p + 1 + name.len, " <", 2);
+		memcpy(p + 3 + name.len, pc.ptr, pc.len);
+		p[n - 2] = '>';
+	}
+	p[n - 1] = ']';
+	return fg_view_of(p, n);
+}
+
+/* Removes argument lists ("foo(int)" -> "foo") except Go method receivers
+ * ("pkg.(*T).m") and C++ "(anonymous namespace)"; ';' would split the
+ * stack, so it becomes ':'. */
+static fg_view tidy(fg_cworker *w, fg_view f)
+{
+	const char *p = f.ptr, *end = f.ptr + f.len, *semi;
+	char *copy;
+	size_t i;
+
+	while ((p = memchr(p, '(', (size_t)(end - p)))) {
+		if ((size_t)(end - p) >= 21 && !memcmp(p, "(anonymous namespace)", 21)) {
+			p += 21;
+			continue;
+		}
+		if (p > f.ptr && p[-1] == '.')
+			break;
+		f.len = (size_t)(p - f.ptr);
+		break;
+	}
+	semi = memchr(f.ptr, ';', f.len);
+	if (!semi)
+		return f;
+	if (!(copy = fg_arena_alloc(&w->arena, f.len))) {
+		w->error = FG_ENOMEM;
+		return f;
+	}
+	for (i = 0; i < f.len; i++)
+		copy[i] = f.ptr[i] == ';' ? ':' : f.ptr[i];
+	return fg_view_of(copy, f.len);
+}
+
+static bool skip_after_match(const fg_cshared *sh, fg_view f)
+{
+	size_t i;
+
+	for (i = 0; i < sh->opts.nskip_after; i++)
+		if (fg_view_eq(f, sh->opts.skip_after[i]))
+			return true;
+	return false;
+}
+
+/* One symbol (of possibly several joined by "->" for inlined Java
+ * frames, caller first). */
+static void add_frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
+		      fg_view f, fg_view pc, fg_view mod, bool inlined)
+{
+	int suffix = FG_SUFFIX_NONE;
+
+	if (f.len == 9 && !memcmp(f.ptr, "[unknown]", 9))
+		f = unknown_name(w, sh, pc, mod);
+	else if (f.len > 19 && f.ptr[f.len - 19] == ':')
+		f = fg_cworker_fix_rust(w, f);
+	f = tidy(w, f);
+	if (ev->java && f.len > 1 && f.ptr[0] == 'L' && memchr(f.ptr, '/', f.len)) {
+		f.ptr++;
+		f.len--;
+	}
+	if (inlined)
+		suffix = FG_SUFFIX_INLINE;
+	else if (sh->opts.annotate_kernel && is_kernel_module(mod))
+		suffix = FG_SUFFIX_KERNEL;
+	else if (sh->opts.annotate_jit && is_jit_module(mod))
+		suffix = FG_SUFFIX_JIT;
+	fg_cworker_push(w, f.ptr, f.len, suffix);
+	if (sh->opts.nskip_after && skip_after_match(sh, f))
+		ev->skip_rest = true;
+}
+
+static const char *find_arrow_back(const char *p, const char *end)
+{
+	const char *q;
+
+	while (end - p >= 2 && (q = find_last(p + 1, (size_t)(end - p - 1), '>'))) {
+		if (q[-1] == '-')
+			return q - 1;
+		end = q;
+	}
+	return NULL;
+}
+
+static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
+		       fg_view line, uint64_t seq, uint64_t lineno)
+{
+	fg_view pc, func, mod;
+	const char *end, *arrow;
+
+	if (!split_stack_line(line, &pc, &func, &mod)) {
+		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
+		return;
+	}
+	func = strip_offset(func);
+	if (func.ptr[0] == '(')
+		return; /* a process name, not a frame */
+	end = func.ptr + func.len;
+	if (!memchr(func.ptr, '>', func.len)) {
+		add_frame(w, sh, ev, func, pc, mod, false);
+		return;
+	}
+	/* Callee first into the leaf-first frame list: walk back from the end. */
+	while ((arrow = find_arrow_back(func.ptr, end)) && !ev->skip_rest) {
+		if (sh->opts.inline_frames)
+			add_frame(w, sh, ev, fg_view_of(arrow + 2, (size_t)(end - arrow - 2)), pc, mod, true);
+		end = arrow;
+	}
+	if (!ev->skip_rest)
+		add_frame(w, sh, ev, fg_view_of(func.ptr, (size_t)(end - func.ptr)), pc, mod, false);
+}
+
+static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)
+{
+	fg_strbuf *sb = &w->pname;
+	size_t i;
+	int err = 0;
+
+	fg_strbuf_reset(sb);
+	if ((err = fg_strbuf_add(sb, h->comm.ptr, h->comm.len)))
+		goto done;
+	for (i = 0; i < sb->len; i++)
+		if (sb->buf[i] == ' ')
+			sb->buf[i] = '_';
+	if (sh->opts.include_pid || sh->opts.include_tid) {
+		err |= fg_strbuf_addch(sb, '-');
+		if (h->pid.len)
+			err |= fg_strbuf_add(sb, h->pid.ptr, h->pid.len);
+		else
+			err |= fg_strbuf_addch(sb, '?');
+	}
+	if (sh->opts.include_tid) {
+		err |= fg_strbuf_addch(sb, '/');
+		err |= fg_strbuf_add(sb, h->tid.ptr, h->tid.len);
+	}
+done:
+	if (err)
+		w->error = FG_ENOMEM;
+	return !err;
+}
+
+static bool event_matches(const fg_cshared *sh, const struct perf_header *h)
+{
+	fg_view want = fg_view_of(sh->event, sh->event_len);
+
+	if (!sh->event || !h->event_full.len)
+		return true;
+	return (h->event.len == want.len && !memcmp(h->event.ptr, want.ptr, want.len)) ||
+	       (h->event_full.len == want.len && !memcmp(h->event_full.ptr, want.ptr, want.len));
+}
+
+static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
+			fg_view line, uint64_t seq, uint64_t lineno)
+{
+	struct perf_header h;
+	fg_view rest;
+
+	memset(&h, 0, sizeof(h));
+	ev->in_event = true;
+	if (!split_comm(line, &h, &rest)) {
+		fg_cworker_warn(w, FG_CWARN_EVENT, seq, lineno);
+		ev->skip = true;
+		return;
+	}
+	parse_event(rest, &h);
+	if (!event_matches(sh, &h)) {
+		ev->skip = true;
+		w->filtered++;
+		return;
+	}
+	ev->count = h.period ? h.period : 1;
+	ev->java = fg_view_eq(h.comm, "java");
+	if (!set_pname(w, sh, &h))
+		ev->skip = true;
+	else if (h.inline_frame.len)
+		stack_line(w, sh, ev, h.inline_frame, seq, lineno);
+}
+
+static void end_event(fg_cworker *w, struct perf_event *ev)
+{
+	if (ev->in_event && !ev->skip) {
+		fg_cworker_emit(w, w->pname.buf, w->pname.len, ev->count);
+		w->samples++;
+	}
+	w->nframes = 0;
+	memset(ev, 0, sizeof(*ev));
+}
+
+void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		   uint64_t seq, uint64_t *nlines)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	struct perf_event ev;
+	bool plain = fg_bytes_plain(buf, len);
+	uint64_t lineno = 0;
+	fg_view line;
+
+	memset(&ev, 0, sizeof(ev));
+	w->nframes = 0;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
+		p = nl ? nl + 1 : end;
+		lineno++;
+		if (line.len && line.ptr[0] == '#')
+			continue;
+		if (!plain)
+			line = fg_cworker_clean_line(w, line, seq, lineno);
+		line = trim_end(line);
+		if (!line.len)
+			end_event(w, &ev);
+		else if (!ev.in_event)
+			header_line(w, sh, &ev, line, seq, lineno);
+		else if (!ev.skip && !ev.skip_rest)
+			stack_line(w, sh, &ev, line, seq, lineno);
+	}
+	/* A chunk ends at an empty line or at the end of the input, where a
+	 * last event without its empty line still counts. */
+	end_event(w, &ev);
+	*nlines = lineno;
+}
+
+size_t fg_perf_boundary(const char *buf, size_t from, size_t len)
+{
+	const char *lo = buf + (from ? from - 1 : 0), *hi = buf + len, *q;
+
+	while (hi > lo && (q = find_last(lo, (size_t)(hi - lo), '\n'))) {
+		if (q > buf && q[-1] == '\n')
+			return (size_t)(q - buf) + 1;
+		if (q > buf + 1 && q[-1] == '\r' && q[-2] == '\n')
+			return (size_t)(q - buf) + 1;
+		hi = q;
+	}
+	return 0;
+}
+
+fg_view fg_perf_first_event(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	bool in_event = false;
+	struct perf_header h;
+	fg_view line, rest;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		line = trim_end(fg_view_of(p, (size_t)((nl ? nl : end) - p)));
+		p = nl ? nl + 1 : end;
+		if (line.len && line.ptr[0] == '#')
+			continue;
+		if (!line.len) {
+			in_event = false;
+			continue;
+		}
+		if (in_event)
+			continue;
+		in_event = true;
+		memset(&h, 0, sizeof(h));
+		if (!split_comm(line, &h, &rest))
+			continue;
+		parse_event(rest, &h);
+		if (h.event_full.len)
+			return h.event;
+	}
+	return fg_view_of(NULL, 0);
+}

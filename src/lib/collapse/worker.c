@@ -1,0 +1,273 @@
+/* Per-thread parser state shared by the perf and DTrace parsers: the
+ * frame list of the current stack, the stack map and bad-line counts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "lib/collapse/internal.h"
+#include "util/banned.h"
+
+static const struct {
+	const char *text;
+	size_t len;
+} suffixes[] = {
+	{ "", 0 }, { "_[k]", 4 }, { "_[j]", 4 }, { "_[i]", 4 },
+};
+
+void fg_cworker_init(fg_cworker *w)
+{
+	memset(w, 0, sizeof(*w));
+	fg_strbuf_init(&w->key, 0);
+	fg_strbuf_init(&w->pname, 0);
+}
+
+void fg_cworker_release(fg_cworker *w)
+{
+	fg_strmap_release(&w->map);
+	fg_strbuf_release(&w->key);
+	fg_strbuf_release(&w->pname);
+	fg_arena_release(&w->arena);
+	free(w->frames);
+	w->frames = NULL;
+	w->nframes = w->aframes = 0;
+}
+
+void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line)
+{
+	if (!w->warn_count[kind]++ || seq < w->warn_seq[kind] ||
+	    (seq == w->warn_seq[kind] && line < w->warn_line[kind])) {
+		w->warn_seq[kind] = seq;
+		w->warn_line[kind] = line;
+	}
+}
+
+bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix)
+{
+	fg_cframe *f;
+
+	if (w->nframes == w->aframes) {
+		size_t n = w->aframes ? w->aframes * 2 : 64;
+		fg_cframe *grown = fg_realloc_array(w->frames, n, sizeof(*grown));
+		if (!grown) {
+			w->error = FG_ENOMEM;
+			return false;
+		}
+		w->frames = grown;
+		w->aframes = n;
+	}
+	if (len > UINT32_MAX)
+		len = UINT32_MAX; /* a 4 GB symbol: keep what fits rather than fail */
+	f = &w->frames[w->nframes++];
+	f->ptr = ptr;
+	f->len = (uint32_t)len;
+	f->suffix = (uint8_t)suffix;
+	return true;
+}
+
+void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count)
+{
+	fg_strbuf *k = &w->key;
+	size_t total = plen, i;
+	fg_strmap_entry *e;
+	char *p;
+
+	for (i = 0; i < w->nframes; i++)
+		total += 1 + w->frames[i].len + suffixes[w->frames[i].suffix].len;
+	fg_strbuf_reset(k);
+	if (fg_strbuf_grow(k, total)) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	p = k->buf;
+	memcpy(p, prefix, plen);
+	p += plen;
+	/* Frames were collected leaf first; folded stacks are root first. A
+	 * stack without a prefix (DTrace) has no leading ';'. */
+	for (i = w->nframes; i-- > 0;) {
+		const fg_cframe *f = &w->frames[i];
+		if (p != k->buf)
+			*p++ = ';';
+		memcpy(p, f->ptr, f->len);
+		p += f->len;
+		memcpy(p, suffixes[f->suffix].text, suffixes[f->suffix].len);
+		p += suffixes[f->suffix].len;
+	}
+	k->len = (size_t)(p - k->buf); /* filled in place after fg_strbuf_grow */
+	if (!k->len)
+		return;
+	e = fg_strmap_put_hashed(&w->map, k->buf, k->len, fg_hash_bytes(k->buf, k->len));
+	if (!e) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	e->value.u += count;
+}
+
+static inline bool is_lower_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+static const struct {
+	const char *esc;
+	char c;
+} rust_escapes[] = {
+	{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' }, { "$LT$", '<' },
+	{ "$GT$", '>' }, { "$LP$", '(' }, { "$RP$", ')' }, { "$C$", ',' },
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* DTrace prints Rust's legacy symbols half demangled:
+ * "_$LT$alloc..vec..Vec$LT$T$GT$$GT$::from::hf1c5bb9dd6c517cb". When the
+ * trailing hash is there, finish the job: drop the hash, decode the
+ * "$..$" escapes and ".." path separators. */
+fg_view fg_cworker_fix_rust(fg_cworker *w, fg_view f)
+{
+	const char *p, *end;
+	char *out, *o;
+	size_t i;
+
+	if (f.len < 19 || memcmp(f.ptr + f.len - 19, "::h", 3))
+		return f;
+	for (i = f.len - 16; i < f.len; i++)
+		if (!is_lower_hex(f.ptr[i]))
+			return f;
+	f.len -= 19;
+	if (!(out = fg_arena_alloc(&w->arena, f.len ? f.len : 1))) {
+		w->error = FG_ENOMEM;
+		return f;
+	}
+	o = out;
+	p = f.ptr;
+	end = f.ptr + f.len;
+	while (p < end) {
+		bool at_start = p == f.ptr || p[-1] == '`';
+		size_t k;
+		if (at_start && *p == '_' && p + 1 < end && p[1] == '$') {
+			p++;
+			continue;
+		}
+		if (*p == '.' && p + 1 < end && p[1] == '.') {
+			*o++ = ':';
+			*o++ = ':';
+			p += 2;
+			continue;
+		}
+		if (*p == '$') {
+			for (k = 0; k < sizeof(rust_escapes) / sizeof(rust_escapes[0]); k++) {
+				size_t n = strlen(rust_escapes[k].esc);
+				if ((size_t)(end - p) >= n && !memcmp(p, rust_escapes[k].esc, n)) {
+					*o++ = rust_escapes[k].c;
+					p += n;
+					break;
+				}
+			}
+			if (k < sizeof(rust_escapes) / sizeof(rust_escapes[0]))
+				continue;
+			if (end - p >= 5 && p[1] == 'u' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0 &&
+			    p[4] == '$') {
+				*o++ = (char)(hexval(p[2]) * 16 + hexval(p[3]));
+				p += 5;
+				continue;
+			}
+		}
+		*o++ = *p++;
+	}
+	return fg_view_of(out, (size_t)(o - out));
+}
+
+bool fg_bytes_plain(const char *buf, size_t len)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t acc = 0, v;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&v, buf + i, 8);
+		/* a high bit, or a zero byte (the classic haszero trick) */
+		acc |= (((v - ones) & ~v) | v) & highs;
+	}
+	if (acc)
+		return false;
+	for (; i < len; i++)
+		if (!buf[i] || (unsigned char)buf[i] >= 0x80)
+			return false;
+	return true;
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1;
+	else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < need + 1 || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i <= need; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return need + 1;
+}
+
+fg_view fg_cworker_clean_line(fg_cworker *w, fg_view line, uint64_t seq, uint64_t lineno)
+{
+	const unsigned char *s = (const unsigned char *)line.ptr;
+	bool nul = false, bad = false;
+	size_t i = 0, n, out_len = 0, cap;
+	char *out;
+
+	while (i < line.len) {
+		n = s[i] ? utf8_seq(s + i, line.len - i) : 0;
+		if (!n)
+			*(s[i] ? &bad : &nul) = true;
+		i += n ? n : 1;
+	}
+	if (!nul && !bad)
+		return line;
+	if (nul)
+		fg_cworker_warn(w, FG_CWARN_NUL, seq, lineno);
+	if (bad)
+		fg_cworker_warn(w, FG_CWARN_UTF8, seq, lineno);
+	if (!fg_mul_size(line.len, 3, &cap) || !(out = fg_arena_alloc(&w->arena, cap ? cap : 1))) {
+		w->error = FG_ENOMEM;
+		return fg_view_of(line.ptr, 0);
+	}
+	for (i = 0; i < line.len; i += n) {
+		n = s[i] ? utf8_seq(s + i, line.len - i) : 0;
+		if (n) {
+			memcpy(out + out_len, s + i, n);
+			out_len += n;
+		} else {
+			memcpy(out + out_len, "\xef\xbf\xbd", 3);
+			out_len += 3;
+			n = 1;
+		}
+	}
+	return fg_view_of(out, out_len);
+}
