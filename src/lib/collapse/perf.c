@@ -253,25 +253,52 @@ static fg_view unknown_name(fg_cworker *w, const fg_cshared *sh, fg_view pc, fg_
 	return fg_view_of(p, n);
 }
 
-/* Removes argument lists ("foo(int)" -> "foo") except Go method receivers
- * ("pkg.(*T).m") and C++ "(anonymous namespace)"; ';' would split the
- * stack, so it becomes ':'. */
+/* The first '(' outside template brackets that is not "(anonymous
+ * namespace)", or NULL. "operator<<" and "->" do not open brackets. */
+static const char *args_paren(const char *p, const char *end)
+{
+	int depth = 0;
+
+	for (; p < end; p++) {
+		switch (*p) {
+		case '<':
+			depth++;
+			break;
+		case '>':
+			if (depth)
+				depth--;
+			break;
+		case '(':
+			if ((size_t)(end - p) >= 21 && !memcmp(p, "(anonymous namespace)", 21))
+				p += 20;
+			else if (!depth)
+				return p;
+			break;
+		case 'o':
+			/* operator<, operator<<=, operator->*, operator() ... */
+			if ((size_t)(end - p) > 8 && !memcmp(p, "operator", 8) && strchr("<>-", p[8])) {
+				p += 8;
+				while (p + 1 < end && strchr("<>=-*", p[1]))
+					p++;
+			}
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Removes argument lists ("foo(int)" -> "foo", "f<int (int)>()" ->
+ * "f<int (int)>") except Go method receivers ("pkg.(*T).m"); ';' would
+ * split the stack, so it becomes ':'. */
 static fg_view tidy(fg_cworker *w, fg_view f)
 {
-	const char *p = f.ptr, *end = f.ptr + f.len, *semi;
+	const char *paren = memchr(f.ptr, '(', f.len), *semi;
 	char *copy;
 	size_t i;
 
-	while ((p = memchr(p, '(', (size_t)(end - p)))) {
-		if ((size_t)(end - p) >= 21 && !memcmp(p, "(anonymous namespace)", 21)) {
-			p += 21;
-			continue;
-		}
-		if (p > f.ptr && p[-1] == '.')
-			break;
-		f.len = (size_t)(p - f.ptr);
-		break;
-	}
+	if (paren && (paren = args_paren(f.ptr, f.ptr + f.len)) &&
+	    !(paren > f.ptr && paren[-1] == '.'))
+		f.len = (size_t)(paren - f.ptr);
 	semi = memchr(f.ptr, ';', f.len);
 	if (!semi)
 		return f;
@@ -400,6 +427,8 @@ static bool event_matches(const fg_cshared *sh, const struct perf_header *h)
 	       (h->event_full.len == want.len && !memcmp(h->event_full.ptr, want.ptr, want.len));
 }
 
+static void end_event(fg_cworker *w, struct perf_event *ev);
+
 static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
 			fg_view line, uint64_t seq, uint64_t lineno)
 {
@@ -423,8 +452,12 @@ static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *
 	ev->java = fg_view_eq(h.comm, "java");
 	if (!set_pname(w, sh, &h))
 		ev->skip = true;
-	else if (h.inline_frame.len)
+	else if (h.inline_frame.len) {
+		/* a one-frame stack printed on the header line: the event is
+		 * complete (the next line may be the next header) */
 		stack_line(w, sh, ev, h.inline_frame, seq, lineno);
+		end_event(w, ev);
+	}
 }
 
 static void end_event(fg_cworker *w, struct perf_event *ev)
@@ -511,6 +544,8 @@ fg_view fg_perf_first_event(const char *buf, size_t len)
 		parse_event(rest, &h);
 		if (h.event_full.len)
 			return h.event;
+		if (h.inline_frame.len)
+			in_event = false; /* as header_line: the event ends here */
 	}
 	return fg_view_of(NULL, 0);
 }
