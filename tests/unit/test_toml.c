@@ -340,6 +340,47 @@ static void hostile_input_is_refused_cleanly(void **state)
 	fg_strbuf_release(&text);
 }
 
+/* The choices the TOML 1.0 text leaves open, pinned down. */
+static void table_rules_and_edge_choices(void **state)
+{
+	static const struct {
+		const char *text;
+		bool ok;
+	} cases[] = {
+		/* [table] may add sub-tables under dotted-key tables ... */
+		{ "[a]\nx.y = 1\n[a.x.z]\nw = 2\n", true },
+		/* ... but dotted keys only extend tables of their own block
+		 * (the clarified wording of toml-lang/toml#859) */
+		{ "[a.b.c]\n[a]\nb.d = 1\n", false },
+		{ "[a.b.c]\nz = 9\n[a]\nb.c.t = 1\n", false },
+		{ "[[a]]\nb.c = 1\n[[a]]\nb.c = 2\n", true },
+		{ "[[a.b]]\n[a]\nc = 1\n", true },
+		{ "a = {b.c = 1, b.d = 2}\n", true },
+		{ "a = {b = {c = 1}, b.d = 2}\n", false },
+		{ "a = [{b = 1}]\n[a.c]\n", false },
+		/* RFC 3339 allows a leap second */
+		{ "t = 23:59:60\n", true },
+		{ "t = 23:59:61\n", false },
+		/* a float that does not fit a double is an error, not inf */
+		{ "f = 1e400\n", false },
+		{ "f = 1e-400\n", true },
+		{ "i = -9223372036854775808\n", true },
+		{ "i = 0x8000000000000000\n", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fg_toml *doc = NULL;
+		int ret = fg_toml_parse(&doc, cases[i].text, strlen(cases[i].text), "r.toml");
+
+		if ((ret == 0) != cases[i].ok)
+			fail_msg("case %zu (%s): expected %s, got %d %s", i, cases[i].text,
+				 cases[i].ok ? "success" : "an error", ret,
+				 ret ? fg_error_last() : "");
+		fg_toml_free(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +391,7 @@ int main(void)
 		cmocka_unit_test(scalars_keep_their_detail),
 		cmocka_unit_test(errors_carry_file_line_column),
 		cmocka_unit_test(hostile_input_is_refused_cleanly),
+		cmocka_unit_test(table_rules_and_edge_choices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
