@@ -43,8 +43,8 @@ typedef struct fg_git_info {
 	 * a tree dirty, as with `git describe --dirty`: build outputs and
 	 * scratch files are common and say nothing about the profiled code.
 	 * A checked-out submodule whose commit or content differs counts as
-	 * modified, again as with `git describe --dirty` (the submodule's
-	 * `ignore` setting in .gitmodules is honoured). */
+	 * modified, again as with `git describe --dirty` (untracked files
+	 * inside it do not; a submodule that is not cloned is clean). */
 	bool dirty;
 	/* At least one untracked, not ignored file exists (reported
 	 * separately so callers can mention it; never part of `dirty`). */

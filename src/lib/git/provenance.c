@@ -109,50 +109,120 @@ static int status_entry(const char *path, unsigned int flags, void *payload)
 	return info->dirty && info->untracked ? 1 : 0;
 }
 
-/* A submodule makes the tree dirty when `git describe --dirty` would say
- * so: its commit differs from the recorded one, or its tracked content
- * changed. Untracked files inside it do not count (libgit2's status would
- * count them), and a stricter `ignore` from .gitmodules is honoured. */
-static int submodule_entry(git_submodule *sm, const char *name, void *payload)
-{
-	fg_git_info *info = payload;
-	git_submodule_ignore_t ignore = git_submodule_ignore(sm);
-	unsigned int st = 0;
+/* Submodules nested deeper than this are not looked into. */
+#define MAX_SUBMODULE_DEPTH 8
 
-	if (ignore == GIT_SUBMODULE_IGNORE_NONE || ignore == GIT_SUBMODULE_IGNORE_UNSPECIFIED)
-		ignore = GIT_SUBMODULE_IGNORE_UNTRACKED;
-	if (git_submodule_status(&st, git_submodule_owner(sm), name, ignore) < 0)
-		return 0; /* unreadable submodule: say nothing rather than fail */
-	st &= ~(unsigned int)(GIT_SUBMODULE_STATUS_WD_UNTRACKED |
-			      GIT_SUBMODULE_STATUS_WD_UNINITIALIZED);
-	if (!GIT_SUBMODULE_STATUS_IS_UNMODIFIED(st))
+static int tracked_changes(git_repository *repo, fg_git_info *info, int depth);
+
+/* A submodule makes the tree dirty when `git describe --dirty` would say
+ * so: the commit recorded in the index differs from HEAD's, the
+ * submodule's checkout is at another commit, or its tracked content
+ * changed; untracked files inside it do not count. libgit2's own
+ * submodule status counts those, and in 1.5 leaks memory on every call
+ * (in its .gitmodules parsing), so gitlinks are checked here from the
+ * index, without reading .gitmodules. Not cloned means not dirty. */
+static int gitlink_changes(git_repository *repo, const git_index_entry *e,
+			   const git_tree *head_tree, fg_git_info *info, int depth)
+{
+	git_tree_entry *te = NULL;
+	git_repository *sub = NULL;
+	fg_strbuf path = FG_STRBUF_INIT;
+	git_oid sub_head;
+	int err = 0;
+
+	if (!head_tree || git_tree_entry_bypath(&te, head_tree, e->path) < 0 ||
+	    !git_oid_equal(git_tree_entry_id(te), &e->id)) {
+		info->dirty = true; /* staged: added or moved to another commit */
+		goto done;
+	}
+	err = fg_strbuf_addf(&path, "%s/%s", git_repository_workdir(repo), e->path);
+	if (err || git_repository_open_ext(&sub, path.buf,
+					   GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		goto done;
+	if (git_reference_name_to_id(&sub_head, sub, "HEAD") < 0 ||
+	    !git_oid_equal(&sub_head, &e->id))
 		info->dirty = true;
-	return info->dirty ? 1 : 0;
+	else if (depth < MAX_SUBMODULE_DEPTH)
+		err = tracked_changes(sub, info, depth + 1);
+done:
+	git_error_clear();
+	git_repository_free(sub);
+	git_tree_entry_free(te);
+	fg_strbuf_release(&path);
+	return err;
+}
+
+static int head_tree_of(git_tree **out, git_repository *repo)
+{
+	git_object *obj = NULL;
+	int lg;
+
+	*out = NULL;
+	lg = git_revparse_single(&obj, repo, "HEAD^{tree}");
+	if (lg == GIT_ENOTFOUND || lg == GIT_EUNBORNBRANCH) {
+		git_error_clear();
+		return 0;
+	}
+	if (lg < 0)
+		return fg_git__fail(lg, "cannot read HEAD's tree");
+	*out = (git_tree *)obj;
+	return 0;
+}
+
+static int gitlinks_changes(git_repository *repo, fg_git_info *info, int depth)
+{
+	git_index *index = NULL;
+	git_tree *head_tree = NULL;
+	size_t i, n;
+	int err, lg;
+
+	lg = git_repository_index(&index, repo);
+	if (lg < 0)
+		return fg_git__fail(lg, "cannot read the index");
+	err = head_tree_of(&head_tree, repo);
+	n = git_index_entrycount(index);
+	for (i = 0; i < n && !err && !info->dirty; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+
+		if (e->mode == GIT_FILEMODE_COMMIT)
+			err = gitlink_changes(repo, e, head_tree, info, depth);
+	}
+	git_tree_free(head_tree);
+	git_index_free(index);
+	return err;
+}
+
+/* Status walk of one repository. The top level also notes untracked
+ * files; inside submodules only tracked changes matter. */
+static int tracked_changes(git_repository *repo, fg_git_info *info, int depth)
+{
+	git_status_options so;
+	fg_git_info scratch = FG_GIT_INFO_INIT;
+	fg_git_info *into = depth ? &scratch : info;
+	int lg;
+
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	/* Untracked directories are reported as one entry, not walked:
+	 * existence is all we need. Ignored files are not looked at. */
+	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (!depth)
+		so.flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	else
+		scratch.untracked = true; /* so the walk stops at the first change */
+	lg = git_status_foreach_ext(repo, &so, status_entry, into);
+	if (lg < 0 && !(into->dirty && into->untracked))
+		return fg_git__fail(lg, "cannot read the repository status");
+	if (scratch.dirty)
+		info->dirty = true;
+	return info->dirty ? 0 : gitlinks_changes(repo, info, depth);
 }
 
 static int read_status(fg_git_info *info, git_repository *repo)
 {
-	git_status_options so;
-	int lg;
-
 	if (git_repository_is_bare(repo))
 		return 0;
-	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
-	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-	/* Untracked directories are reported as one entry, not walked:
-	 * existence is all we need. Ignored files are not looked at.
-	 * Submodules get their own, stricter look below. */
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	lg = git_status_foreach_ext(repo, &so, status_entry, info);
-	if (lg < 0 && !(info->dirty && info->untracked))
-		return fg_git__fail(lg, "cannot read the repository status");
-	if (info->dirty)
-		return 0;
-	/* A broken .gitmodules is the user's to fix with git; provenance is
-	 * best effort and keeps what it learned from the status. */
-	git_submodule_foreach(repo, submodule_entry, info);
-	git_error_clear();
-	return 0;
+	return tracked_changes(repo, info, 0);
 }
 
 int fg_git_provenance(fg_git_info *out, const char *path)
