@@ -35,6 +35,42 @@ size_t fg_folded_count(const fg_folded *f);
 uint64_t fg_folded_skipped(const fg_folded *f);
 void fg_folded_free(fg_folded *f);
 
+/* Creation flags for fg_folded_new_ex. */
+enum {
+	/* Remember the order of the input lines (consecutive equal stacks
+	 * merged), as --flamechart needs; memory then grows with the number
+	 * of lines, not only with the number of distinct stacks. */
+	FG_FOLDED_KEEP_ORDER = 1,
+};
+/* fg_folded_new with flags (FG_FOLDED_*). */
+int fg_folded_new_ex(fg_folded **out, unsigned flags);
+/* Names the input fed next (for warnings: "file:line") and restarts line
+ * numbering. `name` is copied. fg_folded_read_file calls it itself. */
+int fg_folded_set_source(fg_folded *f, const char *name);
+/* Whether any line carried two counts ("stack before after"). */
+bool fg_folded_is_differential(const fg_folded *f);
+
+/* Calls cb for every distinct stack, sorted bytewise. `before` is the first
+ * count of a differential line (0 when the stack had none). A non-zero
+ * return from cb stops the walk and is returned. */
+typedef int (*fg_folded_cb)(void *ctx, const char *stack, size_t len,
+			    double count, double before);
+int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx);
+
+#define FG_FOLDED_MAX_WARNINGS 8
+/* Lines read and lines skipped, by kind, for one warning per kind. */
+typedef struct fg_fold_stats {
+	uint64_t lines;        /* non-blank lines seen */
+	uint64_t skipped;      /* of which malformed, skipped */
+	size_t nwarnings;
+	struct {
+		const char *what;  /* "lines without a sample count", ... (static) */
+		uint64_t count;
+		char where[160];   /* "file:line" of the first one */
+	} warnings[FG_FOLDED_MAX_WARNINGS];
+} fg_fold_stats;
+void fg_folded_stats(const fg_folded *f, fg_fold_stats *out);
+
 typedef struct fg_render_opts {
 	const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
 	const char *subtitle;
@@ -71,6 +107,13 @@ typedef struct fg_render_opts {
 /* Writes the SVG of f to out. With no samples it still writes an SVG that
  * says so and returns FG_ENODATA. */
 int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out);
+
+/* Checks opts without rendering: unknown palette or background, bad sizes.
+ * Returns 0 or FG_EINVAL with the detail in fg_error_last(). */
+int fg_render_opts_check(const fg_render_opts *opts);
+
+/* The palette names accepted in fg_render_opts.palette, "|"-separated. */
+extern const char fg_render_palettes[];
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,81 @@
+/* flamegraph-diff-folded: two folded profiles -> "stack BEFORE AFTER". */
+#include <stdio.h>
+
+#include "cli/common/diag.h"
+#include "cli/common/opts.h"
+#include "flamegraph/diff.h"
+#include "flamegraph/error.h"
+#include "flamegraph/render.h"
+#include "util/outfile.h"
+
+static int read_profile(fg_folded **f, const char *path)
+{
+	fg_fold_stats st;
+	size_t i;
+	int err;
+
+	if ((err = fg_folded_new(f)) || (err = fg_folded_read_file(*f, path)))
+		return err;
+	fg_folded_stats(*f, &st);
+	for (i = 0; i < st.nwarnings; i++)
+		fg_warnf("skipped %llu %s (first at %s) — expected 'frame;frame;... COUNT'",
+			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+			 st.warnings[i].where);
+	return 0;
+}
+
+int cmd_flamegraph_diff_folded(int argc, char **argv)
+{
+	fg_diff_opts dopts = FG_DIFF_OPTS_INIT;
+	const char *output = "-";
+	fg_folded *before = NULL, *after = NULL;
+	fg_outfile *of = NULL;
+	int npos = 0, dashdash, err, rc = FG_EXIT_USAGE;
+	const fg_option options[] = {
+		FG_OPT_STRING('o', "output", &output, "FILE", "write to FILE (default: stdout); written atomically"),
+		FG_OPT_BOOL('n', "normalize", &dopts.normalize, "scale BEFORE counts so both profiles have the same total"),
+		FG_OPT_BOOL('s', "strip-hex", &dopts.strip_hex, "replace hex addresses (0x7f3a...) with 0x... before matching stacks"),
+		FG_OPT_END(),
+	};
+	const fg_cli cli = {
+		"flamegraph-diff-folded", "[OPTIONS] BEFORE AFTER",
+		"Compares two folded-stack profiles and prints 'stack BEFORE AFTER' lines, sorted, "
+		"for flamegraph-render to draw as a differential flame graph: frame widths from AFTER, "
+		"red where a function grew, blue where it shrank. '-' reads stdin.",
+		"Example:\n  flamegraph-diff-folded --normalize old.folded new.folded | flamegraph-render -o diff.svg\n",
+		options, false, false,
+	};
+
+	fg_diag_init(cli.prog);
+	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK)
+		return err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
+	if (npos != 2) {
+		fg_errorf("expected two folded files, BEFORE and AFTER, got %d — see '%s --help'",
+			  npos, cli.prog);
+		return FG_EXIT_USAGE;
+	}
+	if ((err = read_profile(&before, argv[0])) || (err = read_profile(&after, argv[1])))
+		goto lib_error;
+	if ((err = fg_outfile_open(&of, output)))
+		goto lib_error;
+	if ((err = fg_diff_folded_write(before, after, &dopts, fg_outfile_stream(of))))
+		goto lib_error;
+	err = fg_outfile_commit(of);
+	of = NULL;
+	if (err)
+		goto lib_error;
+	rc = FG_EXIT_OK;
+	goto done;
+lib_error:
+	rc = fg_die_lib(err);
+done:
+	fg_outfile_abort(of);
+	fg_folded_free(before);
+	fg_folded_free(after);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return cmd_flamegraph_diff_folded(argc, argv);
+}

@@ -1,0 +1,149 @@
+/* flamegraph-render: folded stacks (files or stdin) -> interactive SVG. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common/diag.h"
+#include "cli/common/opts.h"
+#include "flamegraph/error.h"
+#include "flamegraph/render.h"
+#include "util/outfile.h"
+
+static int check_size(const char *what, long long v, long long lo, long long hi)
+{
+	if (v < lo || v > hi) {
+		fg_errorf("%s %lld is out of range — use %lld to %lld", what, v, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+static void warn_skipped(const fg_folded *f)
+{
+	fg_fold_stats st;
+	size_t i;
+
+	fg_folded_stats(f, &st);
+	for (i = 0; i < st.nwarnings; i++)
+		fg_warnf("skipped %llu %s (first at %s) — expected 'frame;frame;... COUNT'",
+			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+			 st.warnings[i].where);
+}
+
+int cmd_flamegraph_render(int argc, char **argv)
+{
+	fg_render_opts ro = FG_RENDER_OPTS_INIT;
+	const char *output = "-";
+	bool inverted = false, reverse = false, flamechart = false, hash = false;
+	bool deterministic = false, negate = false;
+	long long width = 1200, height = 16;
+	fg_strlist base = FG_STRLIST_INIT;
+	fg_folded *f = NULL;
+	fg_outfile *of = NULL;
+	int npos = 0, dashdash, i, err, rc = FG_EXIT_USAGE;
+	const fg_option options[] = {
+		FG_OPT_GROUP("Output"),
+		FG_OPT_STRING('o', "output", &output, "FILE", "write the SVG to FILE (default: stdout); written atomically"),
+		FG_OPT_STRING(0, "title", &ro.title, "TEXT", "title (default: \"Flame Graph\", \"Icicle Graph\" with --inverted)"),
+		FG_OPT_STRING(0, "subtitle", &ro.subtitle, "TEXT", "second title line"),
+		FG_OPT_STRING(0, "notes", &ro.notes, "TEXT", "notes stored in the SVG (<desc>)"),
+		FG_OPT_GROUP("Layout"),
+		FG_OPT_BOOL('i', "inverted", &inverted, "icicle graph: roots at the top"),
+		FG_OPT_BOOL(0, "reverse", &reverse, "reverse each stack (leaf first) before merging"),
+		FG_OPT_BOOL(0, "flamechart", &flamechart, "flame chart: keep input order (x is time), no sorting"),
+		FG_OPT_LIST(0, "base", &base, "SYM", "root the graph at SYM: cut stacks before it, drop stacks without it (repeatable)"),
+		FG_OPT_DOUBLE(0, "min-width", &ro.min_width, "PX", "omit frames narrower than PX pixels (default 0.1)"),
+		FG_OPT_INT(0, "image-width", &width, "PX", "image width in pixels (default 1200)"),
+		FG_OPT_INT(0, "frame-height", &height, "PX", "height of each frame in pixels (default 16)"),
+		FG_OPT_STRING(0, "font-type", &ro.font_type, "FONT", "font family (default Verdana)"),
+		FG_OPT_DOUBLE(0, "font-size", &ro.font_size, "SIZE", "font size in pixels (default 12)"),
+		FG_OPT_DOUBLE(0, "font-width", &ro.font_width, "RATIO", "average character width / font size, for label fitting (default 0.59)"),
+		FG_OPT_DOUBLE(0, "total", &ro.total, "N", "width of the graph in samples, to compare graphs at one scale"),
+		FG_OPT_GROUP("Colours"),
+		FG_OPT_CHOICE(0, "palette", &ro.palette, "NAME", "hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust",
+			      "colour palette (default hot)"),
+		FG_OPT_BOOL(0, "hash", &hash, "colour by function name hash (similar names, similar colours)"),
+		FG_OPT_BOOL(0, "deterministic", &deterministic, "same name, same colour, in every graph"),
+		FG_OPT_STRING(0, "palette-map", &ro.palette_map, "FILE", "read name->rgb(r,g,b) colours from FILE and add new names to it"),
+		FG_OPT_STRING(0, "bgcolors", &ro.bgcolors, "COLOR", "background: yellow, blue, green, grey or #rrggbb"),
+		FG_OPT_BOOL(0, "negate", &negate, "differential: swap red and blue (red = shrank)"),
+		FG_OPT_GROUP("Labels"),
+		FG_OPT_STRING(0, "count-name", &ro.count_name, "NAME", "what a count is (default \"samples\")"),
+		FG_OPT_STRING(0, "name-type", &ro.name_type, "TEXT", "prefix of the hover details (default \"Function:\")"),
+		FG_OPT_DOUBLE(0, "factor", &ro.factor, "X", "multiply the counts shown by X (e.g. the sampling period)"),
+		FG_OPT_STRING(0, "nameattr", &ro.nameattr, "FILE", "extra attributes per function: 'name<TAB>attr=value...' lines"),
+		FG_OPT_END(),
+	};
+	const fg_cli cli = {
+		"flamegraph-render", "[OPTIONS] [FILE...]",
+		"Renders folded stacks ('frame;frame;...;leaf COUNT' lines, or 'stack BEFORE AFTER' "
+		"for a differential graph) from the FILEs, merged, or from stdin, as an interactive "
+		"SVG: hover for details, click to zoom, Ctrl-F to search with a regex.",
+		"Examples:\n  flamegraph-collapse-perf perf.txt | flamegraph-render -o flame.svg\n"
+		"  flamegraph-diff-folded before.folded after.folded | flamegraph-render > diff.svg\n",
+		options, false, false,
+	};
+
+	fg_diag_init(cli.prog);
+	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK)
+		return err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
+	if (check_size("--image-width", width, 30, 1000000) ||
+	    check_size("--frame-height", height, 2, 1000))
+		goto done;
+	ro.image_width = (unsigned)width;
+	ro.frame_height = (unsigned)height;
+	ro.inverted = inverted;
+	ro.reverse = reverse;
+	ro.flamechart = flamechart;
+	ro.hash = hash;
+	ro.deterministic = deterministic;
+	ro.negate = negate;
+	ro.base = base.items;
+	ro.nbase = base.count;
+	if ((err = fg_render_opts_check(&ro))) {
+		rc = fg_die_lib(err);
+		goto done;
+	}
+	if ((err = fg_folded_new_ex(&f, flamechart ? FG_FOLDED_KEEP_ORDER : 0)))
+		goto lib_error;
+	for (i = 0; i < (npos ? npos : 1); i++)
+		if ((err = fg_folded_read_file(f, npos ? argv[i] : "-")))
+			goto lib_error;
+	warn_skipped(f);
+	if ((err = fg_outfile_open(&of, output)))
+		goto lib_error;
+	err = fg_render_svg(f, &ro, fg_outfile_stream(of));
+	if (err && err != FG_ENODATA) {
+		fg_outfile_abort(of);
+		of = NULL;
+		goto lib_error;
+	}
+	{
+		/* an empty graph is still written, then reported */
+		int nodata = err;
+		err = fg_outfile_commit(of);
+		of = NULL;
+		if (err)
+			goto lib_error;
+		if (nodata) {
+			fg_error_set(nodata, "no stack samples in the input — feed it folded stacks "
+				     "('frame;frame COUNT' lines, e.g. from flamegraph-collapse-perf)");
+			err = nodata;
+			goto lib_error;
+		}
+	}
+	rc = FG_EXIT_OK;
+	goto done;
+lib_error:
+	rc = fg_die_lib(err);
+done:
+	fg_outfile_abort(of);
+	fg_folded_free(f);
+	fg_strlist_release(&base);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return cmd_flamegraph_render(argc, argv);
+}

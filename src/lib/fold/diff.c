@@ -1,0 +1,134 @@
+/* flamegraph-diff-folded's library half: joins two merged profiles. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/diff.h"
+#include "flamegraph/error.h"
+#include "folded_impl.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+#include "util/banned.h"
+
+struct pair {
+	double before, after;
+};
+
+struct join {
+	fg_strmap map;           /* stack -> index + 1 into pairs */
+	struct pair *pairs;
+	size_t n, alloc;
+	fg_strbuf key;
+	bool strip_hex;
+};
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* "0x" followed by hex digits becomes "0x...". */
+static int strip_hex(fg_strbuf *sb, const char *s, size_t n)
+{
+	size_t i = 0, run = 0;
+	int err = 0;
+
+	fg_strbuf_reset(sb);
+	while (i < n) {
+		if (i + 2 < n && s[i] == '0' && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+			err |= fg_strbuf_add(sb, s + run, i - run);
+			err |= fg_strbuf_add(sb, "0x...", 5);
+			i += 2;
+			while (i < n && is_hex(s[i]))
+				i++;
+			run = i;
+			continue;
+		}
+		i++;
+	}
+	err |= fg_strbuf_add(sb, s + run, n - run);
+	return err ? FG_ENOMEM : 0;
+}
+
+static int add(struct join *j, const char *s, size_t n, double count, bool after)
+{
+	fg_strmap_entry *e;
+	int err;
+
+	if (j->strip_hex) {
+		if ((err = strip_hex(&j->key, s, n)))
+			return err;
+		s = j->key.buf;
+		n = j->key.len;
+	}
+	if (!(e = fg_strmap_put(&j->map, s, n)))
+		return FG_ENOMEM;
+	if (!e->value.u) {
+		if (j->n == j->alloc) {
+			size_t m = j->alloc ? j->alloc * 2 : 1024;
+			struct pair *p = fg_realloc_array(j->pairs, m, sizeof(*p));
+			if (!p)
+				return FG_ENOMEM;
+			j->pairs = p;
+			j->alloc = m;
+		}
+		j->pairs[j->n].before = j->pairs[j->n].after = 0;
+		e->value.u = ++j->n;
+	}
+	if (after)
+		j->pairs[e->value.u - 1].after += count;
+	else
+		j->pairs[e->value.u - 1].before += count;
+	return 0;
+}
+
+int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
+			 const fg_diff_opts *opts, FILE *out)
+{
+	fg_diff_opts defaults = FG_DIFF_OPTS_INIT;
+	struct join j = { FG_STRMAP_INIT, NULL, 0, 0, FG_STRBUF_INIT, false };
+	fg_strmap_entry **sorted = NULL;
+	double tb = 0, ta = 0, scale = 1;
+	size_t i;
+	int err = 0;
+
+	if (!opts)
+		opts = &defaults;
+	j.strip_hex = opts->strip_hex;
+	/* whole samples per stack, as the renderer counts them */
+	for (i = 0; i < before->nrecs && !err; i++) {
+		double c = (double)(unsigned long long)before->recs[i].count;
+		tb += c;
+		err = add(&j, before->recs[i].key, before->recs[i].len, c, false);
+	}
+	for (i = 0; i < after->nrecs && !err; i++) {
+		double c = (double)(unsigned long long)after->recs[i].count;
+		ta += c;
+		err = add(&j, after->recs[i].key, after->recs[i].len, c, true);
+	}
+	if (err)
+		goto done;
+	if (!j.n) {
+		err = fg_error_set(FG_ENODATA, "both profiles are empty — nothing to compare");
+		goto done;
+	}
+	if (opts->normalize && tb > 0)
+		scale = ta / tb;
+	if (!(sorted = fg_strmap_sorted(&j.map))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < j.n; i++) {
+		const struct pair *p = &j.pairs[sorted[i]->value.u - 1];
+		fwrite(sorted[i]->key, 1, sorted[i]->len, out);
+		fprintf(out, " %llu %llu\n", (unsigned long long)(p->before * scale + 1e-9),
+			(unsigned long long)p->after);
+	}
+	if (fflush(out) || ferror(out))
+		err = fg_error_set(FG_EIO, "could not write the differential stacks");
+done:
+	free(sorted);
+	free(j.pairs);
+	fg_strmap_release(&j.map);
+	fg_strbuf_release(&j.key);
+	return err;
+}

@@ -1,0 +1,904 @@
+/* The SVG renderer: merged folded stacks -> frames (name, depth, start and
+ * end in samples) -> a self-contained interactive SVG.
+ *
+ * Frames come from flamegraph.pl's "flow" merge: stacks are visited in
+ * order (sorted, or input order for flame charts), and a frame stays open
+ * while consecutive stacks share it as a prefix, so its width is the sum of
+ * their counts. A frame narrower than --min-width pixels is dropped when it
+ * closes; its children are narrower still. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "flamegraph/error.h"
+#include "flamegraph/render.h"
+#include "../fold/folded_impl.h"
+#include "palette.h"
+#include "svgout.h"
+#include "util/hashmap.h"
+#include "util/input.h"
+#include "util/strbuf.h"
+#include "util/banned.h"
+
+extern const char fg_template_flamegraph_js[];
+extern const size_t fg_template_flamegraph_js_len;
+extern const char fg_template_flamegraph_css[];
+extern const size_t fg_template_flamegraph_css_len;
+
+#define XPAD 10
+
+/* One stack, in drawing order, with its whole-sample count. */
+struct item {
+	const char *s;
+	size_t len;
+	uint64_t count;
+	double delta;   /* after - before, differential only */
+};
+
+struct frame {
+	const char *name;
+	size_t len;
+	unsigned depth;
+	uint64_t start, end;
+	double delta;
+};
+
+struct open_frame {
+	const char *name;
+	size_t len;
+	uint64_t start;
+	double delta;
+};
+
+/* Extra attributes for frames by name (--nameattr). */
+struct nameattr {
+	fg_strmap names;    /* name -> index + 1 into sets */
+	struct attrset {
+		char *title;    /* replaces the tooltip */
+		bool link;      /* an <a> (href given) instead of <g> */
+		fg_strbuf attrs; /* ready to paste: ` k="v"` pairs, escaped */
+	} *sets;
+	size_t nsets;
+};
+
+struct render {
+	const fg_render_opts *o;
+	enum fg_palette pal;
+	bool differential;
+	struct frame *frames;
+	size_t nframes, aframes;
+	struct open_frame *open;
+	size_t aopen;
+	unsigned depthmax;
+	uint64_t time;
+	double timemax, widthpertime, min_time, maxdelta;
+	fg_strmap palmap;
+	bool palmap_dirty;
+	struct nameattr na;
+	uint64_t rng;
+	fg_svgout out;
+};
+
+int fg_render_opts_check(const fg_render_opts *o)
+{
+	enum fg_palette pal;
+	int err;
+
+	if ((err = fg_palette_parse(o->palette, &pal)))
+		return err;
+	if (o->bgcolors && strcmp(o->bgcolors, "yellow") && strcmp(o->bgcolors, "blue") &&
+	    strcmp(o->bgcolors, "green") && strcmp(o->bgcolors, "grey") &&
+	    !(o->bgcolors[0] == '#' && strlen(o->bgcolors) == 7 &&
+	      strspn(o->bgcolors + 1, "0123456789abcdefABCDEF") == 6))
+		return fg_error_set(FG_EINVAL, "unknown background '%s' — use yellow, blue, green, grey or #rrggbb",
+				    o->bgcolors);
+	if (o->image_width < 2 * XPAD + 10 || o->image_width > 1000000)
+		return fg_error_set(FG_EINVAL, "image width %u px is out of range — use 30 to 1000000",
+				    o->image_width);
+	if (o->frame_height < 2 || o->frame_height > 1000)
+		return fg_error_set(FG_EINVAL, "frame height %u px is out of range — use 2 to 1000",
+				    o->frame_height);
+	if (!(o->font_size > 0 && o->font_size < 1000) || !(o->font_width > 0 && o->font_width < 100))
+		return fg_error_set(FG_EINVAL, "font size and width must be positive numbers");
+	if (!(o->min_width >= 0) || !(o->factor > 0) || !(o->total >= 0))
+		return fg_error_set(FG_EINVAL, "--min-width, --factor and --total must not be negative (--factor: > 0)");
+	return 0;
+}
+
+/* ---- stacks in drawing order ------------------------------------------ */
+
+static bool is_base(const fg_render_opts *o, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < o->nbase; i++)
+		if (strlen(o->base[i]) == n && !memcmp(o->base[i], s, n))
+			return true;
+	return false;
+}
+
+/* Applies --base (cut everything before the first base frame; stacks with
+ * none are dropped) and --reverse to one stack, into sb. Returns false when
+ * the stack is dropped. */
+static bool transform(const fg_render_opts *o, const char *s, size_t n, fg_strbuf *sb)
+{
+	const char *p = s, *e = s + n;
+
+	fg_strbuf_reset(sb);
+	if (o->nbase) {
+		/* inferno roots the stack at the base frame closest to the
+		 * leaf, the leaf itself excluded: a stack whose only base is
+		 * its leaf has no calls below the base and is left out */
+		const char *q = e, *found = NULL;
+		while (q > p && !found) {
+			const char *fe;
+			while (q > p && q[-1] != ';')
+				q--;
+			if (q == p)
+				break;
+			fe = q - 1;
+			q = fe;
+			while (q > p && q[-1] != ';')
+				q--;
+			if (is_base(o, q, (size_t)(fe - q)))
+				found = q;
+		}
+		if (!found)
+			return false;
+		p = found;
+	}
+	if (!o->reverse)
+		return fg_strbuf_add(sb, p, (size_t)(e - p)) == 0;
+
+	while (e > p) {
+		const char *q = e;
+		while (q > p && q[-1] != ';')
+			q--;
+		if (sb->len && fg_strbuf_addch(sb, ';'))
+			return false;
+		if (fg_strbuf_add(sb, q, (size_t)(e - q)))
+			return false;
+		e = q > p ? q - 1 : p;
+	}
+	/* reversed, the stack is a new line: trimmed like any input line */
+	size_t k;
+
+	for (k = 0; k < sb->len && (sb->buf[k] == ' ' || sb->buf[k] == '\t'); k++)
+		;
+	memmove(sb->buf, sb->buf + k, sb->len - k);
+	fg_strbuf_setlen(sb, sb->len - k);
+	while (sb->len && (sb->buf[sb->len - 1] == ' ' || sb->buf[sb->len - 1] == '\t'))
+		fg_strbuf_setlen(sb, sb->len - 1);
+	return true;
+}
+
+static void set_item(struct item *it, const char *s, size_t len, double count,
+		     double before)
+{
+	it->s = s;
+	it->len = len;
+	/* fractional counts: whole samples per stack, as inferno draws them */
+	it->count = (uint64_t)count;
+	it->delta = (double)it->count - floor(before);
+}
+
+/* The stacks to draw, in order: sorted (flow merges equal prefixes), or
+ * the input's order reversed for a flame chart, so time runs left to right
+ * as in inferno. --base cuts stacks in that order without re-sorting;
+ * --reverse re-sorts the reversed stacks. Transformed stacks live in `tmp`. */
+static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
+		   struct item **out, size_t *nout)
+{
+	const bool chart = o->flamechart && f->keep_order;
+	const struct fg_folded_rec **sorted = NULL;
+	fg_strbuf sb = FG_STRBUF_INIT;
+	struct item *items = NULL;
+	size_t i, n = 0, total = chart ? f->nseq : f->nrecs;
+	int err = 0;
+
+	*tmp = NULL;
+	if (!(items = fg_calloc(total ? total : 1, sizeof(*items))))
+		return FG_ENOMEM;
+	if (!chart && !(sorted = fg_folded_sorted(f))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < total; i++) {
+		const struct fg_folded_rec *r = chart ? &f->recs[f->seq[total - 1 - i].idx] : sorted[i];
+		double c = chart ? f->seq[total - 1 - i].count : r->count;
+		double b = chart ? f->seq[total - 1 - i].before : r->before;
+		set_item(&items[n], r->key, r->len, c, b);
+		n += items[n].count > 0;
+	}
+	if (o->reverse || o->nbase) {
+		if ((err = fg_folded_new_ex(tmp, FG_FOLDED_KEEP_ORDER)))
+			goto done;
+		for (i = 0; i < n && !err; i++)
+			if (transform(o, items[i].s, items[i].len, &sb))
+				err = fg_folded_add(*tmp, sb.buf, sb.len,
+						    (double)items[i].count - items[i].delta,
+						    (double)items[i].count);
+		if (err)
+			goto done;
+		free(sorted);
+		sorted = NULL;
+		n = 0;
+		if (!o->flamechart) {
+			if (!(sorted = fg_folded_sorted(*tmp))) {
+				err = FG_ENOMEM;
+				goto done;
+			}
+			for (i = 0; i < (*tmp)->nrecs; i++, n++)
+				set_item(&items[n], sorted[i]->key, sorted[i]->len,
+					 sorted[i]->count, sorted[i]->before);
+		} else {
+			for (i = 0; i < (*tmp)->nseq; i++, n++) {
+				const struct fg_folded_seq *q = &(*tmp)->seq[i];
+				const struct fg_folded_rec *r = &(*tmp)->recs[q->idx];
+				set_item(&items[n], r->key, r->len, q->count, q->before);
+			}
+		}
+	}
+	*out = items;
+	*nout = n;
+	items = NULL;
+done:
+	free(items);
+	free(sorted);
+	fg_strbuf_release(&sb);
+	return err;
+}
+
+/* ---- the flow merge ---------------------------------------------------- */
+
+static int close_frame(struct render *r, unsigned depth, const struct open_frame *of)
+{
+	struct frame *fr;
+
+	if ((double)(r->time - of->start) < r->min_time)
+		return 0;
+	if (r->nframes == r->aframes) {
+		size_t n = r->aframes ? r->aframes * 2 : 4096;
+		struct frame *v = fg_realloc_array(r->frames, n, sizeof(*v));
+		if (!v)
+			return FG_ENOMEM;
+		r->frames = v;
+		r->aframes = n;
+	}
+	fr = &r->frames[r->nframes++];
+	fr->name = of->name;
+	fr->len = of->len;
+	fr->depth = depth;
+	fr->start = of->start;
+	fr->end = r->time;
+	fr->delta = of->delta;
+	if (depth > r->depthmax)
+		r->depthmax = depth;
+	if (fabs(of->delta) > r->maxdelta)
+		r->maxdelta = fabs(of->delta);
+	return 0;
+}
+
+static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
+{
+	if (nopen == r->aopen) {
+		size_t m = r->aopen ? r->aopen * 2 : 64;
+		struct open_frame *v = fg_realloc_array(r->open, m, sizeof(*v));
+		if (!v)
+			return FG_ENOMEM;
+		r->open = v;
+		r->aopen = m;
+	}
+	r->open[nopen].name = p;
+	r->open[nopen].len = len;
+	r->open[nopen].start = r->time;
+	r->open[nopen].delta = 0;
+	return 0;
+}
+
+static int flow(struct render *r, const struct item *items, size_t n)
+{
+	size_t nopen = 0, i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const char *p = items[i].s, *e = p + items[i].len, *semi;
+		size_t depth = 0;
+		bool done = false;
+
+		/* skip the frames this stack shares with the open ones */
+		while (!done) {
+			semi = memchr(p, ';', (size_t)(e - p));
+			size_t len = (size_t)((semi ? semi : e) - p);
+			if (depth >= nopen || r->open[depth].len != len ||
+			    memcmp(r->open[depth].name, p, len))
+				break;
+			depth++;
+			if (semi)
+				p = semi + 1;
+			else
+				done = true;
+		}
+		while (nopen > depth) {
+			nopen--;
+			if ((err = close_frame(r, (unsigned)nopen + 1, &r->open[nopen])))
+				return err;
+		}
+		while (!done) {
+			semi = memchr(p, ';', (size_t)(e - p));
+			if ((err = open_frame(r, nopen, p, (size_t)((semi ? semi : e) - p))))
+				return err;
+			nopen++;
+			if (semi)
+				p = semi + 1;
+			else
+				done = true;
+		}
+		/* differential: the change belongs to the leaf, as flamegraph.pl */
+		if (nopen)
+			r->open[nopen - 1].delta += items[i].delta;
+		r->time += items[i].count;
+	}
+	while (nopen > 0) {
+		nopen--;
+		if ((err = close_frame(r, (unsigned)nopen + 1, &r->open[nopen])))
+			return err;
+	}
+	return 0;
+}
+
+/* ---- colours ----------------------------------------------------------- */
+
+static double unit(uint64_t h)
+{
+	return (double)(h & 0xFFFF) / 65535.0;
+}
+
+static uint64_t next_rand(struct render *r)
+{
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	return r->rng;
+}
+
+/* The name without the collapsers' _[k] / _[j] / _[i] / _[w] annotation. */
+static size_t display_len(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
+	    strchr("kjiw", s[n - 2]))
+		return n - 4;
+	return n;
+}
+
+static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
+{
+	size_t dn = display_len(fr->name, fr->len);
+	uint64_t h;
+	uint32_t c;
+
+	if (r->differential) {
+		double d = r->o->negate ? -fr->delta : fr->delta;
+		return fg_palette_diff_color(d, r->maxdelta);
+	}
+	if (r->o->palette_map) {
+		fg_strmap_entry *e = fg_strmap_get(&r->palmap, fr->name, dn);
+		if (e && (e->value.u & FG_PALETTE_SET))
+			return (uint32_t)e->value.u;
+	}
+	if (r->o->hash || r->o->deterministic) {
+		h = fg_hash_bytes(fr->name, dn);
+		c = fg_palette_color(r->pal, fr->name, fr->len, unit(h), unit(h >> 16),
+				     unit(h >> 32));
+	} else {
+		h = next_rand(r);
+		c = fg_palette_color(r->pal, fr->name, fr->len, unit(h), unit(h >> 16),
+				     unit(h >> 32));
+	}
+	if (r->o->palette_map) {
+		fg_strmap_entry *e = fg_strmap_put(&r->palmap, fr->name, dn);
+		if (!e) {
+			*err = FG_ENOMEM;
+			return c;
+		}
+		e->value.u = FG_PALETTE_SET | c;
+		r->palmap_dirty = true;
+	}
+	return c;
+}
+
+/* ---- --nameattr -------------------------------------------------------- */
+
+static bool attr_name_ok(fg_view k)
+{
+	size_t i;
+
+	if (!k.len)
+		return false;
+	for (i = 0; i < k.len; i++) {
+		char c = k.ptr[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
+		      (i && ((c >= '0' && c <= '9') || c == '-' || c == '.'))))
+			return false;
+	}
+	return true;
+}
+
+static void add_attr(fg_strbuf *sb, fg_view k, fg_view v)
+{
+	fg_svgout tmp = { *sb, NULL, 0 };
+
+	fg_strbuf_addch(&tmp.buf, ' ');
+	fg_strbuf_add(&tmp.buf, k.ptr, k.len);
+	fg_strbuf_add(&tmp.buf, "=\"", 2);
+	fg_svgout_xml(&tmp, v.ptr, v.len);
+	fg_strbuf_addch(&tmp.buf, '"');
+	*sb = tmp.buf;
+}
+
+/* g_extra / a_extra hold raw `k="v" k2="v2"` text: re-emitted pair by pair,
+ * escaped, so a bad file cannot break the document. */
+static int add_extra(fg_strbuf *sb, fg_view raw, const char *file, size_t lineno)
+{
+	const char *p = raw.ptr, *e = raw.ptr + raw.len;
+
+	while (p < e) {
+		const char *eq, *q1, *q2;
+		while (p < e && *p == ' ')
+			p++;
+		if (p == e)
+			break;
+		eq = memchr(p, '=', (size_t)(e - p));
+		if (!eq || eq + 1 >= e || eq[1] != '"' ||
+		    !(q2 = memchr(eq + 2, '"', (size_t)(e - eq - 2))) ||
+		    !attr_name_ok(fg_view_of(p, (size_t)(eq - p))))
+			return fg_error_set(FG_EPARSE, "%s:%zu: extra attributes must be name=\"value\" pairs",
+					    file, lineno);
+		q1 = eq + 2;
+		add_attr(sb, fg_view_of(p, (size_t)(eq - p)), fg_view_of(q1, (size_t)(q2 - q1)));
+		p = q2 + 1;
+	}
+	return 0;
+}
+
+static int nameattr_line(struct nameattr *na, fg_view line, const char *file, size_t lineno)
+{
+	const char *tab = memchr(line.ptr, '\t', line.len);
+	const char *p, *e = line.ptr + line.len;
+	fg_strbuf g = FG_STRBUF_INIT, a = FG_STRBUF_INIT;
+	fg_view href = { NULL, 0 }, target = { "_top", 4 };
+	struct attrset *set, *v;
+	fg_strmap_entry *ent;
+	int err = 0;
+
+	if (!tab)
+		return fg_error_set(FG_EPARSE, "%s:%zu: expected 'name<TAB>attr=value...'", file, lineno);
+	if (!(v = fg_realloc_array(na->sets, na->nsets + 1, sizeof(*v))))
+		return FG_ENOMEM;
+	na->sets = v;
+	set = &na->sets[na->nsets];
+	memset(set, 0, sizeof(*set));
+	fg_strbuf_init(&set->attrs, 0);
+	for (p = tab + 1; p < e && !err;) {
+		const char *t = memchr(p, '\t', (size_t)(e - p)), *fe = t ? t : e, *eq;
+		fg_view k, val;
+
+		eq = memchr(p, '=', (size_t)(fe - p));
+		if (!eq || !attr_name_ok(k = fg_view_of(p, (size_t)(eq - p)))) {
+			err = fg_error_set(FG_EPARSE, "%s:%zu: expected attr=value", file, lineno);
+			break;
+		}
+		val = fg_view_of(eq + 1, (size_t)(fe - eq - 1));
+		if (fg_view_eq(k, "title")) {
+			free(set->title);
+			set->title = fg_strndup(val.ptr, val.len);
+		} else if (fg_view_eq(k, "href")) {
+			href = val;
+		} else if (fg_view_eq(k, "target")) {
+			target = val;
+		} else if (fg_view_eq(k, "g_extra")) {
+			err = add_extra(&g, val, file, lineno);
+		} else if (fg_view_eq(k, "a_extra")) {
+			err = add_extra(&a, val, file, lineno);
+		} else {
+			add_attr(&set->attrs, k, val);
+		}
+		p = t ? t + 1 : e;
+	}
+	if (!err) {
+		fg_strbuf_add(&set->attrs, g.buf, g.len);
+		if (href.ptr) {
+			set->link = true;
+			add_attr(&set->attrs, fg_view_cstr("xlink:href"), href);
+			add_attr(&set->attrs, fg_view_cstr("target"), target);
+			fg_strbuf_add(&set->attrs, a.buf, a.len);
+		}
+		if (!(ent = fg_strmap_put(&na->names, line.ptr, (size_t)(tab - line.ptr))))
+			err = FG_ENOMEM;
+		else
+			ent->value.u = ++na->nsets;
+	}
+	if (err) {
+		free(set->title);
+		fg_strbuf_release(&set->attrs);
+	}
+	fg_strbuf_release(&g);
+	fg_strbuf_release(&a);
+	return err;
+}
+
+static int nameattr_load(struct nameattr *na, const char *path)
+{
+	char *data = NULL, *p, *e, *nl;
+	size_t len, lineno = 0;
+	int err;
+
+	if ((err = fg_read_file(path, &data, &len)))
+		return err;
+	for (p = data, e = data + len; p < e && !err; p = nl + 1) {
+		fg_view line;
+		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
+			nl = e;
+		lineno++;
+		line = fg_view_of(p, (size_t)(nl - p));
+		while (line.len && (line.ptr[line.len - 1] == '\r' || line.ptr[line.len - 1] == ' '))
+			line.len--;
+		if (line.len)
+			err = nameattr_line(na, line, path, lineno);
+	}
+	free(data);
+	return err;
+}
+
+static void nameattr_release(struct nameattr *na)
+{
+	size_t i;
+
+	for (i = 0; i < na->nsets; i++) {
+		free(na->sets[i].title);
+		fg_strbuf_release(&na->sets[i].attrs);
+	}
+	free(na->sets);
+	fg_strmap_release(&na->names);
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static void put_rgb(fg_svgout *o, uint32_t c)
+{
+	fg_svgout_add(o, "rgb(", 4);
+	fg_svgout_u64(o, c >> 16 & 255);
+	fg_svgout_add(o, ",", 1);
+	fg_svgout_u64(o, c >> 8 & 255);
+	fg_svgout_add(o, ",", 1);
+	fg_svgout_u64(o, c & 255);
+	fg_svgout_add(o, ")", 1);
+}
+
+/* Font names go into CSS: keep only what a font family name needs. */
+static void put_font(fg_svgout *o, const char *font)
+{
+	const char *p;
+
+	for (p = font; *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(" ,-_", *p))
+			fg_svgout_add(o, p, 1);
+}
+
+static void write_header(struct render *r, double height, const char *bg1, const char *bg2)
+{
+	const fg_render_opts *o = r->o;
+	fg_svgout *out = &r->out;
+	unsigned w = o->image_width;
+
+	fg_svgout_str(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"");
+	fg_svgout_u64(out, w);
+	fg_svgout_str(out, "\" height=\"");
+	fg_svgout_fixed(out, height, 0);
+	fg_svgout_str(out, "\" onload=\"init(evt)\" viewBox=\"0 0 ");
+	fg_svgout_u64(out, w);
+	fg_svgout_str(out, " ");
+	fg_svgout_fixed(out, height, 0);
+	fg_svgout_str(out, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+		      "xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+		      "xmlns:fg=\"http://github.com/jonhoo/inferno\">\n");
+	if (o->notes) {
+		fg_svgout_str(out, "<desc id=\"notes\">");
+		fg_svgout_xml(out, o->notes, strlen(o->notes));
+		fg_svgout_str(out, "</desc>\n");
+	}
+	fg_svgout_str(out, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+		      "<stop stop-color=\"");
+	fg_svgout_str(out, bg1);
+	fg_svgout_str(out, "\" offset=\"5%\"/><stop stop-color=\"");
+	fg_svgout_str(out, bg2);
+	fg_svgout_str(out, "\" offset=\"95%\"/></linearGradient></defs>\n<style type=\"text/css\"><![CDATA[\n");
+	fg_svgout_add(out, fg_template_flamegraph_css, fg_template_flamegraph_css_len);
+	fg_svgout_str(out, "text { font-family: ");
+	put_font(out, o->font_type ? o->font_type : "Verdana");
+	fg_svgout_str(out, ", sans-serif; font-size: ");
+	fg_svgout_fixed(out, o->font_size, 2);
+	fg_svgout_str(out, "px; }\n#title { font-size: ");
+	fg_svgout_fixed(out, o->font_size + 5, 2);
+	fg_svgout_str(out, "px; }\n]]></style>\n<script type=\"text/ecmascript\"><![CDATA[\nvar fg_nametype = \"");
+	fg_svgout_js(out, o->name_type ? o->name_type : "Function:");
+	fg_svgout_str(out, "\";\nvar fg_fontsize = ");
+	fg_svgout_fixed(out, o->font_size, 2);
+	fg_svgout_str(out, ";\nvar fg_fontwidth = ");
+	fg_svgout_fixed(out, o->font_width, 4);
+	fg_svgout_str(out, ";\nvar fg_inverted = ");
+	fg_svgout_str(out, o->inverted ? "true" : "false");
+	fg_svgout_str(out, ";\nvar fg_searchcolor = \"rgb(230,0,230)\";\n");
+	fg_svgout_add(out, fg_template_flamegraph_js, fg_template_flamegraph_js_len);
+	fg_svgout_str(out, "]]></script>\n<rect x=\"0\" y=\"0\" width=\"100%\" height=\"");
+	fg_svgout_fixed(out, height, 0);
+	fg_svgout_str(out, "\" fill=\"url(#background)\"/>\n");
+}
+
+static void put_text(fg_svgout *out, const char *id, const char *cls, const char *x,
+		     double y, const char *s)
+{
+	fg_svgout_str(out, "<text id=\"");
+	fg_svgout_str(out, id);
+	fg_svgout_str(out, "\"");
+	if (cls) {
+		fg_svgout_str(out, " class=\"");
+		fg_svgout_str(out, cls);
+		fg_svgout_str(out, "\"");
+	}
+	fg_svgout_str(out, " x=\"");
+	fg_svgout_str(out, x);
+	fg_svgout_str(out, "\" y=\"");
+	fg_svgout_fixed(out, y, 2);
+	fg_svgout_str(out, "\">");
+	fg_svgout_xml(out, s, strlen(s));
+	fg_svgout_str(out, "</text>\n");
+}
+
+/* The label that fits in w_px, flamegraph.pl style: whole, cut with "..",
+ * or nothing under 3 characters. */
+static void put_label(fg_svgout *out, const char *s, size_t n, double w_px, double charw)
+{
+	double fit = w_px / charw;
+	size_t chars, k, i;
+
+	if (fit < 3)
+		return;
+	chars = fit > 1e6 ? 1000000 : (size_t)fit;
+	if (fg_utf8_chars(s, n) <= chars) {
+		fg_svgout_xml(out, s, n);
+		return;
+	}
+	/* the byte offset of character chars - 2 */
+	for (i = 0, k = 0; i < n; i++) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == chars - 2)
+			break;
+	}
+	fg_svgout_xml(out, s, i);
+	fg_svgout_add(out, "..", 2);
+}
+
+static int write_frames(struct render *r, double height, double ypad2)
+{
+	const fg_render_opts *o = r->o;
+	fg_svgout *out = &r->out;
+	double fh = o->frame_height, frames_w = o->image_width - 2.0 * XPAD;
+	double charw = o->font_size * o->font_width;
+	double pct_per_time = 100.0 / r->timemax, ypad1;
+	double text_dx = 3.0 / frames_w * 100.0;
+	size_t i;
+	int err = 0;
+
+	ypad1 = o->font_size * 3 + (o->subtitle ? o->font_size * 2 : 0);
+	for (i = 0; i < r->nframes && !err && !out->err; i++) {
+		const struct frame *fr = &r->frames[i];
+		size_t dn = display_len(fr->name, fr->len);
+		uint64_t w = fr->end - fr->start;
+		double y, x_pct = (double)fr->start * pct_per_time;
+		double samples = round((double)w * o->factor);
+		uint32_t c = color_of(r, fr, &err);
+		const struct attrset *as = NULL;
+
+		if (r->na.nsets) {
+			fg_strmap_entry *e = fg_strmap_get(&r->na.names, fr->name, dn);
+			if (e)
+				as = &r->na.sets[e->value.u - 1];
+		}
+		if (o->inverted)
+			y = ypad1 + fr->depth * fh;
+		else
+			y = height - ypad2 - (fr->depth + 1) * fh + 1;
+		fg_svgout_str(out, as && as->link ? "<a" : "<g");
+		if (as) {
+			fg_svgout_add(out, as->attrs.buf, as->attrs.len);
+			if (as->title) {
+				fg_svgout_str(out, " data-name=\"");
+				fg_svgout_xml(out, fr->name, dn);
+				fg_svgout_str(out, "\"");
+			}
+		}
+		fg_svgout_str(out, "><title>");
+		if (as && as->title) {
+			fg_svgout_xml(out, as->title, strlen(as->title));
+		} else {
+			fg_svgout_xml(out, fr->name, dn);
+			fg_svgout_add(out, " (", 2);
+			if (samples >= 0 && samples < 1.8e19)
+				fg_svgout_grouped(out, (uint64_t)samples);
+			else
+				fg_svgout_fixed(out, samples, 0);
+			fg_svgout_add(out, " ", 1);
+			fg_svgout_str(out, o->count_name ? o->count_name : "samples");
+			fg_svgout_add(out, ", ", 2);
+			fg_svgout_fixed(out, (double)w * 100.0 / (double)r->time, 2);
+			fg_svgout_add(out, "%", 1);
+			if (r->differential) {
+				double d = fr->delta * 100.0 / (double)r->time;
+				if (o->negate)
+					d = -d;
+				fg_svgout_add(out, d > 0 ? "; +" : "; ", d > 0 ? 3 : 2);
+				fg_svgout_fixed(out, d, 2);
+				fg_svgout_add(out, "%", 1);
+			}
+			fg_svgout_add(out, ")", 1);
+		}
+		fg_svgout_str(out, "</title><rect x=\"");
+		fg_svgout_fixed(out, x_pct, 4);
+		fg_svgout_str(out, "%\" y=\"");
+		fg_svgout_fixed(out, y, 0);
+		fg_svgout_str(out, "\" width=\"");
+		fg_svgout_fixed(out, (double)w * pct_per_time, 4);
+		fg_svgout_str(out, "%\" height=\"");
+		fg_svgout_fixed(out, fh - 1, 0);
+		fg_svgout_str(out, "\" fill=\"");
+		put_rgb(out, c);
+		fg_svgout_str(out, "\" fg:x=\"");
+		fg_svgout_u64(out, fr->start);
+		fg_svgout_str(out, "\" fg:w=\"");
+		fg_svgout_u64(out, w);
+		fg_svgout_str(out, "\"/><text x=\"");
+		fg_svgout_fixed(out, x_pct + text_dx, 4);
+		fg_svgout_str(out, "%\" y=\"");
+		fg_svgout_fixed(out, y + (fh - 1) / 2 + o->font_size / 4, 2);
+		fg_svgout_str(out, "\">");
+		put_label(out, fr->name, dn, (double)w * r->widthpertime, charw);
+		fg_svgout_str(out, as && as->link ? "</text></a>\n" : "</text></g>\n");
+	}
+	return err ? err : out->err;
+}
+
+static void bg_colors(const fg_render_opts *o, enum fg_palette pal, const char **a,
+		      const char **b)
+{
+	const char *bg = o->bgcolors;
+
+	if (!bg)
+		bg = pal == FG_PAL_MEM ? "green" :
+		     (pal == FG_PAL_IO || pal == FG_PAL_WAKEUP) ? "blue" :
+		     (pal >= FG_PAL_RED && pal <= FG_PAL_ORANGE) ? "grey" : "yellow";
+	if (!strcmp(bg, "blue")) {
+		*a = "#eeeeee";
+		*b = "#e0e0ff";
+	} else if (!strcmp(bg, "green")) {
+		*a = "#eef2ee";
+		*b = "#e0ffe0";
+	} else if (!strcmp(bg, "grey")) {
+		*a = "#f8f8f8";
+		*b = "#e8e8e8";
+	} else if (bg[0] == '#') {
+		*a = *b = bg;
+	} else {
+		*a = "#eeeeee";
+		*b = "#eeeeb0";
+	}
+}
+
+static int write_empty(struct render *r)
+{
+	fg_svgout *out = &r->out;
+	unsigned w = r->o->image_width;
+
+	fg_svgout_str(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"");
+	fg_svgout_u64(out, w);
+	fg_svgout_str(out, "\" height=\"60\" viewBox=\"0 0 ");
+	fg_svgout_u64(out, w);
+	fg_svgout_str(out, " 60\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		      "<text x=\"50%\" y=\"24\" text-anchor=\"middle\" font-family=\"Verdana\" "
+		      "font-size=\"17\">ERROR: No valid input provided to flamegraph: no samples</text>\n"
+		      "</svg>\n");
+	fg_svgout_flush(out);
+	if (out->err)
+		return out->err;
+	return fg_error_set(FG_ENODATA, "no stack samples in the input — check that it holds "
+			    "folded stacks ('frame;frame COUNT' lines)");
+}
+
+static int write_svg(struct render *r)
+{
+	const fg_render_opts *o = r->o;
+	double ypad1 = o->font_size * 3 + (o->subtitle ? o->font_size * 2 : 0);
+	double ypad2 = o->font_size * 2 + 10;
+	double height = (r->depthmax + 1) * (double)o->frame_height + ypad1 + ypad2;
+	const char *bg1, *bg2, *title = o->title;
+	char right[32];
+	int err;
+
+	if (!title)
+		title = o->inverted ? "Icicle Graph" : "Flame Graph";
+	bg_colors(o, r->pal, &bg1, &bg2);
+	write_header(r, height, bg1, bg2);
+	put_text(&r->out, "title", NULL, "50%", o->font_size * 2, title);
+	if (o->subtitle)
+		put_text(&r->out, "subtitle", NULL, "50%", o->font_size * 4, o->subtitle);
+	put_text(&r->out, "details", NULL, "10", height - ypad2 / 2, " ");
+	put_text(&r->out, "unzoom", "hide", "10", o->font_size * 2, "Reset Zoom");
+	snprintf(right, sizeof(right), "%u", o->image_width - XPAD);
+	put_text(&r->out, "search", NULL, right, o->font_size * 2, "Search");
+	put_text(&r->out, "matched", "hide", right, height - ypad2 / 2, " ");
+	fg_svgout_str(&r->out, "<svg id=\"frames\" x=\"10\" width=\"");
+	fg_svgout_u64(&r->out, o->image_width - 2 * XPAD);
+	fg_svgout_str(&r->out, "\" total_samples=\"");
+	fg_svgout_fixed(&r->out, r->timemax, 0);
+	fg_svgout_str(&r->out, "\">\n");
+	if ((err = write_frames(r, height, ypad2)))
+		return err;
+	fg_svgout_str(&r->out, "</svg>\n</svg>\n");
+	fg_svgout_flush(&r->out);
+	return r->out.err;
+}
+
+int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
+{
+	fg_render_opts defaults = FG_RENDER_OPTS_INIT;
+	struct render r;
+	struct item *items = NULL;
+	fg_folded *tmp = NULL;
+	size_t nitems = 0;
+	struct open_frame all = { "all", 3, 0, 0 };
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.o = opts ? opts : &defaults;
+	r.out.out = out;
+	r.rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uintptr_t)&r;
+	if (!r.rng)
+		r.rng = 1;
+	if ((err = fg_render_opts_check(r.o)) || (err = fg_palette_parse(r.o->palette, &r.pal)))
+		goto done;
+	if (r.o->palette_map && (err = fg_palette_map_load(&r.palmap, r.o->palette_map)))
+		goto done;
+	if (r.o->nameattr && (err = nameattr_load(&r.na, r.o->nameattr)))
+		goto done;
+	if ((err = collect(f, r.o, &tmp, &items, &nitems)))
+		goto done;
+	r.differential = f->differential;
+	for (size_t i = 0; i < nitems; i++)
+		r.time += items[i].count;
+	if (r.time == 0) {
+		err = write_empty(&r);
+		goto done;
+	}
+	r.timemax = r.o->total > (double)r.time ? r.o->total : (double)r.time;
+	r.widthpertime = (r.o->image_width - 2.0 * XPAD) / r.timemax;
+	r.min_time = r.o->min_width / r.widthpertime;
+	r.time = 0;
+	if ((err = flow(&r, items, nitems)))
+		goto done;
+	if ((err = close_frame(&r, 0, &all)))
+		goto done;
+	if ((err = write_svg(&r)))
+		goto done;
+	if (r.palmap_dirty)
+		err = fg_palette_map_save(&r.palmap, r.o->palette_map);
+done:
+	free(items);
+	fg_folded_free(tmp);
+	free(r.frames);
+	free(r.open);
+	fg_strmap_release(&r.palmap);
+	nameattr_release(&r.na);
+	fg_strbuf_release(&r.out.buf);
+	return err;
+}

@@ -1,0 +1,41 @@
+/* Output helpers for the SVG writer: a large buffer flushed to the FILE in
+ * big writes, fast number formatting and XML/JS escaping. */
+#ifndef FG_RENDER_SVGOUT_H
+#define FG_RENDER_SVGOUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/strbuf.h"
+
+typedef struct fg_svgout {
+	fg_strbuf buf;
+	FILE *out;
+	int err;          /* first error; later writes are no-ops */
+} fg_svgout;
+
+/* Flushes when the buffer holds more than this many bytes. */
+#define FG_SVGOUT_FLUSH (1u << 20)
+
+void fg_svgout_flush(fg_svgout *o);
+void fg_svgout_add(fg_svgout *o, const char *s, size_t n);
+void fg_svgout_str(fg_svgout *o, const char *s);
+void fg_svgout_u64(fg_svgout *o, uint64_t v);
+/* v with exactly `decimals` digits after the point (0..6). */
+void fg_svgout_fixed(fg_svgout *o, double v, int decimals);
+/* An unsigned integer with thousands separators ("1,234,567"). */
+void fg_svgout_grouped(fg_svgout *o, uint64_t v);
+/* XML character data or attribute value: & < > " ' escaped, control
+ * characters and invalid UTF-8 replaced with U+FFFD, so the document stays
+ * well-formed whatever bytes a symbol name holds. */
+void fg_svgout_xml(fg_svgout *o, const char *s, size_t n);
+/* The body of a JavaScript string literal, safe inside CDATA. */
+void fg_svgout_js(fg_svgout *o, const char *s);
+
+/* Length of the longest prefix of s[0..n) that is at most max bytes and
+ * does not end inside a UTF-8 sequence. */
+size_t fg_utf8_prefix(const char *s, size_t n, size_t max);
+/* Number of characters (UTF-8 lead bytes) in s[0..n). */
+size_t fg_utf8_chars(const char *s, size_t n);
+
+#endif
