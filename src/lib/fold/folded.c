@@ -210,9 +210,10 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 		e--;
 	while (p < e && is_blank(*p))
 		p++;
-	if (p == e)
-		return 0;
 	f->lineno++;
+	/* blank lines and '#' comments (austin and others write headers) */
+	if (p == e || *p == '#')
+		return 0;
 	f->lines++;
 	num = parse_count_back(p, e, &count);
 	if (!num || (num > p && !is_blank(num[-1]))) {

@@ -151,15 +151,15 @@ static bool transform(const fg_render_opts *o, const char *s, size_t n, fg_strbu
 	if (!o->reverse)
 		return fg_strbuf_add(sb, p, (size_t)(e - p)) == 0;
 
-	while (e > p) {
+	for (bool first = true;; first = false) {
 		const char *q = e;
 		while (q > p && q[-1] != ';')
 			q--;
-		if (sb->len && fg_strbuf_addch(sb, ';'))
+		if ((!first && fg_strbuf_addch(sb, ';')) || fg_strbuf_add(sb, q, (size_t)(e - q)))
 			return false;
-		if (fg_strbuf_add(sb, q, (size_t)(e - q)))
-			return false;
-		e = q > p ? q - 1 : p;
+		if (q == p)
+			break;
+		e = q - 1;
 	}
 	/* reversed, the stack is a new line: trimmed like any input line */
 	size_t k;
