@@ -877,12 +877,12 @@ static size_t scan_digits(const char *s, size_t n, int base, fg_strbuf *sb,
 	return i;
 }
 
-static fg_toml_value *make_int(struct parser *p, const char *digs, int base,
-			       bool neg, unsigned line, unsigned col)
+/* Digits (already checked for the base) to an int64 value; false when the
+ * number does not fit. */
+static bool digits_to_int(const char *digs, int base, bool neg, int64_t *out)
 {
 	unsigned long long acc = 0, limit = neg ? 9223372036854775808ULL
 						: 9223372036854775807ULL;
-	fg_toml_value *v;
 
 	for (; *digs; digs++) {
 		char c = *digs;
@@ -890,12 +890,20 @@ static fg_toml_value *make_int(struct parser *p, const char *digs, int base,
 			     : (unsigned)((c | 0x20) - 'a' + 10);
 
 		if (acc > (limit - d) / (unsigned)base)
-			return NULL;
+			return false;
 		acc = acc * (unsigned)base + d;
 	}
-	if (!(v = value_new(p->arena, FG_TOML_INTEGER, line, col)))
-		return NULL;
-	v->u.i = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+	*out = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+	return true;
+}
+
+static fg_toml_value *int_value(struct parser *p, int64_t i, unsigned line,
+				unsigned col)
+{
+	fg_toml_value *v = value_new(p->arena, FG_TOML_INTEGER, line, col);
+
+	if (v)
+		v->u.i = i;
 	return v;
 }
 
@@ -906,6 +914,7 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 	size_t k, rest = n;
 	bool neg = false, sign = false, is_float = false;
 	fg_toml_value *v;
+	int64_t ival;
 	double d;
 	char *end;
 
@@ -940,9 +949,9 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 					  : "invalid digit for a binary number (0-1)";
 		if (!k || k != rest - 2)
 			goto bad;
-		if (!(v = make_int(p, p->sb.buf, base, false, line, col)))
+		if (!digits_to_int(p->sb.buf, base, false, &ival))
 			goto overflow;
-		return v;
+		return int_value(p, ival, line, col);
 	}
 	if (!(k = scan_digits(s, rest, 10, &p->sb, &why)))
 		goto bad;
@@ -976,9 +985,9 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 	if (rest)
 		goto bad;
 	if (!is_float) {
-		if (!(v = make_int(p, p->sb.buf + sign, 10, neg, line, col)))
+		if (!digits_to_int(p->sb.buf + sign, 10, neg, &ival))
 			goto overflow;
-		return v;
+		return int_value(p, ival, line, col);
 	}
 	if (!p->c_locale && !(p->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0))) {
 		fg_error_set(FG_ENOMEM, "cannot create the C locale");
@@ -995,8 +1004,6 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 	v->u.d = d;
 	return v;
 overflow:
-	if (fg_error_last_code() == FG_ENOMEM)
-		return NULL;
 	why = "integer does not fit in 64 bits";
 bad:
 	perr_at(p, line, col, "invalid number `%.*s%s`: %s", (int)(n > 40 ? 40 : n),
