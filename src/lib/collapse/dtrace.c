@@ -51,19 +51,11 @@ static fg_view uncpp(fg_view f)
 
 static void push_piece(fg_cworker *w, fg_view f, bool inlined)
 {
-	char *copy;
-	size_t i;
+	int flags = inlined ? FG_SUFFIX_INLINE : FG_SUFFIX_NONE;
 
-	if (memchr(f.ptr, ';', f.len)) {
-		if (!(copy = fg_arena_alloc(&w->arena, f.len))) {
-			w->error = FG_ENOMEM;
-			return;
-		}
-		for (i = 0; i < f.len; i++)
-			copy[i] = f.ptr[i] == ';' ? ':' : f.ptr[i];
-		f.ptr = copy;
-	}
-	fg_cworker_push(w, f.ptr, f.len, inlined ? FG_SUFFIX_INLINE : FG_SUFFIX_NONE);
+	if (memchr(f.ptr, ';', f.len))
+		flags |= FG_FRAME_SEMI;
+	fg_cworker_push(w, f.ptr, f.len, flags);
 }
 
 static void frame_line(fg_cworker *w, const fg_cshared *sh, fg_view f)

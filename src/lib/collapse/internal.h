@@ -43,9 +43,13 @@ typedef struct fg_cframe {
 	const char *ptr;
 	uint32_t len;
 	uint8_t suffix;        /* index into the suffix table (0: none) */
+	bool semi;             /* replace ';' with ':' when copying */
 } fg_cframe;
 
 enum { FG_SUFFIX_NONE = 0, FG_SUFFIX_KERNEL, FG_SUFFIX_JIT, FG_SUFFIX_INLINE };
+/* Or-ed into the suffix argument of fg_cworker_push: the frame may hold
+ * ';', which becomes ':' as the key is built (no extra copy). */
+#define FG_FRAME_SEMI 0x10
 
 typedef struct fg_cworker {
 	fg_strmap map;         /* folded stack -> count */

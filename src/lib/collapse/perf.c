@@ -6,6 +6,9 @@
  * names ([unknown] replaced by the module, ';' made ':') are copied, into
  * the worker's arena, which lives as long as the chunk. */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/collapse/internal.h"
 #include "util/banned.h"
@@ -287,28 +290,58 @@ static const char *args_paren(const char *p, const char *end)
 	return NULL;
 }
 
-/* Removes argument lists ("foo(int)" -> "foo", "f<int (int)>()" ->
- * "f<int (int)>") except Go method receivers ("pkg.(*T).m"); ';' would
- * split the stack, so it becomes ':'. */
-static fg_view tidy(fg_cworker *w, fg_view f)
-{
-	const char *paren = memchr(f.ptr, '(', f.len), *semi;
-	char *copy;
-	size_t i;
+/* Bits of a symbol's bytes that need work, found in one pass. */
+enum { CLS_PAREN = 1, CLS_SEMI = 2, CLS_GT = 4 };
+static const unsigned char byte_class[256] = {
+	['('] = CLS_PAREN, [';'] = CLS_SEMI, ['>'] = CLS_GT,
+};
 
-	if (paren && (paren = args_paren(f.ptr, f.ptr + f.len)) &&
+#ifdef __SSE2__
+static inline unsigned classify16(__m128i v)
+{
+	unsigned cls = 0;
+
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('('))))
+		cls |= CLS_PAREN;
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(';'))))
+		cls |= CLS_SEMI;
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('>'))))
+		cls |= CLS_GT;
+	return cls;
+}
+#endif
+
+static unsigned classify(fg_view f)
+{
+	unsigned cls = 0;
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/* symbols are mostly 20-100 bytes: 16 at a time, the last block
+	 * overlapping the previous one */
+	if (f.len >= 16) {
+		for (; i + 16 <= f.len; i += 16)
+			cls |= classify16(_mm_loadu_si128((const __m128i *)(f.ptr + i)));
+		if (i < f.len)
+			cls |= classify16(_mm_loadu_si128((const __m128i *)(f.ptr + f.len - 16)));
+		return cls;
+	}
+#endif
+	for (; i < f.len; i++)
+		cls |= byte_class[(unsigned char)f.ptr[i]];
+	return cls;
+}
+
+/* Removes argument lists ("foo(int)" -> "foo", "f<int (int)>()" ->
+ * "f<int (int)>") except Go method receivers ("pkg.(*T).m"). */
+static fg_view tidy(fg_view f, unsigned cls)
+{
+	const char *paren;
+
+	if ((cls & CLS_PAREN) && (paren = args_paren(f.ptr, f.ptr + f.len)) &&
 	    !(paren > f.ptr && paren[-1] == '.'))
 		f.len = (size_t)(paren - f.ptr);
-	semi = memchr(f.ptr, ';', f.len);
-	if (!semi)
-		return f;
-	if (!(copy = fg_arena_alloc(&w->arena, f.len))) {
-		w->error = FG_ENOMEM;
-		return f;
-	}
-	for (i = 0; i < f.len; i++)
-		copy[i] = f.ptr[i] == ';' ? ':' : f.ptr[i];
-	return fg_view_of(copy, f.len);
+	return f;
 }
 
 static bool skip_after_match(const fg_cshared *sh, fg_view f)
@@ -324,15 +357,20 @@ static bool skip_after_match(const fg_cshared *sh, fg_view f)
 /* One symbol (of possibly several joined by "->" for inlined Java
  * frames, caller first). */
 static void add_frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
-		      fg_view f, fg_view pc, fg_view mod, bool inlined)
+		      fg_view f, fg_view pc, fg_view mod, bool inlined, unsigned cls)
 {
 	int suffix = FG_SUFFIX_NONE;
 
-	if (f.len == 9 && !memcmp(f.ptr, "[unknown]", 9))
+	if (f.len == 9 && !memcmp(f.ptr, "[unknown]", 9)) {
 		f = unknown_name(w, sh, pc, mod);
-	else if (f.len > 19 && f.ptr[f.len - 19] == ':')
-		f = fg_cworker_fix_rust(w, f);
-	f = tidy(w, f);
+		cls = classify(f);
+	} else if (f.len > 19 && f.ptr[f.len - 19] == ':') {
+		fg_view fixed = fg_cworker_fix_rust(w, f);
+		if (fixed.ptr != f.ptr)
+			cls = classify(fixed);
+		f = fixed;
+	}
+	f = tidy(f, cls);
 	if (ev->java && f.len > 1 && f.ptr[0] == 'L' && memchr(f.ptr, '/', f.len)) {
 		f.ptr++;
 		f.len--;
@@ -343,6 +381,8 @@ static void add_frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev
 		suffix = FG_SUFFIX_KERNEL;
 	else if (sh->opts.annotate_jit && is_jit_module(mod))
 		suffix = FG_SUFFIX_JIT;
+	if (cls & CLS_SEMI)
+		suffix |= FG_FRAME_SEMI;
 	fg_cworker_push(w, f.ptr, f.len, suffix);
 	if (sh->opts.nskip_after && skip_after_match(sh, f))
 		ev->skip_rest = true;
@@ -365,6 +405,7 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 {
 	fg_view pc, func, mod;
 	const char *end, *arrow;
+	unsigned cls;
 
 	if (!split_stack_line(line, &pc, &func, &mod)) {
 		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
@@ -374,18 +415,19 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 	if (func.ptr[0] == '(')
 		return; /* a process name, not a frame */
 	end = func.ptr + func.len;
-	if (!memchr(func.ptr, '>', func.len)) {
-		add_frame(w, sh, ev, func, pc, mod, false);
+	cls = classify(func);
+	if (!(cls & CLS_GT)) {
+		add_frame(w, sh, ev, func, pc, mod, false, cls);
 		return;
 	}
 	/* Callee first into the leaf-first frame list: walk back from the end. */
 	while ((arrow = find_arrow_back(func.ptr, end)) && !ev->skip_rest) {
 		if (sh->opts.inline_frames)
-			add_frame(w, sh, ev, fg_view_of(arrow + 2, (size_t)(end - arrow - 2)), pc, mod, true);
+			add_frame(w, sh, ev, fg_view_of(arrow + 2, (size_t)(end - arrow - 2)), pc, mod, true, cls);
 		end = arrow;
 	}
 	if (!ev->skip_rest)
-		add_frame(w, sh, ev, fg_view_of(func.ptr, (size_t)(end - func.ptr)), pc, mod, false);
+		add_frame(w, sh, ev, fg_view_of(func.ptr, (size_t)(end - func.ptr)), pc, mod, false, cls);
 }
 
 static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)

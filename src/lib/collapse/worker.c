@@ -60,7 +60,8 @@ bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix)
 	f = &w->frames[w->nframes++];
 	f->ptr = ptr;
 	f->len = (uint32_t)len;
-	f->suffix = (uint8_t)suffix;
+	f->suffix = (uint8_t)(suffix & 0x0f);
+	f->semi = (suffix & FG_FRAME_SEMI) != 0;
 	return true;
 }
 
@@ -88,6 +89,11 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 		if (p != k->buf)
 			*p++ = ';';
 		memcpy(p, f->ptr, f->len);
+		if (f->semi) {
+			char *s = p, *fend = p + f->len;
+			while ((s = memchr(s, ';', (size_t)(fend - s))))
+				*s++ = ':';
+		}
 		p += f->len;
 		memcpy(p, suffixes[f->suffix].text, suffixes[f->suffix].len);
 		p += suffixes[f->suffix].len;
@@ -184,12 +190,35 @@ fg_view fg_cworker_fix_rust(fg_cworker *w, fg_view f)
 	return fg_view_of(out, (size_t)(o - out));
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 bool fg_bytes_plain(const char *buf, size_t len)
 {
 	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
 	uint64_t acc = 0, v;
 	size_t i = 0;
 
+#ifdef __SSE2__
+	{
+		const __m128i zero = _mm_setzero_si128();
+		__m128i bad = zero;
+		for (; i + 64 <= len; i += 64) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(buf + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(buf + i + 16));
+			__m128i c = _mm_loadu_si128((const __m128i *)(buf + i + 32));
+			__m128i d = _mm_loadu_si128((const __m128i *)(buf + i + 48));
+			/* high bits (>= 0x80) and zero bytes both end up in bit 7 */
+			bad = _mm_or_si128(bad, _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)));
+			bad = _mm_or_si128(bad, _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(a, zero), _mm_cmpeq_epi8(b, zero)),
+				_mm_or_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(d, zero))));
+		}
+		if (_mm_movemask_epi8(bad))
+			return false;
+	}
+#endif
 	for (; i + 8 <= len; i += 8) {
 		memcpy(&v, buf + i, 8);
 		/* a high bit, or a zero byte (the classic haszero trick) */

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Collapse throughput: FlameGraph's example-perf-stacks.txt.gz repeated to
+# about 150 MB, folded with 1 thread and with all threads. Prints MB/s and
+# peak RSS (which must not grow with the input: compare the 150 MB and the
+# 3 MB runs). Usage: bench-collapse.sh BUILD_DIR SHARED_DIR [MB]
+set -euo pipefail
+build=$1
+shared=$2
+target_mb=${3:-150}
+prog="$build/flamegraph-collapse-perf"
+src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
+work=$(mktemp -d "${TMPDIR:-/tmp}/fgbench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+zcat "$src" > "$work/one.txt"
+one=$(stat -c %s "$work/one.txt")
+reps=$(( (target_mb * 1000000 + one - 1) / one ))
+for _ in $(seq "$reps"); do cat "$work/one.txt"; done > "$work/big.txt"
+size=$(stat -c %s "$work/big.txt")
+cores=$(nproc)
+echo "input: $reps x example-perf-stacks.txt = $((size / 1000000)) MB; $cores cores"
+
+# run NAME FILE ARGS...: best of three wall times, peak RSS of the last run
+run() {
+	local name=$1 file=$2 best="" t rss
+	shift 2
+	cat "$file" > /dev/null # warm the page cache
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %M' -o "$work/time" "$prog" "$@" "$file" > "$work/out" 2> /dev/null
+		t=$(cut -d' ' -f1 "$work/time")
+		rss=$(cut -d' ' -f2 "$work/time")
+		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+	done
+	awk -v n="$name" -v s="$(stat -c %s "$file")" -v t="$best" -v r="$rss" \
+		'BEGIN { printf "%-28s %8.2f s %9.0f MB/s   peak RSS %6.1f MB\n", n, t, (t > 0 ? s / 1e6 / t : 0), r / 1024 }'
+}
+
+run "collapse-perf -n 1" "$work/big.txt" -n 1
+cp "$work/out" "$work/out1"
+run "collapse-perf -n $cores (all)" "$work/big.txt"
+cmp -s "$work/out1" "$work/out" && echo "outputs of -n 1 and -n $cores: identical" ||
+	echo "outputs of -n 1 and -n $cores: DIFFERENT"
+run "collapse-perf -n 1, 3 MB input" "$work/one.txt" -n 1
