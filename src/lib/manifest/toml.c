@@ -14,197 +14,14 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/toml.h"
+#include "lib/manifest/toml_tree.h"
 #include "util/arena.h"
-#include "util/hashmap.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 
 /* Arrays and inline tables nest by recursion; hostile input must not be
  * able to exhaust the stack. */
 #define TOML_MAX_DEPTH 256
-/* Tables up to this many keys are searched linearly; bigger ones get a
- * hash index so that a table with many keys does not parse in n^2. */
-#define TOML_LINEAR_KEYS 8
-
-/* Table flags: how a table came to exist decides what may extend it later. */
-enum {
-	TF_DEFINED = 1,  /* by its own [header], or an inline table */
-	TF_DOTTED = 2,   /* created by a dotted key (a.b = 1 creates a) */
-	TF_FROZEN = 4,   /* an inline table: complete once its `}` is read */
-	TF_AOT_ELEM = 8, /* an element of an array of tables */
-};
-/* Array flag: made by [[header]], so further [[header]]s may append. */
-#define AF_TABLES 1
-
-struct toml_entry {
-	const char *key;
-	size_t len;
-	unsigned line, col;
-	fg_toml_value *value;
-};
-
-struct fg_toml_value {
-	unsigned char type, flags;
-	unsigned line, col;
-	union {
-		struct {
-			const char *s;
-			size_t len;
-		} str; /* strings and the four date/time kinds */
-		int64_t i;
-		double d;
-		bool b;
-		struct {
-			struct toml_entry *items;
-			size_t len, cap;
-			unsigned *index; /* entry number + 1, 0 = empty slot */
-			size_t index_cap;
-		} tab;
-		struct {
-			fg_toml_value **items;
-			size_t len, cap;
-		} arr;
-	} u;
-};
-
-struct fg_toml {
-	fg_arena arena;
-	fg_toml_value *root;
-	char *filename;
-};
-
-/* ------------------------------------------------------------------------
- * Tree building */
-
-static fg_toml_value *value_new(fg_arena *a, int type, unsigned line,
-				unsigned col)
-{
-	fg_toml_value *v = fg_arena_alloc(a, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	memset(v, 0, sizeof(*v));
-	v->type = (unsigned char)type;
-	v->line = line;
-	v->col = col;
-	return v;
-}
-
-static size_t table_find(const fg_toml_value *t, const char *key, size_t len)
-{
-	size_t i, mask, slot;
-
-	if (!t->u.tab.index) {
-		for (i = 0; i < t->u.tab.len; i++) {
-			const struct toml_entry *e = &t->u.tab.items[i];
-			if (e->len == len && memcmp(e->key, key, len) == 0)
-				return i;
-		}
-		return (size_t)-1;
-	}
-	mask = t->u.tab.index_cap - 1;
-	for (slot = fg_hash_bytes(key, len) & mask;; slot = (slot + 1) & mask) {
-		unsigned n = t->u.tab.index[slot];
-		const struct toml_entry *e;
-
-		if (!n)
-			return (size_t)-1;
-		e = &t->u.tab.items[n - 1];
-		if (e->len == len && memcmp(e->key, key, len) == 0)
-			return n - 1;
-	}
-}
-
-static void index_insert(fg_toml_value *t, size_t entry)
-{
-	const struct toml_entry *e = &t->u.tab.items[entry];
-	size_t mask = t->u.tab.index_cap - 1;
-	size_t slot = fg_hash_bytes(e->key, e->len) & mask;
-
-	while (t->u.tab.index[slot])
-		slot = (slot + 1) & mask;
-	t->u.tab.index[slot] = (unsigned)(entry + 1);
-}
-
-/* Keeps the index at most half full; old index arrays stay in the arena
- * (the total wasted is bounded by the final size). */
-static int index_grow(fg_arena *a, fg_toml_value *t)
-{
-	size_t cap = t->u.tab.index_cap ? t->u.tab.index_cap * 2 : 32;
-	size_t bytes, i;
-
-	if (!fg_mul_size(cap, sizeof(unsigned), &bytes))
-		return fg_error_set(FG_ENOMEM, "TOML table too large");
-	if (!(t->u.tab.index = fg_arena_alloc(a, bytes)))
-		return FG_ENOMEM;
-	memset(t->u.tab.index, 0, bytes);
-	t->u.tab.index_cap = cap;
-	for (i = 0; i < t->u.tab.len; i++)
-		index_insert(t, i);
-	return 0;
-}
-
-/* Appends a key (copied into the arena) whose value is set by the caller;
- * returns the entry number or a negative error. */
-static long table_add(fg_arena *a, fg_toml_value *t, const char *key,
-		      size_t len, unsigned line, unsigned col)
-{
-	struct toml_entry *e;
-	size_t n = t->u.tab.len;
-
-	if (n >= 0x7fffffff)
-		return fg_error_set(FG_ELIMIT, "TOML table has too many keys");
-	if (n == t->u.tab.cap) {
-		size_t cap = n ? n * 2 : 4, bytes;
-		struct toml_entry *items;
-
-		if (!fg_mul_size(cap, sizeof(*items), &bytes) ||
-		    !(items = fg_arena_alloc(a, bytes)))
-			return fg_error_set(FG_ENOMEM, "out of memory (TOML table)");
-		if (n)
-			memcpy(items, t->u.tab.items, n * sizeof(*items));
-		t->u.tab.items = items;
-		t->u.tab.cap = cap;
-	}
-	e = &t->u.tab.items[n];
-	if (!(e->key = fg_arena_strndup(a, key, len)))
-		return FG_ENOMEM;
-	e->len = len;
-	e->line = line;
-	e->col = col;
-	e->value = NULL;
-	t->u.tab.len = n + 1;
-	if (t->u.tab.index || n + 1 > TOML_LINEAR_KEYS) {
-		if ((n + 1) * 2 > t->u.tab.index_cap) {
-			if (index_grow(a, t) < 0)
-				return FG_ENOMEM;
-		} else {
-			index_insert(t, n);
-		}
-	}
-	return (long)n;
-}
-
-static int array_push(fg_arena *a, fg_toml_value *arr, fg_toml_value *v)
-{
-	size_t n = arr->u.arr.len;
-
-	if (n == arr->u.arr.cap) {
-		size_t cap = n ? n * 2 : 4, bytes;
-		fg_toml_value **items;
-
-		if (!fg_mul_size(cap, sizeof(*items), &bytes) ||
-		    !(items = fg_arena_alloc(a, bytes)))
-			return fg_error_set(FG_ENOMEM, "out of memory (TOML array)");
-		if (n)
-			memcpy(items, arr->u.arr.items, n * sizeof(*items));
-		arr->u.arr.items = items;
-		arr->u.arr.cap = cap;
-	}
-	arr->u.arr.items[n] = v;
-	arr->u.arr.len = n + 1;
-	return 0;
-}
 
 /* ------------------------------------------------------------------------
  * The parser */
@@ -704,7 +521,7 @@ static fg_toml_value *parse_value(struct parser *p);
 static fg_toml_value *string_value(struct parser *p, unsigned line, unsigned col,
 				   int type)
 {
-	fg_toml_value *v = value_new(p->arena, type, line, col);
+	fg_toml_value *v = fg_toml__value_new(p->arena, type, line, col);
 
 	if (!v || !(v->u.str.s = fg_arena_strndup(p->arena, p->sb.buf, p->sb.len)))
 		return NULL;
@@ -829,7 +646,7 @@ static fg_toml_value *parse_datetime(struct parser *p, const char *tok, size_t n
 	why = "expected Z or an offset +HH:MM / -HH:MM after the time";
 	goto bad;
 make:
-	if (!(v = value_new(p->arena, type, line, col)) ||
+	if (!(v = fg_toml__value_new(p->arena, type, line, col)) ||
 	    !(norm = fg_arena_strndup(p->arena, tok, n)))
 		return NULL;
 	if (n > 10 && tok[4] == '-')
@@ -900,7 +717,7 @@ static bool digits_to_int(const char *digs, int base, bool neg, int64_t *out)
 static fg_toml_value *int_value(struct parser *p, int64_t i, unsigned line,
 				unsigned col)
 {
-	fg_toml_value *v = value_new(p->arena, FG_TOML_INTEGER, line, col);
+	fg_toml_value *v = fg_toml__value_new(p->arena, FG_TOML_INTEGER, line, col);
 
 	if (v)
 		v->u.i = i;
@@ -929,7 +746,7 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 		s++, rest--;
 	}
 	if (rest == 3 && (memcmp(s, "inf", 3) == 0 || memcmp(s, "nan", 3) == 0)) {
-		if (!(v = value_new(p->arena, FG_TOML_FLOAT, line, col)))
+		if (!(v = fg_toml__value_new(p->arena, FG_TOML_FLOAT, line, col)))
 			return NULL;
 		v->u.d = s[0] == 'i' ? (neg ? -HUGE_VAL : HUGE_VAL) : (neg ? -NAN : NAN);
 		return v;
@@ -999,7 +816,7 @@ static fg_toml_value *parse_number(struct parser *p, const char *tok, size_t n,
 		why = "float out of range";
 		goto bad;
 	}
-	if (!(v = value_new(p->arena, FG_TOML_FLOAT, line, col)))
+	if (!(v = fg_toml__value_new(p->arena, FG_TOML_FLOAT, line, col)))
 		return NULL;
 	v->u.d = d;
 	return v;
@@ -1041,7 +858,7 @@ static fg_toml_value *parse_scalar_token(struct parser *p, unsigned line,
 
 static fg_toml_value *parse_array(struct parser *p, unsigned line, unsigned col)
 {
-	fg_toml_value *arr = value_new(p->arena, FG_TOML_ARRAY, line, col), *v;
+	fg_toml_value *arr = fg_toml__value_new(p->arena, FG_TOML_ARRAY, line, col), *v;
 	char buf[48];
 
 	if (!arr)
@@ -1052,7 +869,7 @@ static fg_toml_value *parse_array(struct parser *p, unsigned line, unsigned col)
 			return NULL;
 		if (p->p < p->end && *p->p == ']')
 			break;
-		if (!(v = parse_value(p)) || array_push(p->arena, arr, v) < 0)
+		if (!(v = parse_value(p)) || fg_toml__array_push(p->arena, arr, v) < 0)
 			return NULL;
 		if (skip_ws_comment_nl(p) < 0)
 			return NULL;
@@ -1075,7 +892,7 @@ static int parse_keyval(struct parser *p, fg_toml_value *table);
 static fg_toml_value *parse_inline_table(struct parser *p, unsigned line,
 					 unsigned col)
 {
-	fg_toml_value *t = value_new(p->arena, FG_TOML_TABLE, line, col);
+	fg_toml_value *t = fg_toml__value_new(p->arena, FG_TOML_TABLE, line, col);
 	char buf[48];
 
 	if (!t)
@@ -1142,14 +959,14 @@ static fg_toml_value *parse_value(struct parser *p)
 	if (p->end - p->p >= 4 && memcmp(p->p, "true", 4) == 0 &&
 	    (p->end - p->p == 4 || !is_token_char(p->p[4]))) {
 		p->p += 4;
-		if ((v = value_new(p->arena, FG_TOML_BOOL, line, col)))
+		if ((v = fg_toml__value_new(p->arena, FG_TOML_BOOL, line, col)))
 			v->u.b = true;
 		return v;
 	}
 	if (p->end - p->p >= 5 && memcmp(p->p, "false", 5) == 0 &&
 	    (p->end - p->p == 5 || !is_token_char(p->p[5]))) {
 		p->p += 5;
-		if ((v = value_new(p->arena, FG_TOML_BOOL, line, col)))
+		if ((v = fg_toml__value_new(p->arena, FG_TOML_BOOL, line, col)))
 			v->u.b = false;
 		return v;
 	}
@@ -1165,7 +982,7 @@ static fg_toml_value *parse_value(struct parser *p)
 
 static struct toml_entry *lookup(fg_toml_value *t, const struct key_seg *k)
 {
-	size_t i = table_find(t, k->s, k->len);
+	size_t i = fg_toml__table_find(t, k->s, k->len);
 
 	return i == (size_t)-1 ? NULL : &t->u.tab.items[i];
 }
@@ -1173,10 +990,10 @@ static struct toml_entry *lookup(fg_toml_value *t, const struct key_seg *k)
 static fg_toml_value *add_table(struct parser *p, fg_toml_value *t,
 				const struct key_seg *k, int flags)
 {
-	fg_toml_value *sub = value_new(p->arena, FG_TOML_TABLE, k->line, k->col);
+	fg_toml_value *sub = fg_toml__value_new(p->arena, FG_TOML_TABLE, k->line, k->col);
 	long idx;
 
-	if (!sub || (idx = table_add(p->arena, t, k->s, k->len, k->line, k->col)) < 0)
+	if (!sub || (idx = fg_toml__table_add(p->arena, t, k->s, k->len, k->line, k->col)) < 0)
 		return NULL;
 	sub->flags = (unsigned char)flags;
 	t->u.tab.items[idx].value = sub;
@@ -1230,7 +1047,7 @@ static int parse_keyval(struct parser *p, fg_toml_value *table)
 	if ((e = lookup(t, k)))
 		return perr_at(p, k->line, k->col, "duplicate key `%s` (first set at line %u)",
 			       key_text(p, base, p->nkeys - base, name, sizeof(name)), e->line);
-	if ((idx = table_add(p->arena, t, k->s, k->len, k->line, k->col)) < 0)
+	if ((idx = fg_toml__table_add(p->arena, t, k->s, k->len, k->line, k->col)) < 0)
 		return (int)idx;
 	p->nkeys = base; /* the value may hold keys of its own */
 	skip_ws(p);
@@ -1292,9 +1109,9 @@ static int parse_header(struct parser *p)
 		fg_toml_value *arr, *elem;
 
 		if (!e) {
-			long idx = table_add(p->arena, t, k->s, k->len, k->line, k->col);
+			long idx = fg_toml__table_add(p->arena, t, k->s, k->len, k->line, k->col);
 
-			if (idx < 0 || !(arr = value_new(p->arena, FG_TOML_ARRAY, line, col)))
+			if (idx < 0 || !(arr = fg_toml__value_new(p->arena, FG_TOML_ARRAY, line, col)))
 				return FG_ENOMEM;
 			arr->flags = AF_TABLES;
 			t->u.tab.items[idx].value = arr;
@@ -1305,8 +1122,8 @@ static int parse_header(struct parser *p)
 		} else {
 			arr = e->value;
 		}
-		if (!(elem = value_new(p->arena, FG_TOML_TABLE, line, col)) ||
-		    array_push(p->arena, arr, elem) < 0)
+		if (!(elem = fg_toml__value_new(p->arena, FG_TOML_TABLE, line, col)) ||
+		    fg_toml__array_push(p->arena, arr, elem) < 0)
 			return FG_ENOMEM;
 		elem->flags = TF_DEFINED | TF_AOT_ELEM;
 		p->cur = elem;
@@ -1373,7 +1190,7 @@ int fg_toml_parse(fg_toml **out, const char *data, size_t len,
 	fg_strbuf_init(&p.sb, 0);
 	if (!(doc = fg_calloc(1, sizeof(*doc))) ||
 	    !(doc->filename = fg_strdup(filename ? filename : "<input>")) ||
-	    !(doc->root = value_new(&doc->arena, FG_TOML_TABLE, 1, 1))) {
+	    !(doc->root = fg_toml__value_new(&doc->arena, FG_TOML_TABLE, 1, 1))) {
 		ret = FG_ENOMEM;
 		goto done;
 	}
@@ -1406,83 +1223,9 @@ done:
 	return ret;
 }
 
-void fg_toml_free(fg_toml *doc)
-{
-	if (!doc)
-		return;
-	fg_arena_release(&doc->arena);
-	free(doc->filename);
-	free(doc);
-}
 
 /* ------------------------------------------------------------------------
- * Accessors */
-
-const fg_toml_value *fg_toml_root(const fg_toml *doc)
-{
-	return doc->root;
-}
-
-const char *fg_toml_filename(const fg_toml *doc)
-{
-	return doc->filename;
-}
-
-int fg_toml_error(const fg_toml *doc, const fg_toml_value *v,
-		  const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return fg_error_set(FG_EPARSE, "%s:%u:%u: %s", doc->filename,
-			    v ? v->line : 1, v ? v->col : 1, msg);
-}
-
-enum fg_toml_type fg_toml_type(const fg_toml_value *v)
-{
-	return (enum fg_toml_type)v->type;
-}
-
-const char *fg_toml_type_name(enum fg_toml_type type)
-{
-	static const char *const names[] = {
-		"table", "array", "string", "integer", "float", "boolean",
-		"offset date-time", "local date-time", "local date", "local time",
-	};
-
-	if ((unsigned)type >= sizeof(names) / sizeof(names[0]))
-		return "unknown";
-	return names[type];
-}
-
-unsigned fg_toml_line(const fg_toml_value *v)
-{
-	return v->line;
-}
-
-unsigned fg_toml_column(const fg_toml_value *v)
-{
-	return v->col;
-}
-
-const fg_toml_value *fg_toml_get_n(const fg_toml_value *table,
-				   const char *key, size_t len)
-{
-	size_t i;
-
-	if (!table || table->type != FG_TOML_TABLE)
-		return NULL;
-	i = table_find(table, key, len);
-	return i == (size_t)-1 ? NULL : table->u.tab.items[i].value;
-}
-
-const fg_toml_value *fg_toml_get(const fg_toml_value *table, const char *key)
-{
-	return fg_toml_get_n(table, key, strlen(key));
-}
+ * Path lookup reuses the key grammar */
 
 const fg_toml_value *fg_toml_table_get_path(const fg_toml_value *table,
 					    const char *path)
@@ -1511,86 +1254,4 @@ done:
 	fg_strbuf_release(&p.sb);
 	fg_arena_release(&arena);
 	return t;
-}
-
-size_t fg_toml_table_size(const fg_toml_value *table)
-{
-	return table && table->type == FG_TOML_TABLE ? table->u.tab.len : 0;
-}
-
-const char *fg_toml_table_key(const fg_toml_value *table, size_t i,
-			      const fg_toml_value **value, size_t *len)
-{
-	const struct toml_entry *e;
-
-	if (i >= fg_toml_table_size(table))
-		return NULL;
-	e = &table->u.tab.items[i];
-	if (value)
-		*value = e->value;
-	if (len)
-		*len = e->len;
-	return e->key;
-}
-
-bool fg_toml_table_key_pos(const fg_toml_value *table, size_t i,
-			   unsigned *line, unsigned *column)
-{
-	if (i >= fg_toml_table_size(table))
-		return false;
-	*line = table->u.tab.items[i].line;
-	*column = table->u.tab.items[i].col;
-	return true;
-}
-
-size_t fg_toml_array_len(const fg_toml_value *array)
-{
-	return array && array->type == FG_TOML_ARRAY ? array->u.arr.len : 0;
-}
-
-const fg_toml_value *fg_toml_array_at(const fg_toml_value *array, size_t i)
-{
-	if (i >= fg_toml_array_len(array))
-		return NULL;
-	return array->u.arr.items[i];
-}
-
-const char *fg_toml_string(const fg_toml_value *v, size_t *len)
-{
-	if (!v || v->type != FG_TOML_STRING)
-		return NULL;
-	if (len)
-		*len = v->u.str.len;
-	return v->u.str.s;
-}
-
-bool fg_toml_int(const fg_toml_value *v, int64_t *out)
-{
-	if (!v || v->type != FG_TOML_INTEGER)
-		return false;
-	*out = v->u.i;
-	return true;
-}
-
-bool fg_toml_float(const fg_toml_value *v, double *out)
-{
-	if (!v || v->type != FG_TOML_FLOAT)
-		return false;
-	*out = v->u.d;
-	return true;
-}
-
-bool fg_toml_bool(const fg_toml_value *v, bool *out)
-{
-	if (!v || v->type != FG_TOML_BOOL)
-		return false;
-	*out = v->u.b;
-	return true;
-}
-
-const char *fg_toml_datetime(const fg_toml_value *v)
-{
-	if (!v || v->type < FG_TOML_DATETIME || v->type > FG_TOML_TIME_LOCAL)
-		return NULL;
-	return v->u.str.s;
 }
