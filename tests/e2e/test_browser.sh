@@ -1,0 +1,25 @@
+# The SVG's interactivity in a real browser: Debian's headless Chromium,
+# driven through playwright-core (tests/browser), opens a rendered graph,
+# hovers, clicks to zoom, searches a regex (Ctrl-F), resets. The screenshot
+# of the zoomed, searched graph is kept in $FG_ARTIFACTS.
+if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	echo "chromium, node or npm missing (scripts/debian-packages.txt lists chromium)" >&2
+	exit 77
+fi
+browser=$FG_SRC/tests/browser
+if [ ! -d "$browser/node_modules/playwright-core" ]; then
+	(cd "$browser" && npm ci --no-audit --no-fund >&2) || { fail "npm ci in tests/browser failed"; return; }
+fi
+printf '%s\n' "main;parse;read_line 30" "main;parse;tokenize 20" "main;render;draw;b 25" \
+	"main;render;layout 15" "idle 10" >profile.folded
+check_exit "render" 0 flamegraph-render --hash --title "Browser test" -o graph.svg profile.folded
+xmllint --noout graph.svg && pass || fail "graph.svg is not well-formed"
+if node "$browser/interact.js" "$PWD/graph.svg" "$FG_ARTIFACTS/browser-zoom-search.png" \
+	"$PWD/chromium-profile" >browser.log 2>&1; then
+	pass
+else
+	fail "browser checks failed"
+fi
+cat browser.log
+check_not_contains "every browser check passed" browser.log "^FAIL"
+[ -s "$FG_ARTIFACTS/browser-zoom-search.png" ] && pass || fail "no screenshot"
