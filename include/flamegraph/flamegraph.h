@@ -1,11 +1,23 @@
 /* libflamegraph: the whole pipeline behind the flamegraph programs.
  *
- *   manifest -> build -> check -> record -> collapse -> render
+ *   manifest -> build -> check -> record -> collapse -> render   (+ git)
  *
- * Each stage has its own header; this umbrella includes them all. */
+ * Each stage has its own header; this umbrella includes them all. Every
+ * function returns 0 or a negative FG_E* code, with the detail in
+ * fg_error_last() (error.h). */
 #ifndef FLAMEGRAPH_FLAMEGRAPH_H
 #define FLAMEGRAPH_FLAMEGRAPH_H
 
 #include "flamegraph/error.h"
+#include "flamegraph/toml.h"      /* TOML 1.0 reader (flamegraph.toml) */
+#include "flamegraph/manifest.h"  /* project discovery and the target model */
+#include "flamegraph/build.h"     /* building a target with debug info */
+#include "flamegraph/elfcheck.h"  /* link layout, debug info, frame pointers */
+#include "flamegraph/record.h"    /* perf / dtrace command lines */
+#include "flamegraph/collapse.h"  /* profiler text -> folded stacks */
+#include "flamegraph/render.h"    /* folded stacks -> SVG */
+#include "flamegraph/diff.h"      /* two folded profiles -> differential */
+#include "flamegraph/profile.h"   /* record -> collapse -> render in one call */
+#include "flamegraph/git.h"       /* provenance and REV checkouts */
 
 #endif
