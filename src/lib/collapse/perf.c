@@ -344,13 +344,20 @@ static fg_view tidy(fg_view f, unsigned cls)
 	return f;
 }
 
+/* Compares as the frame will be printed: its ';' become ':'. */
 static bool skip_after_match(const fg_cshared *sh, fg_view f)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < sh->opts.nskip_after; i++)
-		if (fg_view_eq(f, sh->opts.skip_after[i]))
+	for (i = 0; i < sh->opts.nskip_after; i++) {
+		const char *s = sh->opts.skip_after[i];
+		if (strlen(s) != f.len)
+			continue;
+		for (k = 0; k < f.len && (f.ptr[k] == s[k] || (f.ptr[k] == ';' && s[k] == ':')); k++)
+			;
+		if (k == f.len)
 			return true;
+	}
 	return false;
 }
 
