@@ -61,7 +61,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 		FG_OPT_DOUBLE(0, "total", &ro.total, "N", "width of the graph in samples, to compare graphs at one scale"),
 		FG_OPT_GROUP("Colours"),
 		FG_OPT_CHOICE(0, "palette", &ro.palette, "NAME", "hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust",
-			      "colour palette (default hot)"),
+			      "colour palette: hot (default), mem, io, wakeup, java, js, perl, red, green, blue, aqua, yellow, purple, orange, rust"),
 		FG_OPT_BOOL(0, "hash", &hash, "colour by function name hash (similar names, similar colours)"),
 		FG_OPT_BOOL(0, "deterministic", &deterministic, "same name, same colour, in every graph"),
 		FG_OPT_STRING(0, "palette-map", &ro.palette_map, "FILE", "read name->rgb(r,g,b) colours from FILE and add new names to it"),

@@ -1,0 +1,96 @@
+# flamegraph-render and flamegraph-diff-folded as a user meets them: help,
+# usage errors, stdin, hostile names, empty input, malformed lines, and
+# never clobbering an existing file on failure.
+check_exit "render --help" 0 flamegraph-render --help
+check_contains "help lists --flamechart" out "--flamechart"
+check_contains "help lists palettes" out "hot \(default\), mem, io"
+check_exit "diff --help" 0 flamegraph-diff-folded --help
+check_contains "diff help lists --strip-hex" out "--strip-hex"
+check_exit "bad flag" 1 flamegraph-render --no-such-flag
+check_contains "bad flag message" err "error: .*no-such-flag"
+check_exit "bad palette" 1 flamegraph-render --palette rainbow
+check_contains "bad palette names choices" err "hot\|mem"
+check_exit "one file to diff" 1 flamegraph-diff-folded only-one.folded
+check_contains "diff usage message" err "expected two folded files"
+
+# Hostile names: escaped, intact after parsing, nothing injected.
+cat >names.folded <<'EOT'
+main;operator<<;a&b 3
+main;say "hi";it's 2
+main;x]]>y;</script><script>alert(1)</script> 4
+main;</title><g onload="alert(2)"> 1
+EOT
+check_exit "render hostile names" 0 flamegraph-render --title '<T&"x">' -o names.svg names.folded
+xmllint --noout names.svg && pass || fail "names.svg is not well-formed"
+python3 - names.svg >names.check <<'EOT'
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+names = {t[:t.rfind(" (")] for t in titles}
+for want in ["operator<<", "a&b", 'say "hi"', "it's", "x]]>y",
+             "</script><script>alert(1)</script>", '</title><g onload="alert(2)">']:
+    print("name ok" if want in names else "MISSING " + want)
+scripts = list(root.iter("{http://www.w3.org/2000/svg}script"))
+print("scripts", len(scripts))
+onload = [e for e in root.iter() if "onload" in e.attrib]
+print("onload", len(onload))
+title = root.find(".//s:text[@id='title']", ns).text
+print("title ok" if title == '<T&"x">' else "BAD TITLE " + repr(title))
+EOT
+check_eq "names intact" 7 "$(grep -c 'name ok' names.check)"
+check_contains "one script element only" names.check "^scripts 1$"
+check_contains "only the root's onload" names.check "^onload 1$"
+check_contains "title intact" names.check "^title ok$"
+# No network references: only the namespace URIs may name http(s).
+grep -o 'https\?://[^"]*' names.svg | sort -u >urls
+check_eq "no network references" "http://github.com/jonhoo/inferno http://www.w3.org/1999/xlink http://www.w3.org/2000/svg" "$(tr '\n' ' ' <urls | sed 's/ $//')"
+check_contains "frames carry fg:x/fg:w" names.svg 'fg:x="[0-9]+" fg:w="[0-9]+"'
+
+# stdin, and the same profile split over two files, give the same frames.
+head -2 names.folded >part1.folded
+tail -2 names.folded >part2.folded
+flamegraph-render <names.folded >stdin.svg && pass || fail "render from stdin"
+flamegraph-render -o parts.svg part1.folded part2.folded && pass || fail "render two files"
+"$FG_SHARED/tools/svg-frames" stdin.svg >stdin.frames
+"$FG_SHARED/tools/svg-frames" parts.svg >parts.frames
+check_same_file "two inputs merge like one" stdin.frames parts.frames
+
+# Empty input: an SVG that says so, a clear error, a non-zero exit.
+: >empty.folded
+check_exit "empty input" 3 flamegraph-render -o empty.svg empty.folded
+check_contains "empty message" err "error: no stack samples in the input — "
+check_contains "empty SVG written" empty.svg "No valid input"
+xmllint --noout empty.svg && pass || fail "empty.svg is not well-formed"
+
+# Malformed lines: skipped, one warning per kind, the graph still drawn.
+printf 'a;b 1\nno count\nalso none\n5\na;c 2\n' >bad.folded
+check_exit "malformed lines" 0 flamegraph-render -o bad.svg bad.folded
+check_eq "one warning per kind" 2 "$(grep -c 'warning: skipped' err)"
+check_contains "warning names the place" err "skipped 2 lines without a sample count .*bad.folded:2"
+check_contains "good lines drawn" bad.svg "<title>c \(2 samples"
+
+# Failures never clobber an existing output file.
+echo precious >keep.svg
+check_exit "missing input" 1 flamegraph-render -o keep.svg does-not-exist.folded
+check_contains "missing input named" err "does-not-exist.folded"
+check_eq "output untouched" precious "$(cat keep.svg)"
+
+# Every option is accepted and the result stays well-formed.
+printf 'main;work_[k] 5\nmain;java/lang/Thread.run 3 4\n' >opts.folded
+printf 'work\tclass=hot\thref=https://example.invalid/x\ttitle=see docs\n' >attrs.txt
+check_exit "all options" 0 flamegraph-render --title T --subtitle S --notes 'n<o>tes' \
+	--palette java --hash --bgcolors '#ffeedd' --inverted --reverse --min-width 0 \
+	--image-width 800 --frame-height 20 --font-type 'Courier New' --font-size 10 \
+	--font-width 0.6 --count-name bytes --name-type 'Fn:' --factor 2 --total 20 \
+	--base main --nameattr attrs.txt --negate --palette-map pal.map -o opts.svg opts.folded
+xmllint --noout opts.svg && pass || fail "opts.svg is not well-formed"
+check_exit "palette map" 0 flamegraph-render --palette-map pal.map -o pal.svg names.folded
+check_contains "palette map written" pal.map '^operator<<->rgb\([0-9]+,[0-9]+,[0-9]+\)$'
+# a second graph reuses the colours of the first
+sed -i 's/^operator<<->.*/operator<<->rgb(1,2,3)/' pal.map
+check_exit "palette map reused" 0 flamegraph-render --palette-map pal.map -o pal2.svg names.folded
+check_contains "colour from the map" pal2.svg 'operator&lt;&lt; \(3 samples[^<]*</title><rect[^>]*fill="rgb\(1,2,3\)"' 
+check_contains "nameattr link" opts.svg '<a class="hot" xlink:href="https://example.invalid/x"'
+check_exit "flamechart" 0 flamegraph-render --flamechart --deterministic -o chart.svg opts.folded
+xmllint --noout chart.svg && pass || fail "chart.svg is not well-formed"
