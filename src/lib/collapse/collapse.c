@@ -7,9 +7,12 @@
  * the only state carried across a stream (perf's default event type, the
  * first one seen) is decided by the reading thread before a chunk is
  * handed out; counts are summed, and the output is sorted. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flamegraph/error.h"
@@ -25,7 +28,7 @@
 
 struct chunk {
 	char *buf;
-	size_t len, alloc;
+	size_t len, alloc;    /* alloc == 0: borrowed from a mapped file */
 	uint64_t seq;
 	const char *event;   /* perf event type decided when it was handed out */
 	size_t event_len;
@@ -60,6 +63,8 @@ struct fg_collapser {
 	fg_strmap *result;
 	fg_strmap_entry **sorted;
 	int error;
+	struct mapping { void *addr; size_t len; } *maps; /* unmapped by free */
+	size_t nmaps;
 };
 
 static const char *const warn_text[FG_CWARN_KINDS] = {
@@ -150,7 +155,8 @@ static struct chunk *chunk_get(fg_collapser *c)
 static void chunk_free(struct chunk *ch)
 {
 	if (ch) {
-		free(ch->buf);
+		if (ch->alloc)
+			free(ch->buf);
 		free(ch);
 	}
 }
@@ -206,9 +212,13 @@ static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
 	pthread_mutex_lock(&c->mu);
 	if (!record_lines(c, ch->seq, lines))
 		w->error = FG_ENOMEM;
-	ch->next = c->free_chunks;
-	c->free_chunks = ch;
+	if (ch->alloc) {
+		ch->next = c->free_chunks;
+		c->free_chunks = ch;
+		ch = NULL;
+	}
 	pthread_mutex_unlock(&c->mu);
+	free(ch); /* a borrowed view of a mapped file */
 }
 
 static void *worker_main(void *arg)
@@ -426,6 +436,76 @@ static int end_file(fg_collapser *c)
 	return after_append(c);
 }
 
+/* Hands out the blocks of a mapped file as borrowed chunks, without
+ * copying them; what follows the last boundary goes to cur. */
+static int feed_mapped(fg_collapser *c, const char *map, size_t size)
+{
+	size_t pos = 0, b, window, from;
+	struct chunk *ch;
+	int err;
+
+	while (size - pos > CHUNK_SIZE) {
+		b = 0;
+		from = 0;
+		for (window = CHUNK_SIZE; !b && from < size - pos; window *= 2) {
+			size_t len = window < size - pos ? window : size - pos;
+			b = c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(map + pos, from, len)
+							  : fg_perf_boundary(map + pos, from, len);
+			from = len;
+		}
+		if (!b)
+			break;
+		if (!(ch = fg_calloc(1, sizeof(*ch))))
+			return FG_ENOMEM;
+		ch->buf = (char *)map + pos;
+		ch->len = b;
+		if ((err = dispatch(c, ch)))
+			return err;
+		pos += b;
+	}
+	c->bytes += pos;
+	return fg_collapser_feed(c, map + pos, size - pos);
+}
+
+/* Large regular uncompressed files are mapped rather than read: no copy
+ * through the kernel. Returns 1 when the file was handled this way. */
+static int try_mapped(fg_collapser *c, const char *path)
+{
+	struct mapping *grown;
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	if (c->format == FG_FORMAT_UNKNOWN || c->cur->len || !path || !strcmp(path, "-"))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)(2 * CHUNK_SIZE) ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return 0;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	if (((unsigned char *)map)[0] == 0x1f && ((unsigned char *)map)[1] == 0x8b) {
+		munmap(map, (size_t)st.st_size); /* gzip: fg_input decompresses */
+		return 0;
+	}
+	if (!(grown = fg_realloc_array(c->maps, c->nmaps + 1, sizeof(*grown)))) {
+		munmap(map, (size_t)st.st_size);
+		return FG_ENOMEM;
+	}
+	c->maps = grown;
+	c->maps[c->nmaps].addr = map;
+	c->maps[c->nmaps++].len = (size_t)st.st_size;
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	if ((err = feed_mapped(c, map, (size_t)st.st_size)))
+		return c->error = err;
+	return 1;
+}
+
 int fg_collapse_file(fg_collapser *c, const char *path)
 {
 	fg_input *in = NULL;
@@ -434,6 +514,8 @@ int fg_collapse_file(fg_collapser *c, const char *path)
 
 	if ((err = check_usable(c)))
 		return err;
+	if ((err = try_mapped(c, path)))
+		return err < 0 ? err : end_file(c);
 	if ((err = fg_input_open(&in, path)))
 		return err;
 	for (;;) {
@@ -665,5 +747,8 @@ void fg_collapser_free(fg_collapser *c)
 	free(c->sorted);
 	free(c->lines_by_seq);
 	free(c->event_store);
+	for (i = 0; i < c->nmaps; i++)
+		munmap(c->maps[i].addr, c->maps[i].len);
+	free(c->maps);
 	free(c);
 }

@@ -176,8 +176,10 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 	fg_view rest;
 
 	line = trim_start(line);
-	sp = memchr(line.ptr, ' ', line.len);
-	if (!sp)
+	/* the address is short: a plain loop beats a memchr call */
+	for (sp = line.ptr; sp < line.ptr + line.len && *sp != ' '; sp++)
+		;
+	if (sp == line.ptr + line.len)
 		return false;
 	*pc = fg_view_of(line.ptr, (size_t)(sp - line.ptr));
 	rest = fg_view_of(sp + 1, line.len - pc->len - 1);
