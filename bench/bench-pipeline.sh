@@ -39,5 +39,5 @@ awk -v s="$samples" -v size="$size" -v sb="$script_bytes" -v alone="$(echo "$t1 
 	printf "flamegraph --perfdata:      %.2f s (script %.2f s, collapse %.2f s, render %.2f s)\n", total, scr, col, ren
 	printf "collapse+render vs script:  %+.1f%% (target < 20%%)\n", 100 * (col + ren) / alone
 	printf "end to end vs script alone: %+.1f%%\n", 100 * (total - alone) / alone
-	printf "collapse throughput:        %.0f MB/s\n", col > 0 ? sb / 1e6 / col : 0
+	printf "collapse throughput:        %.0f MB/s\n", (col > 0 ? sb / 1e6 / col : 0)
 }'
