@@ -42,4 +42,4 @@ cp "$work/out" "$work/out1"
 run "collapse-perf -n $cores (all)" "$work/big.txt"
 cmp -s "$work/out1" "$work/out" && echo "outputs of -n 1 and -n $cores: identical" ||
 	echo "outputs of -n 1 and -n $cores: DIFFERENT"
-run "collapse-perf -n 1, 3 MB input" "$work/one.txt" -n 1
+run "-n 1, 3 MB input (for RSS)" "$work/one.txt" -n 1

@@ -196,6 +196,19 @@ static bool record_lines(fg_collapser *c, uint64_t seq, uint64_t lines)
 	return true;
 }
 
+/* Drops the pages of a parsed block of a mapped file from our resident
+ * set, so memory stays independent of the input size. Only whole pages
+ * inside the block: its neighbours may still be being parsed. */
+static void release_pages(const char *buf, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)buf + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)buf + len) & ~(page - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
 {
 	fg_cshared sh = c->sh;
@@ -209,6 +222,8 @@ static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
 		fg_perf_parse(w, &sh, ch->buf, ch->len, ch->seq, &lines);
 	/* rewritten frames live only as long as their chunk */
 	fg_arena_release(&w->arena);
+	if (!ch->alloc)
+		release_pages(ch->buf, ch->len);
 	pthread_mutex_lock(&c->mu);
 	if (!record_lines(c, ch->seq, lines))
 		w->error = FG_ENOMEM;
