@@ -227,6 +227,8 @@ void fg_project_free(fg_project *p)
 
 	if (!p)
 		return;
+	if (p->reader_free)
+		p->reader_free(p->reader_data);
 	for (i = 0; i < p->ntargets; i++)
 		target_release(&p->targets[i]);
 	for (i = 0; i < p->nunits; i++) {
@@ -243,6 +245,7 @@ void fg_project_free(fg_project *p)
 	free(p->profile);
 	free(p->build_dir);
 	free(p->cmake_target_dir);
+	free(p->cc);
 	fg_strvec_clear(&p->bool_options);
 	fg_strvec_clear(&p->libs);
 	fg_strvec_clear(&p->ldflags);

@@ -52,6 +52,13 @@ struct fg_project {
 	fg_strvec cflags;       /* cc system: final compile flags */
 	char *cmake_target_dir; /* unused placeholder for future use */
 	bool no_rosegment;      /* link with -Wl,--no-rosegment */
+	char *cc;               /* link driver for fg_units_link; NULL: the first
+				 * unit's compiler, else opts.cc, else "cc" */
+	/* How fg_units_build builds a target of a non-CMake project; set by
+	 * the reader (cc system, command system, compile db). */
+	int (*build_hook)(fg_project *p, const struct fg_target *t, fg_build_result *res);
+	void *reader_data;      /* the reader's own state, freed by reader_free */
+	void (*reader_free)(void *data);
 };
 
 /* Notes a progress line through opts.note (printf-style). */
@@ -72,6 +79,30 @@ int fg_tomlproj_open(fg_project *p);
 /* Builders. */
 int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 int fg_units_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
+/* The compile engine (src/lib/build/units.c), generic over struct fg_unit.
+ *
+ * fg_units_compile compiles the units listed (indexes into p->units), up
+ * to opts.jobs at a time (0: one per CPU). Each runs its argv as is, in
+ * u->dir, with "-MMD -MF <object>.d" appended; a unit is recompiled only
+ * when its object is missing, its command changed since the last good
+ * compile (<object>.cmd), or a file in its dependency list is newer than
+ * the object. Notes "compiling SRC" per compile. *changed: whether
+ * anything was compiled. FG_EBUILD when a compile failed (the compiler's
+ * output went to stderr; running compiles are waited for, none started
+ * after), FG_ENOTFOUND when the compiler does not exist.
+ *
+ * fg_units_link links the units' objects into t->exe: driver p->cc (else
+ * the first unit's argv[0], else opts.cc, else "cc"), then p->ldflags,
+ * opts.ldflags, -Wl,--no-rosegment when needed, -o EXE, the objects,
+ * p->libs. It relinks only when `changed`, the exe is missing or older
+ * than an object, or the link command changed (<exe>.link). When the
+ * result is linked by lld or mold it relinks once with
+ * -Wl,--no-rosegment and remembers that in the build dir. Sets
+ * res->rebuilt, res->linker, res->no_rosegment. */
+int fg_units_compile(fg_project *p, const size_t *units, size_t n, bool *changed);
+int fg_units_link(fg_project *p, const struct fg_target *t, const size_t *units, size_t n,
+		  bool changed, fg_build_result *res);
 
 /* Path helpers. */
 char *fg_path_join(const char *a, const char *b);
