@@ -39,7 +39,7 @@ check_contains "10 MB line: warned" err 'event header'
 check_exit "invalid UTF-8" 0 flamegraph-collapse-perf utf8.txt
 check_contains "invalid UTF-8: replaced" out $'^app;root;bad\xef\xbf\xbd\xef\xbf\xbd1 1$'
 check_eq "invalid UTF-8: one warning" 1 "$(grep -c 'invalid UTF-8' err)"
-check_contains "invalid UTF-8: count and first line" err 'skipped 3 lines with invalid UTF-8.*line 2\)'
+check_contains "invalid UTF-8: count and first line" err '3 lines with invalid UTF-8.*line 2 '
 iconv -f UTF-8 -t UTF-8 out > /dev/null && pass || fail "invalid UTF-8: output is not valid UTF-8"
 
 # truncated stacks: cut mid-line, stack lines without module, dtrace without count
@@ -47,7 +47,7 @@ printf 'app 100 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\tbroken\n\tbroken too\n\t2
 check_exit "truncated stacks" 0 flamegraph-collapse-perf trunc.txt
 check_contains "truncated: good frames kept" out '^app;root;leaf 1$'
 check_eq "truncated: one warning for two bad lines" 1 "$(grep -c 'stack lines' err)"
-check_contains "truncated: count" err 'skipped 2 perf stack lines'
+check_contains "truncated: count" err '2 perf stack lines'
 printf 'h\n\n  a`x\n  a`y\n  4\n\n  a`z\n' > trunc-dtrace.txt
 check_exit "dtrace truncated" 0 flamegraph-collapse-dtrace trunc-dtrace.txt
 check_eq "dtrace truncated: complete stack kept" 'a`y;a`x 4' "$(cat out)"
@@ -63,6 +63,11 @@ check_contains "missing second file: named" err 'nope.txt'
 head -c 3000 /dev/urandom | base64 > random.txt
 check_exit "guess on unknown text" 1 flamegraph-collapse-guess random.txt
 check_contains "guess: says what to do" err 'neither'
+
+# binary data is not guessed as any format
+head -c 100000 /dev/urandom > random.bin
+check_exit "guess on binary data" 1 flamegraph-collapse-guess random.bin
+check_contains "guess on binary: says what" err 'neither'
 
 # bad option values
 check_exit "bad --nthreads" 1 flamegraph-collapse-perf -n -3 empty.txt

@@ -43,8 +43,8 @@ static void report(const fg_collapser *c, const struct collapse_args *a)
 	if (a->quiet)
 		return;
 	for (i = 0; i < st.nwarnings; i++)
-		fg_warnf("skipped %llu %s (first at input line %llu) — is this the right collapser "
-			 "for this input?",
+		fg_warnf("%llu %s, first at input line %llu — check that the input is what this "
+			 "program reads",
 			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
 			 (unsigned long long)st.warnings[i].first_line);
 	if (st.filtered && !a->opts.event_filter)

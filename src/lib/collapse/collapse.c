@@ -68,12 +68,12 @@ struct fg_collapser {
 };
 
 static const char *const warn_text[FG_CWARN_KINDS] = {
-	[FG_CWARN_EVENT] = "lines where a perf event header was expected (event skipped)",
-	[FG_CWARN_STACK] = "perf stack lines not of the form ADDRESS SYMBOL (MODULE) (frame skipped)",
-	[FG_CWARN_UTF8] = "lines with invalid UTF-8 (bytes replaced with U+FFFD)",
-	[FG_CWARN_NUL] = "lines with NUL bytes, binary data? (bytes replaced with U+FFFD)",
+	[FG_CWARN_EVENT] = "lines where a perf event header was expected (their events skipped)",
+	[FG_CWARN_STACK] = "perf stack lines not of the form ADDRESS SYMBOL (MODULE) (skipped)",
+	[FG_CWARN_UTF8] = "lines with invalid UTF-8 (bytes shown as U+FFFD)",
+	[FG_CWARN_NUL] = "lines with NUL bytes, binary data? (bytes shown as U+FFFD)",
 	[FG_CWARN_NOCOUNT] = "DTrace stacks cut off at the end of the input without a count (dropped)",
-	[FG_CWARN_COUNT] = "DTrace counts too large for 64 bits (stack dropped)",
+	[FG_CWARN_COUNT] = "DTrace counts too large for 64 bits (stacks dropped)",
 };
 
 static unsigned default_threads(void)

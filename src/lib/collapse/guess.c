@@ -80,7 +80,12 @@ static enum verdict looks_dtrace(const char *buf, size_t len)
 
 fg_format fg_guess_format(const char *buf, size_t len)
 {
-	enum verdict v = looks_perf(buf, len);
+	enum verdict v;
+
+	/* profiler text holds no NUL bytes: binary data is neither format */
+	if (memchr(buf, '\0', len < 4096 ? len : 4096))
+		return FG_FORMAT_UNKNOWN;
+	v = looks_perf(buf, len);
 
 	if (v == YES)
 		return FG_FORMAT_PERF;
