@@ -430,10 +430,19 @@ static int collapse(run *r)
 		return err;
 	warn_skipped(r);
 	if (r->res->samples == 0 || r->res->stacks == 0) {
+		/* a short test at 997 Hz is the usual case: name the two ways
+		 * out, with a frequency that samples every ~50 us */
+		if (r->res->recorded && r->o->record.custom)
+			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
+					    "the first sample; give it more work (more rounds, a "
+					    "bigger input) or sample more often in -c",
+					    r->program ? r->program : "the program");
 		if (r->res->recorded)
 			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
-					    "the first sample; make it run longer or raise -F",
-					    r->program ? r->program : "the program");
+					    "the first sample at %u Hz; raise the frequency "
+					    "(e.g. -F 20000) or give it more work (more rounds, a "
+					    "bigger input)", r->program ? r->program : "the program",
+					    r->o->record.freq ? r->o->record.freq : 997);
 		return fg_error_set(FG_ENODATA, "%s holds no samples — record a longer run",
 				    r->perfdata.buf);
 	}
