@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of the fuzz targets from the shared conformance
+# data, as symbolic links (nothing is copied into the source tree):
+#   collect-seeds.sh CONFORMANCE_DIR OUT_DIR
+# OUT_DIR/<target>/ then holds one entry per seed. diff seeds are
+# generated files: "BEFORE\n====\nAFTER", the input form of fuzz_diff.c.
+set -euo pipefail
+if [ $# -ne 2 ]; then
+	echo "usage: $0 CONFORMANCE_DIR OUT_DIR" >&2
+	exit 2
+fi
+conf=$(cd "$1" && pwd)
+out=$2
+if [ ! -f "$conf/cases.tsv" ]; then
+	echo "collect-seeds: $conf does not look like the conformance folder (no cases.tsv) — pass \$FG_SHARED/conformance" >&2
+	exit 1
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# link TARGET FILE...: one link per file, named after its path under conf
+link() {
+	local target=$1 f name
+	shift
+	mkdir -p "$out/$target"
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		name=${f#"$conf"/}
+		ln -sfn "$f" "$out/$target/${name//\//__}"
+	done
+}
+
+# only the folders this script makes: OUT_DIR may hold other things
+for t in collapse_perf collapse_perf_mt collapse_dtrace collapse_guess render diff toml; do
+	rm -rf "${out:?}/$t"
+done
+shopt -s nullglob globstar
+perf=("$conf"/flamegraph-pl/perf-*.txt "$conf"/inferno/collapse-perf/*.txt "$conf"/inferno/collapse-guess/*.txt)
+dtrace=("$conf"/flamegraph-pl/example-dtrace-stacks.txt "$conf"/inferno/collapse-dtrace/*.txt)
+folded=("$conf"/flamegraph-pl/results/*.txt "$conf"/inferno/collapse-*/results/*.txt
+	"$conf"/inferno/flamegraph/**/*.txt "$conf"/inferno/diff-folded/**/*.txt)
+
+link collapse_perf "${perf[@]}"
+link collapse_perf_mt "${perf[@]}"
+link collapse_dtrace "${dtrace[@]}"
+link collapse_guess "${perf[@]}" "${dtrace[@]}"
+link render "${folded[@]}"
+link toml "$conf"/toml-test/valid/**/*.toml "$conf"/toml-test/invalid/**/*.toml
+
+mkdir -p "$out/diff"
+i=0
+while IFS=$'\t' read -r before after _; do
+	case $before in '#'*|'') continue ;; esac
+	i=$((i + 1))
+	{ cat "$conf/$before"; printf '\n====\n'; cat "$conf/$after"; } > "$out/diff/case-$i.txt"
+done < "$conf/diff-cases.tsv"
+link diff "$conf"/inferno/diff-folded/*.txt
+
+for d in "$out"/*/; do
+	echo "collect-seeds: $(basename "$d"): $(find "$d" -mindepth 1 | wc -l) seeds"
+done
