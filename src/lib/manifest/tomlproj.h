@@ -1,0 +1,42 @@
+/* flamegraph.toml projects: what the schema reader (tomlproj.c) hands the
+ * builders (src/lib/build/units_cc.c) and the CMake reader. */
+#ifndef FG_LIB_MANIFEST_TOMLPROJ_H
+#define FG_LIB_MANIFEST_TOMLPROJ_H
+
+#include "flamegraph/toml.h"
+#include "lib/manifest/project.h"
+
+enum fg_tomlproj_system { FG_TOMLPROJ_CC, FG_TOMLPROJ_COMMAND, FG_TOMLPROJ_CMAKE };
+
+/* A read flamegraph.toml, features and profile already resolved. */
+struct fg_tomlproj {
+	enum fg_tomlproj_system system;
+	char *cc;                 /* [build] cc or NULL */
+	char *command;            /* [build] command or NULL */
+	fg_strvec cflags;         /* [build] cflags + enabled features' cflags */
+	fg_strvec cppflags;       /* -I and -D from [build] and the features */
+	fg_strvec ldflags;        /* [build] ldflags */
+	fg_strvec libs;           /* [build] libs + features' libs, as written */
+	fg_strvec cmake_args;     /* [cmake] args */
+	fg_strvec features;       /* the enabled features, in declaration order */
+	fg_strvec cmake_options;  /* "-DOPT=ON/OFF" for features that name a cmake option */
+	fg_strvec profile_cflags; /* -O level and cflags along the inherits chain */
+	fg_strvec profile_ldflags;
+};
+
+/* Reads and checks `file` for project p (p->name, targets, build_hook are
+ * filled). FG_EPARSE with file:line:col for schema mistakes, FG_EINVAL
+ * for an unknown feature or profile. */
+int fg_tomlproj_read(fg_project *p, const char *file, struct fg_tomlproj **out);
+void fg_tomlproj_free(struct fg_tomlproj *tp);
+
+/* Resolves [features] against the requested ones (opts) into tp. */
+int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_tomlproj *tp);
+/* Resolves profile `name` through its inherits chain into tp. */
+int fg_tomlproj_profile(const char *name, const fg_toml *doc, struct fg_tomlproj *tp);
+
+/* build_hook implementations. */
+int fg_tomlproj_build_cc(fg_project *p, const struct fg_target *t, fg_build_result *res);
+int fg_tomlproj_build_command(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
+#endif
