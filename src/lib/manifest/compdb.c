@@ -254,6 +254,32 @@ static int parse_entry(struct entry *e, const cJSON *j, fg_project *p, size_t id
 	return e->source ? 0 : FG_ENOMEM;
 }
 
+/* Options naming files or folders, which are made absolute: the
+ * compiler then writes absolute paths into the -MMD dependency list, and
+ * the up-to-date check does not depend on the folder it runs from. */
+static const char *const path_opts[] = { "-I", "-isystem", "-iquote", "-idirafter",
+					 "-include", "-imacros", NULL };
+
+/* The path option a joined argument ("-Isrc") starts with, or NULL. */
+static const char *path_prefix(const char *a)
+{
+	static const char *const joined[] = { "-isystem", "-iquote", "-idirafter", "-I", NULL };
+	for (size_t i = 0; joined[i]; i++)
+		if (!strncmp(a, joined[i], strlen(joined[i])) && a[strlen(joined[i])])
+			return joined[i];
+	return NULL;
+}
+
+/* Pushes prefix + path, the path made absolute in `dir` unless dir is
+ * NULL or the path already is. */
+static int push_path(fg_strvec *out, const char *prefix, const char *dir, const char *path)
+{
+	if (!dir || path[0] == '/')
+		return fg_strvec_pushf(out, "%s%s", prefix, path);
+	return fg_strvec_pushf(out, "%s%s%s%s", prefix, dir,
+			       dir[strlen(dir) - 1] == '/' ? "" : "/", path);
+}
+
 /* Splits the recorded command into our compile (into `object`, debug info
  * and frame pointers last) and, for an entry that links, its link flags.
  * The -o output is returned in *output unless the entry gave one. */
@@ -261,6 +287,7 @@ static int rewrite(const struct entry *e, fg_strvec *compile, fg_strvec *link, c
 {
 	const fg_strvec *in = &e->argv;
 	bool have_source = false;
+	const char *pfx;
 	int err = fg_strvec_push(compile, in->v[0]);
 
 	for (size_t i = 1; !err && i < in->n; i++) {
@@ -275,11 +302,13 @@ static int rewrite(const struct entry *e, fg_strvec *compile, fg_strvec *link, c
 					err = fg_strvec_push(link, v);
 			} else if (!in_list(dropped_with_value, a)) {
 				if (!(err = fg_strvec_push(compile, a)))
-					err = fg_strvec_push(compile, v);
+					err = push_path(compile, "", in_list(path_opts, a) ? e->dir : NULL, v);
 			}
 		} else if (a[0] == '-' && !strncmp(a, "-o", 2) && a[2]) {
 			if (!*output && !(*output = fg_strdup(a + 2)))
 				err = FG_ENOMEM;
+		} else if (a[0] == '-' && (pfx = path_prefix(a))) {
+			err = push_path(compile, pfx, e->dir, a + strlen(pfx));
 		} else if (a[0] == '-' && is_link_flag(a)) {
 			err = fg_strvec_push(link, a);
 		} else if (a[0] == '-') {
@@ -293,7 +322,7 @@ static int rewrite(const struct entry *e, fg_strvec *compile, fg_strvec *link, c
 			char *abs = absolute_in(e->dir, a);
 			if (abs && !strcmp(abs, e->source) && !have_source) {
 				have_source = true;
-				err = fg_strvec_push(compile, a);
+				err = fg_strvec_push(compile, e->source);
 			}
 			free(abs);
 		} else if (is_link_input(a)) {
