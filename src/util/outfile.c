@@ -13,6 +13,7 @@
 struct fg_outfile {
 	FILE *fp;
 	bool is_stdout;
+	bool direct;  /* a device or FIFO: written in place, never renamed over */
 	fg_strbuf path, tmp;
 };
 
@@ -38,8 +39,19 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 		err = fg_error_set(FG_EINVAL, "%s is a directory; give a file name for the output", path);
 		goto fail;
 	}
-	slash = strrchr(path, '/');
 	fg_strbuf_addstr(&f->path, path);
+	/* renaming a temp file over /dev/null (or a FIFO) would replace the
+	 * device with a regular file: write such targets directly */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (!(f->fp = fopen(path, "w"))) {
+			err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+			goto fail;
+		}
+		f->direct = true;
+		*out = f;
+		return 0;
+	}
+	slash = strrchr(path, '/');
 	if (slash)
 		fg_strbuf_add(&f->tmp, path, (size_t)(slash - path) + 1);
 	fg_strbuf_addf(&f->tmp, ".%s.tmpXXXXXX", slash ? slash + 1 : path);
@@ -86,6 +98,12 @@ int fg_outfile_commit(fg_outfile *f)
 		release(f);
 		return err;
 	}
+	if (f->direct) {
+		if (ferror(f->fp) | fclose(f->fp))
+			err = fg_error_set(FG_EIO, "cannot write %s: %s", f->path.buf, strerror(errno));
+		release(f);
+		return err;
+	}
 	/* mkstemp makes 0600 files; give the output the usual 0666 & ~umask */
 	mask = umask(0);
 	umask(mask);
@@ -107,7 +125,8 @@ void fg_outfile_abort(fg_outfile *f)
 		return;
 	if (!f->is_stdout) {
 		fclose(f->fp);
-		unlink(f->tmp.buf);
+		if (!f->direct)
+			unlink(f->tmp.buf);
 	}
 	release(f);
 }

@@ -25,30 +25,48 @@ static int cc_words(const fg_project *p, const struct fg_tomlproj *tp, fg_strvec
 	return err;
 }
 
-/* GCC before 13 and clang before 3.x reject -mno-omit-leaf-frame-pointer
- * on some targets; ask the compiler rather than guess. */
-static bool accepts_flag(const fg_strvec *cc, const char *flag)
+/* Some compilers (and GCC on some targets) reject
+ * -mno-omit-leaf-frame-pointer; ask the compiler rather than guess. The
+ * probe compiles a real file in the build dir: never -o /dev/null, which
+ * a failing compiler run as root deletes. */
+static bool accepts_flag(const fg_project *p, const fg_strvec *cc, const char *flag)
 {
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_exit_status st = { 1, 0 };
+	fg_strbuf src_sb = FG_STRBUF_INIT, obj_sb = FG_STRBUF_INIT;
+	char *src, *obj;
 	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	bool ok;
+	FILE *f = NULL;
+	bool ok = false;
 
+	/* per process, so two runs on one project do not share the file */
+	fg_strbuf_addf(&src_sb, "%s/flamegraph-probe-%ld.c", p->build_dir, (long)getpid());
+	fg_strbuf_addf(&obj_sb, "%s/flamegraph-probe-%ld.o", p->build_dir, (long)getpid());
+	src = fg_strbuf_detach(&src_sb, NULL);
+	obj = fg_strbuf_detach(&obj_sb, NULL);
+	if (!src || !obj || null_fd < 0 || fg_mkdir_p(p->build_dir) || !(f = fopen(src, "w")))
+		goto done;
+	fputs("int flamegraph_probe(int x) { return x + 1; }\n", f);
+	if (fclose(f))
+		goto done;
 	fg_strvec_pushv(&cmd.argv, (const char *const *)cc->v, cc->n);
 	fg_strvec_push(&cmd.argv, flag);
 	fg_strvec_push(&cmd.argv, "-Werror");
-	fg_strvec_push(&cmd.argv, "-x");
-	fg_strvec_push(&cmd.argv, "c");
 	fg_strvec_push(&cmd.argv, "-c");
+	fg_strvec_push(&cmd.argv, src);
 	fg_strvec_push(&cmd.argv, "-o");
-	fg_strvec_push(&cmd.argv, "/dev/null");
-	fg_strvec_push(&cmd.argv, "/dev/null");
+	fg_strvec_push(&cmd.argv, obj);
 	cmd.stdin_fd = cmd.stdout_fd = cmd.stderr_fd = null_fd;
-	ok = null_fd >= 0 && fg_cmd_run(&cmd, &st) == 0 && st.code == 0;
+	ok = fg_cmd_run(&cmd, &st) == 0 && st.code == 0;
+	unlink(src);
+	unlink(obj);
+done:
 	fg_error_clear();
 	if (null_fd >= 0)
 		close(null_fd);
 	fg_cmd_clear(&cmd);
+	free(src);
+	free(obj);
 	return ok;
 }
 
@@ -69,7 +87,7 @@ static int compile_flags(const fg_project *p, const struct fg_tomlproj *tp, cons
 	if ((err = fg_strvec_pushv(out, (const char *const *)tp->cppflags.v, tp->cppflags.n)) ||
 	    (err = fg_strvec_push(out, "-g")) || (err = fg_strvec_push(out, "-fno-omit-frame-pointer")))
 		return err;
-	if (accepts_flag(cc, "-mno-omit-leaf-frame-pointer"))
+	if (accepts_flag(p, cc, "-mno-omit-leaf-frame-pointer"))
 		err = fg_strvec_push(out, "-mno-omit-leaf-frame-pointer");
 	return err;
 }
