@@ -27,8 +27,13 @@ bash "$src/tests/fuzz/collect-seeds.sh" "$shared/conformance" "$build/fuzz-seeds
 corpus=$build/fuzz-corpus/$target crashes=$build/fuzz-crashes/$target
 mkdir -p "$corpus" "$crashes" "$build/fuzz-logs"
 log=$build/fuzz-logs/$target.log
-dict=()
-[ -f "$src/tests/fuzz/$target.dict" ] && dict=(-dict="$src/tests/fuzz/$target.dict")
+case $target in
+collapse_perf*|collapse_guess) dict=(-dict="$src/tests/fuzz/perf.dict") ;;
+collapse_dtrace) dict=(-dict="$src/tests/fuzz/dtrace.dict") ;;
+render|diff) dict=(-dict="$src/tests/fuzz/folded.dict") ;;
+toml) dict=(-dict="$src/tests/fuzz/toml.dict") ;;
+*) dict=() ;;
+esac
 # the first folder receives new inputs; the others are only read, and
 # libFuzzer stops at a missing one
 dirs=("$corpus")
