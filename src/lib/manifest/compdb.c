@@ -141,21 +141,22 @@ static char *replace_dir(const char *s, const char *from, const char *to)
 
 /* A recorded folder that does not exist here (a database checked in from
  * another machine): the longest tail of it that exists under the json's
- * own folder and holds the entry's file, else the json's folder itself. */
+ * own folder and holds the entry's file (the json's folder itself being
+ * the shortest tail); NULL when none does. */
 static char *relocate(const char *json_dir, const char *recorded, const char *file)
 {
-	const char *tail = recorded;
+	size_t n = strlen(recorded);
+	const char *tail = recorded, *rel = file;
 
+	if (file[0] == '/')
+		rel = !strncmp(file, recorded, n) && file[n] == '/' ? file + n + 1 : fg_path_base(file);
 	for (;;) {
 		while (*tail == '/')
 			tail++;
 		char *cand = fg_path_join(json_dir, tail);
-		char *src = cand ? fg_path_join(cand, fg_path_base(file)) : NULL;
-		char *rel = cand && file[0] != '/' ? fg_path_join(cand, file) : NULL;
-		bool ok = cand && fg_path_is_dir(cand) &&
-			  ((rel && fg_path_is_file(rel)) || (src && fg_path_is_file(src)) || !*tail);
+		char *src = cand ? fg_path_join(cand, rel) : NULL;
+		bool ok = src && fg_path_is_file(src) && fg_path_is_dir(cand);
 		free(src);
-		free(rel);
 		if (ok)
 			return cand;
 		free(cand);
