@@ -17,6 +17,7 @@
 #include "flamegraph/collapse.h"  /* profiler text -> folded stacks */
 #include "flamegraph/render.h"    /* folded stacks -> SVG */
 #include "flamegraph/diff.h"      /* two folded profiles -> differential */
+#include "flamegraph/compare.h"   /* --compare: differential graph of two runs */
 #include "flamegraph/profile.h"   /* record -> collapse -> render in one call */
 #include "flamegraph/git.h"       /* provenance and REV checkouts */
 

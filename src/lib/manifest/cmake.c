@@ -401,6 +401,30 @@ static char *defaults_text(const cJSON *cache)
 	return fg_strbuf_detach(&sb, NULL);
 }
 
+/* Whether every "-DNAME=VALUE" of args[from..] is already NAME's value in
+ * the cache (BOOLs compared as booleans). */
+static bool features_in_cache(const cJSON *cache, const fg_strvec *args, size_t from)
+{
+	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(cache, "entries"), *e;
+
+	for (size_t i = from; i < args->n; i++) {
+		const char *d = args->v[i] + 2, *eq = strchr(d, '=');
+		bool same = false;
+		if (strncmp(args->v[i], "-D", 2) || !eq)
+			return false;
+		cJSON_ArrayForEach(e, entries) {
+			const char *n = jstr(e, "name"), *v = jstr(e, "value");
+			if (n && v && strlen(n) == (size_t)(eq - d) && !strncmp(n, d, (size_t)(eq - d))) {
+				same = is_on(v) == is_on(eq + 1) || !strcmp(v, eq + 1);
+				break;
+			}
+		}
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
 static char *join_lines(const fg_strvec *v)
 {
 	fg_strbuf sb = FG_STRBUF_INIT;
@@ -419,6 +443,7 @@ int fg_cmake_configure(fg_project *p)
 	char *stamp = NULL, *defaults = NULL, *want = NULL, *index = NULL;
 	cJSON *cache = NULL;
 	size_t nbase;
+	bool fresh = false;
 	int err;
 
 	if ((err = fg_mkdir_p(p->build_dir)) || (err = write_queries(p)) || (err = base_args(p, &args)))
@@ -429,6 +454,7 @@ int fg_cmake_configure(fg_project *p)
 	if (!defaults || !index) {
 		if ((err = run_configure(p, &args)))
 			goto done;
+		fresh = true;
 		if (!(cache = load_reply(p, "cache"))) {
 			err = fg_error_last_code();
 			goto done;
@@ -444,12 +470,16 @@ int fg_cmake_configure(fg_project *p)
 		err = fg_error_last_code();
 		goto done;
 	}
+	nbase = args.n;
 	if ((err = feature_args(p, cache, defaults, &args)))
 		goto done;
-	(void)nbase;
 	want = join_lines(&args);
 	stamp = read_text(stamp_path);
-	if (!stamp || strcmp(stamp, want)) {
+	/* right after the first configure the feature switches are usually
+	 * the values CMake just chose: configuring again would change nothing */
+	if (fresh && features_in_cache(cache, &args, nbase))
+		err = write_text(stamp_path, want);
+	else if (!stamp || strcmp(stamp, want)) {
 		if ((err = run_configure(p, &args)))
 			goto done;
 		err = write_text(stamp_path, want);

@@ -1,0 +1,50 @@
+/* Differential graphs of two profiles (flamegraph-build --compare REV):
+ * the folded stacks of a "before" and an "after" run are joined
+ * (flamegraph/diff.h) and drawn with frame widths from "after", red where
+ * a function grew and blue where it shrank (flamegraph/render.h). */
+#ifndef FLAMEGRAPH_COMPARE_H
+#define FLAMEGRAPH_COMPARE_H
+
+#include <stdbool.h>
+
+#include "flamegraph/diff.h"
+#include "flamegraph/git.h"
+#include "flamegraph/profile.h"
+#include "flamegraph/render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fg_compare_opts {
+	fg_diff_opts diff;        /* normalize, strip_hex */
+	fg_render_opts render;    /* title, subtitle (what was compared)... */
+	fg_output_format format;  /* FG_OUTPUT_SVG or FG_OUTPUT_FOLDED ("stack BEFORE AFTER") */
+	const char *folded_out;   /* also write the differential folded text here, or NULL */
+} fg_compare_opts;
+
+#define FG_COMPARE_OPTS_INIT { FG_DIFF_OPTS_INIT, FG_RENDER_OPTS_INIT, FG_OUTPUT_SVG, NULL }
+
+/* Reads the folded files `before` and `after` and writes the differential
+ * graph to `output` ("-": stdout), atomically: a failure leaves an existing
+ * file untouched. Errors: those of fg_folded_read_file (FG_EIO, FG_ENOTFOUND),
+ * FG_ENODATA when both profiles are empty, FG_EINVAL for FG_OUTPUT_JSON
+ * (speedscope has no differential form) or bad render options. */
+int fg_compare_write(const char *before, const char *after, const char *output,
+		     const fg_compare_opts *opts);
+
+/* Exports commit `id` (a full hex id, see fg_git_resolve) of the repository
+ * containing repo_path into <base>/compare/<first 12 digits of id>/, or
+ * reuses that folder (*reused = true) when an earlier call made it: a
+ * commit's tree never changes, and its build dir inside stays warm. The
+ * export goes to a temporary name first and is renamed into place, so an
+ * interrupted export is never taken for a complete one. *dir_out is
+ * malloc'd (free it); *res is filled by a fresh export. Errors: those of
+ * fg_git_export, FG_EIO when a folder cannot be made. */
+int fg_compare_export(char **dir_out, bool *reused, fg_git_export_result *res,
+		      const char *base, const char *repo_path, const char *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+# flamegraph-build --compare REV: REV is exported and built beside the
+# working tree (which is never touched), both are profiled with the same
+# target and arguments, and the differential graph shows what grew in red.
+if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+cp -r "$FG_SRC/examples/cmake" proj
+rm -rf proj/build
+gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }
+gitc init -q
+gitc add .
+gitc commit -qm "base"
+# the second commit makes sort_phase sort ten times as many numbers
+sed -i 's/sort_phase(60000,/sort_phase(600000,/' proj/src/stress2.c
+check_eq "the change applied" "1" "$(grep -c 'sort_phase(600000,' proj/src/stress2.c)"
+gitc commit -qam "sort ten times more"
+base_id=$(gitc rev-parse HEAD~1)
+head_before=$(gitc rev-parse HEAD)
+fgb() { flamegraph-build --manifest-path "$PWD/proj" "$@"; }
+
+check_exit "--compare HEAD~1" 0 fgb --bin stress2 --compare HEAD~1 --compare-outputs \
+	-o diff.svg --folded diff.folded -- --rounds 8
+check_contains "exported REV under the build dir" err "exported ${base_id:0:12} .* to $PWD/proj/build/flamegraph/compare/${base_id:0:12}"
+check_eq "the export holds REV's code" "1" "$(grep -c 'sort_phase(60000,' "proj/build/flamegraph/compare/${base_id:0:12}/src/stress2.c")"
+check_eq "REV built in its own build dir" "yes" \
+	"$([ -x "proj/build/flamegraph/compare/${base_id:0:12}/build/flamegraph/release/stress2" ] && echo yes)"
+check_contains "both runs took the arguments" out "stress2: 8 rounds.*"
+check_eq "two runs" "2" "$(grep -c 'stress2: 8 rounds' out)"
+check_contains "says what it compared" err "HEAD~1 @ ${base_id:0:8} → (main|master) @ ${head_before:0:8}"
+check_contains "subtitle in the graph" diff.svg "HEAD~1 @ ${base_id:0:8} → (main|master) @ ${head_before:0:8}"
+check_contains "differential title" diff.svg "Differential Flame Graph"
+# the differential folded text: "stack BEFORE AFTER"; sorting grew
+check_contains "differential folded lines" diff.folded "^stress2;.* [0-9.]+ [0-9.]+$"
+awk '/sort_phase/ { b += $(NF-1); a += $NF } END { print (a > 4 * b && b > 0) ? "grew" : "flat " b " " a }' diff.folded > sort.txt
+check_eq "sort_phase grew in the folded counts" "grew" "$(cat sort.txt)"
+awk '/fill_table/ { b += $(NF-1); a += $NF } END { print (a < 2 * b && b < 2 * a) ? "same" : "changed " b " " a }' diff.folded > fill.txt
+check_eq "fill_table about the same" "same" "$(cat fill.txt)"
+# in the SVG the frames of the sort are red: rgb(255,g,g) with little g
+grep -oE '<title>(sort_work|sift_down) [^<]*</title><rect [^>]*fill="rgb\(255,[0-9]+,[0-9]+\)"' diff.svg |
+	grep -oE 'rgb\(255,[0-9]+' | cut -d, -f2 | sort -n | head -1 > red.txt
+check_eq "sort frames are strongly red" "yes" "$([ -s red.txt ] && [ "$(cat red.txt)" -lt 120 ] && echo yes)"
+"$FG_SHARED/tools/svg-frames" diff.svg > frames.txt
+check_contains "diff graph frames" frames.txt "sort_work"
+cp diff.svg "$FG_ARTIFACTS/compare-diff.svg" 2>/dev/null || true
+# the plain graphs on request
+check_contains "before graph has REV's subtitle" diff.before.svg "HEAD~1 @ ${base_id:0:8}"
+check_contains "after graph" diff.after.svg "sort_work"
+check_not_contains "plain graphs are not differential" diff.after.svg "rgb\(255,0,0\)"
+
+# the user's working tree, index and HEAD are untouched
+check_eq "HEAD unchanged" "$head_before" "$(gitc rev-parse HEAD)"
+check_eq "tracked files unchanged" "" "$(gitc status --porcelain --untracked-files=no)"
+
+# a dirty working tree; the export and its build are reused
+echo "/* local edit */" >> proj/src/stress2.c
+check_exit "--compare dirty" 0 fgb --bin stress2 --compare "${base_id:0:10}" -o dirty.svg -- --rounds 3
+check_contains "reuses the export" err "reusing the export of ${base_id:0:12}"
+check_contains "REV build up to date" err "stress2 is up to date"
+check_contains "dirty subtitle" dirty.svg "${base_id:0:8} → working tree \(dirty\)"
+check_not_contains "id given: no 'id @ id'" dirty.svg "${base_id:0:10} @"
+
+# --format folded writes the differential text itself
+check_exit "--compare --format folded" 0 fgb --bin stress2 --compare HEAD~1 --format folded -o d.folded -- --rounds 3
+check_contains "folded output is differential" d.folded "sort_phase;sort_work.* [0-9.]+ [0-9.]+$"
+
+# errors, each saying what to do
+echo "old" > keep.svg
+check_exit "unknown revision" 1 fgb --bin stress2 --compare no-such-rev -o keep.svg
+check_contains "unknown revision message" err "error: .*unknown revision 'no-such-rev'"
+check_eq "no clobbering" "old" "$(cat keep.svg)"
+check_exit "json" 1 fgb --bin stress2 --compare HEAD~1 --format json
+check_contains "json message" err "no speedscope form — use --format svg or --format folded"
+check_exit "--compare-outputs to stdout" 1 fgb --bin stress2 --compare HEAD~1 --compare-outputs -o -
+check_contains "stdout message" err "give -o a file name"
+cp -r "$FG_SRC/examples/cmake" nogit
+rm -rf nogit/build
+check_exit "not a git repository" 1 flamegraph-build --manifest-path "$PWD/nogit" --bin stress2 --compare HEAD
+check_contains "no git message" err "--compare needs a git repository"
