@@ -632,7 +632,93 @@ static int ctestfile_command(const char *dir, const char *name, fg_strvec *argv,
 	return found;
 }
 
-static int add_ctests(fg_project *p, size_t nexec)
+/* -p NAME: the CMake project (a project() call, usually of an
+ * add_subdirectory) called NAME, or whose folder is NAME relative to the
+ * top source folder. Fills keep[] with it and the projects below it, and
+ * *dir with its absolute source folder. */
+static int find_package(fg_project *p, const cJSON *conf, const char *top, bool *keep,
+			size_t nproj, char **dir)
+{
+	const cJSON *projects = cJSON_GetObjectItemCaseSensitive(conf, "projects");
+	const cJSON *dirs = cJSON_GetObjectItemCaseSensitive(conf, "directories");
+	const char *want = p->opts.package;
+	size_t wlen = strlen(want);
+	int hit = -1;
+
+	/* "./sub/" and "sub" name the same folder */
+	while (wlen > 1 && want[wlen - 1] == '/')
+		wlen--;
+	if (!strncmp(want, "./", 2) && wlen > 2)
+		want += 2, wlen -= 2;
+	for (size_t k = 0; k < nproj && hit < 0; k++) {
+		const char *n = jstr(cJSON_GetArrayItem(projects, (int)k), "name");
+		if (n && strlen(n) == wlen && !strncmp(n, want, wlen))
+			hit = (int)k;
+	}
+	for (size_t k = 0; k < nproj && hit < 0; k++) {
+		const cJSON *pj = cJSON_GetArrayItem(projects, (int)k);
+		const cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pj, "directoryIndexes"), 0);
+		const char *src = cJSON_IsNumber(d0) ? jstr(cJSON_GetArrayItem(dirs, d0->valueint), "source") : NULL;
+		char *abs = src ? fg_path_join(top, src) : NULL;
+		if (src && ((strlen(src) == wlen && !strncmp(src, want, wlen)) ||
+			    (abs && strlen(abs) == wlen && !strncmp(abs, want, wlen))))
+			hit = (int)k;
+		free(abs);
+	}
+	if (hit < 0) {
+		fg_strbuf list = FG_STRBUF_INIT;
+		const cJSON *pj;
+		cJSON_ArrayForEach(pj, projects)
+			fg_strbuf_addf(&list, "%s%s", list.len ? ", " : "", jstr(pj, "name") ? jstr(pj, "name") : "?");
+		int err = fg_error_set(FG_ENOTFOUND, "no package '%s' in %s — its packages (CMake "
+				       "projects) are: %s", p->opts.package, p->loc.file, list.buf);
+		fg_strbuf_release(&list);
+		return err;
+	}
+	/* the projects below it: parentIndex chains lead to hit */
+	for (size_t k = 0; k < nproj; k++) {
+		int at = (int)k;
+		for (size_t depth = 0; at >= 0 && depth <= nproj && !keep[k]; depth++) {
+			const cJSON *pi;
+			if (at == hit)
+				keep[k] = true;
+			pi = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(projects, at), "parentIndex");
+			at = cJSON_IsNumber(pi) ? pi->valueint : -1;
+		}
+	}
+	const cJSON *hp = cJSON_GetArrayItem(projects, hit);
+	const cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(hp, "directoryIndexes"), 0);
+	const char *src = cJSON_IsNumber(d0) ? jstr(cJSON_GetArrayItem(dirs, d0->valueint), "source") : ".";
+	*dir = !src || !strcmp(src, ".") ? fg_strdup(top) : fg_path_join(top, src);
+	free(p->name);
+	p->name = fg_strdup(jstr(hp, "name"));
+	return *dir && p->name ? 0 : FG_ENOMEM;
+}
+
+/* The CMakeLists.txt that registered a CTest test (from its backtrace). */
+static const char *test_origin(const cJSON *ctest, const cJSON *test)
+{
+	const cJSON *graph = cJSON_GetObjectItemCaseSensitive(ctest, "backtraceGraph");
+	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(test, "backtrace");
+	const cJSON *node, *file;
+
+	if (!cJSON_IsNumber(bt))
+		return NULL;
+	node = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(graph, "nodes"), bt->valueint);
+	file = cJSON_GetObjectItemCaseSensitive(node, "file");
+	if (!cJSON_IsNumber(file))
+		return NULL;
+	file = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(graph, "files"), file->valueint);
+	return cJSON_IsString(file) ? file->valuestring : NULL;
+}
+
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return path && !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+static int add_ctests(fg_project *p, size_t nexec, const char *pkg_dir)
 {
 	cJSON *j = load_ctest(p);
 	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(j, "tests"), *t;
@@ -645,6 +731,9 @@ static int add_ctests(fg_project *p, size_t nexec)
 		const struct fg_target *exe;
 
 		if (!name)
+			continue;
+		/* -p: its tests are those defined in its folders */
+		if (pkg_dir && !path_under(test_origin(j, t), pkg_dir))
 			continue;
 		if (!(ct = fg_project_add_target(p, name, FG_TARGET_TEST)))
 			return FG_ENOMEM;
@@ -673,11 +762,14 @@ static int add_ctests(fg_project *p, size_t nexec)
 	return err;
 }
 
-static int add_executables(fg_project *p, const cJSON *model)
+static int add_executables(fg_project *p, const cJSON *model, char **pkg_dir)
 {
 	const cJSON *conf = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(model, "configurations"), 0);
 	const cJSON *targets = cJSON_GetObjectItemCaseSensitive(conf, "targets"), *t;
 	const cJSON *projects = cJSON_GetObjectItemCaseSensitive(conf, "projects");
+	const char *top = jstr(cJSON_GetObjectItemCaseSensitive(model, "paths"), "source");
+	size_t nproj = (size_t)cJSON_GetArraySize(projects);
+	bool *keep = NULL;
 	char *dir = reply_dir(p);
 	const char *pname = jstr(cJSON_GetArrayItem(projects, 0), "name");
 	int err = 0;
@@ -686,7 +778,19 @@ static int add_executables(fg_project *p, const cJSON *model)
 		free(p->name);
 		p->name = fg_strdup(pname);
 	}
+	if (p->opts.package) {
+		if (!(keep = fg_calloc(nproj + 1, sizeof(*keep))))
+			err = FG_ENOMEM;
+		else
+			err = find_package(p, conf, top ? top : p->loc.root, keep, nproj, pkg_dir);
+		if (err)
+			goto done;
+	}
 	cJSON_ArrayForEach(t, targets) {
+		const cJSON *pi = cJSON_GetObjectItemCaseSensitive(t, "projectIndex");
+		if (keep && (!cJSON_IsNumber(pi) || pi->valueint < 0 || (size_t)pi->valueint >= nproj ||
+			     !keep[pi->valueint]))
+			continue;
 		const char *file = jstr(t, "jsonFile");
 		char *path = file ? fg_path_join(dir, file) : NULL;
 		cJSON *tj = path ? load_json(path) : NULL;
@@ -711,23 +815,27 @@ static int add_executables(fg_project *p, const cJSON *model)
 		if (err)
 			break;
 	}
-	free(dir);
 	fg_error_clear();
+done:
+	free(keep);
+	free(dir);
 	return err;
 }
 
 int fg_cmake_open(fg_project *p)
 {
 	cJSON *model = NULL;
+	char *pkg_dir = NULL;
 	int err;
 
 	if ((err = fg_cmake_configure(p)))
 		return err;
 	if (!(model = load_reply(p, "codemodel")))
 		return fg_error_last_code() ? fg_error_last_code() : FG_EPARSE;
-	err = add_executables(p, model);
+	err = add_executables(p, model, &pkg_dir);
 	cJSON_Delete(model);
 	if (!err)
-		err = add_ctests(p, p->ntargets);
+		err = add_ctests(p, p->ntargets, pkg_dir);
+	free(pkg_dir);
 	return err;
 }

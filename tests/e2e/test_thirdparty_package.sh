@@ -1,0 +1,73 @@
+# -p/--package: a CMake project that vendors another one with
+# add_subdirectory (its own project() call, as third-party code usually
+# comes); -p NAME restricts target selection to that sub-project.
+if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+cp -r "$FG_SRC/examples/cmake" proj
+rm -rf proj/build
+mkdir -p proj/third_party/zapper
+cat > proj/third_party/zapper/CMakeLists.txt <<'EOF'
+project(zapper C)
+add_executable(zap zap.c)
+add_executable(zapcheck zap.c)
+target_compile_definitions(zapcheck PRIVATE ZAP_CHECK=1)
+enable_testing()
+add_test(NAME zap_selftest COMMAND zapcheck 2)
+EOF
+cat > proj/third_party/zapper/zap.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) static unsigned long zap_spin(unsigned long rounds)
+{
+	volatile unsigned long x = 1;
+	for (unsigned long i = 0; i < rounds * 30000000ul; i++)
+		x = x * 6364136223846793005ul + i;
+	return x;
+}
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
+#ifdef ZAP_CHECK
+	printf("zapcheck: %lu\n", zap_spin(n));
+#else
+	printf("zap: %lu\n", zap_spin(n));
+#endif
+	return 0;
+}
+EOF
+echo 'add_subdirectory(third_party/zapper)' >> proj/CMakeLists.txt
+fgb() { flamegraph-build --manifest-path "$PWD/proj" "$@"; }
+
+check_exit "--list" 0 fgb --list
+check_contains "all targets without -p" out "^bin +stress2, zap$"
+check_exit "-p zapper --list" 0 fgb -p zapper --list
+check_contains "-p: its bins only" out "^bin +zap$"
+check_contains "-p: its tests only" out "^test +zapcheck, zap_selftest \(ctest\)$"
+check_contains "-p: no example of the top project" out "^example +\(none\)$"
+# by folder too
+check_exit "-p by folder" 0 fgb --package third_party/zapper/ --list
+check_contains "-p by folder: its bins" out "^bin +zap$"
+
+# without -p two bins: ambiguous; with -p the single bin is chosen
+check_exit "no selector, two bins" 1 fgb -o none.svg
+check_contains "several bins message" err "several bin targets"
+check_exit "-p zapper (its only bin)" 0 fgb -p zapper -o zap.svg --folded zap.folded -- 2
+check_contains "zap ran" out "^zap: "
+check_contains "zap graph" zap.folded "^zap;.*main;zap_spin"
+# a CTest test of the sub-project
+check_exit "-p zapper --test zap_selftest" 0 fgb -p zapper --test zap_selftest -o zt.svg --folded zt.folded
+check_contains "selftest ran" out "^zapcheck: "
+check_contains "selftest graph" zt.folded "^zapcheck;.*zap_spin"
+# the top project's targets are out of reach with -p
+check_exit "-p zapper --bin stress2" 1 fgb -p zapper --bin stress2
+check_contains "restricted message" err "no bin target named 'stress2'"
+check_exit "-p zapper --test table_suite" 1 fgb -p zapper --test table_suite
+# and -p with the top project's name keeps everything
+check_exit "-p stress --list" 0 fgb -p stress --list
+check_contains "-p top project: all bins" out "^bin +stress2, zap$"
+
+# an unknown package lists the packages
+check_exit "unknown package" 1 fgb -p nosuch --list
+check_contains "unknown package message" err "error: no package 'nosuch' in .*CMakeLists.txt — its packages \(CMake projects\) are: stress, zapper"
