@@ -196,6 +196,10 @@ static int profile(const fg_project *p, const fg_target *t, char **args, int nar
 	}
 	po.argv = (const char *const *)spec.argv;
 	po.argc = spec.argc;
+	/* a test run by a script or interpreter: the ELF checks would judge
+	 * /usr/bin/sh, not the project's code */
+	if (fg_target_is_ctest(t) && !fg_target_build_name(t))
+		po.check_elf = false;
 	if (!po.render.subtitle && fg_git_provenance(&gi, fg_project_root(p)) == 0) {
 		fg_git_info_format(subtitle, sizeof(subtitle), &gi);
 		po.render.subtitle = subtitle;

@@ -15,7 +15,10 @@ add_executable(zapcheck zap.c)
 target_compile_definitions(zapcheck PRIVATE ZAP_CHECK=1)
 enable_testing()
 add_test(NAME zap_selftest COMMAND zapcheck 2)
+# a test whose command is a script, as real projects have them
+add_test(NAME zap_script COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/run.sh $<TARGET_FILE:zap>)
 EOF
+printf '#!/bin/sh\necho "running $1"\nexec "$1" 1\n' > proj/third_party/zapper/run.sh
 cat > proj/third_party/zapper/zap.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +47,7 @@ check_exit "--list" 0 fgb --list
 check_contains "all targets without -p" out "^bin +stress2, zap$"
 check_exit "-p zapper --list" 0 fgb -p zapper --list
 check_contains "-p: its bins only" out "^bin +zap$"
-check_contains "-p: its tests only" out "^test +zapcheck, zap_selftest \(ctest\)$"
+check_contains "-p: its tests only" out "^test +zapcheck, zap_selftest \(ctest\), zap_script \(ctest\)$"
 check_contains "-p: no example of the top project" out "^example +\(none\)$"
 # by folder too
 check_exit "-p by folder" 0 fgb --package third_party/zapper/ --list
@@ -60,6 +63,13 @@ check_contains "zap graph" zap.folded "^zap;.*main;zap_spin"
 check_exit "-p zapper --test zap_selftest" 0 fgb -p zapper --test zap_selftest -o zt.svg --folded zt.folded
 check_contains "selftest ran" out "^zapcheck: "
 check_contains "selftest graph" zt.folded "^zapcheck;.*zap_spin"
+# a script test: perf follows the script's children; the script is no ELF
+# file of ours, so no debug-info warning about /bin/sh
+check_exit "-p zapper --test zap_script" 0 fgb -p zapper --test zap_script -o zs.svg --folded zs.folded
+check_contains "script test: says what runs" err "profiling CTest test zap_script: [^ ]*sh [^ ]*/run.sh [^ ]*/zap "
+check_contains "script ran the program" out "^running .*/zap$"
+check_contains "script test graph: the child" zs.folded "^zap;.*zap_spin"
+check_not_contains "script test: no ELF warning about sh" err "debug info"
 # the top project's targets are out of reach with -p
 check_exit "-p zapper --bin stress2" 1 fgb -p zapper --bin stress2
 check_contains "restricted message" err "no bin target named 'stress2'"
