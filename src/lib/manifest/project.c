@@ -11,6 +11,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
+#include "lib/manifest/tomlproj.h"
 #include "util/banned.h"
 
 static const char *const kind_names[FG_TARGET_KIND_COUNT] = {
@@ -191,7 +192,11 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 	}
 	switch (loc->type) {
 	case FG_MANIFEST_CMAKE:
-		err = fg_cmake_open(p);
+		/* a flamegraph.toml beside it augments the CMake project */
+		if (p->loc.toml && (err = fg_tomlproj_cmake_pre(p)))
+			break;
+		if (!(err = fg_cmake_open(p)) && p->loc.toml)
+			err = fg_tomlproj_cmake_post(p);
 		break;
 	case FG_MANIFEST_COMPDB:
 		err = fg_compdb_open(p);

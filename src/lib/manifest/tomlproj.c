@@ -169,7 +169,12 @@ static int read_build(struct rd *r, const fg_toml_value *root)
 	    (err = get_strs(r, b, "defines", "-D", &tp->cppflags)) ||
 	    (err = get_strs(r, b, "libs", "", &tp->libs)))
 		return err;
-	if (!system || !strcmp(system, "cc"))
+	if (tp->augment && system && strcmp(system, "cmake"))
+		return fg_toml_error(r->doc, fg_toml_get(b, "system"), "beside a CMakeLists.txt the "
+				     "build system is cmake — remove `system` or set it to \"cmake\"");
+	if (!system)
+		tp->system = tp->augment ? FG_TOMLPROJ_CMAKE : FG_TOMLPROJ_CC;
+	else if (!strcmp(system, "cc"))
 		tp->system = FG_TOMLPROJ_CC;
 	else if (!strcmp(system, "command"))
 		tp->system = FG_TOMLPROJ_COMMAND;
@@ -311,10 +316,20 @@ static void tomlproj_free(void *data)
 	fg_strvec_clear(&tp->cmake_options);
 	fg_strvec_clear(&tp->profile_cflags);
 	fg_strvec_clear(&tp->profile_ldflags);
+	if (tp->overrides) {
+		/* borrowed strings: only the targets are the scratch project's own */
+		tp->overrides->loc.root = NULL;
+		tp->overrides->build_dir = NULL;
+		fg_project_free(tp->overrides);
+	}
+	fg_strvec_clear(&tp->defines);
+	fg_strvec_clear(&tp->cmake_features);
+	free(tp->define_ptrs);
+	free(tp->feature_ptrs);
 	free(tp);
 }
 
-int fg_tomlproj_read(fg_project *p, const char *file, struct fg_tomlproj **out)
+int fg_tomlproj_read(fg_project *p, const char *file, bool augment, struct fg_tomlproj **out)
 {
 	struct fg_tomlproj *tp = fg_calloc(1, sizeof(*tp));
 	fg_toml *doc = NULL;
@@ -326,6 +341,7 @@ int fg_tomlproj_read(fg_project *p, const char *file, struct fg_tomlproj **out)
 	*out = NULL;
 	if (!tp)
 		return FG_ENOMEM;
+	tp->augment = augment;
 	if ((err = fg_read_file(file, &text, &len)) || (err = fg_toml_parse(&doc, text, len, file)))
 		goto done;
 	r.doc = doc;
@@ -335,10 +351,21 @@ int fg_tomlproj_read(fg_project *p, const char *file, struct fg_tomlproj **out)
 	if ((err = check_keys(&r, root, "flamegraph.toml", top_keys)) || (err = read_package(&r, root)) ||
 	    (err = read_build(&r, root)) || (err = read_cmake(&r, root)) ||
 	    (err = fg_tomlproj_features(p, doc, tp)) ||
-	    (err = fg_tomlproj_profile(p->profile, doc, tp)))
+	    (!augment && (err = fg_tomlproj_profile(p->profile, doc, tp))))
 		goto done;
-	if (tp->system != FG_TOMLPROJ_CMAKE && (err = read_targets(&r, root)))
-		goto done;
+	if (augment) {
+		/* the target tables are overrides, read into a scratch project
+		 * and applied to CMake's targets by fg_tomlproj_cmake_post */
+		if (!(tp->overrides = fg_calloc(1, sizeof(*tp->overrides)))) {
+			err = FG_ENOMEM;
+			goto done;
+		}
+		tp->overrides->loc.root = p->loc.root;
+		tp->overrides->build_dir = p->build_dir;
+		r.p = tp->overrides;
+		err = read_targets(&r, root);
+	} else if (tp->system != FG_TOMLPROJ_CMAKE)
+		err = read_targets(&r, root);
 done:
 	fg_toml_free(doc);
 	free(text);
@@ -357,7 +384,7 @@ void fg_tomlproj_free(struct fg_tomlproj *tp)
 int fg_tomlproj_open(fg_project *p)
 {
 	struct fg_tomlproj *tp = NULL;
-	int err = fg_tomlproj_read(p, p->loc.file, &tp);
+	int err = fg_tomlproj_read(p, p->loc.file, false, &tp);
 
 	if (err)
 		return err;

@@ -188,6 +188,12 @@ int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_toml
 	for (i = 0; i < o->nfeatures; i++) {
 		if (strcmp(o->features[i], "default") && fg_toml_get(feats, o->features[i]))
 			continue;
+		/* beside CMake, other names are matched against its BOOL options */
+		if (tp->augment) {
+			if ((err = fg_strvec_push(&tp->cmake_features, o->features[i])))
+				return err;
+			continue;
+		}
 		fg_strbuf list = FG_STRBUF_INIT;
 		feature_list(feats, &list);
 		err = fg_error_set(FG_EINVAL, "unknown feature '%s' — the features of %s are: %s",
@@ -203,7 +209,8 @@ int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_toml
 		for (i = 0; i < fg_toml_array_len(v); i++)
 			enable(feats, fg_toml_string(fg_toml_array_at(v, i), NULL), on);
 	for (i = 0; i < o->nfeatures; i++)
-		enable(feats, o->features[i], on);
+		if (fg_toml_get(feats, o->features[i]))
+			enable(feats, o->features[i], on);
 	for (i = 0; !err && (key = fg_toml_table_key(feats, i, &v, NULL)); i++)
 		if (strcmp(key, "default"))
 			err = apply_feature(p, key, v, on[i] || o->all_features, tp);

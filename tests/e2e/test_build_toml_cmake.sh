@@ -1,0 +1,41 @@
+# A flamegraph.toml beside a CMakeLists.txt augments the CMake project:
+# [cmake] args reach the configure step, a feature maps to a CMake option,
+# target tables change kinds and default arguments.
+if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+cp -r "$FG_SRC/examples/cmake" proj
+rm -rf proj/build
+cat > proj/flamegraph.toml <<'TOML'
+[package]
+name = "stress"
+[cmake]
+args = ["-DFROM_FLAMEGRAPH_TOML=yes"]
+[features]
+speedy = { cmake = "ENABLE_FAST_HASH" }
+[[bin]]
+name = "stress2"
+args = ["--rounds", "5"]
+[[bench]]
+name = "wordfreq"
+TOML
+fgb() { flamegraph-build --manifest-path "$PWD/proj" "$@"; }
+
+check_exit "--list" 0 fgb --list
+check_contains "wordfreq is a bench now" out "^bench .*wordfreq"
+check_contains "no examples left" out "^example +\(none\)"
+check_exit "--features speedy" 0 fgb --bin stress2 --features speedy -o s.svg --folded s.folded
+check_contains "default args from flamegraph.toml" out "stress2: 5 rounds"
+check_contains "feature mapped to ENABLE_FAST_HASH" s.folded "hash_fast_mix"
+check_contains "[cmake] args configured" proj/build/flamegraph/release/CMakeCache.txt "^FROM_FLAMEGRAPH_TOML:.*=yes$"
+check_exit "without the feature" 0 fgb --bin stress2 -o n.svg --folded n.folded -- --rounds 3
+check_contains "trailing args after the defaults" out "stress2: 3 rounds"
+check_not_contains "feature off again" n.folded "hash_fast_mix"
+check_exit "--bench wordfreq" 0 fgb --bench wordfreq -o w.svg --folded w.folded
+check_contains "bench graph" w.folded "count_words"
+# a table naming a target CMake does not have
+printf '[package]\nname = "stress"\n[[bin]]\nname = "nosuch"\n' > proj/flamegraph.toml
+check_exit "unknown override" 1 fgb --list
+check_contains "unknown override named" err "names bin 'nosuch', but the CMake project has no"
+finish

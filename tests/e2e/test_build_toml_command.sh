@@ -1,0 +1,60 @@
+# system = "command": flamegraph-build runs the project's own build command
+# ({jobs} substituted, no shell), with CFLAGS carrying the frame-pointer
+# flags, then profiles each target's `path`.
+if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+mkdir -p proj/src
+cat > proj/src/tool.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+static __attribute__((noinline)) unsigned long spin_work(unsigned long n)
+{
+	unsigned long x = 1;
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + i;
+	return x;
+}
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
+	printf("tool: %lu\n", spin_work(n * 1000000ul) & 1);
+	return 0;
+}
+C
+cat > proj/build.sh <<'SH'
+set -e
+echo "build.sh jobs=$1 profile=$FLAMEGRAPH_PROFILE cflags=$CFLAGS"
+mkdir -p out
+[ out/tool -nt src/tool.c ] || cc $CFLAGS -o out/tool src/tool.c
+SH
+cat > proj/flamegraph.toml <<'TOML'
+[package]
+name = "tool"
+[build]
+system = "command"
+command = "sh build.sh {jobs}"
+[[bin]]
+name = "tool"
+path = "out/tool"
+args = ["300"]
+TOML
+fgb() { flamegraph-build --manifest-path "$PWD/proj" "$@"; }
+
+check_exit "command build + profile" 0 fgb --bin tool -o t.svg --folded t.folded
+check_contains "jobs substituted" out "build.sh jobs=[0-9]+ profile=release"
+check_contains "CFLAGS carry frame pointers" out "cflags=.*-g -fno-omit-frame-pointer"
+check_contains "graph" t.folded "main;spin_work"
+check_exit "second run" 0 fgb --bin tool -o t2.svg -- 50
+check_contains "command's output unchanged: up to date" err "tool is up to date"
+# a failing command: exit 2
+printf 'exit 3\n' > proj/build.sh
+check_exit "failing command" 2 fgb --bin tool
+check_contains "failing command says so" err "the build command failed \(exit 3"
+# a path the command does not write
+printf 'true\n' > proj/build.sh
+sed -i 's#out/tool#out/missing#' proj/flamegraph.toml
+check_exit "missing path" 1 fgb --bin tool
+check_contains "missing path named" err "out/missing — fix its \`path\`"
+finish
