@@ -72,7 +72,7 @@ check_contains "script test graph: the child" zs.folded "^zap;.*zap_spin"
 check_not_contains "script test: no ELF warning about sh" err "debug info"
 # the top project's targets are out of reach with -p
 check_exit "-p zapper --bin stress2" 1 fgb -p zapper --bin stress2
-check_contains "restricted message" err "no bin target named 'stress2'"
+check_contains "restricted message" err "no bin target named 'stress2' in package zapper of .* \(or drop -p\)"
 check_exit "-p zapper --test table_suite" 1 fgb -p zapper --test table_suite
 # and -p with the top project's name keeps everything
 check_exit "-p stress --list" 0 fgb -p stress --list

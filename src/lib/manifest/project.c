@@ -314,14 +314,22 @@ static bool name_matches(const struct fg_target *t, const char *name)
 static int not_found(const fg_project *p, fg_target_kind kind, const char *name)
 {
 	char *all = fg_project_describe(p);
+	fg_strbuf where = FG_STRBUF_INIT;
 	int err;
 
+	/* with -p the list below is the package's only: say so */
+	if (p->opts.package)
+		fg_strbuf_addf(&where, "package %s of ", p->name);
+	fg_strbuf_addstr(&where, p->loc.file);
 	if (name)
-		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — pick one of these:\n%s",
-				   fg_target_kind_name(kind), name, p->loc.file, all ? all : "");
+		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — pick one of these%s:\n%s",
+				   fg_target_kind_name(kind), name, where.buf,
+				   p->opts.package ? " (or drop -p)" : "", all ? all : "");
 	else
-		err = fg_error_set(FG_ENOTFOUND, "%s has no %s target — pick one of these:\n%s",
-				   p->loc.file, fg_target_kind_name(kind), all ? all : "");
+		err = fg_error_set(FG_ENOTFOUND, "%s has no %s target — pick one of these%s:\n%s",
+				   where.buf, fg_target_kind_name(kind),
+				   p->opts.package ? " (or drop -p)" : "", all ? all : "");
+	fg_strbuf_release(&where);
 	free(all);
 	return err;
 }
