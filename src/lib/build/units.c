@@ -282,6 +282,9 @@ int fg_units_compile(fg_project *p, const size_t *units, size_t n, bool *changed
 		}
 		job_release(&jobs[k]);
 		jobs[k] = jobs[--running];
+		/* the moved job's buffers now belong to slot k only */
+		memset(&jobs[running], 0, sizeof(jobs[running]));
+		fg_strbuf_init(&jobs[running].stamp, 0);
 	}
 	free(jobs);
 	if (!err && failed)

@@ -678,17 +678,7 @@ int fg_compdb_open(fg_project *p)
 		return FG_ENOMEM;
 	for (size_t i = 0; i < p->nunits; i++)
 		all[i] = i;
-	/* in batches of at most `jobs` units: fg_units_compile (as of
-	 * d0c8942) reuses a finished job's slot while a copy of its stamp
-	 * buffer is still live, which only happens when it starts more
-	 * compiles than it runs at once */
-	long batch = p->opts.jobs > 0 ? p->opts.jobs : sysconf(_SC_NPROCESSORS_ONLN);
-	if (batch < 1)
-		batch = 1;
-	for (size_t i = 0; !err && i < p->nunits; i += (size_t)batch) {
-		size_t n = p->nunits - i < (size_t)batch ? p->nunits - i : (size_t)batch;
-		err = fg_units_compile(p, all + i, n, &changed);
-	}
+	err = fg_units_compile(p, all, p->nunits, &changed);
 	free(all);
 	for (size_t i = 0; !err && i < p->nunits; i++) {
 		if (!(err = fg_compdb_read_symbols(db, p, i)))
