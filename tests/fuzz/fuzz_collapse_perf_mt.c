@@ -1,14 +1,19 @@
 /* Fuzz target: the chunked, multi-threaded `perf script` collapser.
  *
  * Threads take whole chunks, and a chunk is only cut once 4 MB are
- * buffered, so a small input alone never crosses a chunk boundary. One
- * input in 16 is therefore repeated (raw, so the copies join mid-line when
- * the input has no final newline) until it spans two chunks; the cut
- * points then fall inside the fuzzed text. Either way the output with 1
- * thread and with 2 or 3 threads fed in random pieces must be identical. */
+ * buffered, so a small input alone never crosses a chunk boundary. An
+ * input that starts with the line "# repeat" is therefore repeated (raw,
+ * so the copies join mid-line when the input has no final newline) until
+ * it spans more than one chunk; the cut then falls inside the fuzzed text.
+ * A marker rather than a random choice: such runs cost ~100 ordinary
+ * ones, so the fuzzer should only make them for inputs that keep it (the
+ * committed seed corpus/collapse_perf_mt/repeat-*.txt and its mutations).
+ * Either way the output with 1 thread and with 2 or 3 threads fed in
+ * random pieces must be identical. */
 #include "fuzz_collapse.h"
 
 #define FZ_CHUNK ((size_t)4 << 20)
+#define FZ_MARK "# repeat\n"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -17,12 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *big = NULL;
 	size_t total, off;
 
-	if (!size || (h >> 4) % 16 || size > FZ_CHUNK) {
+	if (size < sizeof(FZ_MARK) - 1 || memcmp(data, FZ_MARK, sizeof(FZ_MARK) - 1) ||
+	    size > FZ_CHUNK) {
 		fz_collapse_both(FG_FORMAT_PERF, threads, data, size);
 		return 0;
 	}
-	/* just past two chunks: both the cut and the carried-over rest run */
-	total = 2 * FZ_CHUNK + size;
+	/* just past one chunk: both the cut and the carried-over rest run */
+	total = FZ_CHUNK + size;
 	total -= total % size;
 	if (!(big = malloc(total)))
 		return 0;
