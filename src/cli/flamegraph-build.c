@@ -42,7 +42,7 @@ static const fg_option options[] = {
 	{ FG_OPT_CALLBACK_, 0, "unit-test", &o.unit_test, "NAME",
 	  "run test executable NAME directly; arguments after -- are its test filter",
 	  FG_OPTF_OPTARG, unit_test_cb, NULL },
-	FG_OPT_STRING('p', "package", &o.package, "NAME", "the sub-project to use"),
+	FG_OPT_STRING('p', "package", &o.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project())"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, compile_commands.json or a folder"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
