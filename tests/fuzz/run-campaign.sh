@@ -8,6 +8,7 @@
 # The corpus grows in BUILD/fuzz-corpus/TARGET (kept between campaigns);
 # crashes land in BUILD/fuzz-crashes/TARGET/ and the full log in
 # BUILD/fuzz-logs/TARGET.log. Exits 1 when libFuzzer found a crash.
+# To go on past a known bug: add -fork=1 -ignore_crashes=1.
 set -euo pipefail
 if [ $# -lt 2 ]; then
 	echo "usage: $0 TARGET SECONDS [LIBFUZZER-FLAG...]" >&2
@@ -35,9 +36,10 @@ toml) dict=(-dict="$src/tests/fuzz/toml.dict") ;;
 *) dict=() ;;
 esac
 # the first folder receives new inputs; the others are only read, and
-# libFuzzer stops at a missing one
+# libFuzzer stops at a missing one. crashes/ is left out: a reproducer of a
+# bug not fixed yet would end the campaign at once (CTest replays them).
 dirs=("$corpus")
-for d in "$build/fuzz-seeds/$target" "$src/tests/fuzz/corpus/$target" "$src/tests/fuzz/crashes/$target"; do
+for d in "$build/fuzz-seeds/$target" "$src/tests/fuzz/corpus/$target"; do
 	[ -d "$d" ] && dirs+=("$d")
 done
 rc=0
@@ -46,15 +48,20 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 "$prog" -max_total_time="$secs" -max_len="${FG_FUZZ_MAX_LEN:-65536}" -timeout=30 \
 	-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/" "${dict[@]}" "$@" \
 	"${dirs[@]}" > "$log" 2>&1 || rc=$?
-last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
-execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
-speed=$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}' || true)
-cov=$(printf '%s\n' "$last" | grep -oE 'cov: [0-9]+' | awk '{print $2}' || true)
-ft=$(printf '%s\n' "$last" | grep -oE 'ft: [0-9]+' | awk '{print $2}' || true)
+last=$(grep -aE '^#[0-9]+' "$log" | tail -1 || true)
+execs=$(grep -aE '^stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}' || true)
+speed=$(grep -aE '^stat::average_exec_per_sec' "$log" | tail -1 | awk '{print $2}' || true)
+# -fork mode prints no final stats: take them from the last status line
+[ -n "$execs" ] || execs=$(printf '%s\n' "$last" | grep -aoE '^#[0-9]+' | tr -d '#' || true)
+[ -n "$speed" ] || speed=$(printf '%s\n' "$last" | grep -aoE 'exec/s: [0-9]+' | awk '{print $2}' || true)
+crashes_seen=$(grep -acE '^==[0-9]+==ERROR|^INFO: log from the inner process' "$log" || true)
+[ "${crashes_seen:-0}" -gt 0 ] && echo "run-campaign: $target: $crashes_seen crash reports in $log (see $crashes/)" >&2
+cov=$(printf '%s\n' "$last" | grep -aoE 'cov: [0-9]+' | awk '{print $2}' || true)
+ft=$(printf '%s\n' "$last" | grep -aoE 'ft: [0-9]+' | awk '{print $2}' || true)
 printf '%s: %ss, %s execs, %s exec/s, cov %s, ft %s, corpus %s files\n' "$target" "$secs" \
 	"${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$(find "$corpus" -type f | wc -l)"
 if [ "$rc" -ne 0 ]; then
 	echo "run-campaign: $target stopped with status $rc — see $log" >&2
-	grep -E 'SUMMARY|ERROR|invariant|Test unit written' "$log" | head -5 >&2 || true
+	grep -aE 'SUMMARY|ERROR|invariant|Test unit written' "$log" | head -5 >&2 || true
 	exit 1
 fi
