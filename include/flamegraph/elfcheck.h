@@ -30,8 +30,10 @@ typedef struct fg_elfcheck_report {
 	bool rosegment;        /* the lld/mold layout described above */
 	char linker[64];       /* "LLD 14.0.6", "mold 1.10.1", "GNU ld" or "" */
 	bool has_debug_info;   /* .debug_info or .debug_line present */
-	fg_frame_pointers frame_pointers;
-	char producer[256];    /* the first DW_AT_producer-like string seen, or "" */
+	fg_frame_pointers frame_pointers; /* what most compile units say */
+	unsigned fp_units;     /* producer strings that keep frame pointers */
+	unsigned no_fp_units;  /* producer strings that omit them */
+	char producer[256];    /* a producer string that agrees with the verdict, or "" */
 } fg_elfcheck_report;
 
 /* Checks the ELF file at path. FG_ENOTFOUND / FG_EIO when it cannot be

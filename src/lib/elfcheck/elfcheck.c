@@ -90,6 +90,10 @@ static bool is_producer(fg_view s)
 	       (s.len > 14 && find_bytes(s.ptr, s.len, "clang version"));
 }
 
+/* Counts the compile units that keep and omit frame pointers. The verdict
+ * is the majority's: toolchain pieces linked in statically (the sanitizer
+ * runtimes, say) are built without frame pointers even when the program's
+ * own code has them, and must not drown it out. */
 static void scan_producers(const char *p, size_t len, fg_elfcheck_report *r)
 {
 	const char *end = p + len;
@@ -97,16 +101,19 @@ static void scan_producers(const char *p, size_t len, fg_elfcheck_report *r)
 	while (p < end) {
 		size_t n = strnlen(p, (size_t)(end - p));
 		fg_view s = fg_view_of(p, n);
-		if (is_producer(s)) {
-			fg_frame_pointers fp = FG_FP_UNKNOWN;
-			if (!r->producer[0])
+		/* clang records no flags: nothing to judge by */
+		if (is_producer(s) && fg_view_starts_with(s, "GNU ")) {
+			fg_frame_pointers fp = judge_producer(p, n);
+			bool was_omitted = r->no_fp_units > r->fp_units;
+			if (fp == FG_FP_PRESENT)
+				r->fp_units++;
+			else
+				r->no_fp_units++;
+			r->frame_pointers = r->no_fp_units > r->fp_units ? FG_FP_OMITTED : FG_FP_PRESENT;
+			if (!r->producer[0] || was_omitted != (r->frame_pointers == FG_FP_OMITTED))
 				copy_str(r->producer, sizeof(r->producer), p, n);
-			/* clang records no flags: nothing to judge by */
-			if (fg_view_starts_with(s, "GNU "))
-				fp = judge_producer(p, n);
-			if (fp == FG_FP_OMITTED || r->frame_pointers == FG_FP_UNKNOWN)
-				if (r->frame_pointers != FG_FP_OMITTED)
-					r->frame_pointers = fp;
+		} else if (is_producer(s) && !r->producer[0]) {
+			copy_str(r->producer, sizeof(r->producer), p, n);
 		}
 		p += n + 1;
 	}

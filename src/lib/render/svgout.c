@@ -62,6 +62,16 @@ void fg_svgout_u64(fg_svgout *o, uint64_t v)
 	fg_svgout_add(o, tmp + i, sizeof(tmp) - i);
 }
 
+/* Whether a formatted number is zero ("0", "0.00"): no "-0.00" then.
+ * The digits are not NUL-terminated, so no strspn. */
+static bool all_zero(const char *p, size_t n)
+{
+	while (n--)
+		if (*p != '0' && *p++ != '.')
+			return false;
+	return true;
+}
+
 void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 {
 	static const double scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
@@ -92,7 +102,7 @@ void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 		tmp[--i] = (char)('0' + n % 10);
 		n /= 10;
 	} while (n);
-	if (neg && strspn(tmp + i, "0.") != sizeof(tmp) - i)
+	if (neg && !all_zero(tmp + i, sizeof(tmp) - i))
 		tmp[--i] = '-';
 	fg_svgout_add(o, tmp + i, sizeof(tmp) - i);
 }
