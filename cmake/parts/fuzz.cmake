@@ -26,6 +26,8 @@ if(FG_FUZZ)
   target_compile_options(flamegraph PRIVATE -fsanitize=address,undefined,fuzzer-no-link
                          -fno-sanitize-recover=undefined)
   target_link_options(flamegraph INTERFACE -fsanitize=address,undefined)
+  # small collapse blocks: cheap runs, and small inputs cross block cuts
+  target_compile_definitions(flamegraph PRIVATE FG_COLLAPSE_CHUNK_SIZE=4096)
   foreach(src ${FG_FUZZ_TARGETS})
     get_filename_component(name ${src} NAME_WE)
     string(REGEX REPLACE "^fuzz_" "" name ${name})

@@ -94,3 +94,11 @@ check_contains "colour from the map" pal2.svg 'operator&lt;&lt; \(3 samples[^<]*
 check_contains "nameattr link" opts.svg '<a class="hot" xlink:href="https://example.invalid/x"'
 check_exit "flamechart" 0 flamegraph-render --flamechart --deterministic -o chart.svg opts.folded
 xmllint --noout chart.svg && pass || fail "chart.svg is not well-formed"
+
+# counts of 2^64 and more are rejected with a warning, never wrapped or cut
+printf 'a;b 12345678901234567890\na;c 5\nd 99999999999999999999 3\n' > huge.txt
+check_exit "huge counts: still renders the rest" 0 flamegraph-render huge.txt -o huge.svg
+check_contains "huge counts: warned" err "more than 19 digits"
+"$FG_SHARED/tools/svg-frames" huge.svg > huge.frames
+check_contains "huge counts: good stack kept" huge.frames "^c	0	5$"
+check_not_contains "huge counts: bad stack dropped" huge.frames "^b	"

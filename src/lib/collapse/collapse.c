@@ -20,7 +20,13 @@
 #include "util/input.h"
 #include "util/banned.h"
 
+/* Fuzzing builds shrink blocks (-DFG_COLLAPSE_CHUNK_SIZE=4096) so small
+ * inputs cross block boundaries and each run stays cheap. */
+#ifdef FG_COLLAPSE_CHUNK_SIZE
+#define CHUNK_SIZE ((size_t)FG_COLLAPSE_CHUNK_SIZE)
+#else
 #define CHUNK_SIZE ((size_t)4 << 20)
+#endif
 #define READ_SIZE ((size_t)256 << 10)
 #define GUESS_MIN ((size_t)64 << 10)
 #define GUESS_MAX ((size_t)1 << 20)

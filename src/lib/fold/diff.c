@@ -1,4 +1,5 @@
 /* flamegraph-diff-folded's library half: joins two merged profiles. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,13 @@ static int add(struct join *j, const char *s, size_t n, double count, bool after
 	return 0;
 }
 
+/* Drops the fraction of a merged count. Merged counts can pass 2^64,
+ * where a cast to an integer would be undefined: floor() instead. */
+static double whole_samples(double count)
+{
+	return floor(count);
+}
+
 int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 			 const fg_diff_opts *opts, FILE *out)
 {
@@ -96,12 +104,12 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 	j.strip_hex = opts->strip_hex;
 	/* whole samples per stack, as the renderer counts them */
 	for (i = 0; i < before->nrecs && !err; i++) {
-		double c = (double)(unsigned long long)before->recs[i].count;
+		double c = whole_samples(before->recs[i].count);
 		tb += c;
 		err = add(&j, before->recs[i].key, before->recs[i].len, c, false);
 	}
 	for (i = 0; i < after->nrecs && !err; i++) {
-		double c = (double)(unsigned long long)after->recs[i].count;
+		double c = whole_samples(after->recs[i].count);
 		ta += c;
 		err = add(&j, after->recs[i].key, after->recs[i].len, c, true);
 	}

@@ -20,12 +20,14 @@
 enum warn_kind {
 	W_NOCOUNT,
 	W_EMPTY,
+	W_HUGE,
 	W_NKINDS,
 };
 
 static const char *const warn_what[W_NKINDS] = {
 	"lines without a sample count at the end",
 	"lines with a count but no stack",
+	"lines whose count has more than 19 digits (over 2^64 samples)",
 };
 
 int fg_folded_new_ex(fg_folded **out, unsigned flags)
@@ -174,9 +176,11 @@ static const double pow10_neg[19] = {
 
 /* Parses the number that ends at `end` (digits with at most one '.'),
  * scanning backwards; returns its first byte, or NULL when the bytes
- * before `end` are not a count. Digits past the 18th of either part are
- * ignored: sample counts never need them and the u64 cannot overflow. */
-static const char *parse_count_back(const char *start, const char *end, double *out)
+ * before `end` are not a count. A whole part of more than 19 digits
+ * (2^64 and beyond) sets *huge; fraction digits past the 18th are
+ * ignored. */
+static const char *parse_count_back(const char *start, const char *end, double *out,
+				    bool *huge)
 {
 	const char *p = end, *dot = NULL, *q;
 	uint64_t ip = 0, fp = 0;
@@ -192,6 +196,7 @@ static const char *parse_count_back(const char *start, const char *end, double *
 	for (q = p; q < (dot ? dot : end); q++)
 		if (nd++ < 19)
 			ip = ip * 10 + (uint64_t)(*q - '0');
+	*huge = nd > 19;
 	if (dot)
 		for (q = dot + 1; q < end && nf < 18; q++, nf++)
 			fp = fp * 10 + (uint64_t)(*q - '0');
@@ -204,7 +209,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 {
 	double count, before = 0;
 	const char *num, *num2;
-	bool diff = false;
+	bool diff = false, huge = false, huge2 = false;
 
 	while (e > p && is_blank(e[-1]))
 		e--;
@@ -215,7 +220,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 	if (p == e || *p == '#')
 		return 0;
 	f->lines++;
-	num = parse_count_back(p, e, &count);
+	num = parse_count_back(p, e, &count, &huge);
 	if (!num || (num > p && !is_blank(num[-1]))) {
 		warn(f, W_NOCOUNT);
 		return 0;
@@ -224,7 +229,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 	while (e > p && is_blank(e[-1]))
 		e--;
 	/* a second number before the first: differential "before after" */
-	num2 = parse_count_back(p, e, &before);
+	num2 = parse_count_back(p, e, &before, &huge2);
 	if (num2 && num2 > p && is_blank(num2[-1])) {
 		diff = true;
 		e = num2;
@@ -235,6 +240,10 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 	}
 	if (e == p) {
 		warn(f, W_EMPTY);
+		return 0;
+	}
+	if (huge || (diff && huge2)) {
+		warn(f, W_HUGE);
 		return 0;
 	}
 	if (diff)

@@ -39,7 +39,7 @@ struct fg_folded {
 	fg_strbuf carry;          /* a partial line between feeds */
 	char *source;
 	uint64_t lineno, lines, skipped;
-	struct fg_folded_warn warn[2];
+	struct fg_folded_warn warn[3]; /* one per kind of bad line (folded.c) */
 };
 
 /* The distinct stacks sorted bytewise (free() the array, not the items);
