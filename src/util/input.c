@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -190,4 +191,13 @@ done:
 	fg_strbuf_release(&sb);
 	fg_input_close(in);
 	return err;
+}
+
+bool fg_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -3,6 +3,7 @@
 #ifndef FG_UTIL_INPUT_H
 #define FG_UTIL_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -19,5 +20,9 @@ void fg_input_close(fg_input *in);
 /* Reads a whole file into memory (NUL-terminated); for small inputs such as
  * manifests and palette maps. */
 int fg_read_file(const char *path, char **data, size_t *len);
+
+/* Whether two paths name the same existing file (same device and inode),
+ * so a program can refuse to write its output over one of its inputs. */
+bool fg_same_file(const char *a, const char *b);
 
 #endif

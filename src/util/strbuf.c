@@ -231,6 +231,23 @@ void *fg_realloc_array(void *p, size_t n, size_t size)
 	return q;
 }
 
+int fg_alloc_grow(void *arrp, size_t need, size_t *alloc, size_t elem_size, size_t first)
+{
+	size_t n = *alloc ? *alloc : (first ? first : 1);
+	void *old, *grown;
+
+	while (n < need)
+		if (!fg_mul_size(n, 2, &n))
+			return fg_error_set(FG_ENOMEM, "array size overflow");
+	/* arrp points at a pointer of some element type: copy it as bytes */
+	memcpy(&old, arrp, sizeof(old));
+	if (!(grown = fg_realloc_array(old, n, elem_size)))
+		return FG_ENOMEM;
+	memcpy(arrp, &grown, sizeof(grown));
+	*alloc = n;
+	return 0;
+}
+
 char *fg_strndup(const char *s, size_t n)
 {
 	char *p = fg_malloc(n + 1);

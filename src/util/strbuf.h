@@ -85,6 +85,15 @@ int fg_parse_u64(fg_view v, unsigned long long *out);
 int fg_parse_i64(fg_view v, long long *out);
 int fg_parse_double(fg_view v, double *out);
 
+/* Growable arrays (git's ALLOC_GROW): makes room for `need` elements in
+ * `arr`, whose capacity is `alloc`, doubling from `first`. Evaluates to 0,
+ * or FG_ENOMEM (then arr and alloc are unchanged).
+ *   if (FG_ALLOC_GROW(v->items, v->n + 1, v->alloc, 16)) return FG_ENOMEM;
+ */
+#define FG_ALLOC_GROW(arr, need, alloc, first) \
+	((need) <= (alloc) ? 0 : fg_alloc_grow(&(arr), (need), &(alloc), sizeof(*(arr)), (first)))
+int fg_alloc_grow(void *arrp, size_t need, size_t *alloc, size_t elem_size, size_t first);
+
 /* malloc family that abort()-free report failure: NULL plus FG_ENOMEM set. */
 void *fg_malloc(size_t n);
 void *fg_calloc(size_t n, size_t size);

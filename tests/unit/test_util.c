@@ -12,6 +12,7 @@
 #include "flamegraph/error.h"
 #include "cli/common/opts.h"
 #include "util/hashmap.h"
+#include "util/input.h"
 #include "util/process.h"
 #include "util/strbuf.h"
 
@@ -121,6 +122,30 @@ static void options_parse_from_the_table(void **state)
 	fg_strlist_release(&list);
 }
 
+static void arrays_grow_by_doubling(void **state)
+{
+	int *v = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (n = 0; n < 1000; n++) {
+		assert_int_equal(FG_ALLOC_GROW(v, n + 1, alloc, 16), 0);
+		v[n] = (int)n;
+	}
+	assert_true(alloc >= 1000 && alloc <= 2048);
+	assert_int_equal(v[999], 999);
+	assert_int_equal(FG_ALLOC_GROW(v, (size_t)-1, alloc, 16), FG_ENOMEM);
+	assert_int_equal(v[999], 999);
+	free(v);
+}
+
+static void same_file_by_inode(void **state)
+{
+	assert_true(fg_same_file("/proc/self/exe", "/proc/self/exe"));
+	assert_true(fg_same_file("/etc/passwd", "/etc/../etc/passwd"));
+	assert_false(fg_same_file("/etc/passwd", "/etc/group"));
+	assert_false(fg_same_file("/nonexistent/a", "/nonexistent/a"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +154,8 @@ int main(void)
 		cmocka_unit_test(strmap_counts_and_sorts),
 		cmocka_unit_test(split_like_a_shell),
 		cmocka_unit_test(options_parse_from_the_table),
+		cmocka_unit_test(arrays_grow_by_doubling),
+		cmocka_unit_test(same_file_by_inode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
