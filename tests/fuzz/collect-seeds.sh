@@ -31,7 +31,7 @@ link() {
 }
 
 # only the folders this script makes: OUT_DIR may hold other things
-for t in collapse_perf collapse_perf_mt collapse_dtrace collapse_guess render diff toml; do
+for t in collapse_perf collapse_perf_mt collapse_dtrace collapse_guess render diff toml compdb tomlproj; do
 	rm -rf "${out:?}/$t"
 done
 shopt -s nullglob globstar
@@ -55,6 +55,52 @@ while IFS=$'\t' read -r before after _; do
 	{ cat "$conf/$before"; printf '\n====\n'; cat "$conf/$after"; } > "$out/diff/case-$i.txt"
 done < "$conf/diff-cases.tsv"
 link diff "$conf"/inferno/diff-folded/*.txt
+
+# compile databases: the example project's own
+src=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out/compdb"
+ln -sfn "$src/examples/make/compile_commands.json" "$out/compdb/examples__make.json"
+
+# flamegraph.toml manifests: the example project's and the hand-made
+# manifests of the TOML corpus
+mkdir -p "$out/tomlproj"
+ln -sfn "$src/examples/toml/flamegraph.toml" "$out/tomlproj/examples__toml.toml"
+for f in "$src"/tests/fuzz/corpus/toml/manifest-*.toml; do
+	[ -f "$f" ] && ln -sfn "$f" "$out/tomlproj/toml-corpus__$(basename "$f")"
+done
+
+# CMake File API replies of a real configure of examples/cmake, packed
+# into the ">>> NAME" form of fuzz_cmake_reply.c (made once: configuring
+# and building take seconds; delete OUT_DIR/cmake_reply to redo it)
+pack_replies() {
+	local bdir=$out/.cmake-example reply f
+	rm -rf "$bdir"
+	mkdir -p "$bdir/.cmake/api/v1/query"
+	touch "$bdir/.cmake/api/v1/query/codemodel-v2" "$bdir/.cmake/api/v1/query/cache-v2"
+	cmake -S "$src/examples/cmake" -B "$bdir" >/dev/null 2>&1 || return 1
+	# built, so that ctest lists the tests' commands
+	cmake --build "$bdir" -j2 >/dev/null 2>&1 || return 1
+	reply=$bdir/.cmake/api/v1/reply
+	mkdir -p "$out/cmake_reply"
+	{
+		for f in "$reply"/*.json; do
+			printf '>>> %s\n' "$(basename "$f")"
+			cat "$f"
+			printf '\n'
+		done
+		printf '>>> ctest.json\n'
+		(cd "$bdir" && ctest --show-only=json-v1)
+	} > "$out/cmake_reply/examples__cmake.txt.tmp" &&
+		mv "$out/cmake_reply/examples__cmake.txt.tmp" "$out/cmake_reply/examples__cmake.txt"
+	rm -rf "$bdir"
+}
+if [ ! -s "$out/cmake_reply/examples__cmake.txt" ]; then
+	if command -v cmake >/dev/null && command -v ctest >/dev/null; then
+		pack_replies || echo "collect-seeds: configuring $src/examples/cmake failed: no cmake_reply seed from it" >&2
+	else
+		echo "collect-seeds: cmake not installed: no cmake_reply seed from examples/cmake" >&2
+	fi
+fi
 
 for d in "$out"/*/; do
 	echo "collect-seeds: $(basename "$d"): $(find "$d" -mindepth 1 | wc -l) seeds"

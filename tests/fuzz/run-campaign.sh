@@ -32,7 +32,8 @@ case $target in
 collapse_perf*|collapse_guess) dict=(-dict="$src/tests/fuzz/perf.dict") ;;
 collapse_dtrace) dict=(-dict="$src/tests/fuzz/dtrace.dict") ;;
 render|diff) dict=(-dict="$src/tests/fuzz/folded.dict") ;;
-toml) dict=(-dict="$src/tests/fuzz/toml.dict") ;;
+toml|tomlproj) dict=(-dict="$src/tests/fuzz/toml.dict") ;;
+compdb|cmake_reply) dict=(-dict="$src/tests/fuzz/$target.dict") ;;
 *) dict=() ;;
 esac
 # the first folder receives new inputs; the others are only read, and

@@ -46,6 +46,58 @@ static char *reply_dir(const fg_project *p)
 	return fg_path_join(p->build_dir, ".cmake/api/v1/reply");
 }
 
+/* Reply files held in memory (fg_cmake_read_replies); NULL everywhere
+ * else, where they are read from reply_dir(). */
+struct replies {
+	const fg_cmake_reply *files;
+	size_t n;
+};
+
+static cJSON *mem_json(const struct replies *mem, const char *name)
+{
+	cJSON *j;
+
+	for (size_t i = 0; i < mem->n; i++) {
+		if (strcmp(mem->files[i].name, name))
+			continue;
+		if (!(j = cJSON_ParseWithLength(mem->files[i].data, mem->files[i].len)))
+			fg_error_set(FG_EPARSE, "%s: not valid JSON", name);
+		return j;
+	}
+	fg_error_set(FG_ENOTFOUND, "no reply file %s", name);
+	return NULL;
+}
+
+/* A reply file by the name another reply gives it. */
+static cJSON *reply_json(const fg_project *p, const struct replies *mem, const char *name)
+{
+	char *dir, *path;
+	cJSON *j;
+
+	if (mem)
+		return mem_json(mem, name);
+	dir = reply_dir(p);
+	path = dir ? fg_path_join(dir, name) : NULL;
+	j = path ? load_json(path) : NULL;
+	free(path);
+	free(dir);
+	return j;
+}
+
+/* The newest index-*.json among the reply files in memory. */
+static cJSON *mem_index(const struct replies *mem)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < mem->n; i++) {
+		const char *n = mem->files[i].name;
+		if (!strncmp(n, "index-", 6) && fg_view_ends_with(fg_view_cstr(n), ".json") &&
+		    (!best || strcmp(n, best) > 0))
+			best = n;
+	}
+	return best ? mem_json(mem, best) : NULL;
+}
+
 /* The newest index-*.json of the reply folder (names sort by time). */
 static char *newest_index(const fg_project *p)
 {
@@ -234,36 +286,33 @@ static int run_configure(fg_project *p, const fg_strvec *args)
 	return err;
 }
 
-static cJSON *reply_object(const fg_project *p, const cJSON *index, const char *kind)
+static cJSON *reply_object(const fg_project *p, const struct replies *mem, const cJSON *index,
+			   const char *kind)
 {
 	const cJSON *objs = cJSON_GetObjectItemCaseSensitive(index, "objects"), *o;
-	char *dir = reply_dir(p);
 	cJSON *j = NULL;
 
 	cJSON_ArrayForEach(o, objs) {
 		const char *k = jstr(o, "kind"), *file = jstr(o, "jsonFile");
 		if (k && file && !strcmp(k, kind)) {
-			char *path = fg_path_join(dir, file);
-			j = path ? load_json(path) : NULL;
-			free(path);
+			j = reply_json(p, mem, file);
 			break;
 		}
 	}
-	free(dir);
 	if (!j && !fg_error_last_code())
 		fg_error_set(FG_EPARSE, "CMake wrote no %s reply in %s — is CMake older than 3.14?", kind,
 			     p->build_dir);
 	return j;
 }
 
-static cJSON *load_reply(const fg_project *p, const char *kind)
+static cJSON *load_reply(const fg_project *p, const struct replies *mem, const char *kind)
 {
-	char *path = newest_index(p);
-	cJSON *index = path ? load_json(path) : NULL, *r = NULL;
+	char *path = mem ? NULL : newest_index(p);
+	cJSON *index = mem ? mem_index(mem) : path ? load_json(path) : NULL, *r = NULL;
 
 	fg_error_clear();
 	if (index)
-		r = reply_object(p, index, kind);
+		r = reply_object(p, mem, index, kind);
 	else
 		fg_error_set(FG_EPARSE, "CMake wrote no File API reply in %s", p->build_dir);
 	cJSON_Delete(index);
@@ -455,7 +504,7 @@ int fg_cmake_configure(fg_project *p)
 		if ((err = run_configure(p, &args)))
 			goto done;
 		fresh = true;
-		if (!(cache = load_reply(p, "cache"))) {
+		if (!(cache = load_reply(p, NULL, "cache"))) {
 			err = fg_error_last_code();
 			goto done;
 		}
@@ -466,7 +515,7 @@ int fg_cmake_configure(fg_project *p)
 		fg_strvec_clear(&args);
 		if ((err = base_args(p, &args)))
 			goto done;
-	} else if (!(cache = load_reply(p, "cache"))) {
+	} else if (!(cache = load_reply(p, NULL, "cache"))) {
 		err = fg_error_last_code();
 		goto done;
 	}
@@ -718,9 +767,12 @@ static bool path_under(const char *path, const char *dir)
 	return path && !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
 }
 
-static int add_ctests(fg_project *p, size_t nexec, const char *pkg_dir)
+static int add_ctests(fg_project *p, const struct replies *mem, size_t nexec, const char *pkg_dir)
 {
-	cJSON *j = load_ctest(p);
+	cJSON *j = mem ? mem_json(mem, "ctest.json") : load_ctest(p);
+	/* no tests is no error: a project need not use CTest */
+	if (!j)
+		fg_error_clear();
 	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(j, "tests"), *t;
 	int err = 0;
 
@@ -762,7 +814,8 @@ static int add_ctests(fg_project *p, size_t nexec, const char *pkg_dir)
 	return err;
 }
 
-static int add_executables(fg_project *p, const cJSON *model, char **pkg_dir)
+static int add_executables(fg_project *p, const struct replies *mem, const cJSON *model,
+			   char **pkg_dir)
 {
 	const cJSON *conf = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(model, "configurations"), 0);
 	const cJSON *targets = cJSON_GetObjectItemCaseSensitive(conf, "targets"), *t;
@@ -770,7 +823,6 @@ static int add_executables(fg_project *p, const cJSON *model, char **pkg_dir)
 	const char *top = jstr(cJSON_GetObjectItemCaseSensitive(model, "paths"), "source");
 	size_t nproj = (size_t)cJSON_GetArraySize(projects);
 	bool *keep = NULL;
-	char *dir = reply_dir(p);
 	const char *pname = jstr(cJSON_GetArrayItem(projects, 0), "name");
 	int err = 0;
 
@@ -792,15 +844,13 @@ static int add_executables(fg_project *p, const cJSON *model, char **pkg_dir)
 			     !keep[pi->valueint]))
 			continue;
 		const char *file = jstr(t, "jsonFile");
-		char *path = file ? fg_path_join(dir, file) : NULL;
-		cJSON *tj = path ? load_json(path) : NULL;
+		cJSON *tj = file ? reply_json(p, mem, file) : NULL;
 		const char *type = jstr(tj, "type"), *name = jstr(tj, "name");
 		const cJSON *art = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(tj, "artifacts"), 0);
 		const char *apath = jstr(art, "path");
 		const cJSON *src0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(tj, "sources"), 0);
 		const char *src = jstr(src0, "path");
 
-		free(path);
 		if (type && name && apath && !strcmp(type, "EXECUTABLE")) {
 			/* the folder of its first source, not the file name:
 			 * lz4's CLI starts with programs/bench.c */
@@ -818,7 +868,6 @@ static int add_executables(fg_project *p, const cJSON *model, char **pkg_dir)
 	fg_error_clear();
 done:
 	free(keep);
-	free(dir);
 	return err;
 }
 
@@ -830,12 +879,42 @@ int fg_cmake_open(fg_project *p)
 
 	if ((err = fg_cmake_configure(p)))
 		return err;
-	if (!(model = load_reply(p, "codemodel")))
+	if (!(model = load_reply(p, NULL, "codemodel")))
 		return fg_error_last_code() ? fg_error_last_code() : FG_EPARSE;
-	err = add_executables(p, model, &pkg_dir);
+	err = add_executables(p, NULL, model, &pkg_dir);
 	cJSON_Delete(model);
 	if (!err)
-		err = add_ctests(p, p->ntargets, pkg_dir);
+		err = add_ctests(p, NULL, p->ntargets, pkg_dir);
+	free(pkg_dir);
+	return err;
+}
+
+int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n)
+{
+	struct replies mem = { files, n };
+	fg_strvec args = FG_STRVEC_INIT;
+	cJSON *cache = NULL, *model = NULL;
+	char *defaults = NULL, *pkg_dir = NULL;
+	int err;
+
+	if (!(cache = load_reply(p, &mem, "cache")) || !(model = load_reply(p, &mem, "codemodel"))) {
+		err = fg_error_last_code() ? fg_error_last_code() : FG_EPARSE;
+		goto done;
+	}
+	if (!(defaults = defaults_text(cache))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	if ((err = feature_args(p, cache, defaults, &args)))
+		goto done;
+	(void)features_in_cache(cache, &args, 0);
+	if (!(err = add_executables(p, &mem, model, &pkg_dir)))
+		err = add_ctests(p, &mem, p->ntargets, pkg_dir);
+done:
+	cJSON_Delete(cache);
+	cJSON_Delete(model);
+	fg_strvec_clear(&args);
+	free(defaults);
 	free(pkg_dir);
 	return err;
 }

@@ -429,17 +429,16 @@ done:
 	return err;
 }
 
-static int load_entries(fg_project *p, struct fg_compdb *db)
+/* Reads the entries of the database text (of p->loc.file) into units. */
+static int parse_entries(fg_project *p, struct fg_compdb *db, const char *data, size_t len)
 {
-	char *data = NULL, *json_dir = NULL;
+	char *json_dir = NULL;
 	fg_strbuf missing = FG_STRBUF_INIT;
 	fg_strmap said = FG_STRMAP_INIT, seen = FG_STRMAP_INIT;
-	size_t len = 0, idx = 0, nmissing = 0;
+	size_t idx = 0, nmissing = 0;
 	cJSON *root = NULL, *j;
-	int err;
+	int err = 0;
 
-	if ((err = fg_read_file(p->loc.file, &data, &len)))
-		goto done;
 	json_dir = fg_strndup(p->loc.file, (size_t)(fg_path_base(p->loc.file) - p->loc.file));
 	if (!json_dir) {
 		err = FG_ENOMEM;
@@ -473,11 +472,22 @@ static int load_entries(fg_project *p, struct fg_compdb *db)
 				   "under bear (bear -- make) to fill it", p->loc.file);
 done:
 	cJSON_Delete(root);
-	free(data);
 	free(json_dir);
 	fg_strbuf_release(&missing);
 	fg_strmap_release(&said);
 	fg_strmap_release(&seen);
+	return err;
+}
+
+static int load_entries(fg_project *p, struct fg_compdb *db)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int err = fg_read_file(p->loc.file, &data, &len);
+
+	if (!err)
+		err = parse_entries(p, db, data, len);
+	free(data);
 	return err;
 }
 
@@ -660,18 +670,44 @@ static void compdb_free(void *data)
 	free(db);
 }
 
-int fg_compdb_open(fg_project *p)
+/* Hands p a fresh reader state (freed with the project). */
+static struct fg_compdb *attach_db(fg_project *p)
 {
 	struct fg_compdb *db = fg_calloc(1, sizeof(*db));
+
+	if (!db)
+		return NULL;
+	p->reader_data = db;
+	p->reader_free = compdb_free;
+	p->build_hook = fg_compdb_build;
+	return db;
+}
+
+int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len)
+{
+	struct fg_compdb *db = p->reader_data ? p->reader_data : attach_db(p);
+
+	return db ? parse_entries(p, db, data, len) : FG_ENOMEM;
+}
+
+int fg_compdb_add_targets(fg_project *p)
+{
+	struct fg_compdb *db = p->reader_data;
+
+	for (size_t i = 0; db && i < p->nunits; i++)
+		p->units[i].has_main = db->ux[i].has_main;
+	return db ? add_targets(p, db) : fg_error_set(FG_EINVAL, "no compile database was read");
+}
+
+int fg_compdb_open(fg_project *p)
+{
+	struct fg_compdb *db = attach_db(p);
 	size_t *all = NULL;
 	bool changed = false;
 	int err;
 
 	if (!db)
 		return FG_ENOMEM;
-	p->reader_data = db;
-	p->reader_free = compdb_free;
-	p->build_hook = fg_compdb_build;
 	if ((err = load_entries(p, db)) || (err = read_toml(p)))
 		return err;
 	if (!(all = fg_calloc(p->nunits, sizeof(*all))))

@@ -76,6 +76,36 @@ int fg_cmake_configure(fg_project *p);
 int fg_compdb_open(fg_project *p);
 int fg_tomlproj_open(fg_project *p);
 
+/* Memory entry points of the readers, for fuzzing and tests: they parse
+ * what the readers above read from disk, but build, configure and run
+ * nothing. p needs loc.file, loc.root and build_dir set, and no reader
+ * state yet (or only state these functions made).
+ *
+ * fg_compdb_parse_memory reads compile_commands.json text (the contents
+ * of p->loc.file; relative folders resolve against its folder) into
+ * p->units, as fg_compdb_open does before compiling. Errors as that. */
+int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len);
+/* Names a target after every unit whose compdb has_main flag is set (the
+ * flags fg_compdb_open reads from the objects' symbol tables). */
+int fg_compdb_add_targets(fg_project *p);
+
+/* A CMake File API reply file held in memory: its name in the reply
+ * folder (.cmake/api/v1/reply) and its JSON text. */
+typedef struct fg_cmake_reply {
+	const char *name;
+	const char *data;
+	size_t len;
+} fg_cmake_reply;
+
+/* Reads a configured CMake project's targets from reply files in memory
+ * instead of p->build_dir: the newest index-*.json, its cache-v2 reply
+ * (BOOL options, p->opts.features resolved into -D switches as
+ * fg_cmake_configure does) and its codemodel-v2 reply with the target
+ * replies it names (executables; p->opts.package applied). A file named
+ * "ctest.json" stands for the output of `ctest --show-only=json-v1`
+ * (tests become targets). Errors as fg_cmake_open. */
+int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n);
+
 /* Builders. */
 int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 int fg_units_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
