@@ -57,6 +57,17 @@ typedef int (*fg_folded_cb)(void *ctx, const char *stack, size_t len,
 			    double count, double before);
 int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx);
 
+/* Limits against hostile input. A frame name longer than
+ * FG_FOLDED_MAX_FRAME bytes is cut there (at a UTF-8 character boundary)
+ * and ends in FG_FOLDED_CUT_MARK; the line is kept. A line longer than
+ * FG_FOLDED_MAX_LINE bytes is skipped, and never buffered past that size.
+ * A line whose count would take the total (or the "before" total) to
+ * 2^64 samples or more is skipped: counts are exact below 2^53 and
+ * never overflow. Each kind is reported in fg_folded_stats. */
+#define FG_FOLDED_MAX_FRAME (64u * 1024)
+#define FG_FOLDED_MAX_LINE (16u * 1024 * 1024)
+#define FG_FOLDED_CUT_MARK "[...]"
+
 #define FG_FOLDED_MAX_WARNINGS 8
 /* Lines read and lines skipped, by kind, for one warning per kind. */
 typedef struct fg_fold_stats {
@@ -67,6 +78,8 @@ typedef struct fg_fold_stats {
 		const char *what;  /* "lines without a sample count", ... (static) */
 		uint64_t count;
 		char where[160];   /* "file:line" of the first one */
+		bool kept;         /* the lines were kept, changed (names cut),
+				      not skipped */
 	} warnings[FG_FOLDED_MAX_WARNINGS];
 } fg_fold_stats;
 void fg_folded_stats(const fg_folded *f, fg_fold_stats *out);

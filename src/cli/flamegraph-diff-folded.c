@@ -1,12 +1,29 @@
 /* flamegraph-diff-folded: two folded profiles -> "stack BEFORE AFTER". */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/common/diag.h"
 #include "cli/common/opts.h"
 #include "flamegraph/diff.h"
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
+#include "util/input.h"
 #include "util/outfile.h"
+
+/* Refuses an output that would replace one of the inputs: the atomic
+ * rename would clobber the data before anyone noticed. */
+static int output_is_input(const char *output, char **inputs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(output, "-") && strcmp(inputs[i], "-") && fg_same_file(output, inputs[i])) {
+			fg_errorf("the output '%s' is also an input — write the differential stacks to another file",
+				  output);
+			return -1;
+		}
+	return 0;
+}
 
 static int read_profile(fg_folded **f, const char *path)
 {
@@ -18,9 +35,13 @@ static int read_profile(fg_folded **f, const char *path)
 		return err;
 	fg_folded_stats(*f, &st);
 	for (i = 0; i < st.nwarnings; i++)
-		fg_warnf("skipped %llu %s (first at %s) — expected 'frame;frame;... COUNT'",
-			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
-			 st.warnings[i].where);
+		if (st.warnings[i].kept)
+			fg_warnf("%llu %s (first at %s)", (unsigned long long)st.warnings[i].count,
+				 st.warnings[i].what, st.warnings[i].where);
+		else
+			fg_warnf("skipped %llu %s (first at %s) — expected 'frame;frame;... COUNT'",
+				 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+				 st.warnings[i].where);
 	return 0;
 }
 
@@ -54,6 +75,8 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 			  npos, cli.prog);
 		return FG_EXIT_USAGE;
 	}
+	if (output_is_input(output, argv, npos))
+		return FG_EXIT_USAGE;
 	if ((err = read_profile(&before, argv[0])) || (err = read_profile(&after, argv[1])))
 		goto lib_error;
 	if ((err = fg_outfile_open(&of, output)))

@@ -7,7 +7,23 @@
 #include "cli/common/opts.h"
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
+#include "util/input.h"
 #include "util/outfile.h"
+
+/* Refuses an output that would replace one of the inputs: the atomic
+ * rename would clobber the data before anyone noticed. */
+static int output_is_input(const char *output, char **inputs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(output, "-") && strcmp(inputs[i], "-") && fg_same_file(output, inputs[i])) {
+			fg_errorf("the output '%s' is also an input — write the SVG to another file",
+				  output);
+			return -1;
+		}
+	return 0;
+}
 
 static int check_size(const char *what, long long v, long long lo, long long hi)
 {
@@ -25,9 +41,13 @@ static void warn_skipped(const fg_folded *f)
 
 	fg_folded_stats(f, &st);
 	for (i = 0; i < st.nwarnings; i++)
-		fg_warnf("skipped %llu %s (first at %s) — expected 'frame;frame;... COUNT'",
-			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
-			 st.warnings[i].where);
+		if (st.warnings[i].kept)
+			fg_warnf("%llu %s (first at %s)", (unsigned long long)st.warnings[i].count,
+				 st.warnings[i].what, st.warnings[i].where);
+		else
+			fg_warnf("skipped %llu %s (first at %s) — expected 'frame;frame;... COUNT'",
+				 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+				 st.warnings[i].where);
 }
 
 int cmd_flamegraph_render(int argc, char **argv)
@@ -87,7 +107,8 @@ int cmd_flamegraph_render(int argc, char **argv)
 	fg_diag_init(cli.prog);
 	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK)
 		return err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
-	if (check_size("--image-width", width, 30, 1000000) ||
+	if (output_is_input(output, argv, npos) ||
+	    check_size("--image-width", width, 30, 1000000) ||
 	    check_size("--frame-height", height, 2, 1000))
 		goto done;
 	ro.image_width = (unsigned)width;

@@ -96,9 +96,26 @@ check_exit "flamechart" 0 flamegraph-render --flamechart --deterministic -o char
 xmllint --noout chart.svg && pass || fail "chart.svg is not well-formed"
 
 # counts of 2^64 and more are rejected with a warning, never wrapped or cut
-printf 'a;b 12345678901234567890\na;c 5\nd 99999999999999999999 3\n' > huge.txt
+printf 'a;b 18446744073709551616\na;c 5\nd 99999999999999999999 3\n' > huge.txt
 check_exit "huge counts: still renders the rest" 0 flamegraph-render huge.txt -o huge.svg
-check_contains "huge counts: warned" err "more than 19 digits"
+check_contains "huge counts: warned" err "skipped 2 lines whose count is 2\^64 or more \(first at huge.txt:1\)"
 "$FG_SHARED/tools/svg-frames" huge.svg > huge.frames
 check_contains "huge counts: good stack kept" huge.frames "^c	0	5$"
 check_not_contains "huge counts: bad stack dropped" huge.frames "^b	"
+# Near 2^64: a 20-digit count below 2^64 is kept exactly as far as a
+# double holds it; one that takes the total to 2^64 is skipped, so the
+# frame widths never wrap around.
+printf 'a;b 18446744073709549568\na;c 2048\nd 5\n' > near.txt
+check_exit "near 2^64: renders" 0 flamegraph-render near.txt -o near.svg
+check_contains "near 2^64: total overflow warned" err "skipped 1 lines whose count takes the total to 2\^64 samples or more \(first at near.txt:2\)"
+"$FG_SHARED/tools/svg-frames" near.svg > near.frames
+check_contains "near 2^64: the big stack is kept" near.frames "^b	0	18446744073709549568$"
+check_not_contains "near 2^64: the overflowing stack is dropped" near.frames "^c	"
+xmllint --noout near.svg && pass || fail "near.svg is not well-formed"
+printf 'a;b 18446744073709549568 18446744073709549568\na;c 0 1\n' > near-diff.txt
+check_exit "near 2^64, differential: renders" 0 flamegraph-render near-diff.txt -o near-diff.svg
+xmllint --noout near-diff.svg && pass || fail "near-diff.svg is not well-formed"
+check_exit "near 2^64: diff-folded" 0 flamegraph-diff-folded -o near.diff near.txt near.txt
+check_contains "near 2^64: diff keeps the count" near.diff "^a;b 18446744073709549568 18446744073709549568$"
+check_exit "near 2^64: diff-folded --normalize" 0 flamegraph-diff-folded --normalize -o near-n.diff near.txt huge.txt
+check_contains "near 2^64: normalised counts stay integers" near-n.diff "^a;c 0 5$"

@@ -1,4 +1,5 @@
 /* flamegraph-diff-folded's library half: joins two merged profiles. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +83,36 @@ static int add(struct join *j, const char *s, size_t n, double count, bool after
 	return 0;
 }
 
-/* Drops the fraction of a merged count. Merged counts can pass 2^64,
- * where a cast to an integer would be undefined: floor() instead. */
+/* Drops the fraction of a merged count. floor(), not a cast: the cast of
+ * a value past 2^64 would be undefined. */
 static double whole_samples(double count)
 {
 	return floor(count);
+}
+
+/* Adds every stack of f to the join, summing the whole counts in *total. */
+static int join(struct join *j, const fg_folded *f, bool after, double *total)
+{
+	const fg_strmap_entry *e;
+	size_t it = 0;
+	int err = 0;
+
+	while (!err && (e = fg_strmap_next(&f->map, &it))) {
+		double c = whole_samples(fg_folded_rec_of(f, e)->count);
+		*total += c;
+		err = add(j, e->key, e->len, c, after);
+	}
+	return err;
+}
+
+/* A count for printing. The readers keep each profile's total below 2^64,
+ * but a normalised count can round past it: clamp, as the conversion of
+ * a larger value is undefined. */
+static unsigned long long to_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v < 18446744073709551616.0 ? (unsigned long long)v : ULLONG_MAX;
 }
 
 int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
@@ -103,16 +129,10 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 		opts = &defaults;
 	j.strip_hex = opts->strip_hex;
 	/* whole samples per stack, as the renderer counts them */
-	for (i = 0; i < before->nrecs && !err; i++) {
-		double c = whole_samples(before->recs[i].count);
-		tb += c;
-		err = add(&j, before->recs[i].key, before->recs[i].len, c, false);
-	}
-	for (i = 0; i < after->nrecs && !err; i++) {
-		double c = whole_samples(after->recs[i].count);
-		ta += c;
-		err = add(&j, after->recs[i].key, after->recs[i].len, c, true);
-	}
+	if (!err)
+		err = join(&j, before, false, &tb);
+	if (!err)
+		err = join(&j, after, true, &ta);
 	if (err)
 		goto done;
 	if (!j.n) {
@@ -128,8 +148,7 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 	for (i = 0; i < j.n; i++) {
 		const struct pair *p = &j.pairs[sorted[i]->value.u - 1];
 		fwrite(sorted[i]->key, 1, sorted[i]->len, out);
-		fprintf(out, " %llu %llu\n", (unsigned long long)(p->before * scale + 1e-9),
-			(unsigned long long)p->after);
+		fprintf(out, " %llu %llu\n", to_u64(p->before * scale + 1e-9), to_u64(p->after));
 	}
 	if (fflush(out) || ferror(out))
 		err = fg_error_set(FG_EIO, "could not write the differential stacks");

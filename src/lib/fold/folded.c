@@ -17,18 +17,18 @@
 #include "util/strbuf.h"
 #include "util/banned.h"
 
-enum warn_kind {
-	W_NOCOUNT,
-	W_EMPTY,
-	W_HUGE,
-	W_NKINDS,
-};
-
-static const char *const warn_what[W_NKINDS] = {
+static const char *const warn_what[FG_FW_NKINDS] = {
 	"lines without a sample count at the end",
 	"lines with a count but no stack",
-	"lines whose count has more than 19 digits (over 2^64 samples)",
+	"lines whose count is 2^64 or more",
+	"lines whose count takes the total to 2^64 samples or more",
+	"lines longer than 16 MiB",
+	"frame names longer than 64 KiB, cut to 64 KiB and marked " FG_FOLDED_CUT_MARK,
 };
+
+/* Counts and totals stay below this, so every whole-sample conversion to
+ * uint64_t is defined and no sum wraps. */
+#define COUNT_LIMIT 18446744073709551616.0 /* 2^64 */
 
 int fg_folded_new_ex(fg_folded **out, unsigned flags)
 {
@@ -61,6 +61,7 @@ void fg_folded_free(fg_folded *f)
 	free(f->seq);
 	free(f->source);
 	fg_strbuf_release(&f->carry);
+	fg_strbuf_release(&f->scratch);
 	free(f);
 }
 
@@ -76,11 +77,12 @@ int fg_folded_set_source(fg_folded *f, const char *name)
 	return 0;
 }
 
-static void warn(fg_folded *f, enum warn_kind kind)
+static void warn(fg_folded *f, enum fg_folded_warn_kind kind)
 {
 	struct fg_folded_warn *w = &f->warn[kind];
 
-	f->skipped++;
+	if (kind != FG_FW_LONGNAME)
+		f->skipped++;
 	/* the first one's location is where a user should look */
 	if (w->count++ == 0)
 		snprintf(w->where, sizeof(w->where), "%s:%llu", f->source,
@@ -89,53 +91,106 @@ static void warn(fg_folded *f, enum warn_kind kind)
 
 static int push_rec(fg_folded *f, fg_strmap_entry *e)
 {
-	if (f->nrecs == f->arecs) {
-		size_t n = f->arecs ? f->arecs * 2 : 1024;
-		struct fg_folded_rec *r = fg_realloc_array(f->recs, n, sizeof(*r));
-		if (!r)
-			return FG_ENOMEM;
-		f->recs = r;
-		f->arecs = n;
-	}
-	f->recs[f->nrecs].key = e->key;
-	f->recs[f->nrecs].len = e->len;
+	if (FG_ALLOC_GROW(f->recs, f->nrecs + 1, f->arecs, 1024))
+		return FG_ENOMEM;
 	f->recs[f->nrecs].count = 0;
 	f->recs[f->nrecs].before = 0;
 	e->value.u = ++f->nrecs;
 	return 0;
 }
 
-static int push_seq(fg_folded *f, size_t idx, double count, double before)
+static int push_seq(fg_folded *f, const char *key, size_t len, double count,
+		    double before)
 {
-	if (f->nseq && f->seq[f->nseq - 1].idx == idx) {
+	if (f->nseq && f->seq[f->nseq - 1].key == key) {
 		/* consecutive equal lines are one box in a flame chart too */
 		f->seq[f->nseq - 1].count += count;
 		f->seq[f->nseq - 1].before += before;
 		return 0;
 	}
-	if (f->nseq == f->aseq) {
-		size_t n = f->aseq ? f->aseq * 2 : 1024;
-		struct fg_folded_seq *s = fg_realloc_array(f->seq, n, sizeof(*s));
-		if (!s)
-			return FG_ENOMEM;
-		f->seq = s;
-		f->aseq = n;
-	}
-	f->seq[f->nseq].idx = idx;
+	if (FG_ALLOC_GROW(f->seq, f->nseq + 1, f->aseq, 1024))
+		return FG_ENOMEM;
+	f->seq[f->nseq].key = key;
+	f->seq[f->nseq].len = len;
 	f->seq[f->nseq].count = count;
 	f->seq[f->nseq].before = before;
 	f->nseq++;
 	return 0;
 }
 
+/* Whether any ';'-separated frame of the stack is longer than the cap.
+ * Only called for stacks longer than the cap, so the common case costs
+ * one comparison. */
+static bool has_long_frame(const char *p, size_t len)
+{
+	const char *e = p + len, *semi;
+
+	for (; p < e; p = semi + 1) {
+		if (!(semi = memchr(p, ';', (size_t)(e - p))))
+			semi = e;
+		if ((size_t)(semi - p) > FG_FOLDED_MAX_FRAME)
+			return true;
+	}
+	return false;
+}
+
+/* A cut at most max bytes into s that does not split a UTF-8 sequence. */
+static size_t utf8_cut(const char *s, size_t max)
+{
+	size_t k = max;
+
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	return k ? k : max;
+}
+
+/* Copies the stack into f->scratch with every over-long frame name cut
+ * and marked. */
+static int cut_long_frames(fg_folded *f, const char *p, size_t len)
+{
+	const char *e = p + len, *semi;
+	int err = 0;
+
+	fg_strbuf_reset(&f->scratch);
+	for (; p <= e && !err; p = semi + 1) {
+		size_t n;
+		if (!(semi = memchr(p, ';', (size_t)(e - p))))
+			semi = e;
+		n = (size_t)(semi - p);
+		if (n > FG_FOLDED_MAX_FRAME) {
+			err = fg_strbuf_add(&f->scratch, p, utf8_cut(p, FG_FOLDED_MAX_FRAME));
+			if (!err)
+				err = fg_strbuf_addstr(&f->scratch, FG_FOLDED_CUT_MARK);
+		} else {
+			err = fg_strbuf_add(&f->scratch, p, n);
+		}
+		if (!err && semi < e)
+			err = fg_strbuf_addch(&f->scratch, ';');
+	}
+	return err;
+}
+
 static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash,
 		      double count, double before)
 {
-	fg_strmap_entry *e = fg_strmap_put_hashed(&f->map, stack, len, hash);
+	fg_strmap_entry *e;
 	struct fg_folded_rec *r;
 	int err;
 
-	if (!e)
+	/* written so that a NaN fails too */
+	if (!(count < COUNT_LIMIT - f->total && before < COUNT_LIMIT - f->total_before)) {
+		warn(f, FG_FW_SUM);
+		return 0;
+	}
+	if (len > FG_FOLDED_MAX_FRAME && has_long_frame(stack, len)) {
+		if ((err = cut_long_frames(f, stack, len)))
+			return err;
+		warn(f, FG_FW_LONGNAME);
+		stack = f->scratch.buf;
+		len = f->scratch.len;
+		hash = fg_hash_bytes(stack, len);
+	}
+	if (!(e = fg_strmap_put_hashed(&f->map, stack, len, hash)))
 		return FG_ENOMEM;
 	if (!e->value.u && (err = push_rec(f, e)))
 		return err;
@@ -143,8 +198,9 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 	r->count += count;
 	r->before += before;
 	f->total += count;
+	f->total_before += before;
 	if (f->keep_order)
-		return push_seq(f, e->value.u - 1, count, before);
+		return push_seq(f, e->key, e->len, count, before);
 	return 0;
 }
 
@@ -176,15 +232,14 @@ static const double pow10_neg[19] = {
 
 /* Parses the number that ends at `end` (digits with at most one '.'),
  * scanning backwards; returns its first byte, or NULL when the bytes
- * before `end` are not a count. A whole part of more than 19 digits
- * (2^64 and beyond) sets *huge; fraction digits past the 18th are
- * ignored. */
+ * before `end` are not a count. A whole part of 2^64 or more sets *huge;
+ * fraction digits past the 18th are ignored. */
 static const char *parse_count_back(const char *start, const char *end, double *out,
 				    bool *huge)
 {
 	const char *p = end, *dot = NULL, *q;
 	uint64_t ip = 0, fp = 0;
-	unsigned nd = 0, nf = 0;
+	unsigned nf = 0;
 
 	while (p > start && (is_digit(p[-1]) || (p[-1] == '.' && !dot))) {
 		p--;
@@ -193,10 +248,11 @@ static const char *parse_count_back(const char *start, const char *end, double *
 	}
 	if (p == end || (dot == p && p + 1 == end))
 		return NULL;
+	*huge = false;
 	for (q = p; q < (dot ? dot : end); q++)
-		if (nd++ < 19)
-			ip = ip * 10 + (uint64_t)(*q - '0');
-	*huge = nd > 19;
+		if (__builtin_mul_overflow(ip, 10, &ip) ||
+		    __builtin_add_overflow(ip, (uint64_t)(*q - '0'), &ip))
+			*huge = true;
 	if (dot)
 		for (q = dot + 1; q < end && nf < 18; q++, nf++)
 			fp = fp * 10 + (uint64_t)(*q - '0');
@@ -211,18 +267,23 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 	const char *num, *num2;
 	bool diff = false, huge = false, huge2 = false;
 
+	f->lineno++;
+	if ((size_t)(e - p) > FG_FOLDED_MAX_LINE) {
+		f->lines++;
+		warn(f, FG_FW_LONGLINE);
+		return 0;
+	}
 	while (e > p && is_blank(e[-1]))
 		e--;
 	while (p < e && is_blank(*p))
 		p++;
-	f->lineno++;
 	/* blank lines and '#' comments (austin and others write headers) */
 	if (p == e || *p == '#')
 		return 0;
 	f->lines++;
 	num = parse_count_back(p, e, &count, &huge);
 	if (!num || (num > p && !is_blank(num[-1]))) {
-		warn(f, W_NOCOUNT);
+		warn(f, FG_FW_NOCOUNT);
 		return 0;
 	}
 	e = num;
@@ -239,11 +300,11 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 		before = 0;
 	}
 	if (e == p) {
-		warn(f, W_EMPTY);
+		warn(f, FG_FW_EMPTY);
 		return 0;
 	}
 	if (huge || (diff && huge2)) {
-		warn(f, W_HUGE);
+		warn(f, FG_FW_HUGE);
 		return 0;
 	}
 	if (diff)
@@ -266,30 +327,64 @@ static int feed_lines(fg_folded *f, const char *buf, size_t len, size_t *used)
 	return 0;
 }
 
+/* The end of a line longer than the cap: counted, warned about, and
+ * never buffered. */
+static void end_long_line(fg_folded *f)
+{
+	f->discarding = false;
+	f->lineno++;
+	f->lines++;
+	warn(f, FG_FW_LONGLINE);
+}
+
+/* Keeps the unfinished line at the end of a buffer, unless that would
+ * hold more than the cap: then the line is dropped as it streams by. */
+static int carry_add(fg_folded *f, const char *p, size_t n)
+{
+	if (f->carry.len + n > FG_FOLDED_MAX_LINE) {
+		fg_strbuf_release(&f->carry);
+		f->discarding = true;
+		return 0;
+	}
+	return fg_strbuf_add(&f->carry, p, n);
+}
+
 int fg_folded_feed(fg_folded *f, const char *buf, size_t len)
 {
 	size_t used = 0;
 	int err;
 
+	if (f->discarding) {
+		const char *nl = memchr(buf, '\n', len);
+		if (!nl)
+			return 0;
+		end_long_line(f);
+		len -= (size_t)(nl + 1 - buf);
+		buf = nl + 1;
+	}
 	if (f->carry.len) {
 		const char *nl = memchr(buf, '\n', len);
-		size_t take = nl ? (size_t)(nl - buf) + 1 : len;
+		size_t take = nl ? (size_t)(nl - buf) : len;
 
-		if ((err = fg_strbuf_add(&f->carry, buf, take)))
+		if ((err = carry_add(f, buf, take)))
 			return err;
 		if (!nl)
 			return 0;
-		err = feed_line(f, f->carry.buf, f->carry.buf + f->carry.len - 1);
-		fg_strbuf_reset(&f->carry);
-		if (err)
-			return err;
-		buf += take;
-		len -= take;
+		if (f->discarding) {
+			end_long_line(f);
+		} else {
+			err = feed_line(f, f->carry.buf, f->carry.buf + f->carry.len);
+			fg_strbuf_reset(&f->carry);
+			if (err)
+				return err;
+		}
+		buf += take + 1;
+		len -= take + 1;
 	}
 	if ((err = feed_lines(f, buf, len, &used)))
 		return err;
 	if (used < len)
-		return fg_strbuf_add(&f->carry, buf + used, len - used);
+		return carry_add(f, buf + used, len - used);
 	return 0;
 }
 
@@ -297,7 +392,9 @@ int fg_folded_finish(fg_folded *f)
 {
 	int err = 0;
 
-	if (f->carry.len) {
+	if (f->discarding) {
+		end_long_line(f);
+	} else if (f->carry.len) {
 		err = feed_line(f, f->carry.buf, f->carry.buf + f->carry.len);
 		fg_strbuf_reset(&f->carry);
 	}
@@ -361,52 +458,194 @@ void fg_folded_stats(const fg_folded *f, fg_fold_stats *out)
 	memset(out, 0, sizeof(*out));
 	out->lines = f->lines;
 	out->skipped = f->skipped;
-	for (k = 0; k < W_NKINDS; k++) {
+	for (k = 0; k < FG_FW_NKINDS; k++) {
 		if (!f->warn[k].count)
 			continue;
 		out->warnings[out->nwarnings].what = warn_what[k];
 		out->warnings[out->nwarnings].count = f->warn[k].count;
+		out->warnings[out->nwarnings].kept = k == FG_FW_LONGNAME;
 		memcpy(out->warnings[out->nwarnings].where, f->warn[k].where,
 		       sizeof(f->warn[k].where));
 		out->nwarnings++;
 	}
 }
 
-static int cmp_recs(const void *a, const void *b)
+/* ---- sorting ----------------------------------------------------------
+ * The flow merge needs the stacks in bytewise order. Stacks share long
+ * prefixes, so comparing through pointers is slow: each element carries
+ * its first 8 bytes as a big-endian integer, which settles most
+ * comparisons without touching the key. An in-place introsort (no
+ * temporary copy: 10 million stacks would need 160 MB more) with a
+ * heapsort fallback keeps hostile orders at O(n log n). */
+
+static uint64_t prefix_of(const char *s, size_t len)
 {
-	const struct fg_folded_rec *x = *(const struct fg_folded_rec *const *)a;
-	const struct fg_folded_rec *y = *(const struct fg_folded_rec *const *)b;
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | (i < len ? (unsigned char)s[i] : 0);
+	return v;
+}
+
+static int cmp_keys(const fg_strmap_entry *x, const fg_strmap_entry *y)
+{
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
+	int c = n > 8 ? memcmp(x->key + 8, y->key + 8, n - 8) : memcmp(x->key, y->key, n);
 
 	if (c)
 		return c;
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-const struct fg_folded_rec **fg_folded_sorted(const fg_folded *f)
+static inline bool less(const struct fg_folded_sorted *a, const struct fg_folded_sorted *b)
 {
-	const struct fg_folded_rec **v = fg_calloc(f->nrecs, sizeof(*v));
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix;
+	/* equal prefixes: when both keys are 8 bytes or longer, the first 8
+	 * bytes are equal too; else cmp_keys compares from the start */
+	return cmp_keys(a->e, b->e) < 0;
+}
+
+static inline void swap(struct fg_folded_sorted *a, struct fg_folded_sorted *b)
+{
+	struct fg_folded_sorted t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void sift_down(struct fg_folded_sorted *v, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && less(&v[c], &v[c + 1]))
+			c++;
+		if (!less(&v[i], &v[c]))
+			return;
+		swap(&v[i], &v[c]);
+		i = c;
+	}
+}
+
+static void heap_sort(struct fg_folded_sorted *v, size_t n)
+{
 	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (i = n; i-- > 1;) {
+		swap(&v[0], &v[i]);
+		sift_down(v, 0, i);
+	}
+}
+
+static void insertion_sort(struct fg_folded_sorted *v, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct fg_folded_sorted t = v[i];
+		for (j = i; j > 0 && less(&t, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+/* Sorts v[0..n): quicksort with the median of three, working on the
+ * smaller part first and deferring the larger one to an explicit stack
+ * (so at most log2(n) entries), heapsort once the depth budget is spent. */
+static void intro_sort(struct fg_folded_sorted *v, size_t n)
+{
+	struct { struct fg_folded_sorted *v; size_t n; unsigned budget; } stack[64];
+	size_t top = 0;
+	unsigned budget = 0;
+
+	for (size_t m = n; m; m >>= 1)
+		budget += 2;
+	for (;;) {
+		while (n > 16) {
+			struct fg_folded_sorted *lo = v, *hi = v + n - 1, *mid = v + n / 2;
+			size_t i, j;
+
+			if (!budget--) {
+				heap_sort(v, n);
+				n = 0;
+				break;
+			}
+			if (less(mid, lo))
+				swap(mid, lo);
+			if (less(hi, mid)) {
+				swap(hi, mid);
+				if (less(mid, lo))
+					swap(mid, lo);
+			}
+			swap(mid, v + n - 2); /* pivot out of the way */
+			i = 0;
+			j = n - 2;
+			for (;;) {
+				while (less(&v[++i], &v[n - 2]))
+					;
+				while (j > 0 && less(&v[n - 2], &v[--j]))
+					;
+				if (i >= j)
+					break;
+				swap(&v[i], &v[j]);
+			}
+			swap(&v[i], &v[n - 2]);
+			/* left: v[0..i), right: v[i+1..n) */
+			if (i < n - 1 - i) {
+				stack[top].v = v + i + 1;
+				stack[top].n = n - 1 - i;
+				stack[top++].budget = budget;
+				n = i;
+			} else {
+				stack[top].v = v;
+				stack[top].n = i;
+				stack[top++].budget = budget;
+				v += i + 1;
+				n = n - 1 - i;
+			}
+		}
+		insertion_sort(v, n);
+		if (!top)
+			return;
+		top--;
+		v = stack[top].v;
+		n = stack[top].n;
+		budget = stack[top].budget;
+	}
+}
+
+struct fg_folded_sorted *fg_folded_sorted(const fg_folded *f)
+{
+	struct fg_folded_sorted *v = fg_calloc(f->map.count, sizeof(*v));
+	const fg_strmap_entry *e;
+	size_t it = 0, n = 0;
 
 	if (!v)
 		return NULL;
-	for (i = 0; i < f->nrecs; i++)
-		v[i] = &f->recs[i];
-	qsort(v, f->nrecs, sizeof(*v), cmp_recs);
+	while ((e = fg_strmap_next(&f->map, &it))) {
+		v[n].prefix = prefix_of(e->key, e->len);
+		v[n++].e = e;
+	}
+	intro_sort(v, n);
 	return v;
 }
 
 int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 {
-	const struct fg_folded_rec **v = fg_folded_sorted(f);
+	struct fg_folded_sorted *v = fg_folded_sorted(f);
 	size_t i;
 	int rc = 0;
 
 	if (!v)
 		return FG_ENOMEM;
-	for (i = 0; i < f->nrecs && !rc; i++)
-		rc = cb(ctx, v[i]->key, v[i]->len, v[i]->count, v[i]->before);
+	for (i = 0; i < f->nrecs && !rc; i++) {
+		const struct fg_folded_rec *r = fg_folded_rec_of(f, v[i].e);
+		rc = cb(ctx, v[i].e->key, v[i].e->len, r->count, r->before);
+	}
 	free(v);
 	return rc;
 }

@@ -9,18 +9,35 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 
-/* One distinct stack. key points into the map's arena (stable). */
+/* The counts of one distinct stack; the stack itself is the map entry
+ * whose value is this record's index + 1 (keys live once, in the map). */
 struct fg_folded_rec {
-	const char *key;
-	size_t len;
 	double count;   /* the count (the "after" count of differential lines) */
 	double before;  /* differential "before" count, else 0 */
 };
 
-/* One run of equal input lines, for FG_FOLDED_KEEP_ORDER. */
+/* One run of equal input lines, for FG_FOLDED_KEEP_ORDER. key is the
+ * map's interned copy, so equal stacks have equal pointers. */
 struct fg_folded_seq {
-	size_t idx;     /* into recs */
+	const char *key;
+	size_t len;
 	double count, before;
+};
+
+/* A distinct stack in sorted order (fg_folded_sorted). */
+struct fg_folded_sorted {
+	uint64_t prefix;   /* first 8 bytes, big-endian, zero-padded: sort key */
+	const fg_strmap_entry *e;
+};
+
+enum fg_folded_warn_kind {
+	FG_FW_NOCOUNT,
+	FG_FW_EMPTY,
+	FG_FW_HUGE,
+	FG_FW_SUM,
+	FG_FW_LONGLINE,
+	FG_FW_LONGNAME,  /* not a skip: the line is kept, the name cut */
+	FG_FW_NKINDS,
 };
 
 struct fg_folded_warn {
@@ -35,15 +52,23 @@ struct fg_folded {
 	struct fg_folded_seq *seq;
 	size_t nseq, aseq;
 	bool keep_order, differential;
-	double total;
+	bool discarding;          /* inside a line longer than the cap */
+	double total, total_before;
 	fg_strbuf carry;          /* a partial line between feeds */
+	fg_strbuf scratch;        /* a stack with over-long names cut */
 	char *source;
 	uint64_t lineno, lines, skipped;
-	struct fg_folded_warn warn[3]; /* one per kind of bad line (folded.c) */
+	struct fg_folded_warn warn[FG_FW_NKINDS];
 };
 
-/* The distinct stacks sorted bytewise (free() the array, not the items);
- * NULL on FG_ENOMEM. */
-const struct fg_folded_rec **fg_folded_sorted(const fg_folded *f);
+static inline const struct fg_folded_rec *fg_folded_rec_of(const fg_folded *f,
+							   const fg_strmap_entry *e)
+{
+	return &f->recs[e->value.u - 1];
+}
+
+/* The distinct stacks sorted bytewise (free() the array); NULL on
+ * FG_ENOMEM. Valid until the next stack is added. */
+struct fg_folded_sorted *fg_folded_sorted(const fg_folded *f);
 
 #endif

@@ -101,8 +101,10 @@ int fg_render_opts_check(const fg_render_opts *o)
 				    o->frame_height);
 	if (!(o->font_size > 0 && o->font_size < 1000) || !(o->font_width > 0 && o->font_width < 100))
 		return fg_error_set(FG_EINVAL, "font size and width must be positive numbers");
-	if (!(o->min_width >= 0) || !(o->factor > 0) || !(o->total >= 0))
-		return fg_error_set(FG_EINVAL, "--min-width, --factor and --total must not be negative (--factor: > 0)");
+	if (!(o->min_width >= 0) || !(o->factor > 0) || !(o->total >= 0) ||
+	    !isfinite(o->min_width) || !isfinite(o->factor) || !isfinite(o->total))
+		return fg_error_set(FG_EINVAL, "--min-width, --factor and --total must be finite numbers, "
+				    "not negative (--factor: > 0)");
 	return 0;
 }
 
@@ -178,9 +180,43 @@ static void set_item(struct item *it, const char *s, size_t len, double count,
 {
 	it->s = s;
 	it->len = len;
-	/* fractional counts: whole samples per stack, as inferno draws them */
-	it->count = (uint64_t)count;
+	/* fractional counts: whole samples per stack, as inferno draws them.
+	 * The reader keeps counts below 2^64; the clamp only keeps the
+	 * conversion defined whatever a caller built. */
+	it->count = count < 18446744073709551616.0 ? (uint64_t)count : UINT64_MAX;
 	it->delta = (double)it->count - floor(before);
+}
+
+/* The stacks to draw, without copying them: the sorted distinct stacks,
+ * or the runs of input lines for a flame chart. */
+struct stacks {
+	const fg_folded *f;
+	struct fg_folded_sorted *sorted; /* NULL for a flame chart */
+	bool backwards;                  /* walk the runs last to first */
+	size_t n;
+};
+
+static void stack_at(const struct stacks *st, size_t i, struct item *it)
+{
+	if (!st->sorted) {
+		const struct fg_folded_seq *q = &st->f->seq[st->backwards ? st->n - 1 - i : i];
+		set_item(it, q->key, q->len, q->count, q->before);
+	} else {
+		const fg_strmap_entry *e = st->sorted[i].e;
+		const struct fg_folded_rec *r = fg_folded_rec_of(st->f, e);
+		set_item(it, e->key, e->len, r->count, r->before);
+	}
+}
+
+static int stacks_of(const fg_folded *f, bool chart, bool backwards, struct stacks *st)
+{
+	st->f = f;
+	st->sorted = NULL;
+	st->backwards = backwards;
+	st->n = chart ? f->nseq : f->nrecs;
+	if (!chart && !(st->sorted = fg_folded_sorted(f)))
+		return FG_ENOMEM;
+	return 0;
 }
 
 /* The stacks to draw, in order: sorted (flow merges equal prefixes), or
@@ -188,64 +224,32 @@ static void set_item(struct item *it, const char *s, size_t len, double count,
  * as in inferno. --base cuts stacks in that order without re-sorting;
  * --reverse re-sorts the reversed stacks. Transformed stacks live in `tmp`. */
 static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
-		   struct item **out, size_t *nout)
+		   struct stacks *st)
 {
 	const bool chart = o->flamechart && f->keep_order;
-	const struct fg_folded_rec **sorted = NULL;
 	fg_strbuf sb = FG_STRBUF_INIT;
-	struct item *items = NULL;
-	size_t i, n = 0, total = chart ? f->nseq : f->nrecs;
-	int err = 0;
+	struct stacks in;
+	struct item it;
+	size_t i;
+	int err;
 
 	*tmp = NULL;
-	if (!(items = fg_calloc(total ? total : 1, sizeof(*items))))
-		return FG_ENOMEM;
-	if (!chart && !(sorted = fg_folded_sorted(f))) {
-		err = FG_ENOMEM;
+	if (!o->reverse && !o->nbase)
+		return stacks_of(f, chart, true, st);
+	if ((err = stacks_of(f, chart, true, &in)))
+		return err;
+	if ((err = fg_folded_new_ex(tmp, FG_FOLDED_KEEP_ORDER)))
 		goto done;
+	for (i = 0; i < in.n && !err; i++) {
+		stack_at(&in, i, &it);
+		if (it.count && transform(o, it.s, it.len, &sb))
+			err = fg_folded_add(*tmp, sb.buf, sb.len, (double)it.count - it.delta,
+					    (double)it.count);
 	}
-	for (i = 0; i < total; i++) {
-		const struct fg_folded_rec *r = chart ? &f->recs[f->seq[total - 1 - i].idx] : sorted[i];
-		double c = chart ? f->seq[total - 1 - i].count : r->count;
-		double b = chart ? f->seq[total - 1 - i].before : r->before;
-		set_item(&items[n], r->key, r->len, c, b);
-		n += items[n].count > 0;
-	}
-	if (o->reverse || o->nbase) {
-		if ((err = fg_folded_new_ex(tmp, FG_FOLDED_KEEP_ORDER)))
-			goto done;
-		for (i = 0; i < n && !err; i++)
-			if (transform(o, items[i].s, items[i].len, &sb))
-				err = fg_folded_add(*tmp, sb.buf, sb.len,
-						    (double)items[i].count - items[i].delta,
-						    (double)items[i].count);
-		if (err)
-			goto done;
-		free(sorted);
-		sorted = NULL;
-		n = 0;
-		if (!o->flamechart) {
-			if (!(sorted = fg_folded_sorted(*tmp))) {
-				err = FG_ENOMEM;
-				goto done;
-			}
-			for (i = 0; i < (*tmp)->nrecs; i++, n++)
-				set_item(&items[n], sorted[i]->key, sorted[i]->len,
-					 sorted[i]->count, sorted[i]->before);
-		} else {
-			for (i = 0; i < (*tmp)->nseq; i++, n++) {
-				const struct fg_folded_seq *q = &(*tmp)->seq[i];
-				const struct fg_folded_rec *r = &(*tmp)->recs[q->idx];
-				set_item(&items[n], r->key, r->len, q->count, q->before);
-			}
-		}
-	}
-	*out = items;
-	*nout = n;
-	items = NULL;
+	if (!err)
+		err = stacks_of(*tmp, o->flamechart, false, st);
 done:
-	free(items);
-	free(sorted);
+	free(in.sorted);
 	fg_strbuf_release(&sb);
 	return err;
 }
@@ -297,16 +301,22 @@ static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
 	return 0;
 }
 
-static int flow(struct render *r, const struct item *items, size_t n)
+static int flow(struct render *r, const struct stacks *st)
 {
 	size_t nopen = 0, i;
+	struct item it;
 	int err;
 
-	for (i = 0; i < n; i++) {
-		const char *p = items[i].s, *e = p + items[i].len, *semi;
+	for (i = 0; i < st->n; i++) {
+		const char *p, *e, *semi;
 		size_t depth = 0;
 		bool done = false;
 
+		stack_at(st, i, &it);
+		if (!it.count)
+			continue;
+		p = it.s;
+		e = p + it.len;
 		/* skip the frames this stack shares with the open ones */
 		while (!done) {
 			semi = memchr(p, ';', (size_t)(e - p));
@@ -337,8 +347,8 @@ static int flow(struct render *r, const struct item *items, size_t n)
 		}
 		/* differential: the change belongs to the leaf, as flamegraph.pl */
 		if (nopen)
-			r->open[nopen - 1].delta += items[i].delta;
-		r->time += items[i].count;
+			r->open[nopen - 1].delta += it.delta;
+		r->time += it.count;
 	}
 	while (nopen > 0) {
 		nopen--;
@@ -730,7 +740,10 @@ static int write_frames(struct render *r, double height, double ypad2)
 			else
 				fg_svgout_fixed(out, samples, 0);
 			fg_svgout_add(out, " ", 1);
-			fg_svgout_str(out, o->count_name ? o->count_name : "samples");
+			if (o->count_name)
+				fg_svgout_xml(out, o->count_name, strlen(o->count_name));
+			else
+				fg_svgout_str(out, "samples");
 			fg_svgout_add(out, ", ", 2);
 			fg_svgout_fixed(out, (double)w * 100.0 / (double)r->time, 2);
 			fg_svgout_add(out, "%", 1);
@@ -853,9 +866,9 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 {
 	fg_render_opts defaults = FG_RENDER_OPTS_INIT;
 	struct render r;
-	struct item *items = NULL;
+	struct stacks st = { NULL, NULL, false, 0 };
+	struct item it;
 	fg_folded *tmp = NULL;
-	size_t nitems = 0;
 	struct open_frame all = { "all", 3, 0, 0 };
 	int err;
 
@@ -871,11 +884,17 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 		goto done;
 	if (r.o->nameattr && (err = nameattr_load(&r.na, r.o->nameattr)))
 		goto done;
-	if ((err = collect(f, r.o, &tmp, &items, &nitems)))
+	if ((err = collect(f, r.o, &tmp, &st)))
 		goto done;
 	r.differential = f->differential;
-	for (size_t i = 0; i < nitems; i++)
-		r.time += items[i].count;
+	for (size_t i = 0; i < st.n; i++) {
+		stack_at(&st, i, &it);
+		if (__builtin_add_overflow(r.time, it.count, &r.time)) {
+			err = fg_error_set(FG_ELIMIT, "the sample counts add up to 2^64 or more — "
+					   "scale them down (e.g. divide by the sampling period)");
+			goto done;
+		}
+	}
 	if (r.time == 0) {
 		err = write_empty(&r);
 		goto done;
@@ -884,7 +903,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	r.widthpertime = (r.o->image_width - 2.0 * XPAD) / r.timemax;
 	r.min_time = r.o->min_width / r.widthpertime;
 	r.time = 0;
-	if ((err = flow(&r, items, nitems)))
+	if ((err = flow(&r, &st)))
 		goto done;
 	if ((err = close_frame(&r, 0, &all)))
 		goto done;
@@ -893,7 +912,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	if (r.palmap_dirty)
 		err = fg_palette_map_save(&r.palmap, r.o->palette_map);
 done:
-	free(items);
+	free(st.sorted);
 	fg_folded_free(tmp);
 	free(r.frames);
 	free(r.open);

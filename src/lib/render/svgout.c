@@ -75,7 +75,8 @@ static bool all_zero(const char *p, size_t n)
 void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 {
 	static const double scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
-	char tmp[48];
+	/* DBL_MAX prints as 309 digits, plus sign, point and 6 decimals */
+	char tmp[330];
 	size_t i = sizeof(tmp);
 	uint64_t n;
 	bool neg = v < 0;
@@ -86,9 +87,10 @@ void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 	if (decimals > 6)
 		decimals = 6;
 	if (!isfinite(v) || fabs(v) > 1e15) {
-		/* never reached by sane inputs; keep the output valid anyway */
+		/* huge --factor or --total values; keep the output valid */
 		int len = snprintf(tmp, sizeof(tmp), "%.*f", decimals, isfinite(v) ? v : 0.0);
-		fg_svgout_add(o, tmp, (size_t)len);
+		if (len > 0)
+			fg_svgout_add(o, tmp, (size_t)len < sizeof(tmp) ? (size_t)len : sizeof(tmp) - 1);
 		return;
 	}
 	n = (uint64_t)llround(fabs(v) * scale[decimals]);
