@@ -5,7 +5,20 @@
  * in chunks of any size (partial lines are carried over), then call
  * fg_collapser_finish(). Memory grows with the number of distinct stacks,
  * not with the input size. Malformed lines are skipped and counted by kind
- * (fg_collapser_stats); they never stop the parse. */
+ * (fg_collapser_stats); they never stop the parse.
+ *
+ * Limits against hostile input (each hit is counted as a warning kind and
+ * the rest of the input is kept):
+ * - a frame name (or perf command name) longer than FG_COLLAPSE_MAX_FRAME
+ *   bytes keeps its first FG_COLLAPSE_MAX_FRAME bytes (cut at a UTF-8
+ *   character boundary) followed by FG_COLLAPSE_TRUNCATED;
+ * - a line longer than FG_COLLAPSE_MAX_LINE bytes is skipped with the
+ *   event (perf) or stack (DTrace) it belongs to; no more than
+ *   FG_COLLAPSE_MAX_LINE + 1 bytes of such a line are ever buffered;
+ * - stacks of any depth are handled without recursion, in memory linear in
+ *   the depth;
+ * - a stack whose counts sum past 2^64 - 1 is held at 2^64 - 1 (never
+ *   wraps); a perf period or DTrace count of 2^64 or more drops its event. */
 #ifndef FLAMEGRAPH_COLLAPSE_H
 #define FLAMEGRAPH_COLLAPSE_H
 
@@ -17,6 +30,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define FG_COLLAPSE_MAX_FRAME ((size_t)64 << 10)
+#define FG_COLLAPSE_MAX_LINE ((size_t)16 << 20)
+#define FG_COLLAPSE_TRUNCATED "...[truncated]"
 
 typedef enum fg_format {
 	FG_FORMAT_UNKNOWN = 0,
@@ -76,7 +93,8 @@ typedef struct fg_collapse_stats {
 	struct {
 		const char *what;  /* "lines that are not a perf event header", ... */
 		uint64_t count;
-		uint64_t first_line; /* 1-based line number of the first one */
+		uint64_t first_line; /* 1-based line number of the first one (0: not known,
+				      * as for counts summed across threads) */
 	} warnings[FG_COLLAPSE_MAX_WARNINGS];
 	const char *event;     /* perf: the event type kept (owned by the collapser; NULL: none seen) */
 	uint64_t filtered;     /* perf: samples of other event types skipped */

@@ -250,6 +250,248 @@ static void stats_count_bad_lines_once_per_kind(void **state)
 	fg_collapser_free(c);
 }
 
+/* The warning of kind `what` (a substring of its text), or NULL. */
+static const char *warning(const fg_collapse_stats *st, const char *what, uint64_t *count,
+			   uint64_t *line)
+{
+	size_t i;
+
+	for (i = 0; i < st->nwarnings; i++)
+		if (strstr(st->warnings[i].what, what)) {
+			*count = st->warnings[i].count;
+			*line = st->warnings[i].first_line;
+			return st->warnings[i].what;
+		}
+	return NULL;
+}
+
+/* Collapses text in `step`-byte pieces with nthreads; output in *out
+ * (free() it), stats in *st. */
+static void collapse_stats(fg_format fmt, unsigned nthreads, const char *text, size_t len,
+			   size_t step, char **out, fg_collapse_stats *st)
+{
+	struct sink s = { FG_STRBUF_INIT };
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_collapser *c = NULL;
+	size_t off, n;
+
+	o.nthreads = nthreads;
+	assert_int_equal(fg_collapser_new(&c, fmt, &o), 0);
+	for (off = 0; off < len; off += n) {
+		n = len - off < step ? len - off : step;
+		assert_int_equal(fg_collapser_feed(c, text + off, n), 0);
+	}
+	assert_int_equal(fg_collapser_finish(c), 0);
+	assert_int_equal(fg_collapser_foreach(c, collect, &s), 0);
+	fg_collapser_stats(c, st);
+	fg_collapser_free(c);
+	fg_strbuf_addstr(&s.sb, "");
+	*out = fg_strbuf_detach(&s.sb, NULL);
+}
+
+static size_t count_char(const char *s, char ch)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == ch;
+	return n;
+}
+
+/* 100 000 frames in one perf event and one DTrace stack: collapsed
+ * whole (no recursion, no depth limit), every frame in order. */
+static void deep_stacks(void **state)
+{
+	enum { DEPTH = 100000 };
+	fg_strbuf in = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	char *out, *p;
+	unsigned i, threads;
+
+	for (threads = 1; threads <= 2; threads++) {
+		fg_strbuf_reset(&in);
+		fg_strbuf_addstr(&in, "app 1 1.0: 3 cycles:\n");
+		for (i = 0; i < DEPTH; i++)
+			fg_strbuf_addf(&in, "\t%x f%u (/bin/app)\n", i, DEPTH - 1 - i);
+		fg_strbuf_addstr(&in, "\napp 1 1.0: 1 cycles:\n\t1 main (/bin/app)\n\n");
+		collapse_stats(FG_FORMAT_PERF, threads, in.buf, in.len, 65536, &out, &st);
+		assert_int_equal(st.stacks, 2);
+		assert_int_equal(st.nwarnings, 0);
+		/* "app;f0;...;f99999 3\napp;main 1\n": one ';' per frame */
+		p = strchr(out, '\n');
+		assert_non_null(p);
+		*p = '\0';
+		assert_int_equal(count_char(out, ';'), DEPTH);
+		assert_true(!strncmp(out, "app;f0;f1;f2;", 13));
+		assert_non_null(strstr(out, ";f99998;f99999 3"));
+		assert_string_equal(p + 1, "app;main 1\n");
+		free(out);
+
+		fg_strbuf_reset(&in);
+		for (i = 0; i < DEPTH; i++)
+			fg_strbuf_addf(&in, "  mod`g%u+0x4\n", DEPTH - 1 - i);
+		fg_strbuf_addstr(&in, "  7\n");
+		collapse_stats(FG_FORMAT_DTRACE, threads, in.buf, in.len, 4096, &out, &st);
+		assert_int_equal(st.stacks, 1);
+		assert_int_equal(count_char(out, ';'), DEPTH - 1);
+		assert_true(!strncmp(out, "mod`g0;mod`g1;", 14));
+		assert_non_null(strstr(out, ";mod`g99999 7\n"));
+		free(out);
+	}
+	fg_strbuf_release(&in);
+}
+
+/* A 1 MB frame name (and a 1 MB command) is cut to 64 KiB plus the
+ * marker, at a UTF-8 character boundary, with one warning; the other
+ * frames and stacks are kept. */
+static void huge_frame_names_are_cut(void **state)
+{
+	const size_t big = 1 << 20, cap = FG_COLLAPSE_MAX_FRAME;
+	const char *marker = FG_COLLAPSE_TRUNCATED;
+	fg_strbuf in = FG_STRBUF_INIT, want = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	uint64_t count, line;
+	char *out, *name;
+	size_t i;
+
+	/* "é" (2 bytes) at an odd offset: the cut must not split one */
+	name = malloc(big + 1);
+	assert_non_null(name);
+	name[0] = 'x';
+	for (i = 1; i + 1 < big; i += 2)
+		memcpy(name + i, "\xc3\xa9", 2);
+	name[i] = '\0';
+	fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 %s (/bin/app)\n\t2 main (/bin/app)\n\n", name);
+	fg_strbuf_addstr(&in, "app 1 1.0: 2 cycles:\n\t1 main (/bin/app)\n\n");
+	fg_strbuf_addf(&in, "%s 1 1.0: 4 cycles:\n\t1 main (/bin/app)\n\n", name + 1);
+	collapse_stats(FG_FORMAT_PERF, 1, in.buf, in.len, 1 << 16, &out, &st);
+	/* 'x' then 32767 "é" = 65535 bytes: the next "é" would pass 64 KiB */
+	fg_strbuf_addf(&want, "app;main 2\napp;main;%.*s%s 1\n", (int)(cap - 1), name, marker);
+	fg_strbuf_addf(&want, "%.*s%s;main 4\n", (int)cap, name + 1, marker);
+	assert_string_equal(out, want.buf);
+	assert_non_null(warning(&st, "64 KiB", &count, &line));
+	assert_int_equal(count, 2);
+	assert_int_equal(line, 2);
+	assert_int_equal(st.nwarnings, 1);
+	free(out);
+
+	/* DTrace frames too */
+	fg_strbuf_reset(&in);
+	fg_strbuf_reset(&want);
+	fg_strbuf_addf(&in, "  m`%s\n  m`main\n  5\n", name + 1);
+	collapse_stats(FG_FORMAT_DTRACE, 1, in.buf, in.len, 1 << 20, &out, &st);
+	fg_strbuf_addf(&want, "m`main;m`%.*s%s 5\n", (int)(cap - 2), name + 1, marker);
+	assert_string_equal(out, want.buf);
+	assert_non_null(warning(&st, "64 KiB", &count, &line));
+	assert_int_equal(count, 1);
+	free(out);
+	free(name);
+	fg_strbuf_release(&in);
+	fg_strbuf_release(&want);
+}
+
+static void add_repeated(fg_strbuf *sb, char ch, size_t n)
+{
+	assert_int_equal(fg_strbuf_grow(sb, n), 0);
+	memset(sb->buf + sb->len, ch, n);
+	sb->len += n; /* filled in place after fg_strbuf_grow */
+	sb->buf[sb->len] = '\0';
+}
+
+/* A line over 16 MiB drops its event (perf) or stack (DTrace) and
+ * nothing else, with one warning at its line, and however it is fed the
+ * collapser never holds much more than the cap. */
+static void overlong_lines_are_skipped(void **state)
+{
+	const size_t huge = FG_COLLAPSE_MAX_LINE + 1000;
+	static const size_t steps[] = { 4096, 1 << 20, (size_t)40 << 20 };
+	fg_strbuf in = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	uint64_t count, line;
+	char *out;
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		fg_strbuf_reset(&in);
+		fg_strbuf_addstr(&in, "app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 root (/bin/app)\n\n");
+		fg_strbuf_addstr(&in, "app 1 1.0: 1 cycles:\n\t1 ");
+		/* k == 0: a huge symbol; k == 1: a huge header line */
+		if (k == 1)
+			fg_strbuf_setlen(&in, in.len - 24);
+		add_repeated(&in, k ? 'h' : 's', huge);
+		fg_strbuf_addstr(&in, " (/bin/app)\n\t2 root (/bin/app)\n\n");
+		fg_strbuf_addstr(&in, "app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 root (/bin/app)\n\n");
+		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+			collapse_stats(FG_FORMAT_PERF, 1 + (unsigned)i % 2, in.buf, in.len, steps[i],
+				       &out, &st);
+			assert_string_equal(out, "app;root;leaf 2\n");
+			assert_non_null(warning(&st, "16 MiB", &count, &line));
+			assert_int_equal(count, 1);
+			assert_int_equal(line, k ? 5 : 6);
+			assert_int_equal(st.samples, 2);
+			free(out);
+		}
+	}
+	fg_strbuf_reset(&in);
+	fg_strbuf_addstr(&in, "  m`a\n  m`b\n  3\n  m`c\n  m`");
+	add_repeated(&in, 'd', huge);
+	fg_strbuf_addstr(&in, "\n  m`e\n  4\n  m`a\n  m`b\n  5\n");
+	collapse_stats(FG_FORMAT_DTRACE, 1, in.buf, in.len, 1 << 20, &out, &st);
+	assert_string_equal(out, "m`b;m`a 8\n");
+	assert_non_null(warning(&st, "16 MiB", &count, &line));
+	assert_int_equal(line, 5);
+	free(out);
+	fg_strbuf_release(&in);
+}
+
+/* Two events with period 2^63 on one stack sum to 2^64: the count is held
+ * at 2^64 - 1 with a warning, never wrapped to 0; with threads the sum
+ * happens at the merge and is caught there too. A period of 2^64 drops its
+ * event rather than counting it as 1. */
+static void counts_near_2_64_saturate(void **state)
+{
+	static const char two[] =
+		"app 1 1.0: 9223372036854775808 cycles:\n\t1 main (/bin/app)\n\n"
+		"app 1 1.0: 9223372036854775808 cycles:\n\t1 main (/bin/app)\n\n"
+		"app 1 1.0: 5 cycles:\n\t1 other (/bin/app)\n\n"
+		"app 1 1.0: 18446744073709551616 cycles:\n\t1 other (/bin/app)\n\n";
+	fg_strbuf in = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	uint64_t count, line;
+	char *out;
+	unsigned i;
+
+	collapse_stats(FG_FORMAT_PERF, 1, two, sizeof(two) - 1, 1 << 20, &out, &st);
+	assert_string_equal(out, "app;main 18446744073709551615\napp;other 5\n");
+	assert_non_null(warning(&st, "2^64 - 1", &count, &line));
+	assert_int_equal(count, 1);
+	assert_int_equal(line, 6);
+	assert_non_null(warning(&st, "periods too large", &count, &line));
+	assert_int_equal(line, 10);
+	free(out);
+
+	/* Across threads: one 2^62 event per MB on one stack, 24 of them, so
+	 * per-block sums overflow when added up */
+	for (i = 1; i <= 24; i++) {
+		fg_strbuf_addstr(&in, "app 1 1.0: 4611686018427387904 cycles:\n\t1 main (/bin/app)\n\n");
+		while (in.len < (size_t)i << 20)
+			fg_strbuf_addstr(&in, "app 1 1.0: 1 cycles:\n\t1 filler (/bin/app)\n\n");
+	}
+	collapse_stats(FG_FORMAT_PERF, 3, in.buf, in.len, 1 << 20, &out, &st);
+	assert_non_null(strstr(out, "app;main 18446744073709551615\n"));
+	assert_non_null(warning(&st, "2^64 - 1", &count, &line));
+	free(out);
+
+	/* DTrace: 2^64 - 1 plus 1 */
+	collapse_stats(FG_FORMAT_DTRACE, 1, "  m`a\n  18446744073709551615\n  m`a\n  1\n", 39, 7,
+		       &out, &st);
+	assert_string_equal(out, "m`a 18446744073709551615\n");
+	assert_non_null(warning(&st, "2^64 - 1", &count, &line));
+	assert_int_equal(line, 4);
+	free(out);
+	fg_strbuf_release(&in);
+}
+
 static void guess_format(void **state)
 {
 	assert_int_equal(fg_guess_format(perf_text, strlen(perf_text)), FG_FORMAT_PERF);
@@ -257,6 +499,22 @@ static void guess_format(void **state)
 	assert_int_equal(fg_guess_format("", 0), FG_FORMAT_UNKNOWN);
 	assert_int_equal(fg_guess_format("hello world\n", 12), FG_FORMAT_UNKNOWN);
 	assert_int_equal(fg_guess_format("  a`b\n  7\n", 10), FG_FORMAT_DTRACE);
+}
+
+/* A first DTrace stack deeper than the bytes the guesser sees still reads
+ * as DTrace; a few backtick lines without a count do not. */
+static void guess_deep_dtrace(void **state)
+{
+	fg_strbuf in = FG_STRBUF_INIT;
+	unsigned i;
+
+	fg_strbuf_addstr(&in, "CPU ID FUNCTION:NAME\n0 1 :tick\n\n");
+	for (i = 0; i < 999; i++)
+		fg_strbuf_addf(&in, "  prog`f%u+0x1\n", i);
+	assert_int_equal(fg_guess_format(in.buf, in.len), FG_FORMAT_UNKNOWN);
+	fg_strbuf_addstr(&in, "  prog`last\n");
+	assert_int_equal(fg_guess_format(in.buf, in.len), FG_FORMAT_DTRACE);
+	fg_strbuf_release(&in);
 }
 
 static void api_misuse_is_an_error(void **state)
@@ -290,7 +548,12 @@ int main(void)
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),
 		cmocka_unit_test(guess_format),
+		cmocka_unit_test(guess_deep_dtrace),
 		cmocka_unit_test(api_misuse_is_an_error),
+		cmocka_unit_test(deep_stacks),
+		cmocka_unit_test(huge_frame_names_are_cut),
+		cmocka_unit_test(overlong_lines_are_skipped),
+		cmocka_unit_test(counts_near_2_64_saturate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,12 @@
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/common/collapse_cli.h"
 #include "cli/common/diag.h"
 #include "cli/common/opts.h"
 #include "flamegraph/error.h"
+#include "util/input.h"
 #include "util/outfile.h"
 
 struct collapse_args {
@@ -42,15 +44,47 @@ static void report(const fg_collapser *c, const struct collapse_args *a)
 	fg_collapser_stats(c, &st);
 	if (a->quiet)
 		return;
-	for (i = 0; i < st.nwarnings; i++)
-		fg_warnf("%llu %s, first at input line %llu — check that the input is what this "
-			 "program reads",
-			 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
-			 (unsigned long long)st.warnings[i].first_line);
+	for (i = 0; i < st.nwarnings; i++) {
+		if (st.warnings[i].first_line)
+			fg_warnf("%llu %s, first at input line %llu — check that the input is what "
+				 "this program reads",
+				 (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+				 (unsigned long long)st.warnings[i].first_line);
+		else
+			fg_warnf("%llu %s — check that the input is what this program reads",
+				 (unsigned long long)st.warnings[i].count, st.warnings[i].what);
+	}
 	if (st.filtered && !a->opts.event_filter)
 		fg_notef("kept only '%s' samples; skipped %llu of other event types — choose one with "
 			 "--event-filter EVENT",
 			 st.event, (unsigned long long)st.filtered);
+}
+
+/* Refuses an -o that cannot be right before reading any input: a folder,
+ * or one of the inputs (the atomic rename would replace it). Returns the
+ * exit code, FG_EXIT_OK when the output is fine. */
+static int check_output(const char *output, int npos, char **files)
+{
+	struct stat st;
+	int i;
+
+	if (!strcmp(output, "-"))
+		return FG_EXIT_OK;
+	if (!stat(output, &st) && S_ISDIR(st.st_mode)) {
+		fg_errorf("-o %s is a directory — give a file name, such as %s/out.folded", output,
+			  output);
+		return FG_EXIT_USAGE;
+	}
+	for (i = 0; i < (npos ? npos : 1); i++) {
+		const char *in = npos && strcmp(files[i], "-") ? files[i] : "/dev/stdin";
+		if (fg_same_file(output, in)) {
+			fg_errorf("-o %s is also an input (%s); writing it would destroy the input — "
+				  "give another output file",
+				  output, npos ? files[i] : "stdin");
+			return FG_EXIT_USAGE;
+		}
+	}
+	return FG_EXIT_OK;
 }
 
 static int collapse(struct collapse_args *a, fg_format format, int npos, char **files)
@@ -139,6 +173,8 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 	a.opts.inline_frames = !a.no_inline;
 	a.opts.skip_after = a.skip_after.items;
 	a.opts.nskip_after = a.skip_after.count;
+	if ((rc = check_output(a.output, npos, argv)) != FG_EXIT_OK)
+		goto done;
 	err = collapse(&a, format, npos, argv);
 	rc = err ? fg_die_lib(err) : FG_EXIT_OK;
 done:

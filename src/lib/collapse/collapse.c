@@ -52,6 +52,9 @@ struct fg_collapser {
 	char *event_store;      /* the default event type, once decided */
 	struct chunk *cur;      /* being filled */
 	size_t scan_from;       /* cur has no boundary before this offset */
+	size_t line_start;      /* where cur's last (unfinished) line starts */
+	bool in_long_line;      /* dropping the rest of a line over the cap */
+	uint64_t merge_saturated; /* stacks whose counts overflowed while merging */
 	size_t guessed_at;      /* cur->len at the last undecided guess */
 	uint64_t next_seq, bytes;
 	unsigned nthreads;
@@ -80,6 +83,10 @@ static const char *const warn_text[FG_CWARN_KINDS] = {
 	[FG_CWARN_NUL] = "lines with NUL bytes, binary data? (bytes shown as U+FFFD)",
 	[FG_CWARN_NOCOUNT] = "DTrace stacks cut off at the end of the input without a count (dropped)",
 	[FG_CWARN_COUNT] = "DTrace counts too large for 64 bits (stacks dropped)",
+	[FG_CWARN_PERIOD] = "perf sample periods too large for 64 bits (events dropped)",
+	[FG_CWARN_LONGNAME] = "frame names longer than 64 KiB (cut, marked " FG_COLLAPSE_TRUNCATED ")",
+	[FG_CWARN_LONGLINE] = "lines longer than 16 MiB (their stacks dropped)",
+	[FG_CWARN_SATURATED] = "stacks whose counts sum past 2^64 - 1 (held at 18446744073709551615)",
 };
 
 static unsigned default_threads(void)
@@ -387,13 +394,44 @@ static int cut(fg_collapser *c)
 	ch->len = b;
 	c->cur = next;
 	c->scan_from = 0;
+	c->line_start -= b; /* b ends a line, so it is never past line_start */
 	return dispatch(c, ch);
 }
 
-/* Called after bytes were added to cur. */
-static int after_append(fg_collapser *c)
+/* Keeps at most FG_COLLAPSE_MAX_LINE + 1 bytes of any line in cur: enough
+ * for the parser to see that the line is too long and skip it with its
+ * line number, while the rest of it is dropped as it arrives. `from` is
+ * where the bytes just added start. */
+static void limit_line(fg_collapser *c, size_t from)
+{
+	struct chunk *ch = c->cur;
+	const char *nl;
+
+	if (c->in_long_line) {
+		nl = memchr(ch->buf + from, '\n', ch->len - from);
+		if (!nl) {
+			ch->len = from;
+			return;
+		}
+		ch->len -= (size_t)(nl - (ch->buf + from));
+		memmove(ch->buf + from, nl, ch->len - from);
+		c->in_long_line = false;
+	}
+	nl = ch->len > from ? memrchr(ch->buf + from, '\n', ch->len - from) : NULL;
+	if (nl)
+		c->line_start = (size_t)(nl - ch->buf) + 1;
+	if (ch->len - c->line_start > FG_COLLAPSE_MAX_LINE + 1) {
+		ch->len = c->line_start + FG_COLLAPSE_MAX_LINE + 1;
+		c->in_long_line = true;
+	}
+}
+
+/* Called after the bytes from `from` on were added to cur. */
+static int after_append(fg_collapser *c, size_t from)
 {
 	int err;
+
+	limit_line(c, from);
 
 	/* guess again only after another GUESS_MIN bytes: cheap even when
 	 * fed a byte at a time */
@@ -427,16 +465,20 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 	c->bytes += len;
 	while (len) {
 		struct chunk *ch = c->cur;
-		size_t take = len;
+		size_t take = len, from = ch->len;
+		/* bounded steps, so a line over the cap is cut before much of it
+		 * is buffered */
 		if (ch->len < CHUNK_SIZE && take > CHUNK_SIZE - ch->len)
 			take = CHUNK_SIZE - ch->len;
+		else if (take > READ_SIZE)
+			take = READ_SIZE;
 		if ((err = chunk_reserve(ch, take)))
 			return c->error = err;
 		memcpy(ch->buf + ch->len, buf, take);
 		ch->len += take;
 		buf += take;
 		len -= take;
-		if ((err = after_append(c)))
+		if ((err = after_append(c, from)))
 			return c->error = err;
 	}
 	return 0;
@@ -446,6 +488,7 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 static int end_file(fg_collapser *c)
 {
 	struct chunk *ch = c->cur;
+	size_t from = ch->len;
 	int err;
 
 	if (!ch->len || (err = chunk_reserve(ch, 2)))
@@ -454,7 +497,7 @@ static int end_file(fg_collapser *c)
 		ch->buf[ch->len++] = '\n';
 	if (c->format != FG_FORMAT_DTRACE)
 		ch->buf[ch->len++] = '\n';
-	return after_append(c);
+	return after_append(c, from);
 }
 
 /* Hands out the blocks of a mapped file as borrowed chunks, without
@@ -542,6 +585,7 @@ int fg_collapse_file(fg_collapser *c, const char *path)
 	for (;;) {
 		if ((err = chunk_reserve(c->cur, READ_SIZE)))
 			break;
+		size_t from = c->cur->len;
 		n = fg_input_read(in, c->cur->buf + c->cur->len, READ_SIZE);
 		if (n <= 0) {
 			err = (int)n;
@@ -549,7 +593,7 @@ int fg_collapse_file(fg_collapser *c, const char *path)
 		}
 		c->cur->len += (size_t)n;
 		c->bytes += (uint64_t)n;
-		if ((err = after_append(c)))
+		if ((err = after_append(c, from)))
 			break;
 	}
 	fg_input_close(in);
@@ -594,7 +638,8 @@ static int merge(fg_collapser *c)
 		for (it = 0; (e = fg_strmap_next(&c->workers[i].map, &it));) {
 			if (!(d = fg_strmap_put_hashed(c->result, e->key, e->len, e->hash)))
 				return FG_ENOMEM;
-			d->value.u += e->value.u;
+			if (!fg_add_count(&d->value.u, e->value.u))
+				c->merge_saturated++;
 		}
 		fg_strmap_release(&c->workers[i].map);
 	}
@@ -729,13 +774,17 @@ void fg_collapser_stats(const fg_collapser *c, fg_collapse_stats *out)
 				first_line = w->warn_line[k];
 			}
 		}
+		if (k == FG_CWARN_SATURATED)
+			count += c->merge_saturated;
 		if (!count)
 			continue;
 		for (prefix = 0, i = 0; i < first_seq && i < c->alines; i++)
 			prefix += c->lines_by_seq[i];
 		out->warnings[out->nwarnings].what = warn_text[k];
 		out->warnings[out->nwarnings].count = count;
-		out->warnings[out->nwarnings].first_line = prefix + first_line;
+		/* overflows found while merging threads have no line */
+		out->warnings[out->nwarnings].first_line =
+			first_seq == UINT64_MAX ? 0 : prefix + first_line;
 		out->nwarnings++;
 	}
 }

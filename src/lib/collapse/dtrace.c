@@ -130,25 +130,36 @@ void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_
 	bool plain = fg_bytes_plain(buf, len);
 	uint64_t lineno = 0;
 	size_t skip = first ? header_end(buf, len) : 0;
+	bool drop = false;  /* the stack had a line over the cap */
 	fg_view t;
 
 	w->nframes = 0;
+	w->seq = seq;
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		t = fg_view_of(p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
-		lineno++;
+		w->lineno = ++lineno;
 		if ((size_t)(t.ptr - buf) < skip)
 			continue;
+		if (t.len > FG_COLLAPSE_MAX_LINE) {
+			fg_cworker_warn(w, FG_CWARN_LONGLINE, seq, lineno);
+			drop = true;
+			continue;
+		}
 		if (!plain)
 			t = fg_cworker_clean_line(w, t, seq, lineno);
 		t = trim(t);
 		if (!t.len)
 			continue;
-		if (is_count(t))
+		if (is_count(t)) {
+			if (drop)
+				w->nframes = 0;
+			drop = false;
 			count_line(w, sh, t, seq, lineno);
-		else
+		} else if (!drop) {
 			frame_line(w, sh, t);
+		}
 	}
 	/* Chunks end after a count line, so frames left over are a stack cut
 	 * off at the end of the input. */

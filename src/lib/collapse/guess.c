@@ -50,12 +50,18 @@ static enum verdict looks_perf(const char *buf, size_t len)
 	return !line.len || fg_perf_stack_ok(line) ? YES : NO;
 }
 
+/* Frames in a row, all "module`function", that are enough to call the
+ * input DTrace before its first count: a very deep first stack may not
+ * reach its count within the bytes the collapser looks at. */
+#define DTRACE_SURE_FRAMES 1000
+
 /* DTrace: after the header (up to the first empty line), frames and then
  * a line holding only a count. */
 static enum verdict looks_dtrace(const char *buf, size_t len)
 {
 	struct lines it = { buf, buf + len };
 	bool header = true, frames = false, header_lines = false;
+	size_t backtick_run = 0;
 	fg_view line;
 
 	while (next_line(&it, &line)) {
@@ -70,10 +76,14 @@ static enum verdict looks_dtrace(const char *buf, size_t len)
 			header = false;
 			continue;
 		}
-		if (header)
+		if (header) {
 			header_lines = true;
-		else
+		} else {
 			frames = true;
+			backtick_run = memchr(line.ptr, '`', line.len) ? backtick_run + 1 : 0;
+			if (backtick_run >= DTRACE_SURE_FRAMES)
+				return YES;
+		}
 	}
 	return MORE;
 }

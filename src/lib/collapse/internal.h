@@ -27,6 +27,10 @@ enum fg_cwarn {
 	FG_CWARN_NUL,         /* NUL bytes (replaced with U+FFFD) */
 	FG_CWARN_NOCOUNT,     /* dtrace: a stack at the end without its count */
 	FG_CWARN_COUNT,       /* dtrace: a count too large for 64 bits */
+	FG_CWARN_PERIOD,      /* perf: a sample period too large for 64 bits */
+	FG_CWARN_LONGNAME,    /* a frame name over FG_COLLAPSE_MAX_FRAME (truncated) */
+	FG_CWARN_LONGLINE,    /* a line over FG_COLLAPSE_MAX_LINE (its stack dropped) */
+	FG_CWARN_SATURATED,   /* a stack's count summed past 2^64 - 1 (held there) */
 	FG_CWARN_KINDS
 };
 
@@ -44,6 +48,7 @@ typedef struct fg_cframe {
 	uint32_t len;
 	uint8_t suffix;        /* index into the suffix table (0: none) */
 	bool semi;             /* replace ';' with ':' when copying */
+	bool truncated;        /* cut at FG_COLLAPSE_MAX_FRAME: append the marker */
 } fg_cframe;
 
 enum { FG_SUFFIX_NONE = 0, FG_SUFFIX_KERNEL, FG_SUFFIX_JIT, FG_SUFFIX_INLINE };
@@ -60,6 +65,7 @@ typedef struct fg_cworker {
 	size_t nframes, aframes;
 	int error;             /* sticky FG_ENOMEM */
 	uint64_t samples, filtered;
+	uint64_t seq, lineno;  /* chunk and line being parsed, for warnings */
 	uint64_t warn_count[FG_CWARN_KINDS];
 	uint64_t warn_seq[FG_CWARN_KINDS];  /* chunk of the first occurrence */
 	uint64_t warn_line[FG_CWARN_KINDS]; /* 1-based line within that chunk */
@@ -69,9 +75,11 @@ void fg_cworker_init(fg_cworker *w);
 void fg_cworker_release(fg_cworker *w);
 /* Records a bad line of `kind` at `line` of chunk `seq`. */
 void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line);
-/* Appends a frame; false (and w->error) when out of memory. */
+/* Appends a frame; false (and w->error) when out of memory. Names over
+ * FG_COLLAPSE_MAX_FRAME are cut (warned at w->seq, w->lineno). */
 bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix);
-/* Adds count to the stack "prefix;frames..." (frames reversed: root first). */
+/* Adds count to the stack "prefix;frames..." (frames reversed: root first),
+ * saturating at UINT64_MAX. */
 void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count);
 
 /* Makes a line safe: when it holds NUL bytes or invalid UTF-8, returns a
@@ -83,6 +91,18 @@ fg_view fg_cworker_clean_line(fg_cworker *w, fg_view line, uint64_t seq, uint64_
  * the trailing hash is there, drops it and decodes the escapes (result in
  * the worker's arena); else returns f. */
 fg_view fg_cworker_fix_rust(fg_cworker *w, fg_view f);
+/* The length of buf[0..len) cut to at most cap bytes without splitting a
+ * UTF-8 sequence. */
+size_t fg_utf8_cut(const char *buf, size_t len, size_t cap);
+/* Adds b to *a, holding it at UINT64_MAX; false when it had to. */
+static inline bool fg_add_count(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a)) {
+		*a = UINT64_MAX;
+		return false;
+	}
+	return true;
+}
 /* True when buf holds no NUL byte and no byte >= 0x80 (fast path). */
 bool fg_bytes_plain(const char *buf, size_t len);
 

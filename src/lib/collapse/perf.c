@@ -65,6 +65,7 @@ struct perf_header {
 	fg_view event_full;       /* "cycles:u" */
 	fg_view inline_frame;     /* a stack frame printed on the header line */
 	uint64_t period;          /* 0: none printed */
+	bool period_overflow;     /* printed, but 2^64 or more */
 };
 
 /* Finds the first all-digit word after the command name, which may
@@ -153,6 +154,8 @@ static void parse_event(fg_view rest, struct perf_header *h)
 			unsigned long long v;
 			if (!fg_parse_u64(prev, &v))
 				h->period = v;
+			else
+				h->period_overflow = true;
 		}
 		h->inline_frame = trim_end(trim_start(fg_view_of(p, (size_t)(end - p))));
 		return;
@@ -446,7 +449,16 @@ static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_hea
 	int err = 0;
 
 	fg_strbuf_reset(sb);
-	if ((err = fg_strbuf_add(sb, h->comm.ptr, h->comm.len)))
+	if (h->comm.len > FG_COLLAPSE_MAX_FRAME) {
+		/* the command is the root frame: same cap as any frame name */
+		err = fg_strbuf_add(sb, h->comm.ptr, fg_utf8_cut(h->comm.ptr, h->comm.len,
+								  FG_COLLAPSE_MAX_FRAME));
+		err |= fg_strbuf_addstr(sb, FG_COLLAPSE_TRUNCATED);
+		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
+	} else {
+		err = fg_strbuf_add(sb, h->comm.ptr, h->comm.len);
+	}
+	if (err)
 		goto done;
 	for (i = 0; i < sb->len; i++)
 		if (sb->buf[i] == ' ')
@@ -499,6 +511,12 @@ static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *
 		w->filtered++;
 		return;
 	}
+	if (h.period_overflow) {
+		/* counting it as 1 (no period) would be silently wrong */
+		fg_cworker_warn(w, FG_CWARN_PERIOD, seq, lineno);
+		ev->skip = true;
+		return;
+	}
 	ev->count = h.period ? h.period : 1;
 	ev->java = fg_view_eq(h.comm, "java");
 	if (!set_pname(w, sh, &h))
@@ -532,11 +550,18 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 
 	memset(&ev, 0, sizeof(ev));
 	w->nframes = 0;
+	w->seq = seq;
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
-		lineno++;
+		w->lineno = ++lineno;
+		if (line.len > FG_COLLAPSE_MAX_LINE) {
+			/* the collapser keeps just enough of such a line to tell */
+			fg_cworker_warn(w, FG_CWARN_LONGLINE, seq, lineno);
+			ev.in_event = ev.skip = true;
+			continue;
+		}
 		if (line.len && line.ptr[0] == '#')
 			continue;
 		if (!plain)

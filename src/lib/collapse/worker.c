@@ -41,27 +41,42 @@ void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line)
 	}
 }
 
+size_t fg_utf8_cut(const char *buf, size_t len, size_t cap)
+{
+	size_t n;
+
+	if (len <= cap)
+		return len;
+	/* back up over continuation bytes to the start of the character that
+	 * straddles the cut (at most 3 of them in valid UTF-8) */
+	for (n = cap; n > 0 && cap - n < 4 && ((unsigned char)buf[n] & 0xc0) == 0x80; n--)
+		;
+	return cap - n < 4 ? n : cap;
+}
+
 bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix)
 {
+	bool truncated = false;
 	fg_cframe *f;
 
-	if (w->nframes == w->aframes) {
-		size_t n = w->aframes ? w->aframes * 2 : 64;
-		fg_cframe *grown = fg_realloc_array(w->frames, n, sizeof(*grown));
-		if (!grown) {
-			w->error = FG_ENOMEM;
-			return false;
-		}
-		w->frames = grown;
-		w->aframes = n;
+	if (FG_ALLOC_GROW(w->frames, w->nframes + 1, w->aframes, 64)) {
+		w->error = FG_ENOMEM;
+		return false;
 	}
-	if (len > UINT32_MAX)
-		len = UINT32_MAX; /* a 4 GB symbol: keep what fits rather than fail */
+	if (len > FG_COLLAPSE_MAX_FRAME) {
+		/* a name this long is garbage or an attack; a graph can show
+		 * neither, and keeping it whole would let one line blow up every
+		 * key it is part of */
+		len = fg_utf8_cut(ptr, len, FG_COLLAPSE_MAX_FRAME);
+		truncated = true;
+		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
+	}
 	f = &w->frames[w->nframes++];
 	f->ptr = ptr;
 	f->len = (uint32_t)len;
 	f->suffix = (uint8_t)(suffix & 0x0f);
 	f->semi = (suffix & FG_FRAME_SEMI) != 0;
+	f->truncated = truncated;
 	return true;
 }
 
@@ -73,7 +88,8 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 	char *p;
 
 	for (i = 0; i < w->nframes; i++)
-		total += 1 + w->frames[i].len + suffixes[w->frames[i].suffix].len;
+		total += 1 + w->frames[i].len + suffixes[w->frames[i].suffix].len +
+			 (w->frames[i].truncated ? sizeof(FG_COLLAPSE_TRUNCATED) - 1 : 0);
 	fg_strbuf_reset(k);
 	if (fg_strbuf_grow(k, total)) {
 		w->error = FG_ENOMEM;
@@ -95,6 +111,10 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 				*s++ = ':';
 		}
 		p += f->len;
+		if (f->truncated) {
+			memcpy(p, FG_COLLAPSE_TRUNCATED, sizeof(FG_COLLAPSE_TRUNCATED) - 1);
+			p += sizeof(FG_COLLAPSE_TRUNCATED) - 1;
+		}
 		memcpy(p, suffixes[f->suffix].text, suffixes[f->suffix].len);
 		p += suffixes[f->suffix].len;
 	}
@@ -106,7 +126,8 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 		w->error = FG_ENOMEM;
 		return;
 	}
-	e->value.u += count;
+	if (!fg_add_count(&e->value.u, count))
+		fg_cworker_warn(w, FG_CWARN_SATURATED, w->seq, w->lineno);
 }
 
 static inline bool is_lower_hex(char c)
