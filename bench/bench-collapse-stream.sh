@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Streaming collapse: a ~2 GB `perf script` stream, made on the fly by
+# bench-collapse_gen (never a file on disk), piped through
+# flamegraph-collapse-perf. Prints MB/s and the collapser's peak RSS, which
+# must stay small (target < 100 MB) however long the stream is. Two
+# streams: FlameGraph's example profile repeated, and synthetic events with
+# tens of thousands of distinct stacks. Checks that the repeated example
+# gives exactly N times the counts of one copy.
+# Usage: bench-collapse-stream.sh BUILD_DIR SHARED_DIR [MB]
+set -euo pipefail
+build=$1
+shared=$2
+target_mb=${3:-2000}
+prog="$build/flamegraph-collapse-perf"
+gen="$build/bench/bench-collapse_gen"
+[ -x "$gen" ] || gen="$build/bench-collapse_gen"
+src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
+work=$(mktemp -d "${TMPDIR:-/tmp}/fgbench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+zcat "$src" > "$work/one.txt"
+one=$(stat -c %s "$work/one.txt")
+reps=$(( (target_mb * 1000000 + one - 1) / one ))
+bytes=$((reps * one))
+echo "stream: $((bytes / 1000000)) MB through a pipe; $(nproc) cores"
+
+# run NAME BYTES GEN_ARGS -- PROG_ARGS: wall time of the whole pipeline
+# (less the generator's set-up before its first byte), CPU time and peak
+# RSS of the collapser
+run() {
+	local name=$1 n=$2 t0 t1 u s rss setup
+	shift 2
+	local genargs=() progargs=()
+	while [ "$1" != "--" ]; do genargs+=("$1"); shift; done
+	shift
+	progargs=("$@")
+	t0=$EPOCHREALTIME
+	"$gen" "$n" "${genargs[@]}" 2> "$work/written" |
+		/usr/bin/time -f '%U %S %M' -o "$work/time" "$prog" "${progargs[@]}" > "$work/out"
+	t1=$EPOCHREALTIME
+	read -r u s rss < "$work/time"
+	read -r n setup < "$work/written"
+	awk -v n="$name" -v b="$n" -v t0="$t0" -v t1="$t1" -v u="$u" -v s="$s" -v r="$rss" -v g="$setup" \
+		'BEGIN { t = t1 - t0 - g; printf "%-34s %7.2f s wall %6.0f MB/s   %6.2f s CPU   peak RSS %6.1f MB\n",
+			 n, t, b / 1e6 / t, u + s, r / 1024 }'
+}
+
+run "example x $reps, -n 1" "$bytes" "$work/one.txt" -- -n 1
+"$prog" -n 1 "$work/one.txt" | awk -v k="$reps" '{ $NF = $NF * k; print }' > "$work/expect"
+cmp -s "$work/expect" "$work/out" && echo "counts: exactly $reps x one copy" ||
+	echo "counts: DIFFERENT from $reps x one copy"
+run "example x $reps, -n $(nproc)" "$bytes" "$work/one.txt" -- -n "$(nproc)"
+cmp -s "$work/expect" "$work/out" || echo "counts with -n $(nproc): DIFFERENT"
+run "synthetic, -n 1" "$bytes" -- -n 1
+echo "synthetic: $(wc -l < "$work/out") distinct stacks"
+run "synthetic, -n $(nproc)" "$bytes" -- -n "$(nproc)"
