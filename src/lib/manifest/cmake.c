@@ -740,7 +740,8 @@ static int find_package(fg_project *p, const cJSON *conf, const char *top, bool 
 	const char *src = cJSON_IsNumber(d0) ? jstr(cJSON_GetArrayItem(dirs, d0->valueint), "source") : ".";
 	*dir = !src || !strcmp(src, ".") ? fg_strdup(top) : fg_path_join(top, src);
 	free(p->name);
-	p->name = fg_strdup(jstr(hp, "name"));
+	/* found by its folder, a project without a name is called as asked */
+	p->name = fg_strdup(jstr(hp, "name") ? jstr(hp, "name") : p->opts.package);
 	return *dir && p->name ? 0 : FG_ENOMEM;
 }
 

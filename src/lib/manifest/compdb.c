@@ -539,7 +539,8 @@ static char *stem_of(const char *path)
  * entry writes, else the source's stem. */
 static char *first_name(const struct fg_unit *u)
 {
-	if (u->output && is_exe_name(u->output))
+	/* an output naming a folder ("bin/", "") names no program */
+	if (u->output && is_exe_name(u->output) && *fg_path_base(u->output))
 		return fg_strdup(fg_path_base(u->output));
 	return stem_of(u->source);
 }
@@ -563,7 +564,7 @@ static char *unique_name(const fg_project *p, const struct fg_unit *u)
 	if (!name || !name_taken(p, name))
 		return name;
 	if (u->output && (alt = stem_of(u->output))) {
-		if (!name_taken(p, alt)) {
+		if (*alt && !name_taken(p, alt)) {
 			free(name);
 			return alt;
 		}
