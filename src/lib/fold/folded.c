@@ -472,40 +472,56 @@ void fg_folded_stats(const fg_folded *f, fg_fold_stats *out)
 
 /* ---- sorting ----------------------------------------------------------
  * The flow merge needs the stacks in bytewise order. Stacks share long
- * prefixes, so comparing through pointers is slow: each element carries
- * its first 8 bytes as a big-endian integer, which settles most
- * comparisons without touching the key. An in-place introsort (no
- * temporary copy: 10 million stacks would need 160 MB more) with a
- * heapsort fallback keeps hostile orders at O(n log n). */
+ * prefixes ("main;worker;..."), so comparing keys through pointers with
+ * memcmp is slow, and qsort's merge sort would need a copy of the array
+ * (160 MB more for 10 million stacks). Instead: a most-significant-digit
+ * sort with 8-byte digits. A range of keys that agree on their first
+ * `depth` bytes is sorted by the next 8 bytes (one integer compare, the
+ * key's length breaking ties), then each run of equal digits is sorted on
+ * from depth + 8. Ranges wait on an explicit work list, so a hostile input
+ * of keys sharing megabytes of prefix needs no deep recursion; the integer
+ * sort is an in-place introsort with a heapsort fallback. */
 
-static uint64_t prefix_of(const char *s, size_t len)
+static uint64_t digit_at(const char *s, size_t len, size_t depth)
 {
 	uint64_t v = 0;
 	size_t i;
 
-	for (i = 0; i < 8; i++)
+	if (depth + 8 <= len) {
+		for (i = 0; i < 8; i++)
+			v = v << 8 | (unsigned char)s[depth + i];
+		return v;
+	}
+	for (i = depth; i < depth + 8; i++)
 		v = v << 8 | (i < len ? (unsigned char)s[i] : 0);
 	return v;
 }
 
-static int cmp_keys(const fg_strmap_entry *x, const fg_strmap_entry *y)
+/* Full comparison of two keys that agree on their first depth bytes. */
+static int cmp_from(const struct fg_folded_sorted *a, const struct fg_folded_sorted *b,
+		    size_t depth)
 {
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = n > 8 ? memcmp(x->key + 8, y->key + 8, n - 8) : memcmp(x->key, y->key, n);
+	size_t la = a->len, lb = b->len, n = la < lb ? la : lb;
+	int c = n > depth ? memcmp(a->e->key + depth, b->e->key + depth, n - depth) : 0;
 
 	if (c)
 		return c;
-	return (x->len > y->len) - (x->len < y->len);
+	return (la > lb) - (la < lb);
 }
 
-static inline bool less(const struct fg_folded_sorted *a, const struct fg_folded_sorted *b)
+/* Keys with equal digits: one that ends within the digit is a prefix of
+ * the others (its padding zeros matched their bytes), so the shorter goes
+ * first; keys running past the digit (len compared as "long") tie. With
+ * `full`, the keys themselves are compared from depth on. */
+static inline bool less_at(const struct fg_folded_sorted *a, const struct fg_folded_sorted *b,
+			   size_t depth, bool full)
 {
-	if (a->prefix != b->prefix)
-		return a->prefix < b->prefix;
-	/* equal prefixes: when both keys are 8 bytes or longer, the first 8
-	 * bytes are equal too; else cmp_keys compares from the start */
-	return cmp_keys(a->e, b->e) < 0;
+	if (full)
+		return cmp_from(a, b, depth) < 0;
+	return a->prefix != b->prefix ? a->prefix < b->prefix : a->sortlen < b->sortlen;
 }
+
+#define less(a, b) less_at((a), (b), depth, full)
 
 static inline void swap(struct fg_folded_sorted *a, struct fg_folded_sorted *b)
 {
@@ -514,7 +530,7 @@ static inline void swap(struct fg_folded_sorted *a, struct fg_folded_sorted *b)
 	*b = t;
 }
 
-static void sift_down(struct fg_folded_sorted *v, size_t i, size_t n)
+static void sift_down(struct fg_folded_sorted *v, size_t i, size_t n, size_t depth, bool full)
 {
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -529,19 +545,19 @@ static void sift_down(struct fg_folded_sorted *v, size_t i, size_t n)
 	}
 }
 
-static void heap_sort(struct fg_folded_sorted *v, size_t n)
+static void heap_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool full)
 {
 	size_t i;
 
 	for (i = n / 2; i-- > 0;)
-		sift_down(v, i, n);
+		sift_down(v, i, n, depth, full);
 	for (i = n; i-- > 1;) {
 		swap(&v[0], &v[i]);
-		sift_down(v, 0, i);
+		sift_down(v, 0, i, depth, full);
 	}
 }
 
-static void insertion_sort(struct fg_folded_sorted *v, size_t n)
+static void insertion_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool full)
 {
 	size_t i, j;
 
@@ -553,10 +569,11 @@ static void insertion_sort(struct fg_folded_sorted *v, size_t n)
 	}
 }
 
-/* Sorts v[0..n): quicksort with the median of three, working on the
- * smaller part first and deferring the larger one to an explicit stack
- * (so at most log2(n) entries), heapsort once the depth budget is spent. */
-static void intro_sort(struct fg_folded_sorted *v, size_t n)
+/* Sorts v[0..n) by (prefix, len): quicksort with the median of three,
+ * working on the smaller part first and deferring the larger one to an
+ * explicit stack (so at most log2(n) entries), heapsort once the depth
+ * budget is spent. */
+static void intro_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool full)
 {
 	struct { struct fg_folded_sorted *v; size_t n; unsigned budget; } stack[64];
 	size_t top = 0;
@@ -570,7 +587,7 @@ static void intro_sort(struct fg_folded_sorted *v, size_t n)
 			size_t i, j;
 
 			if (!budget--) {
-				heap_sort(v, n);
+				heap_sort(v, n, depth, full);
 				n = 0;
 				break;
 			}
@@ -608,7 +625,7 @@ static void intro_sort(struct fg_folded_sorted *v, size_t n)
 				n = n - 1 - i;
 			}
 		}
-		insertion_sort(v, n);
+		insertion_sort(v, n, depth, full);
 		if (!top)
 			return;
 		top--;
@@ -617,6 +634,87 @@ static void intro_sort(struct fg_folded_sorted *v, size_t n)
 		budget = stack[top].budget;
 	}
 }
+
+struct range {
+	size_t start, n, depth;
+};
+
+/* How many bytes from depth on all keys of the range share: one pass that
+ * skips a long common prefix at memcmp speed instead of 8 bytes a round. */
+static size_t common_from(const struct fg_folded_sorted *w, size_t n, size_t depth)
+{
+	const char *k0 = w[0].e->key;
+	size_t lcp = w[0].len - depth, i, j;
+
+	for (i = 1; i < n && lcp; i++) {
+		const char *k = w[i].e->key + depth, *a = k0 + depth;
+		size_t m = w[i].len - depth < lcp ? w[i].len - depth : lcp;
+		uint64_t x, y;
+
+		/* memcmp is vectorised: let it skip the bulk of a long prefix */
+		for (j = 0; j + 64 <= m && !memcmp(a + j, k + j, 64); j += 64)
+			;
+		for (; j + 8 <= m; j += 8) {
+			memcpy(&x, a + j, 8);
+			memcpy(&y, k + j, 8);
+			if (x != y)
+				break;
+		}
+		while (j < m && a[j] == k[j])
+			j++;
+		lcp = j;
+	}
+	return lcp;
+}
+
+/* Ranges this small are sorted by comparing keys: digit rounds would
+ * touch every key once per 8 bytes of the prefixes they share. */
+#define FULL_SORT_MAX 1024
+
+static int msd_sort(struct fg_folded_sorted *v, size_t n)
+{
+	struct range *work = NULL, r = { 0, n, 0 };
+	size_t nwork = 0, awork = 0, i, j;
+	int err = 0;
+
+	for (;;) {
+		struct fg_folded_sorted *w = v + r.start;
+
+		if (r.n <= FULL_SORT_MAX) {
+			intro_sort(w, r.n, r.depth, true);
+		} else {
+			/* all keys here run past depth (shorter ones were placed) */
+			r.depth += common_from(w, r.n, r.depth);
+			for (i = 0; i < r.n; i++) {
+				w[i].prefix = digit_at(w[i].e->key, w[i].len, r.depth);
+				w[i].sortlen = w[i].len > r.depth + 8 ? SIZE_MAX : w[i].len;
+			}
+			intro_sort(w, r.n, r.depth, false);
+			for (i = 0; i < r.n; i = j) {
+				for (j = i + 1; j < r.n && w[j].prefix == w[i].prefix &&
+						w[j].sortlen == w[i].sortlen; j++)
+					;
+				if (j - i < 2 || w[i].sortlen != SIZE_MAX)
+					continue;
+				if (FG_ALLOC_GROW(work, nwork + 1, awork, 64)) {
+					err = FG_ENOMEM;
+					goto done;
+				}
+				work[nwork].start = r.start + i;
+				work[nwork].n = j - i;
+				work[nwork++].depth = r.depth + 8;
+			}
+		}
+		if (!nwork)
+			break;
+		r = work[--nwork];
+	}
+done:
+	free(work);
+	return err;
+}
+
+#undef less
 
 struct fg_folded_sorted *fg_folded_sorted(const fg_folded *f)
 {
@@ -627,10 +725,20 @@ struct fg_folded_sorted *fg_folded_sorted(const fg_folded *f)
 	if (!v)
 		return NULL;
 	while ((e = fg_strmap_next(&f->map, &it))) {
-		v[n].prefix = prefix_of(e->key, e->len);
+		v[n].len = e->len;
 		v[n++].e = e;
 	}
-	intro_sort(v, n);
+	if (msd_sort(v, n)) {
+		free(v);
+		return NULL;
+	}
+	for (it = 0; it < n; it++) {
+		const fg_strmap_entry *x = v[it].e;
+		const struct fg_folded_rec *r = fg_folded_rec_of(f, x);
+		v[it].count = r->count;
+		v[it].before = r->before;
+		v[it].key = x->key;
+	}
 	return v;
 }
 
@@ -642,10 +750,8 @@ int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 
 	if (!v)
 		return FG_ENOMEM;
-	for (i = 0; i < f->nrecs && !rc; i++) {
-		const struct fg_folded_rec *r = fg_folded_rec_of(f, v[i].e);
-		rc = cb(ctx, v[i].e->key, v[i].e->len, r->count, r->before);
-	}
+	for (i = 0; i < f->nrecs && !rc; i++)
+		rc = cb(ctx, v[i].key, v[i].len, v[i].count, v[i].before);
 	free(v);
 	return rc;
 }

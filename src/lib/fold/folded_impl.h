@@ -24,10 +24,24 @@ struct fg_folded_seq {
 	double count, before;
 };
 
-/* A distinct stack in sorted order (fg_folded_sorted). */
+/* A distinct stack in sorted order (fg_folded_sorted). While sorting,
+ * prefix/sortlen/e are the sort keys; once sorted, each element carries
+ * its counts and key itself, so walking the stacks in order reads one
+ * array instead of chasing map slots and records. */
 struct fg_folded_sorted {
-	uint64_t prefix;   /* first 8 bytes, big-endian, zero-padded: sort key */
-	const fg_strmap_entry *e;
+	union {
+		uint64_t prefix;   /* 8 key bytes, big-endian, zero-padded */
+		double count;
+	};
+	union {
+		size_t sortlen;    /* len, or SIZE_MAX: runs past the digit */
+		double before;
+	};
+	union {
+		const fg_strmap_entry *e;
+		const char *key;
+	};
+	size_t len;
 };
 
 enum fg_folded_warn_kind {

@@ -202,9 +202,8 @@ static void stack_at(const struct stacks *st, size_t i, struct item *it)
 		const struct fg_folded_seq *q = &st->f->seq[st->backwards ? st->n - 1 - i : i];
 		set_item(it, q->key, q->len, q->count, q->before);
 	} else {
-		const fg_strmap_entry *e = st->sorted[i].e;
-		const struct fg_folded_rec *r = fg_folded_rec_of(st->f, e);
-		set_item(it, e->key, e->len, r->count, r->before);
+		const struct fg_folded_sorted *v = &st->sorted[i];
+		set_item(it, v->key, v->len, v->count, v->before);
 	}
 }
 
