@@ -37,7 +37,7 @@ static inline bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static fg_view trim_start(fg_view v)
+static inline fg_view trim_start(fg_view v)
 {
 	while (v.len && is_space(v.ptr[0])) {
 		v.ptr++;
@@ -46,7 +46,7 @@ static fg_view trim_start(fg_view v)
 	return v;
 }
 
-static fg_view trim_end(fg_view v)
+static inline fg_view trim_end(fg_view v)
 {
 	while (v.len && (is_space(v.ptr[v.len - 1]) || v.ptr[v.len - 1] == '\n'))
 		v.len--;
@@ -56,6 +56,82 @@ static fg_view trim_end(fg_view v)
 static const char *find_last(const char *p, size_t n, char c)
 {
 	return n ? memrchr(p, c, n) : NULL;
+}
+
+#ifdef __SSE2__
+static inline unsigned eq_mask(__m128i v, char c)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+#endif
+
+/* find_last(p, n, ' ') for the module of a stack line, a few bytes from
+ * the end: inline, as a call costs more than the search. */
+static inline const char *last_space(const char *p, size_t n)
+{
+#ifdef __SSE2__
+	for (; n >= 16; n -= 16) {
+		unsigned m = eq_mask(_mm_loadu_si128((const __m128i *)(p + n - 16)), ' ');
+		if (m)
+			return p + n - 16 + (31 - __builtin_clz(m));
+	}
+#endif
+	while (n--)
+		if (p[n] == ' ')
+			return p + n;
+	return NULL;
+}
+
+/* Splits a chunk into lines. With SSE2 it keeps a bit mask of the
+ * newlines of 64 bytes at a time, so a line costs a few bit operations
+ * rather than a memchr call (lines are ~80 bytes). */
+struct lines {
+	const char *end;
+#ifdef __SSE2__
+	const char *block;     /* the 64 bytes described by mask; NULL: tail */
+	uint64_t mask;         /* its newlines not handed out yet */
+#endif
+};
+
+#ifdef __SSE2__
+static inline uint64_t newline_mask(const char *b)
+{
+	const __m128i nl = _mm_set1_epi8('\n');
+	uint64_t m0 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)b), nl));
+	uint64_t m1 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + 16)), nl));
+	uint64_t m2 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + 32)), nl));
+	uint64_t m3 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + 48)), nl));
+	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+#endif
+
+static inline void lines_init(struct lines *it, const char *buf, size_t len)
+{
+	it->end = buf + len;
+#ifdef __SSE2__
+	it->block = len >= 64 ? buf : NULL;
+	it->mask = len >= 64 ? newline_mask(buf) : 0;
+#endif
+}
+
+/* The first newline at or after p (the start of the next line), or NULL. */
+static inline const char *lines_next(struct lines *it, const char *p)
+{
+#ifdef __SSE2__
+	while (it->block) {
+		if (it->mask) {
+			const char *q = it->block + __builtin_ctzll(it->mask);
+			it->mask &= it->mask - 1;
+			return q;
+		}
+		it->block += 64;
+		if (it->end - it->block < 64)
+			it->block = NULL; /* every newline before here was handed out */
+		else
+			it->mask = newline_mask(it->block);
+	}
+#endif
+	return memchr(p, '\n', (size_t)(it->end - p));
 }
 
 /* The parts of an event header. */
@@ -171,6 +247,36 @@ bool fg_perf_header_ok(fg_view line)
 	return split_comm(line, &h, &rest);
 }
 
+#ifdef __SSE2__
+/* The address of a stack line as perf prints it ("\t    7f183b22aec7 sym
+ * (mod)": blanks, up to 16 hex digits, a space) found in its first 32
+ * bytes with a few vector compares instead of a loop per byte. False when
+ * it is not there (then the plain loops decide). */
+static inline bool find_address(fg_view line, fg_view *pc)
+{
+	__m128i a, b;
+	uint32_t spaces, blanks, start, after;
+
+	if (line.len < 32)
+		return false;
+	a = _mm_loadu_si128((const __m128i *)line.ptr);
+	b = _mm_loadu_si128((const __m128i *)(line.ptr + 16));
+	spaces = eq_mask(a, ' ') | eq_mask(b, ' ') << 16;
+	/* trim_start's blanks */
+	blanks = spaces | eq_mask(a, '\t') | eq_mask(b, '\t') << 16 | eq_mask(a, '\r') |
+		 eq_mask(b, '\r') << 16 | eq_mask(a, '\v') | eq_mask(b, '\v') << 16 |
+		 eq_mask(a, '\f') | eq_mask(b, '\f') << 16;
+	if (blanks == UINT32_MAX)
+		return false;
+	start = (uint32_t)__builtin_ctz(~blanks);
+	after = start == 31 ? 0 : spaces & (UINT32_MAX << (start + 1));
+	if (!after)
+		return false;
+	*pc = fg_view_of(line.ptr + start, (size_t)__builtin_ctz(after) - start);
+	return true;
+}
+#endif
+
 /* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
  * last; the symbol is what lies between (it may contain spaces). */
 static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
@@ -178,15 +284,23 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 	const char *sp, *last;
 	fg_view rest;
 
-	line = trim_start(line);
-	/* the address is short: a plain loop beats a memchr call */
-	for (sp = line.ptr; sp < line.ptr + line.len && *sp != ' '; sp++)
-		;
-	if (sp == line.ptr + line.len)
-		return false;
-	*pc = fg_view_of(line.ptr, (size_t)(sp - line.ptr));
+#ifdef __SSE2__
+	if (find_address(line, pc)) {
+		line = fg_view_of(pc->ptr, line.len - (size_t)(pc->ptr - line.ptr));
+		sp = pc->ptr + pc->len;
+	} else
+#endif
+	{
+		line = trim_start(line);
+		/* the address is short: a plain loop beats a memchr call */
+		for (sp = line.ptr; sp < line.ptr + line.len && *sp != ' '; sp++)
+			;
+		if (sp == line.ptr + line.len)
+			return false;
+		*pc = fg_view_of(line.ptr, (size_t)(sp - line.ptr));
+	}
 	rest = fg_view_of(sp + 1, line.len - pc->len - 1);
-	last = find_last(rest.ptr, rest.len, ' ');
+	last = last_space(rest.ptr, rest.len);
 	if (!last)
 		return false;
 	*mod = fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1));
@@ -261,13 +375,38 @@ static fg_view unknown_name(fg_cworker *w, const fg_cshared *sh, fg_view pc, fg_
 	return fg_view_of(p, n);
 }
 
-/* The first '(' outside template brackets that is not "(anonymous
- * namespace)", or NULL. "operator<<" and "->" do not open brackets. */
-static const char *args_paren(const char *p, const char *end)
+/* The next byte of p[0..end) that args_paren looks at: one of "<>(-". */
+static inline const char *next_bracket(const char *p, const char *end)
 {
+#ifdef __SSE2__
+	for (; end - p >= 16; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned m = eq_mask(v, '<') | eq_mask(v, '>') | eq_mask(v, '(') | eq_mask(v, '-');
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+#endif
+	for (; p < end; p++)
+		if (*p == '<' || *p == '>' || *p == '(' || *p == '-')
+			return p;
+	return end;
+}
+
+/* The first '(' outside template brackets that is not "(anonymous
+ * namespace)", or NULL. "operator<<" and "->" do not open brackets. Jumps
+ * from bracket to bracket: most of a symbol is letters. */
+static const char *args_paren(const char *start, const char *end)
+{
+	const char *p = start;
 	int depth = 0;
 
-	for (; p < end; p++) {
+	for (; (p = next_bracket(p, end)) < end; p++) {
+		if (*p != '(' && p - start >= 8 && !memcmp(p - 8, "operator", 8)) {
+			/* operator<, operator<<=, operator->* ...: not brackets */
+			while (p + 1 < end && strchr("<>=-*", p[1]))
+				p++;
+			continue;
+		}
 		switch (*p) {
 		case '<':
 			depth++;
@@ -282,14 +421,6 @@ static const char *args_paren(const char *p, const char *end)
 			else if (!depth)
 				return p;
 			break;
-		case 'o':
-			/* operator<, operator<<=, operator->*, operator() ... */
-			if ((size_t)(end - p) > 8 && !memcmp(p, "operator", 8) && strchr("<>-", p[8])) {
-				p += 8;
-				while (p + 1 < end && strchr("<>=-*", p[1]))
-					p++;
-			}
-			break;
 		}
 	}
 	return NULL;
@@ -301,21 +432,6 @@ static const unsigned char byte_class[256] = {
 	['('] = CLS_PAREN, [';'] = CLS_SEMI, ['>'] = CLS_GT,
 };
 
-#ifdef __SSE2__
-static inline unsigned classify16(__m128i v)
-{
-	unsigned cls = 0;
-
-	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('('))))
-		cls |= CLS_PAREN;
-	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(';'))))
-		cls |= CLS_SEMI;
-	if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('>'))))
-		cls |= CLS_GT;
-	return cls;
-}
-#endif
-
 static unsigned classify(fg_view f)
 {
 	unsigned cls = 0;
@@ -323,12 +439,24 @@ static unsigned classify(fg_view f)
 
 #ifdef __SSE2__
 	/* symbols are mostly 20-100 bytes: 16 at a time, the last block
-	 * overlapping the previous one */
+	 * overlapping the previous one; the matches are or-ed up and looked
+	 * at once, at the end */
 	if (f.len >= 16) {
-		for (; i + 16 <= f.len; i += 16)
-			cls |= classify16(_mm_loadu_si128((const __m128i *)(f.ptr + i)));
-		if (i < f.len)
-			cls |= classify16(_mm_loadu_si128((const __m128i *)(f.ptr + f.len - 16)));
+		__m128i paren = _mm_setzero_si128(), semi = paren, gt = paren, v;
+		for (;; i += 16) {
+			v = _mm_loadu_si128((const __m128i *)(f.ptr + (i + 16 <= f.len ? i : f.len - 16)));
+			paren = _mm_or_si128(paren, _mm_cmpeq_epi8(v, _mm_set1_epi8('(')));
+			semi = _mm_or_si128(semi, _mm_cmpeq_epi8(v, _mm_set1_epi8(';')));
+			gt = _mm_or_si128(gt, _mm_cmpeq_epi8(v, _mm_set1_epi8('>')));
+			if (i + 16 >= f.len)
+				break;
+		}
+		if (_mm_movemask_epi8(paren))
+			cls |= CLS_PAREN;
+		if (_mm_movemask_epi8(semi))
+			cls |= CLS_SEMI;
+		if (_mm_movemask_epi8(gt))
+			cls |= CLS_GT;
 		return cls;
 	}
 #endif
@@ -546,13 +674,15 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	struct perf_event ev;
 	bool plain = fg_bytes_plain(buf, len);
 	uint64_t lineno = 0;
+	struct lines it;
 	fg_view line;
 
 	memset(&ev, 0, sizeof(ev));
 	w->nframes = 0;
 	w->seq = seq;
+	lines_init(&it, buf, len);
 	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
+		nl = lines_next(&it, p);
 		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
 		w->lineno = ++lineno;
