@@ -12,6 +12,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
 #include "util/strbuf.h"
+#include "lib/fold/folded_impl.h"
 
 static const char sample[] =
 	"main;parse;read 30\n"
@@ -149,6 +150,173 @@ static void read_file_missing(void **state)
 	fg_folded_free(f);
 }
 
+static const fg_fold_stats *warning_of(const fg_fold_stats *st, const char *what, size_t *k)
+{
+	for (*k = 0; *k < st->nwarnings; (*k)++)
+		if (strstr(st->warnings[*k].what, what))
+			return st;
+	fail_msg("no warning about '%s'", what);
+	return NULL;
+}
+
+/* A frame name over the cap is cut at a UTF-8 boundary and marked; the
+ * line is kept, its count too; one warning, not a skip. */
+static void long_frame_names_are_cut(void **state)
+{
+	fg_strbuf in = FG_STRBUF_INIT, want = FG_STRBUF_INIT;
+	fg_fold_stats st;
+	fg_folded *f;
+	size_t i, k;
+	char *got;
+
+	fg_strbuf_addstr(&in, "main;");
+	/* "é" is two bytes: the cut at 64 KiB would split one */
+	fg_strbuf_addch(&in, 'x');
+	for (i = 0; i < FG_FOLDED_MAX_FRAME; i += 2)
+		fg_strbuf_addstr(&in, "\xC3\xA9");
+	fg_strbuf_addstr(&in, ";leaf 7\nmain;short 2\n");
+	f = parse_in_chunks(in.buf, 4096);
+	fg_folded_stats(f, &st);
+	assert_int_equal(st.skipped, 0);
+	warning_of(&st, "frame names longer than 64 KiB", &k);
+	assert_true(st.warnings[k].kept);
+	assert_int_equal(st.warnings[k].count, 1);
+	assert_string_equal(st.warnings[k].where, "<input>:1");
+	assert_true(fg_folded_total(f) == 9);
+	fg_strbuf_addstr(&want, "main;short=2/0\nmain;x");
+	for (i = 0; i < FG_FOLDED_MAX_FRAME / 2 - 1; i++)
+		fg_strbuf_addstr(&want, "\xC3\xA9");
+	fg_strbuf_addstr(&want, FG_FOLDED_CUT_MARK ";leaf=7/0\n");
+	got = dump(f);
+	assert_string_equal(got, want.buf);
+	free(got);
+	fg_folded_free(f);
+	fg_strbuf_release(&in);
+	fg_strbuf_release(&want);
+}
+
+/* A line over the cap is skipped whatever the chunking, and the partial
+ * line buffer never grows past the cap while it streams by. */
+static void long_lines_are_skipped_without_buffering(void **state)
+{
+	const size_t chunk = 1 << 20, n = FG_FOLDED_MAX_LINE + 3 * chunk;
+	char *big = malloc(chunk);
+	fg_fold_stats st;
+	fg_folded *f;
+	size_t off, k;
+	char *got;
+
+	assert_non_null(big);
+	memset(big, 'a', chunk);
+	assert_int_equal(fg_folded_new(&f), 0);
+	assert_int_equal(fg_folded_feed(f, "before 1\nlong", 13), 0);
+	for (off = 0; off < n; off += chunk) {
+		assert_int_equal(fg_folded_feed(f, big, chunk), 0);
+		assert_true(f->carry.alloc <= FG_FOLDED_MAX_LINE + 1);
+	}
+	assert_int_equal(fg_folded_feed(f, " 5\nafter 2\nlast", 15), 0);
+	assert_int_equal(fg_folded_feed(f, big, chunk), 0);
+	assert_int_equal(fg_folded_feed(f, " 3", 2), 0);
+	assert_int_equal(fg_folded_finish(f), 0);
+	fg_folded_stats(f, &st);
+	assert_int_equal(st.lines, 4);
+	assert_int_equal(st.skipped, 1);
+	warning_of(&st, "lines longer than 16 MiB", &k);
+	assert_string_equal(st.warnings[k].where, "<input>:2");
+	got = dump(f);
+	assert_non_null(strstr(got, "after=2/0\nbefore=1/0\nlast"));
+	free(got);
+	assert_int_equal(fg_folded_count(f), 3);
+	fg_folded_free(f);
+	free(big);
+}
+
+/* Counts up to 2^64 - 1 parse; 2^64 is refused; a line that would take
+ * the total (or the "before" total) to 2^64 is skipped, so the renderer's
+ * whole-sample sums never wrap. */
+static void counts_near_two_to_the_64(void **state)
+{
+	const char *text =
+		"a 18446744073709549568\n"     /* 2^64 - 2048: kept */
+		"b 2048\n"                     /* total would reach 2^64 */
+		"c 18446744073709551616\n"     /* 2^64 */
+		"d 1\n"
+		"e 00000000000000000000007\n"  /* leading zeros are no overflow */
+		"f 5 18446744073709551615\n";  /* rounds to 2^64 as a double */
+	fg_fold_stats st;
+	fg_folded *f = parse_in_chunks(text, 5);
+	size_t k;
+
+	fg_folded_stats(f, &st);
+	assert_int_equal(st.skipped, 3);
+	warning_of(&st, "count is 2^64 or more", &k);
+	assert_int_equal(st.warnings[k].count, 1);
+	assert_string_equal(st.warnings[k].where, "<input>:3");
+	warning_of(&st, "takes the total to 2^64", &k);
+	assert_int_equal(st.warnings[k].count, 2);
+	assert_string_equal(st.warnings[k].where, "<input>:2");
+	assert_int_equal(fg_folded_count(f), 3);
+	assert_true(fg_folded_total(f) < 18446744073709551616.0);
+	/* the collapsers' entry point is held to the same limit */
+	assert_int_equal(fg_folded_add(f, "g", 1, 1e30, -1), 0);
+	assert_int_equal(fg_folded_count(f), 3);
+	fg_folded_free(f);
+}
+
+/* The digit sort against a plain comparison: NUL bytes, keys that end
+ * inside a digit, long shared prefixes, equal 8-byte heads. */
+static int cmp_plain(const void *a, const void *b)
+{
+	const fg_strbuf *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->buf, y->buf, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static void sort_matches_a_bytewise_comparison(void **state)
+{
+	enum { N = 5000 };
+	fg_strbuf *keys = calloc(N, sizeof(*keys));
+	struct fg_folded_sorted *v;
+	fg_folded *f;
+	uint64_t x = 88172645463325252ull;
+	size_t i, n = 0;
+
+	assert_non_null(keys);
+	assert_int_equal(fg_folded_new(&f), 0);
+	for (i = 0; i < N; i++) {
+		fg_strbuf *k = &keys[n];
+		size_t len, j;
+		fg_strbuf_init(k, 0);
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		if (x % 3 == 0)
+			for (j = 0; j < 300 + x % 7; j++) /* long shared prefix */
+				fg_strbuf_addch(k, 'p');
+		len = (x >> 8) % 20;
+		for (j = 0; j < len; j++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			fg_strbuf_addch(k, "ab\0;"[x % 4]);
+		}
+		if (fg_folded_count(f) == (fg_folded_add(f, k->buf, k->len, 1, -1), n + 1))
+			n++;
+		else
+			fg_strbuf_release(k);
+	}
+	assert_int_equal(fg_folded_count(f), n);
+	qsort(keys, n, sizeof(*keys), cmp_plain);
+	v = fg_folded_sorted(f);
+	assert_non_null(v);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(v[i].len, keys[i].len);
+		assert_memory_equal(v[i].key, keys[i].buf, keys[i].len);
+	}
+	for (i = 0; i < n; i++)
+		fg_strbuf_release(&keys[i]);
+	free(keys);
+	free(v);
+	fg_folded_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +327,10 @@ int main(void)
 		cmocka_unit_test(malformed_lines_are_counted_by_kind),
 		cmocka_unit_test(add_api_and_negative_counts),
 		cmocka_unit_test(read_file_missing),
+		cmocka_unit_test(long_frame_names_are_cut),
+		cmocka_unit_test(long_lines_are_skipped_without_buffering),
+		cmocka_unit_test(counts_near_two_to_the_64),
+		cmocka_unit_test(sort_matches_a_bytewise_comparison),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
