@@ -16,7 +16,9 @@
  *   event (perf) or stack (DTrace) it belongs to; no more than
  *   FG_COLLAPSE_MAX_LINE + 1 bytes of such a line are ever buffered;
  * - stacks of any depth are handled without recursion, in memory linear in
- *   the depth;
+ *   the depth; a perf event or DTrace stack of more than
+ *   FG_COLLAPSE_MAX_STACK bytes of text (an input without empty lines, or
+ *   without counts) is dropped, and no more than that is buffered;
  * - a stack whose counts sum past 2^64 - 1 is held at 2^64 - 1 (never
  *   wraps); a perf period or DTrace count of 2^64 or more drops its event. */
 #ifndef FLAMEGRAPH_COLLAPSE_H
@@ -33,6 +35,7 @@ extern "C" {
 
 #define FG_COLLAPSE_MAX_FRAME ((size_t)64 << 10)
 #define FG_COLLAPSE_MAX_LINE ((size_t)16 << 20)
+#define FG_COLLAPSE_MAX_STACK ((size_t)64 << 20)
 #define FG_COLLAPSE_TRUNCATED "...[truncated]"
 
 typedef enum fg_format {

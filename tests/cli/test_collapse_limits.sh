@@ -96,3 +96,28 @@ check_exit "-o the input, DTrace" 1 flamegraph-collapse-dtrace -o in.txt in.txt
 check_same_file "-o the input, DTrace: untouched" in.orig in.txt
 check_exit "-o another file" 0 flamegraph-collapse-perf -o folded.txt in.txt
 check_eq "-o another file: written" "app;root;leaf 1" "$(cat folded.txt)"
+
+# --- a stack that never ends: 300 MB of frames without an empty line --------
+# repeat LINE BYTES: LINE again and again, BYTES in all (yes gets SIGPIPE)
+repeat() { yes "$1" | head -c "$2" || true; }
+{ printf '%s' "$good"; printf 'app 100 1.0: 1 cycles:\n'; repeat $'\t1 frame_of_an_endless_stack (/bin/app)' 300000000
+  printf '\n%s' "$good"; } |
+	/usr/bin/time -f '%M' -o rss flamegraph-collapse-perf -n 2 > out 2> err
+check_eq "endless stack: dropped, the rest kept" "app;root;leaf 2" "$(cat out)"
+check_contains "endless stack: warned at its first line" err 'warning: 1 stacks of more than 64 MiB .*first at input line 5 '
+rss_kb=$(tail -1 rss)
+if grep -q __asan_init "$(command -v flamegraph-collapse-perf)"; then
+	pass
+else
+	[ "$rss_kb" -lt 150000 ] && pass || fail "endless stack: peak RSS ${rss_kb} kB, expected < 150 MB (64 MiB cap)"
+fi
+# the same from a file (read through a memory map) and as DTrace
+{ printf '%s' "$good"; printf 'app 100 1.0: 1 cycles:\n'; repeat $'\t1 frame_of_an_endless_stack (/bin/app)' 80000000
+  printf '\n%s' "$good"; } > endless.txt
+check_exit "endless stack in a file" 0 flamegraph-collapse-perf endless.txt
+check_eq "endless stack in a file: the rest kept" "app;root;leaf 2" "$(cat out)"
+check_contains "endless stack in a file: warned" err 'more than 64 MiB'
+{ printf '  m`a\n  2\n'; repeat '  m`frame_of_a_stack_without_count' 80000000; printf '\n  4\n  m`b\n  1\n'; } > endless-dtrace.txt
+check_exit "endless DTrace stack" 0 flamegraph-collapse-dtrace endless-dtrace.txt
+check_eq "endless DTrace stack: the rest kept" $'m`a 2\nm`b 1' "$(cat out)"
+check_contains "endless DTrace stack: warned at line 3" err 'more than 64 MiB .*line 3 '

@@ -492,6 +492,57 @@ static void counts_near_2_64_saturate(void **state)
 	fg_strbuf_release(&in);
 }
 
+/* An event (perf) or stack (DTrace) of more than 64 MiB of text, as in
+ * an input without empty lines or counts, is dropped with one warning at
+ * its first line; the stacks before and after it are kept. */
+static void oversized_stacks_are_dropped(void **state)
+{
+	static const char good[] = "app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 root (/bin/app)\n\n";
+	fg_strbuf in = FG_STRBUF_INIT, dt = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	uint64_t count, line;
+	unsigned threads;
+	size_t lines = 0;
+	char *out;
+
+	fg_strbuf_addstr(&in, good);
+	fg_strbuf_addstr(&in, "app 1 1.0: 1 cycles:\n");
+	while (in.len < FG_COLLAPSE_MAX_STACK + (8 << 20)) {
+		fg_strbuf_addstr(&in, "\t1 deep_frame_of_a_stack_that_never_ends (/bin/app)\n");
+		lines++;
+	}
+	fg_strbuf_addstr(&in, "\n");
+	fg_strbuf_addstr(&in, good);
+	fg_strbuf_addstr(&in, "app 1 1.0: 1 cycles:\n\t1 last (/bin/app)\n\n");
+	for (threads = 1; threads <= 2; threads++) {
+		collapse_stats(FG_FORMAT_PERF, threads, in.buf, in.len, 1 << 20, &out, &st);
+		assert_string_equal(out, "app;last 1\napp;root;leaf 2\n");
+		assert_non_null(warning(&st, "more than 64 MiB", &count, &line));
+		assert_int_equal(count, 1);
+		assert_int_equal(line, 5);
+		assert_int_equal(st.nwarnings, 1);
+		free(out);
+	}
+	/* a warning after it still has its right line number */
+	fg_strbuf_addstr(&in, "not a header\n\n");
+	collapse_stats(FG_FORMAT_PERF, 1, in.buf, in.len, 3 << 20, &out, &st);
+	assert_non_null(warning(&st, "event header", &count, &line));
+	assert_int_equal(line, 4 + 1 + lines + 1 + 4 + 3 + 1);
+	free(out);
+
+	fg_strbuf_addstr(&dt, "  m`a\n  2\n");
+	while (dt.len < FG_COLLAPSE_MAX_STACK + (8 << 20))
+		fg_strbuf_addstr(&dt, "  m`a_frame_of_a_stack_without_a_count\n");
+	fg_strbuf_addstr(&dt, "  5\n  m`a\n  3\n");
+	collapse_stats(FG_FORMAT_DTRACE, 2, dt.buf, dt.len, 1 << 20, &out, &st);
+	assert_string_equal(out, "m`a 5\n");
+	assert_non_null(warning(&st, "more than 64 MiB", &count, &line));
+	assert_int_equal(line, 3);
+	free(out);
+	fg_strbuf_release(&in);
+	fg_strbuf_release(&dt);
+}
+
 static void guess_format(void **state)
 {
 	assert_int_equal(fg_guess_format(perf_text, strlen(perf_text)), FG_FORMAT_PERF);
@@ -554,6 +605,7 @@ int main(void)
 		cmocka_unit_test(huge_frame_names_are_cut),
 		cmocka_unit_test(overlong_lines_are_skipped),
 		cmocka_unit_test(counts_near_2_64_saturate),
+		cmocka_unit_test(oversized_stacks_are_dropped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,8 @@ struct chunk {
 	uint64_t seq;
 	const char *event;   /* perf event type decided when it was handed out */
 	size_t event_len;
+	uint64_t pre_lines;  /* lines dropped just before buf (a stack too big) */
+	bool dropped;        /* buf starts with the rest of that stack */
 	struct chunk *next;
 };
 
@@ -54,6 +56,8 @@ struct fg_collapser {
 	size_t scan_from;       /* cur has no boundary before this offset */
 	size_t line_start;      /* where cur's last (unfinished) line starts */
 	bool in_long_line;      /* dropping the rest of a line over the cap */
+	bool dropping;          /* cur's stack passed FG_COLLAPSE_MAX_STACK */
+	uint64_t dropped_lines; /* lines of it dropped so far */
 	uint64_t merge_saturated; /* stacks whose counts overflowed while merging */
 	size_t guessed_at;      /* cur->len at the last undecided guess */
 	uint64_t next_seq, bytes;
@@ -87,6 +91,8 @@ static const char *const warn_text[FG_CWARN_KINDS] = {
 	[FG_CWARN_LONGNAME] = "frame names longer than 64 KiB (cut, marked " FG_COLLAPSE_TRUNCATED ")",
 	[FG_CWARN_LONGLINE] = "lines longer than 16 MiB (their stacks dropped)",
 	[FG_CWARN_SATURATED] = "stacks whose counts sum past 2^64 - 1 (held at 18446744073709551615)",
+	[FG_CWARN_BIGSTACK] = "stacks of more than 64 MiB of text, no empty line or count to end them? "
+			      "(dropped)",
 };
 
 static unsigned default_threads(void)
@@ -161,6 +167,8 @@ static struct chunk *chunk_get(fg_collapser *c)
 	if (ch) {
 		ch->len = 0;
 		ch->next = NULL;
+		ch->pre_lines = 0;
+		ch->dropped = false;
 	}
 	return ch;
 }
@@ -225,14 +233,14 @@ static void release_pages(const char *buf, size_t len)
 static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
 {
 	fg_cshared sh = c->sh;
-	uint64_t lines = 0;
+	uint64_t lines = ch->pre_lines;
 
 	sh.event = ch->event;
 	sh.event_len = ch->event_len;
 	if (c->format == FG_FORMAT_DTRACE)
-		fg_dtrace_parse(w, &sh, ch->buf, ch->len, ch->seq, ch->seq == 0, &lines);
+		fg_dtrace_parse(w, &sh, ch->buf, ch->len, ch->seq, ch->seq == 0, ch->dropped, &lines);
 	else
-		fg_perf_parse(w, &sh, ch->buf, ch->len, ch->seq, &lines);
+		fg_perf_parse(w, &sh, ch->buf, ch->len, ch->seq, ch->dropped, &lines);
 	/* rewritten frames live only as long as their chunk */
 	fg_arena_release(&w->arena);
 	if (!ch->alloc)
@@ -369,6 +377,17 @@ static int guess(fg_collapser *c, bool final)
 			    "DTrace stacks");
 }
 
+/* Marks ch as the end of a dropped stack, when it is one. */
+static void take_dropped(fg_collapser *c, struct chunk *ch)
+{
+	if (c->dropping) {
+		ch->dropped = true;
+		ch->pre_lines = c->dropped_lines;
+		c->dropping = false;
+		c->dropped_lines = 0;
+	}
+}
+
 /* Hands out the part of cur that ends at the last boundary. */
 static int cut(fg_collapser *c)
 {
@@ -395,7 +414,31 @@ static int cut(fg_collapser *c)
 	c->cur = next;
 	c->scan_from = 0;
 	c->line_start -= b; /* b ends a line, so it is never past line_start */
+	take_dropped(c, ch);
 	return dispatch(c, ch);
+}
+
+/* A stack still unfinished after FG_COLLAPSE_MAX_STACK bytes (cur holds
+ * nothing else: everything before its start was cut off) is dropped as it
+ * arrives, keeping only its last newline and what follows, where the next
+ * boundary may begin. The chunk that ends it is parsed with `dropped`. */
+static void drop_stack(fg_collapser *c)
+{
+	struct chunk *ch = c->cur;
+	const char *p = ch->buf, *last;
+	size_t keep;
+
+	last = ch->len ? memrchr(ch->buf, '\n', ch->len) : NULL;
+	if (!last)
+		return; /* one line, held back by limit_line */
+	for (; (p = memchr(p, '\n', (size_t)(last - p))); p++)
+		c->dropped_lines++;
+	keep = (size_t)(ch->buf + ch->len - last);
+	memmove(ch->buf, last, keep);
+	c->line_start -= ch->len - keep;
+	ch->len = keep;
+	c->scan_from = 0;
+	c->dropping = true;
 }
 
 /* Keeps at most FG_COLLAPSE_MAX_LINE + 1 bytes of any line in cur: enough
@@ -432,7 +475,6 @@ static int after_append(fg_collapser *c, size_t from)
 	int err;
 
 	limit_line(c, from);
-
 	/* guess again only after another GUESS_MIN bytes: cheap even when
 	 * fed a byte at a time */
 	if (c->format == FG_FORMAT_UNKNOWN && c->cur->len >= c->guessed_at + GUESS_MIN) {
@@ -440,8 +482,12 @@ static int after_append(fg_collapser *c, size_t from)
 		if ((err = guess(c, false)))
 			return err;
 	}
-	if (c->cur->len >= CHUNK_SIZE)
-		return cut(c);
+	if (c->cur->len >= CHUNK_SIZE && (err = cut(c)))
+		return err;
+	/* after a cut cur holds only the stack being read */
+	if (c->format != FG_FORMAT_UNKNOWN &&
+	    (c->dropping ? c->cur->len >= CHUNK_SIZE : c->cur->len > FG_COLLAPSE_MAX_STACK))
+		drop_stack(c);
 	return 0;
 }
 
@@ -511,7 +557,9 @@ static int feed_mapped(fg_collapser *c, const char *map, size_t size)
 	while (size - pos > CHUNK_SIZE) {
 		b = 0;
 		from = 0;
-		for (window = CHUNK_SIZE; !b && from < size - pos; window *= 2) {
+		/* a stack too big: the copying path drops it without holding it */
+		for (window = CHUNK_SIZE; !b && from < size - pos && window <= FG_COLLAPSE_MAX_STACK;
+		     window *= 2) {
 			size_t len = window < size - pos ? window : size - pos;
 			b = c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(map + pos, from, len)
 							  : fg_perf_boundary(map + pos, from, len);
@@ -659,6 +707,7 @@ int fg_collapser_finish(fg_collapser *c)
 	if (c->cur->len) {
 		struct chunk *last = c->cur;
 		c->cur = NULL;
+		take_dropped(c, last);
 		err = dispatch(c, last);
 	}
 done:

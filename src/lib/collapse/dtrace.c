@@ -124,17 +124,19 @@ static size_t header_end(const char *buf, size_t len)
 }
 
 void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
-		     uint64_t seq, bool first, uint64_t *nlines)
+		     uint64_t seq, bool first, bool dropped, uint64_t *nlines)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	bool plain = fg_bytes_plain(buf, len);
-	uint64_t lineno = 0;
-	size_t skip = first ? header_end(buf, len) : 0;
-	bool drop = false;  /* the stack had a line over the cap */
+	uint64_t lineno = *nlines;
+	size_t skip = first && !dropped ? header_end(buf, len) : 0;
+	bool drop = dropped; /* the stack had a line over the cap, or was too big */
 	fg_view t;
 
 	w->nframes = 0;
 	w->seq = seq;
+	if (dropped)
+		fg_cworker_warn(w, FG_CWARN_BIGSTACK, seq, 1);
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		t = fg_view_of(p, (size_t)((nl ? nl : end) - p));
@@ -173,9 +175,9 @@ size_t fg_dtrace_boundary(const char *buf, size_t from, size_t len)
 {
 	const char *lo = buf + from, *q, *prev, *start;
 
-	q = len > from ? memrchr(lo, '\n', len - from) : NULL;
+	q = fg_last_nl(lo, buf + len);
 	while (q) {
-		prev = q > buf ? memrchr(buf, '\n', (size_t)(q - buf)) : NULL;
+		prev = fg_last_nl(buf, q);
 		start = prev ? prev + 1 : buf;
 		if (is_count(trim(fg_view_of(start, (size_t)(q - start)))))
 			return (size_t)(q - buf) + 1;

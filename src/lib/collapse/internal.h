@@ -31,6 +31,7 @@ enum fg_cwarn {
 	FG_CWARN_LONGNAME,    /* a frame name over FG_COLLAPSE_MAX_FRAME (truncated) */
 	FG_CWARN_LONGLINE,    /* a line over FG_COLLAPSE_MAX_LINE (its stack dropped) */
 	FG_CWARN_SATURATED,   /* a stack's count summed past 2^64 - 1 (held there) */
+	FG_CWARN_BIGSTACK,    /* an event/stack over FG_COLLAPSE_MAX_STACK (dropped) */
 	FG_CWARN_KINDS
 };
 
@@ -91,6 +92,10 @@ fg_view fg_cworker_clean_line(fg_cworker *w, fg_view line, uint64_t seq, uint64_
  * the trailing hash is there, drops it and decodes the escapes (result in
  * the worker's arena); else returns f. */
 fg_view fg_cworker_fix_rust(fg_cworker *w, fg_view f);
+/* The last '\n' in [lo, hi), or NULL. Looks back a window at a time, so
+ * the cost is the distance to it, also where memrchr is instrumented (a
+ * sanitizer checks the whole range it is given). */
+const char *fg_last_nl(const char *lo, const char *hi);
 /* The length of buf[0..len) cut to at most cap bytes without splitting a
  * UTF-8 sequence. */
 size_t fg_utf8_cut(const char *buf, size_t len, size_t cap);
@@ -107,11 +112,15 @@ static inline bool fg_add_count(uint64_t *a, uint64_t b)
 bool fg_bytes_plain(const char *buf, size_t len);
 
 /* Chunk parsers: parse buf[0..len) (which ends at a stateless point, or at
- * the end of input) into w. *nlines gets the number of lines seen. */
+ * the end of input) into w. Line numbers start after *nlines (lines the
+ * collapser dropped before the chunk), which gets the last one.
+ * `dropped`: the chunk starts with the rest of an event or stack too big
+ * to keep; its first line ends the part that was dropped. Those lines up
+ * to the next stateless point are skipped and warned about once. */
 void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
-		   uint64_t seq, uint64_t *nlines);
+		   uint64_t seq, bool dropped, uint64_t *nlines);
 void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
-		     uint64_t seq, bool first, uint64_t *nlines);
+		     uint64_t seq, bool first, bool dropped, uint64_t *nlines);
 
 /* Where a chunk may end: the offset just past the last stateless point in
  * buf[from..len), or 0 when there is none. */

@@ -668,12 +668,12 @@ static void end_event(fg_cworker *w, struct perf_event *ev)
 }
 
 void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
-		   uint64_t seq, uint64_t *nlines)
+		   uint64_t seq, bool dropped, uint64_t *nlines)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	struct perf_event ev;
 	bool plain = fg_bytes_plain(buf, len);
-	uint64_t lineno = 0;
+	uint64_t lineno = *nlines;
 	struct lines it;
 	fg_view line;
 
@@ -681,6 +681,14 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	w->nframes = 0;
 	w->seq = seq;
 	lines_init(&it, buf, len);
+	if (dropped) {
+		/* the first line is the end of the last line dropped */
+		fg_cworker_warn(w, FG_CWARN_BIGSTACK, seq, 1);
+		nl = lines_next(&it, p);
+		p = nl ? nl + 1 : end;
+		lineno++;
+		ev.in_event = ev.skip = true;
+	}
 	while (p < end) {
 		nl = lines_next(&it, p);
 		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
@@ -714,7 +722,7 @@ size_t fg_perf_boundary(const char *buf, size_t from, size_t len)
 {
 	const char *lo = buf + (from ? from - 1 : 0), *hi = buf + len, *q;
 
-	while (hi > lo && (q = find_last(lo, (size_t)(hi - lo), '\n'))) {
+	while ((q = fg_last_nl(lo, hi))) {
 		if (q > buf && q[-1] == '\n')
 			return (size_t)(q - buf) + 1;
 		if (q > buf + 1 && q[-1] == '\r' && q[-2] == '\n')

@@ -41,6 +41,22 @@ void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line)
 	}
 }
 
+const char *fg_last_nl(const char *lo, const char *hi)
+{
+	size_t win = 256;
+	const char *q;
+
+	while (hi > lo) {
+		const char *from = (size_t)(hi - lo) > win ? hi - win : lo;
+		if ((q = memrchr(from, '\n', (size_t)(hi - from))))
+			return q;
+		hi = from;
+		if (win < ((size_t)1 << 20))
+			win *= 2;
+	}
+	return NULL;
+}
+
 size_t fg_utf8_cut(const char *buf, size_t len, size_t cap)
 {
 	size_t n;
