@@ -91,8 +91,7 @@ static const char *const warn_text[FG_CWARN_KINDS] = {
 	[FG_CWARN_LONGNAME] = "frame names longer than 64 KiB (cut, marked " FG_COLLAPSE_TRUNCATED ")",
 	[FG_CWARN_LONGLINE] = "lines longer than 16 MiB (their stacks dropped)",
 	[FG_CWARN_SATURATED] = "stacks whose counts sum past 2^64 - 1 (held at 18446744073709551615)",
-	[FG_CWARN_BIGSTACK] = "stacks of more than 64 MiB of text, no empty line or count to end them? "
-			      "(dropped)",
+	[FG_CWARN_BIGSTACK] = "stacks of more than 64 MiB of text, never ended by an empty or count line (dropped)",
 };
 
 static unsigned default_threads(void)
