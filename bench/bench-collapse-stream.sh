@@ -11,7 +11,7 @@ set -euo pipefail
 build=$1
 shared=$2
 target_mb=${3:-2000}
-prog="$build/flamegraph-collapse-perf"
+prog=${FG_COLLAPSE_PROG:-$build/flamegraph-collapse-perf}
 gen="$build/bench/bench-collapse_gen"
 [ -x "$gen" ] || gen="$build/bench-collapse_gen"
 src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
