@@ -543,6 +543,61 @@ static void oversized_stacks_are_dropped(void **state)
 	fg_strbuf_release(&dt);
 }
 
+/* Builds good + a perf event whose text (header to its empty line
+ * included) is exactly `size` bytes + good. */
+static void event_of_size(fg_strbuf *in, size_t size)
+{
+	static const char good[] = "app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 root (/bin/app)\n\n";
+	static const char frame[] = "\t1 frame_in_a_stack_near_the_size_limit (/bin/app)\n";
+	size_t start, pad;
+
+	fg_strbuf_reset(in);
+	fg_strbuf_addstr(in, good);
+	start = in->len;
+	fg_strbuf_addstr(in, "app 1 1.0: 1 cycles:\n");
+	while (in->len - start + 2 * sizeof(frame) + 1 < size)
+		fg_strbuf_addstr(in, frame);
+	/* one last frame padded to the size wanted */
+	pad = size - (in->len - start) - 1 - (sizeof("\t1  (/bin/app)\n") - 1);
+	fg_strbuf_addstr(in, "\t1 ");
+	add_repeated(in, 'p', pad);
+	fg_strbuf_addstr(in, " (/bin/app)\n\n");
+	assert_int_equal(in->len - start, size);
+	fg_strbuf_addstr(in, good);
+}
+
+/* Whether a stack is over the cap does not depend on how the input was
+ * fed: just over it is dropped, just under kept, in one piece or in small
+ * ones, with one thread or two. */
+static void stack_cap_is_exact(void **state)
+{
+	fg_strbuf in = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	uint64_t count, line;
+	char *out;
+	size_t k, i;
+	static const size_t steps[] = { 256, 1 << 20, (size_t)1 << 30 };
+
+	for (k = 0; k < 2; k++) {
+		event_of_size(&in, FG_COLLAPSE_MAX_STACK + (k ? 1 : 0));
+		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+			collapse_stats(FG_FORMAT_PERF, 1 + (unsigned)(i == 1), in.buf, in.len, steps[i],
+				       &out, &st);
+			if (k) {
+				assert_string_equal(out, "app;root;leaf 2\n");
+				assert_non_null(warning(&st, "more than 64 MiB", &count, &line));
+				assert_int_equal(line, 5);
+			} else {
+				assert_non_null(strstr(out, "app;root;leaf 2\n"));
+				assert_null(warning(&st, "more than 64 MiB", &count, &line));
+				assert_int_equal(st.stacks, 2);
+			}
+			free(out);
+		}
+	}
+	fg_strbuf_release(&in);
+}
+
 static void guess_format(void **state)
 {
 	assert_int_equal(fg_guess_format(perf_text, strlen(perf_text)), FG_FORMAT_PERF);
@@ -606,6 +661,7 @@ int main(void)
 		cmocka_unit_test(overlong_lines_are_skipped),
 		cmocka_unit_test(counts_near_2_64_saturate),
 		cmocka_unit_test(oversized_stacks_are_dropped),
+		cmocka_unit_test(stack_cap_is_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

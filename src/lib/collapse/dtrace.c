@@ -123,20 +123,19 @@ static size_t header_end(const char *buf, size_t len)
 	return len;
 }
 
-void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
-		     uint64_t seq, bool first, bool dropped, uint64_t *nlines)
+/* Parses the lines of buf[0..len) (`first`: it starts the input, with
+ * its header); *lineno counts them. */
+static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		       uint64_t seq, bool first, uint64_t *lineno_io)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	bool plain = fg_bytes_plain(buf, len);
-	uint64_t lineno = *nlines;
-	size_t skip = first && !dropped ? header_end(buf, len) : 0;
-	bool drop = dropped; /* the stack had a line over the cap, or was too big */
+	uint64_t lineno = *lineno_io;
+	size_t skip = first ? header_end(buf, len) : 0;
+	bool drop = false; /* the stack had a line over the cap */
 	fg_view t;
 
 	w->nframes = 0;
-	w->seq = seq;
-	if (dropped)
-		fg_cworker_warn(w, FG_CWARN_BIGSTACK, seq, 1);
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		t = fg_view_of(p, (size_t)((nl ? nl : end) - p));
@@ -168,7 +167,42 @@ void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_
 	if (w->nframes)
 		fg_cworker_warn(w, FG_CWARN_NOCOUNT, seq, lineno);
 	w->nframes = 0;
-	*nlines = lineno;
+	*lineno_io = lineno;
+}
+
+/* The end of the stretch of buf[from..len) up to the end of its first
+ * count line (a stateless point, as fg_dtrace_boundary sees them), or len. */
+static size_t region_end(const char *buf, size_t from, size_t len)
+{
+	const char *p = buf + from, *end = buf + len, *q;
+
+	while ((q = memchr(p, '\n', (size_t)(end - p)))) {
+		if (is_count(trim(fg_view_of(p, (size_t)(q - p)))))
+			return (size_t)(q - buf) + 1;
+		p = q + 1;
+	}
+	return len;
+}
+
+void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		     uint64_t seq, bool first, bool dropped, uint64_t *nlines)
+{
+	size_t off, e;
+
+	w->seq = seq;
+	/* Only a chunk longer than the cap can hold a stack over it. */
+	if (!dropped && len <= FG_COLLAPSE_MAX_STACK) {
+		parse_span(w, sh, buf, len, seq, first, nlines);
+		return;
+	}
+	/* As in fg_perf_parse: the collapser's rule, on whole stacks. */
+	for (off = 0; off < len; off = e) {
+		e = region_end(buf, off, len);
+		if ((dropped && !off) || e - off > FG_COLLAPSE_MAX_STACK)
+			fg_cworker_skip_too_big(w, buf + off, e - off, nlines, dropped && !off);
+		else
+			parse_span(w, sh, buf + off, e - off, seq, first && !off, nlines);
+	}
 }
 
 size_t fg_dtrace_boundary(const char *buf, size_t from, size_t len)

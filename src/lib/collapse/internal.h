@@ -92,6 +92,11 @@ fg_view fg_cworker_clean_line(fg_cworker *w, fg_view line, uint64_t seq, uint64_
  * the trailing hash is there, drops it and decodes the escapes (result in
  * the worker's arena); else returns f. */
 fg_view fg_cworker_fix_rust(fg_cworker *w, fg_view f);
+/* Skips buf[0..len), a stack of more than FG_COLLAPSE_MAX_STACK bytes:
+ * warns at its first line (line 1 of the chunk when `rest`: it is the rest
+ * of one the collapser dropped) and adds its lines to *lineno. */
+void fg_cworker_skip_too_big(fg_cworker *w, const char *buf, size_t len, uint64_t *lineno,
+			     bool rest);
 /* The last '\n' in [lo, hi), or NULL. Looks back a window at a time, so
  * the cost is the distance to it, also where memrchr is instrumented (a
  * sanitizer checks the whole range it is given). */

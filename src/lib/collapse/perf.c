@@ -667,28 +667,20 @@ static void end_event(fg_cworker *w, struct perf_event *ev)
 	memset(ev, 0, sizeof(*ev));
 }
 
-void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
-		   uint64_t seq, bool dropped, uint64_t *nlines)
+/* Parses the lines of buf[0..len); *lineno counts them. */
+static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		       uint64_t seq, uint64_t *lineno_io)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	struct perf_event ev;
 	bool plain = fg_bytes_plain(buf, len);
-	uint64_t lineno = *nlines;
+	uint64_t lineno = *lineno_io;
 	struct lines it;
 	fg_view line;
 
 	memset(&ev, 0, sizeof(ev));
 	w->nframes = 0;
-	w->seq = seq;
 	lines_init(&it, buf, len);
-	if (dropped) {
-		/* the first line is the end of the last line dropped */
-		fg_cworker_warn(w, FG_CWARN_BIGSTACK, seq, 1);
-		nl = lines_next(&it, p);
-		p = nl ? nl + 1 : end;
-		lineno++;
-		ev.in_event = ev.skip = true;
-	}
 	while (p < end) {
 		nl = lines_next(&it, p);
 		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
@@ -715,7 +707,44 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	/* A chunk ends at an empty line or at the end of the input, where a
 	 * last event without its empty line still counts. */
 	end_event(w, &ev);
-	*nlines = lineno;
+	*lineno_io = lineno;
+}
+
+/* The end of the stretch of base[from..len) up to the first stateless
+ * point (as fg_perf_boundary sees them), or len. */
+static size_t region_end(const char *base, size_t from, size_t len)
+{
+	const char *p = base + from, *end = base + len, *q;
+
+	while ((q = memchr(p, '\n', (size_t)(end - p)))) {
+		if ((q > base && q[-1] == '\n') || (q > base + 1 && q[-1] == '\r' && q[-2] == '\n'))
+			return (size_t)(q - base) + 1;
+		p = q + 1;
+	}
+	return len;
+}
+
+void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
+		   uint64_t seq, bool dropped, uint64_t *nlines)
+{
+	size_t off, e;
+
+	w->seq = seq;
+	/* Only a chunk longer than the cap can hold a stack over it. */
+	if (!dropped && len <= FG_COLLAPSE_MAX_STACK) {
+		parse_span(w, sh, buf, len, seq, nlines);
+		return;
+	}
+	/* Whether a stack is too big must not depend on where the collapser
+	 * happened to cut its input: the same rule here, on whole stretches
+	 * between stateless points, as the collapser's while reading. */
+	for (off = 0; off < len; off = e) {
+		e = region_end(buf, off, len);
+		if ((dropped && !off) || e - off > FG_COLLAPSE_MAX_STACK)
+			fg_cworker_skip_too_big(w, buf + off, e - off, nlines, dropped && !off);
+		else
+			parse_span(w, sh, buf + off, e - off, seq, nlines);
+	}
 }
 
 size_t fg_perf_boundary(const char *buf, size_t from, size_t len)

@@ -41,6 +41,18 @@ void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line)
 	}
 }
 
+void fg_cworker_skip_too_big(fg_cworker *w, const char *buf, size_t len, uint64_t *lineno,
+			     bool rest)
+{
+	const char *p = buf, *end = buf + len;
+
+	fg_cworker_warn(w, FG_CWARN_BIGSTACK, w->seq, rest ? 1 : *lineno + 1);
+	for (; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		++*lineno;
+	if (len && end[-1] != '\n')
+		++*lineno; /* a last line without its newline */
+}
+
 const char *fg_last_nl(const char *lo, const char *hi)
 {
 	size_t win = 256;
