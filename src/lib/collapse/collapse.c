@@ -56,7 +56,7 @@ struct fg_collapser {
 	size_t scan_from;       /* cur has no boundary before this offset */
 	size_t line_start;      /* where cur's last (unfinished) line starts */
 	bool in_long_line;      /* dropping the rest of a line over the cap */
-	bool dropping;          /* cur's stack passed FG_COLLAPSE_MAX_STACK */
+	bool dropping;          /* cur's stack passed FG_CMAX_STACK */
 	uint64_t dropped_lines; /* lines of it dropped so far */
 	uint64_t merge_saturated; /* stacks whose counts overflowed while merging */
 	size_t guessed_at;      /* cur->len at the last undecided guess */
@@ -417,7 +417,7 @@ static int cut(fg_collapser *c)
 	return dispatch(c, ch);
 }
 
-/* A stack still unfinished after FG_COLLAPSE_MAX_STACK bytes (cur holds
+/* A stack still unfinished after FG_CMAX_STACK bytes (cur holds
  * nothing else: everything before its start was cut off) is dropped as it
  * arrives, keeping only its last newline and what follows, where the next
  * boundary may begin. The chunk that ends it is parsed with `dropped`. */
@@ -440,7 +440,7 @@ static void drop_stack(fg_collapser *c)
 	c->dropping = true;
 }
 
-/* Keeps at most FG_COLLAPSE_MAX_LINE + 1 bytes of any line in cur: enough
+/* Keeps at most FG_CMAX_LINE + 1 bytes of any line in cur: enough
  * for the parser to see that the line is too long and skip it with its
  * line number, while the rest of it is dropped as it arrives. `from` is
  * where the bytes just added start. */
@@ -462,8 +462,8 @@ static void limit_line(fg_collapser *c, size_t from)
 	nl = ch->len > from ? memrchr(ch->buf + from, '\n', ch->len - from) : NULL;
 	if (nl)
 		c->line_start = (size_t)(nl - ch->buf) + 1;
-	if (ch->len - c->line_start > FG_COLLAPSE_MAX_LINE + 1) {
-		ch->len = c->line_start + FG_COLLAPSE_MAX_LINE + 1;
+	if (ch->len - c->line_start > FG_CMAX_LINE + 1) {
+		ch->len = c->line_start + FG_CMAX_LINE + 1;
 		c->in_long_line = true;
 	}
 }
@@ -485,7 +485,7 @@ static int after_append(fg_collapser *c, size_t from)
 		return err;
 	/* after a cut cur holds only the stack being read */
 	if (c->format != FG_FORMAT_UNKNOWN &&
-	    (c->dropping ? c->cur->len >= CHUNK_SIZE : c->cur->len > FG_COLLAPSE_MAX_STACK))
+	    (c->dropping ? c->cur->len >= CHUNK_SIZE : c->cur->len > FG_CMAX_STACK))
 		drop_stack(c);
 	return 0;
 }
@@ -557,7 +557,7 @@ static int feed_mapped(fg_collapser *c, const char *map, size_t size)
 		b = 0;
 		from = 0;
 		/* a stack too big: the copying path drops it without holding it */
-		for (window = CHUNK_SIZE; !b && from < size - pos && window <= FG_COLLAPSE_MAX_STACK;
+		for (window = CHUNK_SIZE; !b && from < size - pos && window <= FG_CMAX_STACK;
 		     window *= 2) {
 			size_t len = window < size - pos ? window : size - pos;
 			b = c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(map + pos, from, len)

@@ -143,7 +143,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 		w->lineno = ++lineno;
 		if ((size_t)(t.ptr - buf) < skip)
 			continue;
-		if (t.len > FG_COLLAPSE_MAX_LINE) {
+		if (t.len > FG_CMAX_LINE) {
 			fg_cworker_warn(w, FG_CWARN_LONGLINE, seq, lineno);
 			drop = true;
 			continue;
@@ -191,14 +191,14 @@ void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_
 
 	w->seq = seq;
 	/* Only a chunk longer than the cap can hold a stack over it. */
-	if (!dropped && len <= FG_COLLAPSE_MAX_STACK) {
+	if (!dropped && len <= FG_CMAX_STACK) {
 		parse_span(w, sh, buf, len, seq, first, nlines);
 		return;
 	}
 	/* As in fg_perf_parse: the collapser's rule, on whole stacks. */
 	for (off = 0; off < len; off = e) {
 		e = region_end(buf, off, len);
-		if ((dropped && !off) || e - off > FG_COLLAPSE_MAX_STACK)
+		if ((dropped && !off) || e - off > FG_CMAX_STACK)
 			fg_cworker_skip_too_big(w, buf + off, e - off, nlines, dropped && !off);
 		else
 			parse_span(w, sh, buf + off, e - off, seq, first && !off, nlines);

@@ -19,6 +19,20 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 
+/* The limits of collapse.h. Fuzzing builds, which shrink blocks to 4 KB,
+ * shrink them too, so that fuzz inputs of a few KB reach the code that
+ * cuts names, skips lines and drops stacks (the stack cap must stay at
+ * least one block: a stack is judged after the block is cut). */
+#ifdef FG_COLLAPSE_CHUNK_SIZE
+#define FG_CMAX_FRAME ((size_t)256)
+#define FG_CMAX_LINE ((size_t)2048)
+#define FG_CMAX_STACK ((size_t)4 * FG_COLLAPSE_CHUNK_SIZE)
+#else
+#define FG_CMAX_FRAME FG_COLLAPSE_MAX_FRAME
+#define FG_CMAX_LINE FG_COLLAPSE_MAX_LINE
+#define FG_CMAX_STACK FG_COLLAPSE_MAX_STACK
+#endif
+
 /* Kinds of bad input, counted per worker and reported once each. */
 enum fg_cwarn {
 	FG_CWARN_EVENT = 0,   /* perf: a line where an event header was expected */

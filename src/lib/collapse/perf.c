@@ -577,10 +577,10 @@ static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_hea
 	int err = 0;
 
 	fg_strbuf_reset(sb);
-	if (h->comm.len > FG_COLLAPSE_MAX_FRAME) {
+	if (h->comm.len > FG_CMAX_FRAME) {
 		/* the command is the root frame: same cap as any frame name */
 		err = fg_strbuf_add(sb, h->comm.ptr, fg_utf8_cut(h->comm.ptr, h->comm.len,
-								  FG_COLLAPSE_MAX_FRAME));
+								  FG_CMAX_FRAME));
 		err |= fg_strbuf_addstr(sb, FG_COLLAPSE_TRUNCATED);
 		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
 	} else {
@@ -686,7 +686,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
 		w->lineno = ++lineno;
-		if (line.len > FG_COLLAPSE_MAX_LINE) {
+		if (line.len > FG_CMAX_LINE) {
 			/* the collapser keeps just enough of such a line to tell */
 			fg_cworker_warn(w, FG_CWARN_LONGLINE, seq, lineno);
 			ev.in_event = ev.skip = true;
@@ -731,7 +731,7 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 
 	w->seq = seq;
 	/* Only a chunk longer than the cap can hold a stack over it. */
-	if (!dropped && len <= FG_COLLAPSE_MAX_STACK) {
+	if (!dropped && len <= FG_CMAX_STACK) {
 		parse_span(w, sh, buf, len, seq, nlines);
 		return;
 	}
@@ -740,7 +740,7 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	 * between stateless points, as the collapser's while reading. */
 	for (off = 0; off < len; off = e) {
 		e = region_end(buf, off, len);
-		if ((dropped && !off) || e - off > FG_COLLAPSE_MAX_STACK)
+		if ((dropped && !off) || e - off > FG_CMAX_STACK)
 			fg_cworker_skip_too_big(w, buf + off, e - off, nlines, dropped && !off);
 		else
 			parse_span(w, sh, buf + off, e - off, seq, nlines);

@@ -91,11 +91,11 @@ bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix)
 		w->error = FG_ENOMEM;
 		return false;
 	}
-	if (len > FG_COLLAPSE_MAX_FRAME) {
+	if (len > FG_CMAX_FRAME) {
 		/* a name this long is garbage or an attack; a graph can show
 		 * neither, and keeping it whole would let one line blow up every
 		 * key it is part of */
-		len = fg_utf8_cut(ptr, len, FG_COLLAPSE_MAX_FRAME);
+		len = fg_utf8_cut(ptr, len, FG_CMAX_FRAME);
 		truncated = true;
 		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
 	}
