@@ -121,3 +121,15 @@ check_contains "endless stack in a file: warned" err 'more than 64 MiB'
 check_exit "endless DTrace stack" 0 flamegraph-collapse-dtrace endless-dtrace.txt
 check_eq "endless DTrace stack: the rest kept" $'m`a 2\nm`b 1' "$(cat out)"
 check_contains "endless DTrace stack: warned at line 3" err 'more than 64 MiB .*line 3 '
+
+# --- the default event type never comes from a line over the cap ---------
+# A 17 MB header line naming "instructions" first: read from a file (memory
+# mapped, the line whole) or from stdin (the line cut while read), the
+# default event is the one of the first event that is kept, "cycles".
+{ printf 'app 1 1.0: 1 '; head -c 17000000 /dev/zero | tr '\0' 'x'; printf ' instructions:\n\t1 a (/bin/app)\n\n'
+  printf '%s' "$good" "$good"; } > longevent.txt
+check_exit "long first header, file" 0 flamegraph-collapse-perf longevent.txt
+check_eq "long first header, file: cycles kept" "app;root;leaf 2" "$(cat out)"
+cp out from-file
+check_exit "long first header, stdin" 0 sh -c 'flamegraph-collapse-perf < longevent.txt'
+check_same_file "long first header: stdin = file" from-file out

@@ -770,8 +770,15 @@ fg_view fg_perf_first_event(const char *buf, size_t len)
 
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
-		line = trim_end(fg_view_of(p, (size_t)((nl ? nl : end) - p)));
+		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
+		if (line.len > FG_CMAX_LINE) {
+			/* as the parser: skipped with its event (the collapser may
+			 * have cut it, so what it holds must not count) */
+			in_event = true;
+			continue;
+		}
+		line = trim_end(line);
 		if (line.len && line.ptr[0] == '#')
 			continue;
 		if (!line.len) {
