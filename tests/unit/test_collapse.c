@@ -545,16 +545,17 @@ static void oversized_stacks_are_dropped(void **state)
 
 /* Builds good + a perf event whose text (header to its empty line
  * included) is exactly `size` bytes + good. */
-static void event_of_size(fg_strbuf *in, size_t size)
+static void event_of_size(fg_strbuf *in, size_t size, const char *event)
 {
 	static const char good[] = "app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 root (/bin/app)\n\n";
 	static const char frame[] = "\t1 frame_in_a_stack_near_the_size_limit (/bin/app)\n";
 	size_t start, pad;
 
 	fg_strbuf_reset(in);
-	fg_strbuf_addstr(in, good);
+	if (!strcmp(event, "cycles"))
+		fg_strbuf_addstr(in, good);
 	start = in->len;
-	fg_strbuf_addstr(in, "app 1 1.0: 1 cycles:\n");
+	fg_strbuf_addf(in, "app 1 1.0: 1 %s:\n", event);
 	while (in->len - start + 2 * sizeof(frame) + 1 < size)
 		fg_strbuf_addstr(in, frame);
 	/* one last frame padded to the size wanted */
@@ -564,6 +565,8 @@ static void event_of_size(fg_strbuf *in, size_t size)
 	fg_strbuf_addstr(in, " (/bin/app)\n\n");
 	assert_int_equal(in->len - start, size);
 	fg_strbuf_addstr(in, good);
+	if (strcmp(event, "cycles"))
+		fg_strbuf_addstr(in, good);
 }
 
 /* Whether a stack is over the cap does not depend on how the input was
@@ -579,7 +582,7 @@ static void stack_cap_is_exact(void **state)
 	static const size_t steps[] = { 256, 1 << 20, (size_t)1 << 30 };
 
 	for (k = 0; k < 2; k++) {
-		event_of_size(&in, FG_COLLAPSE_MAX_STACK + (k ? 1 : 0));
+		event_of_size(&in, FG_COLLAPSE_MAX_STACK + (k ? 1 : 0), "cycles");
 		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 			collapse_stats(FG_FORMAT_PERF, 1 + (unsigned)(i == 1), in.buf, in.len, steps[i],
 				       &out, &st);
@@ -594,6 +597,15 @@ static void stack_cap_is_exact(void **state)
 			}
 			free(out);
 		}
+	}
+	/* the default event type is not taken from a stack that is dropped,
+	 * whether it was dropped while read or when parsed */
+	event_of_size(&in, FG_COLLAPSE_MAX_STACK + 1, "instructions");
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		collapse_stats(FG_FORMAT_PERF, 1, in.buf, in.len, steps[i], &out, &st);
+		/* "instructions" would have filtered the "cycles" samples out */
+		assert_string_equal(out, "app;root;leaf 2\n");
+		free(out);
 	}
 	fg_strbuf_release(&in);
 }

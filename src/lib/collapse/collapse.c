@@ -303,7 +303,7 @@ static int decide_event(fg_collapser *c, struct chunk *ch)
 
 	if (c->format != FG_FORMAT_PERF || c->sh.event)
 		return 0;
-	ev = fg_perf_first_event(ch->buf, ch->len);
+	ev = fg_perf_first_event(ch->buf, ch->len, ch->dropped);
 	if (!ev.ptr)
 		return 0;
 	if (!(c->event_store = fg_strndup(ev.ptr, ev.len)))

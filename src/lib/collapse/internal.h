@@ -147,8 +147,9 @@ size_t fg_perf_boundary(const char *buf, size_t from, size_t len);
 size_t fg_dtrace_boundary(const char *buf, size_t from, size_t len);
 
 /* perf: the event type of the first event header in buf that names one
- * (a view into buf), or an empty view. */
-fg_view fg_perf_first_event(const char *buf, size_t len);
+ * (a view into buf), or an empty view. Stacks the parser would skip as
+ * too big (`dropped`: as for fg_perf_parse) are not looked at. */
+fg_view fg_perf_first_event(const char *buf, size_t len, bool dropped);
 
 /* Parsing pieces shared with the format guesser. */
 bool fg_perf_header_ok(fg_view line);

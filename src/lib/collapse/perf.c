@@ -761,7 +761,7 @@ size_t fg_perf_boundary(const char *buf, size_t from, size_t len)
 	return 0;
 }
 
-fg_view fg_perf_first_event(const char *buf, size_t len)
+static fg_view first_event_in(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	bool in_event = false;
@@ -796,6 +796,24 @@ fg_view fg_perf_first_event(const char *buf, size_t len)
 			return h.event;
 		if (h.inline_frame.len)
 			in_event = false; /* as header_line: the event ends here */
+	}
+	return fg_view_of(NULL, 0);
+}
+
+fg_view fg_perf_first_event(const char *buf, size_t len, bool dropped)
+{
+	size_t off, e;
+	fg_view ev;
+
+	if (!dropped && len <= FG_CMAX_STACK)
+		return first_event_in(buf, len);
+	/* stacks the parser skips as too big must not decide it either */
+	for (off = 0; off < len; off = e) {
+		e = region_end(buf, off, len);
+		if ((dropped && !off) || e - off > FG_CMAX_STACK)
+			continue;
+		if ((ev = first_event_in(buf + off, e - off)).ptr)
+			return ev;
 	}
 	return fg_view_of(NULL, 0);
 }
