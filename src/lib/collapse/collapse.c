@@ -440,32 +440,47 @@ static void drop_stack(fg_collapser *c)
 	c->dropping = true;
 }
 
-/* Keeps at most FG_CMAX_LINE + 1 bytes of any line in cur: enough
- * for the parser to see that the line is too long and skip it with its
- * line number, while the rest of it is dropped as it arrives. `from` is
- * where the bytes just added start. */
+/* Keeps at most FG_CMAX_LINE + 1 bytes of any line in cur: enough for the
+ * parser to see that the line is too long and skip it with its line
+ * number, while the rest of it is dropped as it arrives. Every line is cut
+ * the same way however the input arrives, so the size of a stack (see
+ * drop_stack) does not depend on it either. `from` is where the bytes
+ * just added start. */
 static void limit_line(fg_collapser *c, size_t from)
 {
 	struct chunk *ch = c->cur;
 	const char *nl;
+	size_t s, keep;
 
 	if (c->in_long_line) {
-		nl = memchr(ch->buf + from, '\n', ch->len - from);
-		if (!nl) {
+		if (!(nl = memchr(ch->buf + from, '\n', ch->len - from))) {
 			ch->len = from;
 			return;
 		}
 		ch->len -= (size_t)(nl - (ch->buf + from));
 		memmove(ch->buf + from, nl, ch->len - from);
 		c->in_long_line = false;
+		c->line_start = from + 1;
 	}
-	nl = ch->len > from ? memrchr(ch->buf + from, '\n', ch->len - from) : NULL;
-	if (nl)
-		c->line_start = (size_t)(nl - ch->buf) + 1;
-	if (ch->len - c->line_start > FG_CMAX_LINE + 1) {
-		ch->len = c->line_start + FG_CMAX_LINE + 1;
-		c->in_long_line = true;
+	/* from the first line not known to be short, a window of the cap at a
+	 * time: a newline in it ends a short line (jump past the last one) */
+	for (s = c->line_start; ch->len - s > FG_CMAX_LINE + 1;) {
+		if ((nl = memrchr(ch->buf + s, '\n', FG_CMAX_LINE + 1))) {
+			s = (size_t)(nl - ch->buf) + 1;
+			continue;
+		}
+		keep = s + FG_CMAX_LINE + 1;
+		if (!(nl = memchr(ch->buf + keep, '\n', ch->len - keep))) {
+			ch->len = keep;
+			c->in_long_line = true;
+			break;
+		}
+		ch->len -= (size_t)(nl - (ch->buf + keep));
+		memmove(ch->buf + keep, nl, ch->len - keep);
+		s = keep + 1;
 	}
+	nl = ch->len > s ? memrchr(ch->buf + s, '\n', ch->len - s) : NULL;
+	c->line_start = nl ? (size_t)(nl - ch->buf) + 1 : s;
 }
 
 /* Called after the bytes from `from` on were added to cur. */
