@@ -9,9 +9,11 @@
  *
  * Limits against hostile input (each hit is counted as a warning kind and
  * the rest of the input is kept):
- * - a frame name (or perf command name) longer than FG_COLLAPSE_MAX_FRAME
- *   bytes keeps its first FG_COLLAPSE_MAX_FRAME bytes (cut at a UTF-8
- *   character boundary) followed by FG_COLLAPSE_TRUNCATED;
+ * - a frame (or the perf process frame, "comm-PID/TID") longer than
+ *   FG_COLLAPSE_MAX_FRAME bytes, with its _[k]-style suffix, is cut (at a
+ *   UTF-8 character boundary) so that with FG_COLLAPSE_TRUNCATED and the
+ *   suffix it is FG_COLLAPSE_MAX_FRAME bytes at most: the cap and mark of
+ *   the folded reader (render.h), which so never cuts it again;
  * - a line longer than FG_COLLAPSE_MAX_LINE bytes is skipped with the
  *   event (perf) or stack (DTrace) it belongs to; no more than
  *   FG_COLLAPSE_MAX_LINE + 1 bytes of such a line are ever buffered;
@@ -36,7 +38,7 @@ extern "C" {
 #define FG_COLLAPSE_MAX_FRAME ((size_t)64 << 10)
 #define FG_COLLAPSE_MAX_LINE ((size_t)16 << 20)
 #define FG_COLLAPSE_MAX_STACK ((size_t)64 << 20)
-#define FG_COLLAPSE_TRUNCATED "...[truncated]"
+#define FG_COLLAPSE_TRUNCATED "[...]"
 
 typedef enum fg_format {
 	FG_FORMAT_UNKNOWN = 0,

@@ -25,13 +25,17 @@ name=$(head -c 1000000 /dev/zero | tr '\0' 'n')
   printf 'app 100 1.0: 1 cycles:\n\t1 %s (/bin/app)\n\t2 root (/bin/app)\n\n' "$name"; } > bigname.txt
 check_exit "1 MB frame name" 0 flamegraph-collapse-perf bigname.txt
 check_contains "1 MB frame name: good stack kept" out '^app;root;leaf 1$'
-# "app;root;" + 65536 n + "...[truncated] 2"
-check_eq "1 MB frame name: cut to 64 KiB" 65561 "$(awk '/truncated/ { print length($0) }' out)"
-check_contains "1 MB frame name: marker" out '^app;root;n+\.\.\.\[truncated\] 2$'
+# "app;root;" + 65531 n + "[...] 2": the frame with its mark is 64 KiB
+check_eq "1 MB frame name: cut to 64 KiB" 65547 "$(awk '/\[\.\.\.\]/ { print length($0) }' out)"
+check_contains "1 MB frame name: marker" out '^app;root;n+\[\.\.\.\] 2$'
 check_eq "1 MB frame name: one warning" 1 "$(grep -c 'warning' err)"
 check_contains "1 MB frame name: says what and where" err 'warning: 2 frame names longer than 64 KiB .*first at input line 6 '
+cp out bigname.folded
 check_exit "1 MB frame name, -q" 0 flamegraph-collapse-perf -q bigname.txt
 check_eq "-q: no warning" "" "$(cat err)"
+# the renderer has the same cap and mark: it has nothing more to cut
+check_exit "cut name renders" 0 flamegraph-render -o bigname.svg bigname.folded
+check_not_contains "cut name renders: not cut again" err '64 KiB'
 
 # --- a 200 MB line through a pipe: skipped, memory stays bounded --------------
 { printf '%s' "$good"; printf 'app 100 1.0: 1 cycles:\n\t1 '; head -c 200000000 /dev/zero | tr '\0' 'z'

@@ -341,9 +341,9 @@ static void deep_stacks(void **state)
 	fg_strbuf_release(&in);
 }
 
-/* A 1 MB frame name (and a 1 MB command) is cut to 64 KiB plus the
- * marker, at a UTF-8 character boundary, with one warning; the other
- * frames and stacks are kept. */
+/* A 1 MB frame name (and a 1 MB command) is cut at a UTF-8 character
+ * boundary to end in the mark within 64 KiB (with its suffix), with one
+ * warning; the other frames and stacks are kept. */
 static void huge_frame_names_are_cut(void **state)
 {
 	const size_t big = 1 << 20, cap = FG_COLLAPSE_MAX_FRAME;
@@ -365,9 +365,10 @@ static void huge_frame_names_are_cut(void **state)
 	fg_strbuf_addstr(&in, "app 1 1.0: 2 cycles:\n\t1 main (/bin/app)\n\n");
 	fg_strbuf_addf(&in, "%s 1 1.0: 4 cycles:\n\t1 main (/bin/app)\n\n", name + 1);
 	collapse_stats(FG_FORMAT_PERF, 1, in.buf, in.len, 1 << 16, &out, &st);
-	/* 'x' then 32767 "é" = 65535 bytes: the next "é" would pass 64 KiB */
-	fg_strbuf_addf(&want, "app;main 2\napp;main;%.*s%s 1\n", (int)(cap - 1), name, marker);
-	fg_strbuf_addf(&want, "%.*s%s;main 4\n", (int)cap, name + 1, marker);
+	/* room for 64 KiB - 5 ("[...]"): 'x' then 32765 "é"; the command
+	 * starts with "é", so 32765 of them (the next would not fit) */
+	fg_strbuf_addf(&want, "app;main 2\napp;main;%.*s%s 1\n", (int)(cap - 5), name, marker);
+	fg_strbuf_addf(&want, "%.*s%s;main 4\n", (int)(cap - 6), name + 1, marker);
 	assert_string_equal(out, want.buf);
 	assert_non_null(warning(&st, "64 KiB", &count, &line));
 	assert_int_equal(count, 2);
@@ -380,11 +381,32 @@ static void huge_frame_names_are_cut(void **state)
 	fg_strbuf_reset(&want);
 	fg_strbuf_addf(&in, "  m`%s\n  m`main\n  5\n", name + 1);
 	collapse_stats(FG_FORMAT_DTRACE, 1, in.buf, in.len, 1 << 20, &out, &st);
-	fg_strbuf_addf(&want, "m`main;m`%.*s%s 5\n", (int)(cap - 2), name + 1, marker);
+	fg_strbuf_addf(&want, "m`main;m`%.*s%s 5\n", (int)(cap - 8), name + 1, marker);
 	assert_string_equal(out, want.buf);
 	assert_non_null(warning(&st, "64 KiB", &count, &line));
 	assert_int_equal(count, 1);
 	free(out);
+
+	/* with a suffix, the frame with it is 64 KiB at most */
+	{
+		fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+		fg_collapser *c = NULL;
+		struct sink s = { FG_STRBUF_INIT };
+		fg_strbuf_reset(&in);
+		fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 %s ([kernel.kallsyms])\n\n", name + 1);
+		o.annotate_kernel = true;
+		o.nthreads = 1;
+		assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &o), 0);
+		assert_int_equal(fg_collapser_feed(c, in.buf, in.len), 0);
+		assert_int_equal(fg_collapser_finish(c), 0);
+		assert_int_equal(fg_collapser_foreach(c, collect, &s), 0);
+		fg_collapser_free(c);
+		fg_strbuf_addstr(&s.sb, "");
+		/* "app;" + frame + " 1\n" */
+		assert_int_equal(s.sb.len, 4 + (cap - 10) + strlen(marker) + 4 + 3);
+		assert_true(strstr(s.sb.buf, "[...]_[k] 1\n") != NULL);
+		fg_strbuf_release(&s.sb);
+	}
 	free(name);
 	fg_strbuf_release(&in);
 	fg_strbuf_release(&want);

@@ -577,16 +577,7 @@ static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_hea
 	int err = 0;
 
 	fg_strbuf_reset(sb);
-	if (h->comm.len > FG_CMAX_FRAME) {
-		/* the command is the root frame: same cap as any frame name */
-		err = fg_strbuf_add(sb, h->comm.ptr, fg_utf8_cut(h->comm.ptr, h->comm.len,
-								  FG_CMAX_FRAME));
-		err |= fg_strbuf_addstr(sb, FG_COLLAPSE_TRUNCATED);
-		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
-	} else {
-		err = fg_strbuf_add(sb, h->comm.ptr, h->comm.len);
-	}
-	if (err)
+	if ((err = fg_strbuf_add(sb, h->comm.ptr, h->comm.len)))
 		goto done;
 	for (i = 0; i < sb->len; i++)
 		if (sb->buf[i] == ' ')
@@ -601,6 +592,13 @@ static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_hea
 	if (sh->opts.include_tid) {
 		err |= fg_strbuf_addch(sb, '/');
 		err |= fg_strbuf_add(sb, h->tid.ptr, h->tid.len);
+	}
+	if (!err && sb->len > FG_CMAX_FRAME) {
+		/* the process is the root frame: same cap as any frame */
+		fg_strbuf_setlen(sb, fg_utf8_cut(sb->buf, sb->len, FG_CMAX_FRAME -
+						 (sizeof(FG_COLLAPSE_TRUNCATED) - 1)));
+		err = fg_strbuf_addstr(sb, FG_COLLAPSE_TRUNCATED);
+		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
 	}
 done:
 	if (err)

@@ -87,15 +87,17 @@ bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix)
 	bool truncated = false;
 	fg_cframe *f;
 
+	size_t extra = suffixes[suffix & 0x0f].len;
+
 	if (FG_ALLOC_GROW(w->frames, w->nframes + 1, w->aframes, 64)) {
 		w->error = FG_ENOMEM;
 		return false;
 	}
-	if (len > FG_CMAX_FRAME) {
+	if (len + extra > FG_CMAX_FRAME) {
 		/* a name this long is garbage or an attack; a graph can show
 		 * neither, and keeping it whole would let one line blow up every
 		 * key it is part of */
-		len = fg_utf8_cut(ptr, len, FG_CMAX_FRAME);
+		len = fg_utf8_cut(ptr, len, FG_CMAX_FRAME - extra - (sizeof(FG_COLLAPSE_TRUNCATED) - 1));
 		truncated = true;
 		fg_cworker_warn(w, FG_CWARN_LONGNAME, w->seq, w->lineno);
 	}
