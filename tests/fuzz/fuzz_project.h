@@ -5,12 +5,11 @@
  * The readers resolve paths against the file system (realpath, "does this
  * source exist"), so the scratch folder holds empty files named like the
  * examples' sources: seeds taken from examples/ then reach the code past
- * those checks. It is made once per process and removed at exit. */
+ * those checks. */
 #ifndef FG_FUZZ_PROJECT_H
 #define FG_FUZZ_PROJECT_H
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,18 +23,6 @@
 #include "fuzz_common.h"
 
 static char fz_root[64];
-
-static int fz_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static void fz_rm_root(void)
-{
-	if (fz_root[0])
-		nftw(fz_root, fz_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Creates root/rel (and its folders) as an empty file. */
 static void fz_touch(const char *rel)
@@ -69,12 +56,17 @@ static const char *fz_scratch(void)
 		"main.c", "a.c", "b.c", "lib/x.o", "lib/libx.a", NULL
 	};
 
+	struct stat st;
+
 	if (fz_root[0])
 		return fz_root;
-	memcpy(fz_root, "/tmp/fg-fuzz-XXXXXX", sizeof("/tmp/fg-fuzz-XXXXXX"));
-	if (!mkdtemp(fz_root))
+	/* one folder per user, made once and kept: libFuzzer ends its runs
+	 * with _Exit (no atexit cleanup), and the files are empty and the
+	 * same for every process, so processes and jobs can share it */
+	snprintf(fz_root, sizeof(fz_root), "/tmp/fg-fuzz-scratch-%u", (unsigned)getuid());
+	if (mkdir(fz_root, 0700) != 0 && (lstat(fz_root, &st) != 0 || !S_ISDIR(st.st_mode) ||
+					  st.st_uid != getuid()))
 		fz_fail("cannot create the scratch folder in /tmp");
-	atexit(fz_rm_root);
 	for (size_t i = 0; files[i]; i++)
 		fz_touch(files[i]);
 	return fz_root;

@@ -1,6 +1,6 @@
 /* Fuzz target: the flamegraph.toml schema reader (fg_tomlproj_read), on
  * top of the TOML reader that fuzz_toml.c covers alone. The reader takes a
- * file name, so the input is written to <scratch>/flamegraph.toml first
+ * file name, so the input is written to <scratch>/flamegraph-PID.toml first
  * (fuzz_project.h). A hash of the input picks the profile, the
  * --features, --all-features / --no-default-features, and whether the
  * manifest augments a CMake project.
@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_rng rng = fz_rng_of(data, size);
 	uint64_t r = fz_next(&rng);
 	bool augment = (r & 7) == 0;
+	char name[64];
 	fg_project *p;
 	int err;
 
@@ -40,7 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	opts.all_features = (r & 0x300) == 0x100;
 	opts.no_default_features = (r & 0x300) == 0x200;
-	if (!(p = fz_project("flamegraph.toml", &opts)))
+	/* per process: the scratch folder is shared (fuzz_project.h) */
+	snprintf(name, sizeof(name), "flamegraph-%ld.toml", (long)getpid());
+	if (!(p = fz_project(name, &opts)))
 		return 0;
 	free(p->profile);
 	if (!(p->profile = fg_strdup(profiles[(r >> 10) % 4])) || write_manifest(p->loc.file, data, size))
@@ -58,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fz_fail("a target executable that is not an absolute path");
 	}
 done:
+	if (p)
+		unlink(p->loc.file);
 	fg_tomlproj_free(tp);
 	fg_project_free(p);
 	fg_error_clear();
