@@ -52,7 +52,7 @@ check_not_contains "edit: not primes.c" err "compiling src/primes.c"
 check_contains "edit: relinks" err "linking .*primes"
 
 # geometry uses sqrt: -lm is found in libm's symbol table and added
-check_exit "--bin geometry" 0 fgb --bin geometry -o geo.svg --folded geo.folded -- 8
+check_exit "--bin geometry" 0 fgb --bin geometry -o geo.svg --folded geo.folded -- 40
 check_contains "geometry: says -lm" err "geometry uses symbols only -lm defines"
 tr '\0' ' ' < proj/build/flamegraph/release/geometry.link > link.txt
 check_contains "geometry link command has -lm" link.txt "common.c.o -lm"

@@ -16,7 +16,7 @@ int main(void)
 		puts("FAIL arg");
 		bad = 1;
 	}
-	for (unsigned i = 0; i < 200000; i++)
+	for (unsigned i = 0; i < 3000000; i++)
 		bad |= common_mix(i, 16) == 0;
 	puts(bad ? "test_common: FAIL" : "test_common: ok");
 	return bad;
