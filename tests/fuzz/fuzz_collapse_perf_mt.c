@@ -1,7 +1,8 @@
 /* Fuzz target: the chunked, multi-threaded `perf script` collapser.
  *
  * Threads take whole chunks, and a chunk is only cut once 4 MB are
- * buffered, so a small input alone never crosses a chunk boundary. An
+ * buffered (4 KB in the fuzzing build), so a small input alone never
+ * crosses a chunk boundary in the replay build. An
  * input that starts with the line "# repeat" is therefore repeated (raw,
  * so the copies join mid-line when the input has no final newline) until
  * it spans more than one chunk; the cut then falls inside the fuzzed text.
@@ -12,7 +13,12 @@
  * random pieces must be identical. */
 #include "fuzz_collapse.h"
 
+/* the library's block size: 4 MB, or the fuzzing build's small blocks */
+#ifdef FG_COLLAPSE_CHUNK_SIZE
+#define FZ_CHUNK ((size_t)FG_COLLAPSE_CHUNK_SIZE)
+#else
 #define FZ_CHUNK ((size_t)4 << 20)
+#endif
 #define FZ_MARK "# repeat\n"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
