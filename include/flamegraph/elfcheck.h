@@ -8,7 +8,8 @@
  *  - no frame pointers: the DWARF producer string (DW_AT_producer, kept in
  *    .debug_str / .debug_line_str) shows -fomit-frame-pointer, or an
  *    optimising GCC/clang without -fno-omit-frame-pointer (they omit frame
- *    pointers at -O1 and above). Only meaningful with debug info. */
+ *    pointers at -O1 and above). Only meaningful with debug info, and for
+ *    clang only with -grecord-command-line (else it records no flags). */
 #ifndef FLAMEGRAPH_ELFCHECK_H
 #define FLAMEGRAPH_ELFCHECK_H
 

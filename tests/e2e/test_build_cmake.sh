@@ -90,6 +90,17 @@ check_contains "MinSizeRel: -Os" ms.txt "-Os"
 check_exit "CFLAGS kept" 0 env CFLAGS=-DSTRESS_MARK=1 flamegraph-build --manifest-path "$PWD/proj" --build-dir "$PWD/bd" --list
 check_contains "CFLAGS appended" bd/CMakeCache.txt "CMAKE_C_FLAGS:.*=-DSTRESS_MARK=1 -g -fno-omit-frame-pointer"
 
+# built by clang: it records its command line in the debug info, so the
+# link check can see the frame-pointer flags (clang keeps none by default)
+if command -v clang >/dev/null; then
+	check_exit "CC=clang" 0 env CC=clang flamegraph-build --manifest-path "$PWD/proj" --build-dir "$PWD/clangbd" --bin stress2 -o clang.svg -- --rounds 3
+	check_contains "clang: compiler in the cache" clangbd/CMakeCache.txt "CMAKE_C_COMPILER:.*clang"
+	readelf --debug-dump=info clangbd/stress2 2>/dev/null | grep DW_AT_producer > clang-producer.txt || true
+	check_contains "clang: flags recorded" clang-producer.txt "clang version.* -grecord-command-line"
+	check_contains "clang: frame pointers" clang-producer.txt "clang version.* -fno-omit-frame-pointer"
+	check_not_contains "clang: no frame-pointer warning" err "frame pointers"
+fi
+
 # linked by lld: -Wl,--no-rosegment is added, and the program headers show
 # the code segment at a page-aligned offset
 if command -v ld.lld >/dev/null; then

@@ -106,6 +106,15 @@ check_contains "custom profile graph" pr.folded "multiply"
 
 check_eq "release objects untouched by dev/profile builds" "$rel_objs" "$(stat -c %y $rel/obj/src/*.o)"
 
+# CC=clang: the compiler records its command line, frame-pointer flags
+# included, for the link check
+if command -v clang >/dev/null; then
+	check_exit "CC=clang" 0 env CC=clang flamegraph-build --manifest-path "$PWD/proj" --build-dir "$PWD/clangbd" --bin crunch -o clang.svg -- --rounds 2
+	readelf --debug-dump=info clangbd/bin/crunch 2>/dev/null | grep DW_AT_producer > clang-producer.txt || true
+	check_contains "clang: flags recorded with frame pointers" clang-producer.txt "clang version.* -fno-omit-frame-pointer .*-grecord-command-line"
+	check_not_contains "clang: no frame-pointer warning" err "frame pointers"
+fi
+
 # a compile error shows the compiler output and exits 2
 printf 'int broken(void) { return undeclared_thing; }\n' >> proj/src/work.c
 check_exit "compile error" 2 fgb --bin crunch -o broken.svg

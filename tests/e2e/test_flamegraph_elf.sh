@@ -22,3 +22,16 @@ check_contains "debug-info fix" err "rebuild it with -g"
 cc -O2 -g -o cg-g "$src"
 check_exit "binary with -g" 0 flamegraph -F 499 -o g.svg -- ./cg-g 300
 check_not_contains "no debug-info warning with -g" err "debug info"
+
+# clang records its flags only with -grecord-command-line: then an -O2
+# build without frame pointers is recognised; without it there is nothing
+# to judge by and no warning
+clang -O2 -g -grecord-command-line -o cg-clang "$src"
+check_exit "clang -O2 with recorded flags" 0 flamegraph --call-graph fp -F 499 -o c1.svg -- ./cg-clang 300
+check_contains "clang: fp warning" err "cg-clang was built without frame pointers"
+clang -O2 -g -grecord-command-line -fno-omit-frame-pointer -o cg-clang-fp "$src"
+check_exit "clang -fno-omit-frame-pointer" 0 flamegraph --call-graph fp -F 499 -o c2.svg -- ./cg-clang-fp 300
+check_not_contains "clang with frame pointers: no warning" err "frame pointers"
+clang -O2 -g -o cg-clang-noflags "$src"
+check_exit "clang without recorded flags" 0 flamegraph --call-graph fp -F 499 -o c3.svg -- ./cg-clang-noflags 300
+check_not_contains "clang without recorded flags: no guess" err "frame pointers"

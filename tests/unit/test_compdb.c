@@ -182,7 +182,7 @@ static void test_reader(void **state)
 		 "[{\"directory\": \"%s\", \"file\": \"bench/speed.c\",\n"
 		 "  \"command\": \"cc -O1 -Iinc \\\"-DNAME=a b\\\" -MD -MF speed.d -o speedy bench/speed.c lib/helper.c -lm\"},\n"
 		 " {\"directory\": \"%s\", \"file\": \"lib/helper.c\",\n"
-		 "  \"arguments\": [\"cc\", \"-fomit-frame-pointer\", \"-I\", \"inc\", \"-c\", \"-o\", \"lib/helper.o\", \"lib/helper.c\"]}]\n",
+		 "  \"arguments\": [\"clang\", \"-fomit-frame-pointer\", \"-I\", \"inc\", \"-c\", \"-o\", \"lib/helper.o\", \"lib/helper.c\"]}]\n",
 		 root, root);
 	put("compile_commands.json", json);
 
@@ -206,6 +206,7 @@ static void test_reader(void **state)
 	assert_non_null(u);
 	assert_string_equal(u->argv.v[u->argv.n - 1], "-fno-omit-frame-pointer");
 	assert_string_equal(u->argv.v[u->argv.n - 2], "-g");
+	assert_false(has_arg(u, "-grecord-command-line")); /* cc: GCC here */
 	assert_string_equal(u->argv.v[u->argv.n - 3], u->object);
 	assert_non_null(strstr(u->object, "/build/flamegraph/release/obj/bench/speed.c.o"));
 	assert_true(has_arg(u, "-DNAME=a b"));
@@ -219,11 +220,14 @@ static void test_reader(void **state)
 	assert_true(has_arg(u, inc));
 	assert_true(access(u->object, F_OK) == 0);
 
-	/* the compile-only entry keeps its flags, ours after them */
+	/* the compile-only entry (built by clang) keeps its flags, ours after them */
 	u = unit_of(p, "lib/helper.c");
 	assert_non_null(u);
 	assert_true(has_arg(u, "-fomit-frame-pointer"));
 	assert_false(has_arg(u, "lib/helper.o"));
+	/* clang is asked to record its flags, for the frame-pointer check */
+	assert_string_equal(u->argv.v[u->argv.n - 1], "-grecord-command-line");
+	assert_string_equal(u->argv.v[u->argv.n - 2], "-fno-omit-frame-pointer");
 	snprintf(inc, sizeof(inc), "%s/inc", root);
 	assert_true(has_arg(u, inc));
 	assert_false(u->has_main);

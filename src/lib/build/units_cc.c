@@ -89,6 +89,9 @@ static int compile_flags(const fg_project *p, const struct fg_tomlproj *tp, cons
 		return err;
 	if (accepts_flag(p, cc, "-mno-omit-leaf-frame-pointer"))
 		err = fg_strvec_push(out, "-mno-omit-leaf-frame-pointer");
+	/* clang then keeps its flags in the debug info, for the link check */
+	if (!err && accepts_flag(p, cc, "-grecord-command-line"))
+		err = fg_strvec_push(out, "-grecord-command-line");
 	return err;
 }
 

@@ -65,8 +65,9 @@ static const char *find_bytes(const char *h, size_t hlen, const char *needle)
 }
 
 /* Judges one producer string such as "GNU C17 12.2.0 -mtune=generic -g
- * -O2 -fno-omit-frame-pointer". The last explicit -f[no-]omit flag wins;
- * without one, GCC omits frame pointers from -O1 up (x86-64, aarch64). */
+ * -O2 -fno-omit-frame-pointer" (or clang's, ending in its command line).
+ * The last explicit -f[no-]omit flag wins; without one, GCC and clang omit
+ * frame pointers from -O1 up (x86-64, aarch64). */
 static fg_frame_pointers judge_producer(const char *s, size_t len)
 {
 	const char *p, *last_omit = NULL, *last_keep = NULL;
@@ -90,6 +91,14 @@ static bool is_producer(fg_view s)
 	       (s.len > 14 && find_bytes(s.ptr, s.len, "clang version"));
 }
 
+/* GCC records its flags in the producer by default; clang only with
+ * -grecord-command-line (which flamegraph-build passes to clang), and then
+ * the whole command line, that flag included, follows the version. */
+static bool has_flags(fg_view s)
+{
+	return fg_view_starts_with(s, "GNU ") || find_bytes(s.ptr, s.len, " -grecord-command-line");
+}
+
 /* Counts the compile units that keep and omit frame pointers. The verdict
  * is the majority's: toolchain pieces linked in statically (the sanitizer
  * runtimes, say) are built without frame pointers even when the program's
@@ -101,8 +110,7 @@ static void scan_producers(const char *p, size_t len, fg_elfcheck_report *r)
 	while (p < end) {
 		size_t n = strnlen(p, (size_t)(end - p));
 		fg_view s = fg_view_of(p, n);
-		/* clang records no flags: nothing to judge by */
-		if (is_producer(s) && fg_view_starts_with(s, "GNU ")) {
+		if (is_producer(s) && has_flags(s)) {
 			fg_frame_pointers fp = judge_producer(p, n);
 			bool was_omitted = r->no_fp_units > r->fp_units;
 			if (fp == FG_FP_PRESENT)

@@ -157,9 +157,10 @@ static int write_queries(const fg_project *p)
 	return err;
 }
 
-/* Whether the compiler takes -mno-omit-leaf-frame-pointer (x86 and arm64
- * GCC/Clang do; others reject it and the configure step would fail). */
-static bool leaf_fp_supported(const fg_project *p)
+/* Whether the compiler takes a flag: -mno-omit-leaf-frame-pointer (x86
+ * and arm64 GCC/clang do, others reject it and the configure step would
+ * fail), -grecord-command-line (clang only). */
+static bool cc_accepts(const fg_project *p, const char *flag)
 {
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_exit_status st = { 0, 0 };
@@ -167,7 +168,8 @@ static bool leaf_fp_supported(const fg_project *p)
 	bool ok;
 
 	fg_strvec_push(&cmd.argv, p->opts.cc ? p->opts.cc : "cc");
-	fg_strvec_split(&cmd.argv, "-mno-omit-leaf-frame-pointer -x c -c -o /dev/null /dev/null");
+	fg_strvec_push(&cmd.argv, flag);
+	fg_strvec_split(&cmd.argv, "-x c -c -o /dev/null /dev/null");
 	cmd.stdout_fd = cmd.stderr_fd = null_fd;
 	ok = fg_cmd_run(&cmd, &st) == 0 && st.code == 0;
 	fg_cmd_clear(&cmd);
@@ -233,8 +235,11 @@ static int base_args(fg_project *p, fg_strvec *args)
 		fg_strbuf_addf(&fl, "%s ", user);
 	/* -g too: Release and MinSizeRel build types have no debug info */
 	fg_strbuf_addstr(&fl, "-g -fno-omit-frame-pointer");
-	if (leaf_fp_supported(p))
+	if (cc_accepts(p, "-mno-omit-leaf-frame-pointer"))
 		fg_strbuf_addstr(&fl, " -mno-omit-leaf-frame-pointer");
+	/* clang then keeps its flags in the debug info, for the link check */
+	if (cc_accepts(p, "-grecord-command-line"))
+		fg_strbuf_addstr(&fl, " -grecord-command-line");
 	fg_strvec_pushf(args, "-DCMAKE_C_FLAGS=%s", fl.buf);
 	fg_strvec_pushf(args, "-DCMAKE_CXX_FLAGS=%s", fl.buf);
 	fg_strbuf_reset(&fl);

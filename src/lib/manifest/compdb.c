@@ -371,6 +371,16 @@ static bool same_unit(const struct fg_unit *u, const char *source, const fg_strv
 	return true;
 }
 
+/* clang records its command line in the debug info (for the link check's
+ * frame-pointer verdict) only when asked; GCC rejects the flag. The
+ * database names its compiler, so the name decides. */
+static bool is_clang(const char *compiler)
+{
+	const char *base = strrchr(compiler, '/');
+
+	return !strncmp(base ? base + 1 : compiler, "clang", 5);
+}
+
 /* Turns an entry into a unit (skipping exact duplicates, which tools like
  * bear record when a file is built twice the same way). */
 static int add_unit(fg_project *p, struct fg_compdb *db, struct entry *e, fg_strmap *seen)
@@ -410,7 +420,8 @@ static int add_unit(fg_project *p, struct fg_compdb *db, struct entry *e, fg_str
 	compile.n = compile.alloc = 0;
 	if (!(u->object = object_path(p, u->source, seen)) || fg_strvec_push(&u->argv, "-c") ||
 	    fg_strvec_push(&u->argv, "-o") || fg_strvec_push(&u->argv, u->object) ||
-	    fg_strvec_push(&u->argv, "-g") || fg_strvec_push(&u->argv, "-fno-omit-frame-pointer")) {
+	    fg_strvec_push(&u->argv, "-g") || fg_strvec_push(&u->argv, "-fno-omit-frame-pointer") ||
+	    (is_clang(u->argv.v[0]) && fg_strvec_push(&u->argv, "-grecord-command-line"))) {
 		err = FG_ENOMEM;
 		goto done;
 	}
