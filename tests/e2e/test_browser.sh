@@ -7,13 +7,18 @@ if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v np
 	exit 77
 fi
 browser=$FG_SRC/tests/browser
-if [ ! -d "$browser/node_modules/playwright-core" ]; then
-	(cd "$browser" && npm ci --no-audit --no-fund >&2) || { fail "npm ci in tests/browser failed"; return; }
-fi
+# a network hiccup gets two more tries
+for attempt in 1 2 3; do
+	[ -d "$browser/node_modules/playwright-core" ] && break
+	(cd "$browser" && npm ci --no-audit --no-fund >&2) && break
+	[ "$attempt" -lt 3 ] || { fail "npm ci in tests/browser failed 3 times"; return; }
+	sleep $((attempt * 5))
+done
 printf '%s\n' "main;parse;read_line 30" "main;parse;tokenize 20" "main;render;draw;b 25" \
 	"main;render;layout 15" "idle 10" >profile.folded
 check_exit "render" 0 flamegraph-render --hash --title "Browser test" -o graph.svg profile.folded
 xmllint --noout graph.svg && pass || fail "graph.svg is not well-formed"
+rm -f "$FG_ARTIFACTS/browser-zoom-search.png" # a screenshot of this run only
 if node "$browser/interact.js" "$PWD/graph.svg" "$FG_ARTIFACTS/browser-zoom-search.png" \
 	"$PWD/chromium-profile" >browser.log 2>&1; then
 	pass

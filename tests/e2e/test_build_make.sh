@@ -82,7 +82,7 @@ sed -e 's|"directory": "\."|"directory": "/home/alice/src/make"|' \
     -e 's|"file": "|"file": "/home/alice/src/make/|' moved/compile_commands.json > cc.json
 mv cc.json moved/compile_commands.json
 check_contains "relocation input has absolute paths" moved/compile_commands.json '"/home/alice/src/make/src/primes.c"'
-check_exit "relocated --bin primes" 0 flamegraph-build --manifest-path moved --bin primes -o moved.svg --folded moved.folded -- 2
+check_exit "relocated --bin primes" 0 flamegraph-build --manifest-path moved --bin primes -o moved.svg --folded moved.folded -- 6
 check_contains "relocation is said" err "/home/alice/src/make, which does not exist here: using .*/moved"
 check_contains "relocated graph" moved.folded "main;sieve_primes"
 
@@ -91,5 +91,5 @@ cp -r "$FG_SRC/examples/make" inbuild
 rm -rf inbuild/build && mkdir inbuild/build
 sed "s|\"directory\": \"\\.\"|\"directory\": \"$PWD/inbuild\"|" "$FG_SRC/examples/make/compile_commands.json" > inbuild/build/compile_commands.json
 rm inbuild/compile_commands.json
-check_exit "build/compile_commands.json" 0 sh -c "cd inbuild/src && flamegraph-build --bin geometry -o ../../inb.svg --folded ../../inb.folded -- 4"
+check_exit "build/compile_commands.json" 0 sh -c "cd inbuild/src && flamegraph-build --bin geometry -o ../../inb.svg --folded ../../inb.folded -- 20"
 check_contains "build/ database graph" inb.folded "main;path_length"

@@ -32,11 +32,18 @@ if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-s
 	$sudo apt-get update -qq >&2
 fi
 command -v dpkg-source >/dev/null || $sudo apt-get install -y -qq dpkg-dev >&2
-(cd "$cache/$pkg" && apt-get source -qq "$pkg" >&2) || {
-	# a stale package list is the usual cause: refresh it once
-	$sudo apt-get update -qq >&2
-	(cd "$cache/$pkg" && apt-get source -qq "$pkg" >&2)
-}
-found=$(find "$cache/$pkg" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n 1)
-[ -n "$found" ] || { echo "fetch-source: apt-get source $pkg unpacked nothing" >&2; exit 1; }
-echo "$found"
+# unpacked in a scratch folder and moved into the cache only when complete:
+# an interrupted fetch never leaves a half-unpacked tree to be reused
+work=$(mktemp -d "$cache/$pkg/.fetch.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for attempt in 1 2 3; do
+	(cd "$work" && apt-get source -qq "$pkg" >&2) && break
+	[ "$attempt" -lt 3 ] || { echo "fetch-source: apt-get source $pkg failed 3 times" >&2; exit 1; }
+	# a stale package list or a network hiccup: refresh and try again
+	sleep $((attempt * 5))
+	$sudo apt-get update -qq >&2 || true
+done
+src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n 1)
+[ -n "$src" ] || { echo "fetch-source: apt-get source $pkg unpacked nothing" >&2; exit 1; }
+mv "$src" "$cache/$pkg/"
+echo "$cache/$pkg/$(basename "$src")"

@@ -12,6 +12,10 @@ if [ ! -d "$FG_SHARED/conformance" ]; then
 	exit 1
 fi
 export PATH="$FG_BIN:$PATH"
+# repositories the tests make get the branch name they expect and no
+# signing, whatever the machine's git configuration says
+export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=init.defaultBranch GIT_CONFIG_VALUE_0=main \
+	GIT_CONFIG_KEY_1=commit.gpgsign GIT_CONFIG_VALUE_1=false
 mkdir -p "$FG_ARTIFACTS"
 cd "$TMPDIR"
 # shellcheck source=assert.sh
