@@ -89,6 +89,22 @@ check_exit "--all-features" 0 fgb --all-features --bin crunch -o all.svg --folde
 check_contains "all-features: dot_unrolled" all.folded "dot_unrolled"
 check_contains "all-features: checksum_rows" all.folded "checksum_rows"
 
+# required-features: listed with what it needs, refused without it (the
+# message says what to add), built and run with it
+cat >> proj/flamegraph.toml <<'TOML'
+[[bin]]
+name = "crunch_unrolled"
+sources = ["src/crunch.c", "src/work.c"]
+required-features = ["unrolled"]
+TOML
+check_exit "--list with required-features" 0 fgb --list
+check_contains "list says what it needs" out "^bin +crunch, textstat, crunch_unrolled \(needs --features unrolled\)$"
+check_exit "required feature off" 1 fgb --bin crunch_unrolled -o ru.svg
+check_contains "required feature: says what to add" err "bin 'crunch_unrolled' requires the features unrolled, which are not enabled — add --features unrolled"
+check_eq "required feature: nothing written" "no" "$([ -e ru.svg ] && echo yes || echo no)"
+check_exit "required feature on" 0 fgb --features unrolled --bin crunch_unrolled -o ru.svg --folded ru.folded -- --rounds 4
+check_contains "required feature graph" ru.folded "multiply;dot_unrolled"
+
 # --dev: -O0 in its own build directory (release's objects stay as they are)
 rel_objs=$(stat -c %y $rel/obj/src/*.o)
 check_exit "--dev" 0 fgb --dev --bin crunch -o dev.svg --folded dev.folded -- --rounds 3

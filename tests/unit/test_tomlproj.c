@@ -86,6 +86,10 @@ static const struct bad_case {
 	{ PKG "[profile.dev]\ncflags = \"-O1\"\n", FG_EPARSE, ":4:10:", "must be an array of strings" },
 	{ PKG "[profile.dev]\ndebug = true\n", FG_EPARSE, ":4:1:", "unknown key `debug` in [profile.dev]" },
 	{ PKG "[cmake]\nargs = [\"-DA=1\"]\ngenerator = \"x\"\n", FG_EPARSE, ":5:1:", "unknown key `generator` in [cmake]" },
+	{ PKG "[[bin]]\nname = \"a\"\nsources = [\"a.c\"]\nrequired-features = [\"simd\"]\n", FG_EPARSE,
+	  ":6:22:", "required feature \"simd\" is not declared in [features]" },
+	{ PKG "[[bin]]\nname = \"a\"\nsources = [\"a.c\"]\nrequired-features = \"simd\"\n", FG_EPARSE,
+	  ":6:21:", "`required-features` must be an array" },
 	{ PKG "[package\n", FG_EPARSE, ":3:", "" },
 };
 
@@ -206,6 +210,57 @@ static void command_system(void **state)
 	fg_project_free(p);
 }
 
+/* required-features, as in cargo: the target is listed with what it
+ * needs, choosing it without the features says which to add, and with
+ * them (or --all-features) it is chosen. */
+static void required_features(void **state)
+{
+	static const char text[] = PKG
+		"[[bin]]\nname = \"app\"\nsources = [\"app.c\"]\n"
+		"[[bench]]\nname = \"fast\"\nsources = [\"f.c\"]\nrequired-features = [\"simd\", \"lto\"]\n"
+		"[features]\nsimd = { defines = [\"SIMD\"] }\nlto = []\n";
+	fg_project_opts opts = FG_PROJECT_OPTS_INIT;
+	const char *simd[] = { "simd" }, *both[] = { "simd", "lto" };
+	fg_project *p = NULL;
+	const fg_target *t = NULL;
+	char *list;
+
+	(void)state;
+	assert_int_equal(open_text(&p, text, &opts), 0);
+	list = fg_project_describe(p);
+	assert_non_null(strstr(list, "bench    fast (needs --features simd,lto)\n"));
+	assert_non_null(strstr(list, "bin      app\n"));
+	free(list);
+	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BENCH, "fast"), FG_EINVAL);
+	assert_null(t);
+	assert_non_null(strstr(fg_error_last(), "bench 'fast' requires the features simd,lto"));
+	assert_non_null(strstr(fg_error_last(), "add --features simd,lto"));
+	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BIN, NULL), 0);
+	fg_project_free(p);
+
+	/* one of the two on: the other is still asked for */
+	opts.features = simd;
+	opts.nfeatures = 1;
+	assert_int_equal(open_text(&p, text, &opts), 0);
+	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BENCH, "fast"), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "requires the features lto,"));
+	fg_project_free(p);
+
+	opts.features = both;
+	opts.nfeatures = 2;
+	assert_int_equal(open_text(&p, text, &opts), 0);
+	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BENCH, "fast"), 0);
+	assert_string_equal(fg_target_name(t), "fast");
+	fg_project_free(p);
+
+	opts.features = NULL;
+	opts.nfeatures = 0;
+	opts.all_features = true;
+	assert_int_equal(open_text(&p, text, &opts), 0);
+	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BENCH, NULL), 0);
+	fg_project_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +268,7 @@ int main(void)
 		cmocka_unit_test(good_manifest),
 		cmocka_unit_test(unknown_feature_and_profile),
 		cmocka_unit_test(command_system),
+		cmocka_unit_test(required_features),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

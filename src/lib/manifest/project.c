@@ -224,6 +224,7 @@ static void target_release(struct fg_target *t)
 	fg_strvec_clear(&t->argv);
 	fg_strvec_clear(&t->env);
 	fg_strvec_clear(&t->sources);
+	fg_strvec_clear(&t->missing_features);
 }
 
 void fg_project_free(fg_project *p)
@@ -288,6 +289,9 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 			fg_strbuf_addf(sb, " (%s)", fg_path_base(t->exe));
 		if (t->ctest)
 			fg_strbuf_addstr(sb, " (ctest)");
+		for (size_t f = 0; f < t->missing_features.n; f++)
+			fg_strbuf_addf(sb, "%s%s%s", f ? "," : " (needs --features ",
+				       t->missing_features.v[f], f + 1 == t->missing_features.n ? ")" : "");
 	}
 	if (!n)
 		fg_strbuf_addstr(sb, "(none)");
@@ -334,6 +338,21 @@ static int not_found(const fg_project *p, fg_target_kind kind, const char *name)
 	return err;
 }
 
+/* cargo's answer to a target whose required-features are off */
+static int missing_features(const struct fg_target *t)
+{
+	fg_strbuf list = FG_STRBUF_INIT;
+	int err;
+
+	for (size_t i = 0; i < t->missing_features.n; i++)
+		fg_strbuf_addf(&list, "%s%s", i ? "," : "", t->missing_features.v[i]);
+	err = fg_error_set(FG_EINVAL, "%s '%s' requires the features %s, which are not enabled — "
+			   "add --features %s (or --all-features)", fg_target_kind_name(t->kind),
+			   t->name, list.buf, list.buf);
+	fg_strbuf_release(&list);
+	return err;
+}
+
 static int select_kind(const fg_target **out, const fg_project *p, fg_target_kind kind,
 		       const char *name, bool no_ctest)
 {
@@ -371,6 +390,8 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 	else if (n > 1)
 		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with --%s NAME",
 				   fg_target_kind_name(kind), names.buf, fg_target_kind_name(kind));
+	else if (found->missing_features.n)
+		err = missing_features(found);
 	else
 		*out = found;
 	(void)nctest;

@@ -23,6 +23,7 @@ struct fg_target {
 	fg_strvec env;
 	char *cwd;
 	fg_strvec sources;  /* cc system / compile db: the target's sources */
+	fg_strvec missing_features; /* flamegraph.toml required-features not enabled */
 	size_t unit;        /* compile db: index of the unit defining main */
 };
 

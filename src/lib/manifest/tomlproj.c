@@ -20,9 +20,10 @@ static const char *const package_keys[] = { "name", "version", "description", "a
 					    "license", NULL };
 static const char *const build_keys[] = { "system", "cc", "cflags", "ldflags", "include",
 					  "defines", "libs", "command", NULL };
-static const char *const target_keys[] = { "name", "sources", "path", "args", "cwd", "env", NULL };
+static const char *const target_keys[] = { "name", "sources", "path", "args", "cwd", "env",
+					   "required-features", NULL };
 static const char *const test_keys[] = { "name", "sources", "path", "args", "cwd", "env",
-					 "filter", NULL };
+					 "required-features", "filter", NULL };
 static const char *const cmake_keys[] = { "args", NULL };
 
 static const char *const kind_tables[FG_TARGET_KIND_COUNT] = { "bin", "test", "bench", "example" };
@@ -213,6 +214,36 @@ static int read_env(struct rd *r, const fg_toml_value *t, struct fg_target *tg)
 	return err;
 }
 
+/* required-features = ["simd"]: as in cargo, the target can only be
+ * chosen when they are all enabled; the ones that are not are kept. */
+static int read_required_features(struct rd *r, const fg_toml_value *t, struct fg_target *tg)
+{
+	const fg_toml_value *req = fg_toml_get(t, "required-features"), *v;
+	const fg_toml_value *feats = fg_toml_get(fg_toml_root(r->doc), "features");
+	int err = 0;
+
+	if (!req)
+		return 0;
+	if (fg_toml_type(req) != FG_TOML_ARRAY)
+		return fg_toml_error(r->doc, req, "`required-features` must be an array of feature "
+				     "names, e.g. required-features = [\"simd\"]");
+	for (size_t i = 0; !err && i < fg_toml_array_len(req); i++) {
+		const char *name = fg_toml_string(v = fg_toml_array_at(req, i), NULL);
+		bool on = false;
+		if (!name)
+			return fg_toml_error(r->doc, v, "required-features must list strings, not a %s",
+					     fg_toml_type_name(fg_toml_type(v)));
+		if (!strcmp(name, "default") || !fg_toml_get(feats, name))
+			return fg_toml_error(r->doc, v, "required feature \"%s\" is not declared in "
+					     "[features] — declare it or fix the name", name);
+		for (size_t f = 0; f < r->tp->features.n; f++)
+			on = on || !strcmp(r->tp->features.v[f], name);
+		if (!on)
+			err = fg_strvec_push(&tg->missing_features, name);
+	}
+	return err;
+}
+
 static const char *const exe_dirs[FG_TARGET_KIND_COUNT] = { "bin", "tests", "benches", "examples" };
 
 static int read_target(struct rd *r, const fg_toml_value *t, fg_target_kind kind)
@@ -242,7 +273,8 @@ static int read_target(struct rd *r, const fg_toml_value *t, fg_target_kind kind
 	if (!(tg = fg_project_add_target(r->p, name, kind)))
 		return FG_ENOMEM;
 	if ((err = get_paths(r, t, "sources", "", &tg->sources)) ||
-	    (err = get_strs(r, t, "args", "", &tg->argv)) || (err = read_env(r, t, tg)))
+	    (err = get_strs(r, t, "args", "", &tg->argv)) || (err = read_env(r, t, tg)) ||
+	    (err = read_required_features(r, t, tg)))
 		return err;
 	if (tp->system == FG_TOMLPROJ_CC && !tg->sources.n)
 		return fg_toml_error(r->doc, t, "%s '%s' has no sources — add sources = [\"src/%s.c\"] "

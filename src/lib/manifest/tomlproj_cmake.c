@@ -106,6 +106,8 @@ int fg_tomlproj_cmake_post(fg_project *p)
 			free(t->cwd);
 			err = (t->cwd = fg_strdup(o->cwd)) ? 0 : FG_ENOMEM;
 		}
+		if (!err && o->missing_features.n)
+			err = copy_vec(&t->missing_features, &o->missing_features);
 		if (!err && o->filter) {
 			free(t->filter);
 			err = (t->filter = fg_strdup(o->filter)) ? 0 : FG_ENOMEM;
