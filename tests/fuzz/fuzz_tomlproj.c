@@ -22,6 +22,23 @@ static int write_manifest(const char *path, const uint8_t *data, size_t size)
 	return fclose(f);
 }
 
+/* --list and choosing each target by name: a chosen target never lacks a
+ * required feature, a refusal always says why. */
+static void check_selection(const fg_project *p)
+{
+	free(fg_project_describe(p));
+	for (size_t i = 0; i < p->ntargets; i++) {
+		const fg_target *t = NULL;
+		int err = fg_project_select(&t, p, p->targets[i].kind, p->targets[i].name);
+		fz_check_error(err);
+		if (!err && (!t || t->missing_features.n))
+			fz_fail("a target chosen without its required features");
+		if (err && t)
+			fz_fail("a refused selection still chose a target");
+	}
+	fg_error_clear();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const profiles[] = { "release", "dev", "bench", "fast" };
@@ -60,6 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (tg->targets[i].exe && tg->targets[i].exe[0] != '/')
 				fz_fail("a target executable that is not an absolute path");
 	}
+	if (!err && !augment)
+		check_selection(p);
 done:
 	if (p)
 		unlink(p->loc.file);
