@@ -657,6 +657,45 @@ static void guess_deep_dtrace(void **state)
 	fg_strbuf_release(&in);
 }
 
+/* NUL and invalid UTF-8 bytes are found by the pass that finds the
+ * newlines, 64 bytes at a time: wherever they fall relative to those
+ * blocks (a comment line of every length in front shifts them), the line
+ * holding them is cleaned and its neighbours are left as they are. */
+static void bad_bytes_found_at_every_offset(void **state)
+{
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_strbuf want = FG_STRBUF_INIT;
+
+	/* each bad byte is followed by 100 good ones on its line, so the
+	 * line's newline lies in a later block for most shifts */
+	fg_strbuf_addstr(&want, "app;good\xc3\xa9 1\napp;main;bad\xef\xbf\xbd");
+	add_repeated(&want, 'n', 100);
+	fg_strbuf_addstr(&want, " 1\napp;main;nul\xef\xbf\xbd");
+	add_repeated(&want, 'n', 100);
+	fg_strbuf_addstr(&want, " 1\n");
+	o.nthreads = 1;
+	for (size_t shift = 0; shift < 140; shift++) {
+		fg_strbuf in = FG_STRBUF_INIT;
+		char *out;
+		fg_strbuf_addch(&in, '#');
+		add_repeated(&in, 'x', shift);
+		fg_strbuf_addstr(&in, "\napp 1 1.0: 1 cycles:\n\t1 bad\xff");
+		add_repeated(&in, 'n', 100);
+		fg_strbuf_addstr(&in, " (/bin/app)\n\t2 main (/bin/app)\n\napp 1 1.0: 1 cycles:\n\t1 nul");
+		fg_strbuf_add(&in, "", 1);
+		add_repeated(&in, 'n', 100);
+		fg_strbuf_addstr(&in, " (/bin/app)\n\t2 main (/bin/app)\n\n"
+				      "app 1 1.0: 1 cycles:\n\t1 good\xc3\xa9 (/bin/app)\n\n");
+		out = collapse_in_steps(FG_FORMAT_PERF, &o, in.buf, in.len, 0);
+		if (strcmp(out, want.buf))
+			print_error("shift %zu: got '%s'\n", shift, out);
+		assert_string_equal(out, want.buf);
+		free(out);
+		fg_strbuf_release(&in);
+	}
+	fg_strbuf_release(&want);
+}
+
 static void api_misuse_is_an_error(void **state)
 {
 	fg_collapser *c = NULL;
@@ -690,6 +729,7 @@ int main(void)
 		cmocka_unit_test(guess_format),
 		cmocka_unit_test(guess_deep_dtrace),
 		cmocka_unit_test(api_misuse_is_an_error),
+		cmocka_unit_test(bad_bytes_found_at_every_offset),
 		cmocka_unit_test(deep_stacks),
 		cmocka_unit_test(huge_frame_names_are_cut),
 		cmocka_unit_test(overlong_lines_are_skipped),

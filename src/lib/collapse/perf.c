@@ -85,22 +85,37 @@ static inline const char *last_space(const char *p, size_t n)
 /* Splits a chunk into lines. With SSE2 it keeps a bit mask of the
  * newlines of 64 bytes at a time, so a line costs a few bit operations
  * rather than a memchr call (lines are ~80 bytes). */
+/* Hands out the lines of a buffer. The same pass over the bytes that
+ * finds the newlines tells whether a line may hold a NUL byte or a byte
+ * >= 0x80 (then it needs fg_cworker_clean_line); it is exact to the 64-byte
+ * block, so a plain line next to such bytes is sometimes cleaned for
+ * nothing, never the other way round. */
 struct lines {
 	const char *end;
 #ifdef __SSE2__
 	const char *block;     /* the 64 bytes described by mask; NULL: tail */
 	uint64_t mask;         /* its newlines not handed out yet */
+	bool block_dirty;      /* the block has NUL or high bytes */
+	bool line_dirty;       /* so has a block the current line touches */
 #endif
 };
 
 #ifdef __SSE2__
-static inline uint64_t newline_mask(const char *b)
+/* The block's newlines, one bit per byte; *dirty: it holds a NUL or a
+ * byte >= 0x80 (a high bit, after OR-ing each byte with its ==0 mask). */
+static inline uint64_t newline_mask(const char *b, bool *dirty)
 {
-	const __m128i nl = _mm_set1_epi8('\n');
-	uint64_t m0 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)b), nl));
-	uint64_t m1 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + 16)), nl));
-	uint64_t m2 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + 32)), nl));
-	uint64_t m3 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + 48)), nl));
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	__m128i v0 = _mm_loadu_si128((const __m128i *)b), v1 = _mm_loadu_si128((const __m128i *)(b + 16));
+	__m128i v2 = _mm_loadu_si128((const __m128i *)(b + 32)), v3 = _mm_loadu_si128((const __m128i *)(b + 48));
+	uint64_t m0 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, nl));
+	uint64_t m1 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, nl));
+	uint64_t m2 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, nl));
+	uint64_t m3 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, nl));
+	__m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
+	__m128i nul = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v0, zero), _mm_cmpeq_epi8(v1, zero)),
+				   _mm_or_si128(_mm_cmpeq_epi8(v2, zero), _mm_cmpeq_epi8(v3, zero)));
+	*dirty = _mm_movemask_epi8(_mm_or_si128(any, nul)) != 0;
 	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
 }
 #endif
@@ -110,28 +125,38 @@ static inline void lines_init(struct lines *it, const char *buf, size_t len)
 	it->end = buf + len;
 #ifdef __SSE2__
 	it->block = len >= 64 ? buf : NULL;
-	it->mask = len >= 64 ? newline_mask(buf) : 0;
+	it->block_dirty = false;
+	it->mask = len >= 64 ? newline_mask(buf, &it->block_dirty) : 0;
+	it->line_dirty = it->block_dirty;
 #endif
 }
 
-/* The first newline at or after p (the start of the next line), or NULL. */
-static inline const char *lines_next(struct lines *it, const char *p)
+/* The first newline at or after p (the start of the next line), or NULL;
+ * *dirty as described above, for the line [p, newline). */
+static inline const char *lines_next(struct lines *it, const char *p, bool *dirty)
 {
 #ifdef __SSE2__
 	while (it->block) {
 		if (it->mask) {
 			const char *q = it->block + __builtin_ctzll(it->mask);
 			it->mask &= it->mask - 1;
+			*dirty = it->line_dirty;
+			/* the next line starts in this block */
+			it->line_dirty = it->block_dirty;
 			return q;
 		}
 		it->block += 64;
-		if (it->end - it->block < 64)
+		if (it->end - it->block < 64) {
 			it->block = NULL; /* every newline before here was handed out */
-		else
-			it->mask = newline_mask(it->block);
+		} else {
+			it->mask = newline_mask(it->block, &it->block_dirty);
+			it->line_dirty |= it->block_dirty;
+		}
 	}
 #endif
-	return memchr(p, '\n', (size_t)(it->end - p));
+	const char *q = memchr(p, '\n', (size_t)(it->end - p));
+	*dirty = !fg_bytes_plain(p, (size_t)((q ? q : it->end) - p));
+	return q;
 }
 
 /* The parts of an event header. */
@@ -671,7 +696,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 {
 	const char *p = buf, *end = buf + len, *nl;
 	struct perf_event ev;
-	bool plain = fg_bytes_plain(buf, len);
+	bool dirty;
 	uint64_t lineno = *lineno_io;
 	struct lines it;
 	fg_view line;
@@ -680,7 +705,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 	w->nframes = 0;
 	lines_init(&it, buf, len);
 	while (p < end) {
-		nl = lines_next(&it, p);
+		nl = lines_next(&it, p, &dirty);
 		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
 		p = nl ? nl + 1 : end;
 		w->lineno = ++lineno;
@@ -692,7 +717,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 		}
 		if (line.len && line.ptr[0] == '#')
 			continue;
-		if (!plain)
+		if (dirty)
 			line = fg_cworker_clean_line(w, line, seq, lineno);
 		line = trim_end(line);
 		if (!line.len)
