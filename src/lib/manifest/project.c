@@ -276,6 +276,13 @@ const char *fg_target_build_name(const fg_target *t) { return t->build_name; }
 bool fg_target_is_ctest(const fg_target *t) { return t->ctest; }
 const char *fg_target_filter(const fg_target *t) { return t->filter; }
 
+/* A target's required-features that are off, as --features takes them */
+static void join_features(const struct fg_target *t, fg_strbuf *sb)
+{
+	for (size_t i = 0; i < t->missing_features.n; i++)
+		fg_strbuf_addf(sb, "%s%s", i ? "," : "", t->missing_features.v[i]);
+}
+
 static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 {
 	size_t i, n = 0;
@@ -289,9 +296,11 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 			fg_strbuf_addf(sb, " (%s)", fg_path_base(t->exe));
 		if (t->ctest)
 			fg_strbuf_addstr(sb, " (ctest)");
-		for (size_t f = 0; f < t->missing_features.n; f++)
-			fg_strbuf_addf(sb, "%s%s%s", f ? "," : " (needs --features ",
-				       t->missing_features.v[f], f + 1 == t->missing_features.n ? ")" : "");
+		if (t->missing_features.n) {
+			fg_strbuf_addstr(sb, " (needs --features ");
+			join_features(t, sb);
+			fg_strbuf_addch(sb, ')');
+		}
 	}
 	if (!n)
 		fg_strbuf_addstr(sb, "(none)");
@@ -344,8 +353,7 @@ static int missing_features(const struct fg_target *t)
 	fg_strbuf list = FG_STRBUF_INIT;
 	int err;
 
-	for (size_t i = 0; i < t->missing_features.n; i++)
-		fg_strbuf_addf(&list, "%s%s", i ? "," : "", t->missing_features.v[i]);
+	join_features(t, &list);
 	err = fg_error_set(FG_EINVAL, "%s '%s' requires the features %s, which are not enabled — "
 			   "add --features %s (or --all-features)", fg_target_kind_name(t->kind),
 			   t->name, list.buf, list.buf);
