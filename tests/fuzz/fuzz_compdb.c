@@ -5,7 +5,8 @@
  * fg_compdb_add_targets names a target after each.
  *
  * Checks beyond "no crash": every unit compiles into the flamegraph build
- * folder (its command ends "-c -o OBJECT -g -fno-omit-frame-pointer", the
+ * folder (its command ends "-c -o OBJECT -g -fno-omit-frame-pointer", then
+ * "-grecord-command-line" exactly when the compiler is a clang, the
  * object under <build>/obj/ with no "/../" climbing out of it: a recorded
  * path must never make us write into the user's tree); target names are
  * distinct; every error has a message. */
@@ -16,9 +17,17 @@ static void check_unit(const fg_project *p, const struct fg_unit *u)
 {
 	static const char *const tail[] = { "-c", "-o", NULL, "-g", "-fno-omit-frame-pointer" };
 	size_t n = u->argv.n, blen = strlen(p->build_dir);
+	const char *base;
 
 	if (!u->source || u->source[0] != '/' || !u->dir || !u->object)
 		fz_fail("a unit without an absolute source, folder or object");
+	/* clang is asked to record its flags (for the frame-pointer check) */
+	base = strrchr(u->argv.v[0], '/');
+	if (!strncmp(base ? base + 1 : u->argv.v[0], "clang", 5)) {
+		if (n < 7 || strcmp(u->argv.v[n - 1], "-grecord-command-line"))
+			fz_fail("a clang unit without -grecord-command-line last");
+		n--;
+	}
 	if (n < 6)
 		fz_fail("a unit command shorter than compiler, source and our five arguments");
 	for (size_t i = 0; i < 5; i++)

@@ -24,7 +24,9 @@ if [ ! -x "$prog" ]; then
 	echo "run-campaign: $prog not found — build the fuzz targets first (see tests/fuzz/README.md)" >&2
 	exit 1
 fi
-bash "$src/tests/fuzz/collect-seeds.sh" "$shared/conformance" "$build/fuzz-seeds" >/dev/null
+# campaigns started together would remake the seed folders under each other
+mkdir -p "$build"
+flock "$build/fuzz-seeds.lock" bash "$src/tests/fuzz/collect-seeds.sh" "$shared/conformance" "$build/fuzz-seeds" >/dev/null
 corpus=$build/fuzz-corpus/$target crashes=$build/fuzz-crashes/$target
 mkdir -p "$corpus" "$crashes" "$build/fuzz-logs"
 log=$build/fuzz-logs/$target.log
