@@ -99,6 +99,10 @@ if command -v clang >/dev/null; then
 	check_contains "clang: flags recorded" clang-producer.txt "clang version.* -grecord-command-line"
 	check_contains "clang: frame pointers" clang-producer.txt "clang version.* -fno-omit-frame-pointer"
 	check_not_contains "clang: no frame-pointer warning" err "frame pointers"
+	# the build remembers its compiler: a run without CC changes nothing
+	check_exit "clang build, re-run without CC" 0 flamegraph-build --manifest-path "$PWD/proj" --build-dir "$PWD/clangbd" --bin stress2 -o clang2.svg -- --rounds 1
+	check_contains "re-run without CC: up to date" err "stress2 is up to date"
+	check_not_contains "re-run without CC: not configured again" err "configuring"
 fi
 
 # linked by lld: -Wl,--no-rosegment is added, and the program headers show

@@ -157,17 +157,55 @@ static int write_queries(const fg_project *p)
 	return err;
 }
 
+static const char *user_define(const fg_project *p, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < p->opts.ndefines; i++) {
+		const char *d = p->opts.defines[i];
+		if (strncmp(d, name, n) || (d[n] != '=' && d[n] != ':'))
+			continue;
+		return strchr(d, '=') ? strchr(d, '=') + 1 : "";
+	}
+	return NULL;
+}
+
+static const char *cache_value(const cJSON *cache, const char *name)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cache, "entries")) {
+		const char *n = jstr(e, "name");
+		if (n && !strcmp(n, name))
+			return jstr(e, "value");
+	}
+	return NULL;
+}
+
+/* The C compiler the build uses: once configured, the one in the cache
+ * (a later run without $CC must probe the same one, or its flags would
+ * change and everything would be rebuilt); before, the one asked for. */
+static const char *c_compiler(const fg_project *p, const cJSON *cache)
+{
+	const char *cc = cache ? cache_value(cache, "CMAKE_C_COMPILER") : NULL;
+
+	if (!cc || !*cc)
+		cc = user_define(p, "CMAKE_C_COMPILER");
+	if (!cc || !*cc)
+		cc = p->opts.cc;
+	return cc && *cc ? cc : "cc";
+}
+
 /* Whether the compiler takes a flag: -mno-omit-leaf-frame-pointer (x86
  * and arm64 GCC/clang do, others reject it and the configure step would
  * fail), -grecord-command-line (clang only). */
-static bool cc_accepts(const fg_project *p, const char *flag)
+static bool cc_accepts(const fg_project *p, const cJSON *cache, const char *flag)
 {
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_exit_status st = { 0, 0 };
 	int null_fd = open("/dev/null", O_RDWR);
 	bool ok;
 
-	fg_strvec_push(&cmd.argv, p->opts.cc ? p->opts.cc : "cc");
+	fg_strvec_push(&cmd.argv, c_compiler(p, cache));
 	fg_strvec_push(&cmd.argv, flag);
 	fg_strvec_split(&cmd.argv, "-x c -c -o /dev/null /dev/null");
 	cmd.stdout_fd = cmd.stderr_fd = null_fd;
@@ -192,18 +230,6 @@ static bool wants_lld(const fg_project *p)
 }
 
 /* The user's own value for a -D cache entry NAME (NAME=v or NAME:TYPE=v). */
-static const char *user_define(const fg_project *p, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < p->opts.ndefines; i++) {
-		const char *d = p->opts.defines[i];
-		if (strncmp(d, name, n) || (d[n] != '=' && d[n] != ':'))
-			continue;
-		return strchr(d, '=') ? strchr(d, '=') + 1 : "";
-	}
-	return NULL;
-}
-
 static const char *cmake_build_type(const char *profile)
 {
 	if (!strcmp(profile, "release"))
@@ -213,9 +239,10 @@ static const char *cmake_build_type(const char *profile)
 	return profile;
 }
 
-/* The configure arguments that do not depend on the cache: build type,
- * flags with frame pointers appended, the user's -D entries. */
-static int base_args(fg_project *p, fg_strvec *args)
+/* The configure arguments other than the features: build type, flags with
+ * frame pointers appended (those the compiler takes: the cache, when
+ * there is one yet, names it), the user's -D entries. */
+static int base_args(fg_project *p, const cJSON *cache, fg_strvec *args)
 {
 	fg_strbuf fl = FG_STRBUF_INIT;
 	const char *user;
@@ -235,10 +262,10 @@ static int base_args(fg_project *p, fg_strvec *args)
 		fg_strbuf_addf(&fl, "%s ", user);
 	/* -g too: Release and MinSizeRel build types have no debug info */
 	fg_strbuf_addstr(&fl, "-g -fno-omit-frame-pointer");
-	if (cc_accepts(p, "-mno-omit-leaf-frame-pointer"))
+	if (cc_accepts(p, cache, "-mno-omit-leaf-frame-pointer"))
 		fg_strbuf_addstr(&fl, " -mno-omit-leaf-frame-pointer");
 	/* clang then keeps its flags in the debug info, for the link check */
-	if (cc_accepts(p, "-grecord-command-line"))
+	if (cc_accepts(p, cache, "-grecord-command-line"))
 		fg_strbuf_addstr(&fl, " -grecord-command-line");
 	fg_strvec_pushf(args, "-DCMAKE_C_FLAGS=%s", fl.buf);
 	fg_strvec_pushf(args, "-DCMAKE_CXX_FLAGS=%s", fl.buf);
@@ -500,11 +527,16 @@ int fg_cmake_configure(fg_project *p)
 	bool fresh = false;
 	int err;
 
-	if ((err = fg_mkdir_p(p->build_dir)) || (err = write_queries(p)) || (err = base_args(p, &args)))
+	if ((err = fg_mkdir_p(p->build_dir)) || (err = write_queries(p)))
 		goto done;
-	nbase = args.n;
 	defaults = read_text(defaults_path);
 	index = newest_index(p);
+	if (defaults && index && !(cache = load_reply(p, NULL, "cache"))) {
+		err = fg_error_last_code();
+		goto done;
+	}
+	if ((err = base_args(p, cache, &args)))
+		goto done;
 	if (!defaults || !index) {
 		if ((err = run_configure(p, &args)))
 			goto done;
@@ -518,11 +550,8 @@ int fg_cmake_configure(fg_project *p)
 		if ((err = write_text(defaults_path, defaults)))
 			goto done;
 		fg_strvec_clear(&args);
-		if ((err = base_args(p, &args)))
+		if ((err = base_args(p, cache, &args)))
 			goto done;
-	} else if (!(cache = load_reply(p, NULL, "cache"))) {
-		err = fg_error_last_code();
-		goto done;
 	}
 	nbase = args.n;
 	if ((err = feature_args(p, cache, defaults, &args)))
