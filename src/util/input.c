@@ -201,3 +201,43 @@ bool fg_same_file(const char *a, const char *b)
 		return false;
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+/* The folder of path resolved (symlinks, "..") plus its last name, or NULL
+ * when the folder does not exist. */
+static char *resolved_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	fg_strbuf dir = FG_STRBUF_INIT;
+	char *real, *out = NULL;
+
+	if (!slash)
+		fg_strbuf_addstr(&dir, ".");
+	else
+		fg_strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
+	real = dir.buf ? realpath(dir.buf, NULL) : NULL;
+	fg_strbuf_release(&dir);
+	if (real) {
+		fg_strbuf sb = FG_STRBUF_INIT;
+		fg_strbuf_addf(&sb, "%s/%s", real, slash ? slash + 1 : path);
+		out = fg_strbuf_detach(&sb, NULL);
+		free(real);
+	}
+	return out;
+}
+
+bool fg_same_path(const char *a, const char *b)
+{
+	char *ra, *rb;
+	bool same;
+
+	if (!a || !b)
+		return false;
+	if (fg_same_file(a, b) || !strcmp(a, b))
+		return true;
+	ra = resolved_name(a);
+	rb = resolved_name(b);
+	same = ra && rb && !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
+}

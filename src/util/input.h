@@ -25,4 +25,8 @@ int fg_read_file(const char *path, char **data, size_t *len);
  * so a program can refuse to write its output over one of its inputs. */
 bool fg_same_file(const char *a, const char *b);
 
+/* fg_same_file, or, for files that do not exist yet, the same name in the
+ * same folder: two outputs that would land on one file. */
+bool fg_same_path(const char *a, const char *b);
+
 #endif

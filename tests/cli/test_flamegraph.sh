@@ -67,3 +67,19 @@ check_exit "zsh completions" 0 flamegraph --completions zsh
 check_contains "zsh completion names options" out "call-graph"
 check_exit "fish completions" 0 flamegraph --completions fish
 check_contains "fish completion names options" out "complete -c flamegraph -l perfdata"
+
+# no output may land on the --perfdata input or on another output
+printf 'app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 main (/bin/app)\n\n' > stacks.txt
+cp stacks.txt stacks.orig
+mkdir -p sub
+check_exit "-o is the input" 1 flamegraph --perfdata stacks.txt -o stacks.txt
+check_contains "-o is the input: says so" err "stacks.txt is both the --perfdata input and the output \(-o\)"
+check_exit "-o is the input by another path" 1 flamegraph --perfdata stacks.txt -o sub/../stacks.txt
+check_exit "--folded is the input" 1 flamegraph --perfdata stacks.txt --folded ./stacks.txt
+check_exit "--perfdata-out is the input" 1 flamegraph --perfdata stacks.txt --perfdata-out stacks.txt
+cmp -s stacks.txt stacks.orig && pass || fail "the input was changed"
+check_exit "-o and --folded the same new file" 1 flamegraph --perfdata stacks.txt -o both.out --folded both.out
+check_contains "two outputs: says so" err "both.out is both the output \(-o\) and the --folded output"
+check_eq "nothing written" "no" "$([ -e both.out ] && echo yes || echo no)"
+check_exit "distinct outputs still work" 0 flamegraph --perfdata stacks.txt -o g.svg --folded g.folded
+check_contains "folded written" g.folded "^app;main;leaf 1$"

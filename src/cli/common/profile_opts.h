@@ -58,7 +58,7 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 
 /* -o/--output, --open, --format, --folded, --perfdata-out */
 #define FG_PROFILE_CLI_OUTPUT_ROWS(pc) \
-	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg; - for stdout)"), \
+	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg, stacks.folded or profile.speedscope.json by --format; - for stdout)"), \
 	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|folded|json", "output format: svg, folded stacks, or json (speedscope)"), \
 	FG_OPT_STRING(0, "folded", &(pc).folded, "FILE", "also write the folded stacks to FILE"), \
 	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: a temporary file, removed)"), \

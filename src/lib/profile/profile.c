@@ -600,6 +600,29 @@ static int write_outputs(run *r)
 	return err;
 }
 
+/* No output may land on the --perfdata input or on another output: the
+ * atomic rename would replace the input, or one output the other. */
+static int check_paths(const fg_profile_opts *o)
+{
+	const char *out = o->output ? o->output : "flamegraph.svg";
+	const struct { const char *path, *what; } files[] = {
+		{ o->perfdata, "the --perfdata input" },
+		{ strcmp(out, "-") ? out : NULL, "the output (-o)" },
+		{ o->folded_out, "the --folded output" },
+		{ o->perfdata_out, "the --perfdata-out file" },
+	};
+	size_t n = sizeof(files) / sizeof(files[0]);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (files[i].path && files[j].path && fg_same_path(files[i].path, files[j].path))
+				return fg_error_set(FG_EINVAL, "%s is both %s and %s — writing it would "
+						    "%s; give each its own file name", files[j].path,
+						    files[i].what, files[j].what,
+						    i == 0 ? "destroy the input" : "lose one of them");
+	return 0;
+}
+
 static int check_opts(const fg_profile_opts *o)
 {
 	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
@@ -610,7 +633,7 @@ static int check_opts(const fg_profile_opts *o)
 	if (o->record.custom && o->record.freq && o->record.freq != 997)
 		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
 				    "combined with -F — put -F in the -c string");
-	return 0;
+	return check_paths(o);
 }
 
 static int open_outputs(run *r)
