@@ -138,4 +138,40 @@ check_contains "compiler output shown" err "undeclared_thing"
 check_contains "says what to do" err "error: compiling src/work.c failed.*fix the error"
 check_eq "nothing recorded" "no" "$([ -e broken.svg ] && echo yes || echo no)"
 
+# --unit-test without NAME: the project's only test executable is chosen,
+# and the arguments after -- are its filter (a fresh copy: proj's work.c is
+# broken above)
+cp -r "$FG_SRC/examples/toml" proj-unit
+rm -rf proj-unit/build
+check_exit "--unit-test without NAME" 0 flamegraph-build --manifest-path "$PWD/proj-unit" --unit-test -o u.svg --folded u.folded -- sort
+check_contains "unit-test without NAME ran the one case" out "ok   sort"
+check_not_contains "unit-test without NAME ran no other case" out "parse|hash|matrix"
+check_contains "unit-test without NAME graph: case_sort" u.folded "case_sort"
+check_not_contains "unit-test without NAME graph: no case_hash" u.folded "case_hash"
+"$FG_SHARED/tools/svg-frames" u.svg > u.frames
+check_contains "unit-test without NAME svg: case_sort" u.frames "^case_sort	"
+
+# linked by lld (ldflags in [build]): -Wl,--no-rosegment is added and said,
+# the first LOAD segment holds the code (R E); a re-run keeps the flag and
+# does not relink
+if command -v ld.lld >/dev/null; then
+	cp -r "$FG_SRC/examples/toml" proj-lld
+	rm -rf proj-lld/build
+	sed -i 's/^libs = \["m"\]$/&\nldflags = ["-fuse-ld=lld"]/' proj-lld/flamegraph.toml
+	check_contains "lld: ldflags in the manifest copy" proj-lld/flamegraph.toml '^ldflags = \["-fuse-ld=lld"\]$'
+	lldfg() { flamegraph-build --manifest-path "$PWD/proj-lld" --build-dir "$PWD/lldbd" "$@"; }
+	check_exit "lld link" 0 lldfg --bin crunch -o lld.svg --folded lld.folded -- --rounds 3
+	check_contains "lld: says so" err "crunch is linked by LLD: adding -Wl,--no-rosegment"
+	check_eq "lld: exe in the build dir" "yes" "$([ -x lldbd/bin/crunch ] && echo yes)"
+	readelf -p .comment lldbd/bin/crunch > lld-comment.txt 2>/dev/null || true
+	check_contains "lld: linked by LLD" lld-comment.txt "Linker: .*LLD"
+	readelf -lW lldbd/bin/crunch | awk '$1 == "LOAD"' > lld-loads.txt
+	# with --no-rosegment the first LOAD is R E (text and rodata together)
+	check_contains "lld: first LOAD executable" <(head -1 lld-loads.txt) "R E"
+	check_contains "lld graph" lld.folded "main;multiply;dot_plain"
+	check_exit "lld re-run" 0 lldfg --bin crunch -o lld2.svg -- --rounds 1
+	check_contains "lld re-run: up to date" err "crunch is up to date"
+	check_not_contains "lld re-run: no relink" err "linking|adding -Wl,--no-rosegment"
+fi
+
 finish
