@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flamegraph/elfcheck.h"
+#include "flamegraph/git.h"
 #include "flamegraph/record.h"
 #include "flamegraph/render.h"
 
@@ -93,11 +95,18 @@ typedef struct fg_profile_opts {
 
 	fg_profile_event_cb on_event; /* NULL: nothing is reported */
 	void *event_ctx;
+
+	/* Where the profiled code comes from, recorded in the JSON output's
+	 * metadata (NULL: not known). */
+	const fg_git_info *git;
+	/* How the ELF check's warnings word their fixes: the flags of the
+	 * build system that made the program (flamegraph-build). */
+	fg_fix_style fix_style;
 } fg_profile_opts;
 
 #define FG_PROFILE_OPTS_INIT { FG_RECORD_OPTS_INIT, NULL, 0, NULL, 0, NULL, \
 	NULL, FG_OUTPUT_SVG, NULL, NULL, NULL, false, NULL, 0, NULL, false, true, \
-	true, FG_RENDER_OPTS_INIT, NULL, NULL }
+	true, FG_RENDER_OPTS_INIT, NULL, NULL, NULL, FG_FIX_GENERIC }
 
 typedef struct fg_profile_result {
 	bool recorded;        /* a recorder ran (false for opts->perfdata) */
@@ -132,8 +141,10 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 /* Converts folded text ("a;b;c COUNT" lines, len bytes) to a speedscope
  * JSON document (https://www.speedscope.app file format, one "sampled"
  * profile named `name`) written to out. Lines without a count are
- * skipped. FG_EIO on write errors. */
-int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len);
+ * skipped. git, when not NULL, goes into a top-level "metadata" object
+ * (branch, commit, dirty). FG_EIO on write errors. */
+int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
+			       const fg_git_info *git);
 
 #ifdef __cplusplus
 }

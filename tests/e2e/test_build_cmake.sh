@@ -22,6 +22,18 @@ check_contains "svg frames" frames.txt "fill_table"
 check_contains "svg subtitle has the commit" stress2.svg "(main|master) @ [0-9a-f]{8}"
 cp stress2.svg "$FG_ARTIFACTS/build-stress2.svg" 2>/dev/null || true
 
+# --format json: speedscope, with where the code came from
+check_exit "--format json" 0 fgb --bin stress2 --format json -o p.json -- --rounds 2
+python3 - p.json <<'PY' && pass || fail "p.json lacks the git metadata"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+g = d["metadata"]["git"]
+assert g["branch"] in ("main", "master"), g
+assert re.fullmatch(r"[0-9a-f]{40}", g["commit"]), g
+assert g["dirty"] is False, g
+assert d["profiles"][0]["type"] == "sampled"
+PY
+
 # a second run with nothing changed does not rebuild and says so
 check_exit "re-run" 0 fgb --bin stress2 -o again.svg -- --rounds 3
 check_contains "re-run says up to date" err "stress2 is up to date"

@@ -57,4 +57,34 @@ printf 'true\n' > proj/build.sh
 sed -i 's#out/tool#out/missing#' proj/flamegraph.toml
 check_exit "missing path" 1 fgb --bin tool
 check_contains "missing path named" err "out/missing — fix its \`path\`"
+# [build] ldflags reach the command as LDFLAGS; a program the command
+# links with lld gets the rosegment warning with the flamegraph.toml fix
+if command -v ld.lld >/dev/null; then
+	mkdir -p lld/src
+	cp proj/src/tool.c lld/src/
+	cat > lld/build.sh <<'SH'
+set -e
+echo "ldflags=$LDFLAGS"
+mkdir -p out
+cc $CFLAGS $LDFLAGS -o out/tool src/tool.c
+SH
+	cat > lld/flamegraph.toml <<'TOML'
+[package]
+name = "tool"
+[build]
+system = "command"
+command = "sh build.sh"
+ldflags = ["-fuse-ld=lld"]
+[[bin]]
+name = "tool"
+path = "out/tool"
+TOML
+	check_exit "command build linked by lld" 0 flamegraph-build --manifest-path "$PWD/lld" --bin tool -o l.svg -- 50
+	check_contains "LDFLAGS from [build] ldflags" out "ldflags=-fuse-ld=lld$"
+	check_contains "rosegment warning" err "warning: .*tool was linked by .*LLD"
+	check_contains "the fix in flamegraph.toml terms" err 'add ldflags = \["-Wl,--no-rosegment"\] to \[build\] in flamegraph.toml'
+	sed -i 's/ldflags = \["-fuse-ld=lld"\]/ldflags = ["-fuse-ld=lld", "-Wl,--no-rosegment"]/' lld/flamegraph.toml
+	check_exit "after the fix" 0 flamegraph-build --manifest-path "$PWD/lld" --bin tool -o l2.svg -- 50
+	check_not_contains "no rosegment warning after the fix" err "rosegment"
+fi
 finish

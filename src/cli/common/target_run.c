@@ -98,10 +98,16 @@ int fg_target_run_profile(const fg_target_run *tr, const fg_project *p, const fg
 	 * /usr/bin/sh, not the project's code */
 	if (fg_target_is_ctest(t) && !fg_target_build_name(t))
 		po.check_elf = false;
-	if (!po.render.subtitle && fg_git_provenance(&gi, fg_project_root(p)) == 0) {
-		fg_git_info_format(subtitle, sizeof(subtitle), &gi);
-		po.render.subtitle = subtitle;
+	if (fg_git_provenance(&gi, fg_project_root(p)) == 0) {
+		po.git = &gi;
+		if (!po.render.subtitle) {
+			fg_git_info_format(subtitle, sizeof(subtitle), &gi);
+			po.render.subtitle = subtitle;
+		}
 	}
+	/* the ELF check quotes the fix in the terms of the project's build */
+	po.fix_style = fg_project_type(p) == FG_MANIFEST_CMAKE ? FG_FIX_CMAKE :
+		       fg_project_type(p) == FG_MANIFEST_TOML ? FG_FIX_TOML : FG_FIX_GENERIC;
 	fg_error_clear();
 	code = fg_profile_cli_run(&po, &pcr);
 	/* --compare runs twice: the second run starts where the first did */

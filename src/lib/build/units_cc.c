@@ -217,8 +217,9 @@ static int command_argv(const fg_project *p, const char *tmpl, fg_strvec *argv)
 	return err;
 }
 
-/* CFLAGS for the project's own build: its profile and the flags a
- * profile needs, for build files that take CFLAGS from the environment. */
+/* CFLAGS and LDFLAGS for the project's own build: its profile, [build]
+ * and the flags a profile needs, then the caller's $CFLAGS / $LDFLAGS, for
+ * build files that take them from the environment. */
 static int command_env(const fg_project *p, const struct fg_tomlproj *tp, fg_cmd *cmd)
 {
 	fg_strvec words = FG_STRVEC_INIT;
@@ -234,6 +235,15 @@ static int command_env(const fg_project *p, const struct fg_tomlproj *tp, fg_cmd
 	if (p->opts.cflags)
 		fg_strbuf_addf(&sb, " %s", p->opts.cflags);
 	err = fg_strvec_pushf(&cmd->env, "CFLAGS=%s", sb.buf);
+	fg_strvec_clear(&words);
+	fg_strbuf_reset(&sb);
+	fg_strvec_pushv(&words, (const char *const *)tp->profile_ldflags.v, tp->profile_ldflags.n);
+	fg_strvec_pushv(&words, (const char *const *)tp->ldflags.v, tp->ldflags.n);
+	fg_strvec_join_quoted(&words, &sb);
+	if (p->opts.ldflags)
+		fg_strbuf_addf(&sb, "%s%s", sb.len ? " " : "", p->opts.ldflags);
+	if (!err && (sb.len || p->opts.ldflags))
+		err = fg_strvec_pushf(&cmd->env, "LDFLAGS=%s", sb.buf ? sb.buf : "");
 	if (!err)
 		err = fg_strvec_pushf(&cmd->env, "FLAMEGRAPH_PROFILE=%s", p->profile);
 	fg_strvec_clear(&words);

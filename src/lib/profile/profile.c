@@ -122,7 +122,7 @@ static void check_program(run *r, const char *path, const char *shown)
 	if (!r->o->check_elf || fg_elfcheck_file(path, &rep) != 0)
 		return;
 	fg_elfcheck_warnings(&rep, shown, r->rec.call_graph == FG_CALL_GRAPH_FP && !r->rec.custom,
-			     FG_FIX_GENERIC, elf_warn, r);
+			     r->o->fix_style, elf_warn, r);
 }
 
 static int check_pids(run *r)
@@ -558,8 +558,10 @@ static int write_json(run *r, FILE *fp)
 		err = fg_collapser_foreach(r->collapser, append_line, &text);
 	if (!err)
 		err = r->o->post_process ?
-			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", r->post.buf, r->post.len) :
-			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", text.buf, text.len);
+			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", r->post.buf,
+						   r->post.len, r->o->git) :
+			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", text.buf,
+						   text.len, r->o->git);
 	fg_strbuf_release(&text);
 	return err;
 }

@@ -83,7 +83,18 @@ static int add_line(frames *f, fg_view line, fg_strbuf *samples, fg_strbuf *weig
 	return 0;
 }
 
-int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len)
+/* "metadata":{"git":{...}}, for a profile that says where its code came from */
+static void git_metadata(fg_strbuf *doc, const fg_git_info *git)
+{
+	fg_strbuf_addstr(doc, ",\"metadata\":{\"git\":{\"branch\":");
+	json_string(doc, git->branch ? git->branch : "", git->branch ? strlen(git->branch) : 0);
+	fg_strbuf_addstr(doc, ",\"commit\":");
+	json_string(doc, git->commit, strlen(git->commit));
+	fg_strbuf_addf(doc, ",\"dirty\":%s}}", git->dirty ? "true" : "false");
+}
+
+int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
+			       const fg_git_info *git)
 {
 	frames f = { FG_STRMAP_INIT, FG_STRBUF_INIT, 0 };
 	fg_strbuf samples = FG_STRBUF_INIT, weights = FG_STRBUF_INIT, doc = FG_STRBUF_INIT;
@@ -115,6 +126,8 @@ int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, si
 	fg_strbuf_add(&doc, weights.buf, weights.len);
 	fg_strbuf_addstr(&doc, "]}],\"name\":");
 	json_string(&doc, name, strlen(name));
+	if (git)
+		git_metadata(&doc, git);
 	fg_strbuf_addstr(&doc, ",\"activeProfileIndex\":0,\"exporter\":\"flamegraph " FG_VERSION "\"}\n");
 	if (fwrite(doc.buf, 1, doc.len, out) != doc.len)
 		err = fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
