@@ -58,9 +58,13 @@ typedef struct fg_collapse_opts {
 	bool include_offset;   /* dtrace --includeoffset: keep +0x offsets */
 	bool inline_frames;    /* perf: keep inlined frames (default true) */
 	unsigned nthreads;     /* worker threads; 0: all cores */
+	bool keep_order;       /* flame charts: foreach/write give the stacks in
+				  input order, only consecutive equal ones
+				  merged (one thread; memory then grows with
+				  the number of samples) */
 } fg_collapse_opts;
 
-#define FG_COLLAPSE_OPTS_INIT { false, false, false, false, false, NULL, NULL, 0, false, true, 0 }
+#define FG_COLLAPSE_OPTS_INIT { false, false, false, false, false, NULL, NULL, 0, false, true, 0, false }
 
 typedef struct fg_collapser fg_collapser;
 
@@ -82,8 +86,9 @@ int fg_collapser_finish(fg_collapser *c);
 /* The format in use (after guessing, once enough input was fed). */
 fg_format fg_collapser_format(const fg_collapser *c);
 
-/* Calls cb for every folded stack, sorted bytewise by stack. `stack` is not
- * NUL-terminated. A non-zero return from cb stops and is returned. */
+/* Calls cb for every folded stack, sorted bytewise by stack (in input order
+ * with opts.keep_order). `stack` is not NUL-terminated. A non-zero return
+ * from cb stops and is returned. */
 typedef int (*fg_stack_cb)(void *ctx, const char *stack, size_t len, uint64_t count);
 int fg_collapser_foreach(const fg_collapser *c, fg_stack_cb cb, void *ctx);
 /* Writes "stack COUNT\n" lines, sorted, to out. FG_EIO on write errors. */

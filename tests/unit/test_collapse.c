@@ -696,6 +696,42 @@ static void bad_bytes_found_at_every_offset(void **state)
 	fg_strbuf_release(&want);
 }
 
+/* keep_order (flame charts): stacks in input order, only consecutive
+ * equal ones merged, whatever thread count is asked for; foreach and
+ * write agree. */
+static void keep_order_gives_time_order(void **state)
+{
+	static const char text[] =
+		"app 1 1.0: 1 cycles:\n\t1 a (/bin/app)\n\t2 main (/bin/app)\n\n"
+		"app 1 2.0: 1 cycles:\n\t1 a (/bin/app)\n\t2 main (/bin/app)\n\n"
+		"app 1 3.0: 1 cycles:\n\t1 b (/bin/app)\n\t2 main (/bin/app)\n\n"
+		"app 1 4.0: 1 cycles:\n\t1 a (/bin/app)\n\t2 main (/bin/app)\n\n";
+	static const char want[] = "app;main;a 2\napp;main;b 1\napp;main;a 1\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_collapser *c = NULL;
+	char *out, buf[256] = "";
+	FILE *f;
+
+	o.keep_order = true;
+	o.nthreads = 4;
+	out = collapse_in_steps(FG_FORMAT_PERF, &o, text, sizeof(text) - 1, 7);
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &o), 0);
+	assert_int_equal(fg_collapser_feed(c, text, sizeof(text) - 1), 0);
+	assert_int_equal(fg_collapser_finish(c), 0);
+	assert_non_null(f = fmemopen(buf, sizeof(buf) - 1, "w"));
+	assert_int_equal(fg_collapser_write(c, f), 0);
+	fclose(f);
+	assert_string_equal(buf, want);
+	fg_collapser_free(c);
+	/* without it: merged and sorted */
+	o.keep_order = false;
+	out = collapse_in_steps(FG_FORMAT_PERF, &o, text, sizeof(text) - 1, 0);
+	assert_string_equal(out, "app;main;a 3\napp;main;b 1\n");
+	free(out);
+}
+
 static void api_misuse_is_an_error(void **state)
 {
 	fg_collapser *c = NULL;
@@ -730,6 +766,7 @@ int main(void)
 		cmocka_unit_test(guess_deep_dtrace),
 		cmocka_unit_test(api_misuse_is_an_error),
 		cmocka_unit_test(bad_bytes_found_at_every_offset),
+		cmocka_unit_test(keep_order_gives_time_order),
 		cmocka_unit_test(deep_stacks),
 		cmocka_unit_test(huge_frame_names_are_cut),
 		cmocka_unit_test(overlong_lines_are_skipped),

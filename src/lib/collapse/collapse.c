@@ -119,6 +119,8 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 		c->sh.event_len = strlen(c->sh.event);
 	}
 	c->nthreads = c->sh.opts.nthreads ? c->sh.opts.nthreads : default_threads();
+	if (c->sh.opts.keep_order)
+		c->nthreads = 1; /* one worker sees the chunks in input order */
 	if (c->nthreads > MAX_THREADS)
 		c->nthreads = MAX_THREADS;
 	c->workers = fg_calloc(c->nthreads, sizeof(*c->workers));
@@ -133,6 +135,7 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	}
 	for (i = 0; i < c->nthreads; i++)
 		fg_cworker_init(&c->workers[i]);
+	c->workers[0].keep_order = c->sh.opts.keep_order;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv_work, NULL);
 	pthread_cond_init(&c->cv_done, NULL);
@@ -746,11 +749,34 @@ static int ensure_sorted(const fg_collapser *cc)
 	return 0;
 }
 
+/* keep_order: walks the input-order records of the one worker */
+static int foreach_in_order(const fg_collapser *c, fg_stack_cb cb, void *ctx)
+{
+	const fg_strbuf *o = &c->workers[0].order;
+	size_t off = 0;
+	uint64_t count;
+	uint32_t len;
+	int err;
+
+	if (!c->finished || c->error)
+		return c->error ? c->error : fg_error_set(FG_EINVAL, "fg_collapser_finish was not called");
+	while (off + 12 <= o->len) {
+		memcpy(&count, o->buf + off, 8);
+		memcpy(&len, o->buf + off + 8, 4);
+		if ((err = cb(ctx, o->buf + off + 12, len, count)))
+			return err;
+		off += 12 + (size_t)len;
+	}
+	return 0;
+}
+
 int fg_collapser_foreach(const fg_collapser *c, fg_stack_cb cb, void *ctx)
 {
 	size_t i;
 	int err;
 
+	if (c->sh.opts.keep_order)
+		return foreach_in_order(c, cb, ctx);
 	if ((err = ensure_sorted(c)))
 		return err;
 	for (i = 0; i < c->result->count; i++)
@@ -772,12 +798,29 @@ static char *put_u64(char *p, uint64_t v)
 	return p;
 }
 
+static int write_line(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	FILE *out = ctx;
+	char num[24], *end = put_u64(num, count);
+
+	*end++ = '\n';
+	if (fwrite(stack, 1, len, out) != len || putc(' ', out) == EOF ||
+	    fwrite(num, 1, (size_t)(end - num), out) != (size_t)(end - num))
+		return fg_error_set(FG_EIO, "cannot write the folded stacks");
+	return 0;
+}
+
 int fg_collapser_write(const fg_collapser *c, FILE *out)
 {
 	fg_strbuf sb = FG_STRBUF_INIT;
 	size_t i;
 	int err;
 
+	if (c->sh.opts.keep_order) {
+		if ((err = foreach_in_order(c, write_line, out)))
+			return err;
+		return fflush(out) ? fg_error_set(FG_EIO, "cannot write the folded stacks") : 0;
+	}
 	if ((err = ensure_sorted(c)))
 		return err;
 	for (i = 0; i < c->result->count; i++) {

@@ -84,6 +84,9 @@ typedef struct fg_cworker {
 	uint64_t warn_count[FG_CWARN_KINDS];
 	uint64_t warn_seq[FG_CWARN_KINDS];  /* chunk of the first occurrence */
 	uint64_t warn_line[FG_CWARN_KINDS]; /* 1-based line within that chunk */
+	bool keep_order;       /* also record the stacks in input order: */
+	fg_strbuf order;       /* records of u64 count, u32 length, stack */
+	size_t last;           /* offset of the last record (SIZE_MAX: none) */
 } fg_cworker;
 
 void fg_cworker_init(fg_cworker *w);
@@ -94,7 +97,8 @@ void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line);
  * FG_COLLAPSE_MAX_FRAME are cut (warned at w->seq, w->lineno). */
 bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix);
 /* Adds count to the stack "prefix;frames..." (frames reversed: root first),
- * saturating at UINT64_MAX. */
+ * saturating at UINT64_MAX (and, with keep_order, to the input-order
+ * records: to the last one when it is the same stack). */
 void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count);
 
 /* Makes a line safe: when it holds NUL bytes or invalid UTF-8, returns a

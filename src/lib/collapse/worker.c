@@ -19,6 +19,8 @@ void fg_cworker_init(fg_cworker *w)
 	memset(w, 0, sizeof(*w));
 	fg_strbuf_init(&w->key, 0);
 	fg_strbuf_init(&w->pname, 0);
+	fg_strbuf_init(&w->order, 0);
+	w->last = SIZE_MAX;
 }
 
 void fg_cworker_release(fg_cworker *w)
@@ -26,6 +28,7 @@ void fg_cworker_release(fg_cworker *w)
 	fg_strmap_release(&w->map);
 	fg_strbuf_release(&w->key);
 	fg_strbuf_release(&w->pname);
+	fg_strbuf_release(&w->order);
 	fg_arena_release(&w->arena);
 	free(w->frames);
 	w->frames = NULL;
@@ -141,6 +144,35 @@ static inline void copy_semi_to_colon(char *dst, const char *src, size_t n)
 		dst[i] = src[i] == ';' ? ':' : src[i];
 }
 
+/* Appends "stack COUNT" to the input-order records, or adds COUNT to the
+ * last record when it holds the same stack. */
+static void record_in_order(fg_cworker *w, const char *key, size_t len, uint64_t count)
+{
+	fg_strbuf *o = &w->order;
+	uint64_t c;
+	uint32_t n = (uint32_t)len;
+
+	if (w->last != SIZE_MAX) {
+		memcpy(&n, o->buf + w->last + 8, 4);
+		if (n == len && !memcmp(o->buf + w->last + 12, key, len)) {
+			memcpy(&c, o->buf + w->last, 8);
+			fg_add_count(&c, count);
+			memcpy(o->buf + w->last, &c, 8);
+			return;
+		}
+	}
+	n = (uint32_t)len;
+	if (fg_strbuf_grow(o, 12 + len)) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	w->last = o->len;
+	memcpy(o->buf + o->len, &count, 8);
+	memcpy(o->buf + o->len + 8, &n, 4);
+	memcpy(o->buf + o->len + 12, key, len);
+	o->len += 12 + len; /* filled in place after fg_strbuf_grow */
+}
+
 void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count)
 {
 	fg_strbuf *k = &w->key;
@@ -187,6 +219,8 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 	}
 	if (!fg_add_count(&e->value.u, count))
 		fg_cworker_warn(w, FG_CWARN_SATURATED, w->seq, w->lineno);
+	if (w->keep_order)
+		record_in_order(w, k->buf, k->len, count);
 }
 
 static inline bool is_lower_hex(char c)

@@ -385,6 +385,8 @@ static int new_collapser(run *r, fg_format fmt)
 	co.skip_after = r->o->skip_after;
 	co.nskip_after = r->o->nskip_after;
 	co.inline_frames = !r->o->no_inline;
+	/* a flame chart's x axis is time: the samples stay in order */
+	co.keep_order = r->o->render.flamechart;
 	return fg_collapser_new(&r->collapser, fmt, &co);
 }
 
@@ -519,7 +521,7 @@ static int build_stacks(run *r)
 {
 	int err;
 
-	if ((err = fg_folded_new(&r->stacks)))
+	if ((err = fg_folded_new_ex(&r->stacks, r->o->render.flamechart ? FG_FOLDED_KEEP_ORDER : 0)))
 		return err;
 	if (!r->o->post_process)
 		return fg_collapser_foreach(r->collapser, add_stack, r->stacks);
