@@ -24,6 +24,7 @@ static inline fg_collapse_opts fz_collapse_opts(fz_rng *r)
 	o.include_addrs = v & 16;
 	o.include_offset = v & 32;
 	o.inline_frames = !(v & 64);
+	o.keep_order = (v & 0x38000) == 0x8000; /* 1 in 8: flame-chart order */
 	if (v & 128) {
 		o.skip_after = fz_skip_names;
 		o.nskip_after = (v >> 8) % 3 + 1;
