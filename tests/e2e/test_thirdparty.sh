@@ -55,8 +55,22 @@ if fetch cjson cjson; then
 	# -Werror project: our flags must not add warnings (the build passed)
 	check_contains "cjson is a -Werror project" cjson/build/flamegraph/release/CMakeCache.txt "ENABLE_CUSTOM_COMPILER_FLAGS:BOOL=ON"
 
-	# about a millisecond of work (process start-up included) at 10 Hz, a
-	# 100 ms period: no samples, a clear message
+	# about a millisecond of work at the default 997 Hz: usually no sample
+	# at all (exit 3, the old graph kept); when start-up takes one or two,
+	# a graph with a warning. Either way the message says to raise -F.
+	echo "old graph" > quick.svg
+	rc=0
+	cj --test parse_number -o quick.svg >out 2>err || rc=$?
+	if [ "$rc" == 0 ]; then
+		check_contains "parse_number at 997 Hz: few samples, says so" err "warning: only [0-9] samples? (was|were) recorded"
+		check_contains "parse_number at 997 Hz: suggests a higher -F" err "-F 20000"
+	else
+		check_eq "parse_number at 997 Hz: no samples (exit 3)" 3 "$rc"
+		check_contains "parse_number at 997 Hz: says so" err "no samples were recorded"
+		check_contains "parse_number at 997 Hz: suggests a higher -F" err "-F 20000"
+		check_eq "parse_number at 997 Hz: old graph kept" "old graph" "$(cat quick.svg)"
+	fi
+	# at 10 Hz (a 100 ms period) it gets no sample: exit 3
 	echo "old graph" > quick.svg
 	rc=0
 	cj --test parse_number -F 10 -o quick.svg >out 2>err || rc=$?

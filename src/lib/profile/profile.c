@@ -46,6 +46,9 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Fewer samples than this get a warning (the run still writes its graph). */
+#define FEW_SAMPLES 10
+
 static void emit(run *r, fg_profile_event kind, const char *msg, double value)
 {
 	if (kind == FG_PROFILE_WARNING)
@@ -447,6 +450,18 @@ static int collapse(run *r)
 					    r->o->record.freq ? r->o->record.freq : 997);
 		return fg_error_set(FG_ENODATA, "%s holds no samples — record a longer run",
 				    r->perfdata.buf);
+	}
+	/* a handful of samples makes a graph of noise: say how to get more */
+	if (r->res->recorded && r->res->samples < FEW_SAMPLES) {
+		fg_strbuf sb = FG_STRBUF_INIT;
+		fg_strbuf_addf(&sb, "only %llu sample%s recorded — the graph shows little; %s or give "
+			       "%s more work", (unsigned long long)r->res->samples,
+			       r->res->samples == 1 ? " was" : "s were",
+			       r->o->record.custom ? "sample more often in -c" :
+			       "raise the frequency (e.g. -F 20000)",
+			       r->program ? r->program : "the program");
+		emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+		fg_strbuf_release(&sb);
 	}
 	return 0;
 }
