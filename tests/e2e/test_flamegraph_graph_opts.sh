@@ -136,7 +136,7 @@ is_blue='{ split($3, c, /[(),]/); if (!(c[2] == c[3] && c[2] >= 80 && c[2] <= 14
 check_eq "--palette blue: all frames blue" "all blue" "$(frames blue.svg | awk -F'\t' "$is_blue")"
 check_eq "default palette: no frame blue" "none blue" "$(frames default.svg | awk -F'\t' "$is_blue")"
 check_exit "--palette unknown" 1 flamegraph --perfdata kept.data --palette nosuch -o bad.svg
-check_contains "--palette unknown: names the choices" err "'nosuch' is not one of hot\\|.*blue"
+check_contains "--palette unknown: names the option and the choices" err "error: --palette: 'nosuch' is not one of hot\\|.*blue"
 [ ! -e bad.svg ] && pass || fail "--palette unknown still wrote bad.svg"
 
 # every SVG written is well-formed XML

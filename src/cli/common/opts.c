@@ -154,8 +154,11 @@ static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const char *value = eq ? eq + 1 : NULL;
 	const fg_option *o = find_long(cli->options, name, len);
+	char shown[64];
 	int r;
 
+	/* "--palette", for messages about its value (not "--palette=x") */
+	snprintf(shown, sizeof(shown), "--%.*s", (int)(len < 60 ? len : 60), name);
 	if (!o) {
 		if ((r = builtin(cli, name, len, value, argc, argv, i)) >= 0)
 			return r;
@@ -163,15 +166,15 @@ static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 	}
 	if (!takes_arg(o)) {
 		if (value && o->type == FG_OPT_BOOL_)
-			return usage_error(cli, "option '%s' takes no value", argv[*i]);
-		return apply(cli, o, value, argv[*i]);
+			return usage_error(cli, "option '%s' takes no value", shown);
+		return apply(cli, o, value, shown);
 	}
 	if (!value) {
 		if (*i + 1 >= argc)
-			return usage_error(cli, "option '%s' needs a value", argv[*i]);
+			return usage_error(cli, "option '%s' needs a value", shown);
 		value = argv[++*i];
 	}
-	return apply(cli, o, value, argv[*i]);
+	return apply(cli, o, value, shown);
 }
 
 static int parse_short(const fg_cli *cli, int argc, char **argv, int *i)
