@@ -48,6 +48,19 @@ check_same_file() {
 	fi
 }
 
+# Every SVG a test left in its folder (that is one: some tests put other
+# text in a .svg on purpose) must be well-formed XML. Files over 64 MB are
+# left to the tests that make them.
+check_svgs_wellformed() {
+	local f
+	command -v xmllint >/dev/null || return 0
+	while IFS= read -r -d '' f; do
+		[ "$(head -c 5 "$f")" == "<?xml" ] || continue
+		[ "$(stat -c %s "$f")" -le $((64 << 20)) ] || continue
+		if xmllint --noout "$f" 2>/dev/null; then pass; else fail "$f is not well-formed XML"; fi
+	done < <(find . -name '*.svg' -type f -print0)
+}
+
 finish() {
 	if [ "$fg_failures" -gt 0 ]; then
 		echo "$fg_failures of $((fg_checks + fg_failures)) checks failed" >&2

@@ -21,4 +21,5 @@ cd "$TMPDIR"
 # shellcheck source=assert.sh
 . "$here/assert.sh"
 . "$script"
+check_svgs_wellformed
 finish
