@@ -23,7 +23,7 @@ static const char *const warn_what[FG_FW_NKINDS] = {
 	"lines whose count is 2^64 or more",
 	"lines whose count takes the total to 2^64 samples or more",
 	"lines longer than 16 MiB",
-	"frame names longer than 64 KiB, cut to 64 KiB and marked " FG_FOLDED_CUT_MARK,
+	("frame names longer than 64 KiB, cut to 64 KiB and marked " FG_FOLDED_CUT_MARK),
 };
 
 /* Counts and totals stay below this, so every whole-sample conversion to
