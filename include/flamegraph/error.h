@@ -24,6 +24,7 @@ enum fg_error_code {
 	FG_EAMBIGUOUS = -9, /* several candidates where one was needed */
 	FG_ECHILD = -10,  /* a child process could not be run */
 	FG_ELIMIT = -11,  /* input exceeds a safety limit */
+	FG_EINTR = -12,   /* stopped by a signal (flamegraph/signals.h) */
 };
 
 /* The detail of the last error set in this thread ("" if none). The string

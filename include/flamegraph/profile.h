@@ -49,6 +49,25 @@ typedef enum fg_profile_event {
 	FG_PROFILE_PROGRESS_END, /* the streaming stage is over (clear a spinner) */
 } fg_profile_event;
 
+typedef enum fg_profile_stage {
+	FG_STAGE_RECORDING = 0, /* the workload runs under the recorder */
+	FG_STAGE_CAPPED,        /* the recording hit its size cap; the
+				   workload goes on unrecorded */
+	FG_STAGE_PROCESSING,    /* the recording is read and folded */
+	FG_STAGE_DONE,          /* nothing more: clear the status line */
+} fg_profile_stage;
+
+/* A few times a second while the pipeline runs, for a live status line. */
+typedef struct fg_profile_status {
+	fg_profile_stage stage;
+	double elapsed;     /* seconds in this stage */
+	uint64_t bytes;     /* RECORDING: size of the recording so far;
+			       PROCESSING: bytes of it read so far */
+	uint64_t total;     /* PROCESSING: the recording's size (0: unknown) */
+} fg_profile_status;
+
+typedef void (*fg_profile_status_cb)(void *ctx, const fg_profile_status *st);
+
 typedef void (*fg_profile_event_cb)(void *ctx, fg_profile_event kind,
 				    const char *msg, double value);
 
@@ -86,10 +105,11 @@ typedef struct fg_profile_opts {
 	/* Behaviour. */
 	bool ignore_status;        /* a failing workload is not an error */
 	bool check_elf;            /* run fg_elfcheck_file on the program first */
-	bool ignore_sigint;        /* ignore SIGINT in this process while the
-				      recorder runs, so Ctrl-C stops only the
-				      workload and the graph is still written
-				      (process-wide; restored afterwards) */
+	bool continue_at_max;      /* the size cap reached (record.max_size):
+				      the workload runs on unrecorded (else
+				      it is stopped) */
+	bool workload_stdout_to_stderr; /* the workload's stdout goes to
+				      stderr (the graph is on stdout) */
 
 	fg_render_opts render;     /* title, palette, widths... */
 
@@ -102,35 +122,63 @@ typedef struct fg_profile_opts {
 	/* How the ELF check's warnings word their fixes: the flags of the
 	 * build system that made the program (flamegraph-build). */
 	fg_fix_style fix_style;
+
+	/* Live status (NULL: none). */
+	fg_profile_status_cb on_status;
+
+	/* Where the size cap comes from when record.max_size is 0: half the
+	 * free space where the recording goes. UINT64_MAX in record.max_size
+	 * means no cap at all. */
 } fg_profile_opts;
 
-#define FG_PROFILE_OPTS_INIT { FG_RECORD_OPTS_INIT, NULL, 0, NULL, 0, NULL, \
-	NULL, FG_OUTPUT_SVG, NULL, NULL, NULL, false, NULL, 0, NULL, false, true, \
-	true, FG_RENDER_OPTS_INIT, NULL, NULL, NULL, FG_FIX_GENERIC }
+#define FG_PROFILE_OPTS_INIT { .record = FG_RECORD_OPTS_INIT, .format = FG_OUTPUT_SVG, \
+	.check_elf = true, .render = FG_RENDER_OPTS_INIT, .fix_style = FG_FIX_GENERIC }
 
 typedef struct fg_profile_result {
 	bool recorded;        /* a recorder ran (false for opts->perfdata) */
 	int exit_code;        /* the workload's (the recorder's) exit code;
 				 -1 when killed by a signal */
 	int signal;           /* the signal that killed it, else 0 */
-	bool interrupted;     /* it ended by SIGINT (Ctrl-C) */
-	bool workload_failed; /* non-zero exit or a signal */
+	bool interrupted;     /* the run was interrupted (see interrupt_signal) */
+	int interrupt_signal; /* the signal of fg_interrupt, or SIGINT when the
+				 workload ended by Ctrl-C */
+	bool workload_failed; /* non-zero exit or a signal (not one we sent) */
 	uint64_t samples;     /* samples in the graph */
 	uint64_t stacks;      /* distinct stacks */
 	uint64_t script_bytes;/* bytes of perf script output streamed */
 	double seconds_record, seconds_script, seconds_collapse, seconds_render;
 	unsigned nwarnings;   /* warnings sent to on_event */
 	bool output_written;  /* opts->output was replaced */
+	/* The recording (perf). */
+	uint64_t lost;        /* samples the kernel dropped (ring buffer full) */
+	bool lost_known;      /* lost could be counted */
+	bool capped;          /* the recording stopped at its size cap ... */
+	double seconds_at_cap;/* ... this long after the start */
+	double seconds_run;   /* from the workload's start to its end (or the
+				 end of the recording) */
+	uint64_t record_bytes;/* size of the recording */
+	uint64_t max_size;    /* the cap that applied (0: none) */
+	char record_dir[256]; /* where the recording was written */
 } fg_profile_result;
 
-#define FG_PROFILE_RESULT_INIT { false, 0, 0, false, false, 0, 0, 0, 0, 0, 0, 0, 0, false }
+#define FG_PROFILE_RESULT_INIT { .recorded = false }
 
 /* Runs the pipeline. Returns 0 when the graph was written, even when the
- * workload failed (see res->workload_failed; the caller decides, with
- * opts->ignore_status, whether that is an error). Errors:
+ * workload failed or the run was interrupted (see res->workload_failed and
+ * res->interrupted; the caller decides, with opts->ignore_status, whether
+ * that is an error). Before anything runs, the sampling frequency is
+ * checked against kernel.perf_event_max_sample_rate and the size cap is
+ * set (record.max_size, else half the free space where the recording
+ * goes); perf's ring buffer (record.buffer_bytes, else
+ * fg_record_buffer_size) is sized for the call-graph mode and rate.
+ * Samples lost all the same are counted and, with a size cap reached,
+ * told in the graph's subtitle. Interrupts: flamegraph/signals.h. Errors:
  *   FG_ENOTFOUND  the program or a PID does not exist, or perfdata is missing
  *   FG_ERECORD    the recorder is not installed / could not record (the
  *                 detail names the package to install or the sysctl to set)
+ *   FG_ELIMIT     the frequency is above the kernel's limit, or no disk
+ *                 space is left for the recording
+ *   FG_EINTR      interrupted twice, or while processing (nothing written)
  *   FG_ENODATA    no samples were recorded (nothing is written)
  *   FG_EIO        an output could not be written (the old file is kept)
  *   FG_EINVAL     inconsistent options

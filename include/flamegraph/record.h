@@ -1,14 +1,16 @@
-/* The record stage: builds the command lines of the recorder (perf on
- * Linux, DTrace on macOS/BSD) and of `perf script`.
+/* The record stage: the command lines of the recorder (perf on Linux,
+ * DTrace on macOS/BSD) and of `perf script`, the sizes that keep a
+ * recording bounded and lossless, running the recorder (fg_record_run) and
+ * counting what a perf.data holds.
  *
- * Nothing here runs a process: the functions return argv vectors so that
- * command construction can be tested on any machine. fg_profile_run()
- * (flamegraph/profile.h) runs them. */
+ * The command builders run nothing, so that command construction can be
+ * tested on any machine; fg_record_run() runs them. */
 #ifndef FLAMEGRAPH_RECORD_H
 #define FLAMEGRAPH_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,14 +48,26 @@ typedef struct fg_record_opts {
 	const char *const *argv; /* ... or run this command (argv[0] the program) */
 	size_t argc;
 	const char *output;      /* perf.data / DTrace output file */
+	const char *tool_origin; /* where `tool` came from, for messages (the
+				    CLI passes "PERF"); NULL: not said */
+	uint64_t buffer_bytes;   /* perf's ring buffer per CPU (-m); 0: perf's
+				    own default. See fg_record_buffer_size. */
+	uint64_t max_size;       /* perf --max-size: stop recording at this many
+				    bytes; 0: no cap */
+	long attach_pid;         /* > 0: record this process, started held by
+				    the caller, with `-p PID -D -1 --control
+				    fifo:CTL,ACK` instead of running argv */
+	const char *control_ctl, *control_ack; /* the fifos, with attach_pid */
 } fg_record_opts;
 
-#define FG_RECORD_OPTS_INIT { FG_RECORDER_PERF, NULL, 997, NULL, FG_CALL_GRAPH_DWARF, \
-	false, NULL, -1, NULL, 0, NULL, 0, NULL }
+#define FG_RECORD_OPTS_INIT { .recorder = FG_RECORDER_PERF, .freq = 997, \
+	.call_graph = FG_CALL_GRAPH_DWARF, .compression_level = -1 }
 
 /* Builds the recorder's command line into *out (a NULL-terminated, malloc'd
  * vector; free it with fg_argv_free). perf: `perf record -F FREQ
- * --call-graph MODE -g [--compression-level=N] -o FILE (-p PIDS | -- PROG ARGS)`; DTrace:
+ * --call-graph MODE -g [-m SIZE] [--max-size=SIZE] [--compression-level=N]
+ * -o FILE (-D -1 --control fifo:CTL,ACK -p PID | -p PIDS | -- PROG ARGS)`
+ * (with a custom command, only --max-size is added to it); DTrace:
  * `dtrace -x ustackframes=100 -n 'profile-FREQ /pid == $target/
  * { @[ustack(100)] = count(); }' -o FILE (-p PID | -c 'PROG ARGS')`.
  * FG_EINVAL when neither or both of pids/argv are given, or for a bad
@@ -74,6 +88,135 @@ int fg_call_graph_parse(fg_call_graph *out, const char *name);
 
 /* Frees a vector from fg_record_command and friends. NULL is a no-op. */
 void fg_argv_free(char **argv);
+
+/* About how many bytes one sample takes in perf.data with this call-graph
+ * mode: a dwarf sample carries its 64 KB stack copy, a frame-pointer one
+ * only its callchain. */
+uint64_t fg_record_bytes_per_sample(fg_call_graph mode);
+
+/* The ring buffer (bytes per CPU, perf -m) that holds about a quarter of a
+ * second of one busy thread's samples at freq Hz, so that perf, woken a
+ * few times a second, drops nothing: a power of two from 512 KiB to
+ * 64 MiB, with all ncpus buffers together at most 1/32 of ram_bytes.
+ * unprivileged_limit (> 0: what an unprivileged user may lock per CPU,
+ * kernel.perf_event_mlock_kb) caps it further. */
+uint64_t fg_record_buffer_size(fg_call_graph mode, unsigned freq, unsigned ncpus,
+			       uint64_t ram_bytes, uint64_t unprivileged_limit);
+
+/* Parses a size: a number of bytes with an optional unit K, M, G or T
+ * (powers of 1024; "KB", "KiB", "k" also taken), e.g. "500M", "2G".
+ * FG_EINVAL with a message that shows the form. */
+int fg_record_parse_size(uint64_t *out, const char *text);
+
+/* Writes a size for people ("417 MB", "2.5 GB", "980 KB") into buf. */
+void fg_record_format_size(char *buf, size_t len, uint64_t bytes);
+
+/* What a perf.data file holds, read from its records without decoding the
+ * samples. */
+typedef struct fg_perfdata_counts {
+	uint64_t samples;      /* PERF_RECORD_SAMPLE records */
+	uint64_t lost;         /* samples the kernel dropped because the ring
+				  buffer was full (LOST and LOST_SAMPLES) */
+	uint64_t lost_records; /* LOST records ("chunks" in perf's words) */
+	bool complete;         /* false: part of the file could not be read
+				  (compressed records, a truncated file) */
+} fg_perfdata_counts;
+
+/* Counts samples and lost samples in a perf.data file (file form; the
+ * pipe form gives FG_EINVAL). FG_EIO when it cannot be read, FG_EPARSE
+ * when it is not a perf.data. */
+int fg_perfdata_count(const char *path, fg_perfdata_counts *out);
+
+/* What a recording will cost and may use on this machine. */
+typedef struct fg_record_plan {
+	uint64_t max_size;         /* the cap: opts->max_size, else half of
+				      free_bytes (0: none) */
+	bool max_size_default;     /* max_size is the default */
+	uint64_t free_bytes;       /* free space where the recording goes */
+	uint64_t buffer_bytes;     /* ring buffer per CPU: opts->buffer_bytes,
+				      else fg_record_buffer_size for here */
+	uint64_t bytes_per_second; /* expected, per busy thread */
+	unsigned max_rate;         /* kernel.perf_event_max_sample_rate (0:
+				      unknown) */
+} fg_record_plan;
+
+/* Plans a perf recording into folder dir: reads the kernel's sampling
+ * limit, the free space, the CPUs, the memory and whether ring buffers
+ * may be locked without limit. FG_ELIMIT when opts->freq is above the
+ * kernel's limit, or when dir has no room for a recording at all (the
+ * detail says the limit or the space, and the way out). A max_size of
+ * UINT64_MAX means no cap. */
+int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *opts, const char *dir);
+
+/* Running the recorder. */
+
+typedef enum fg_record_event {
+	FG_RECORD_TICK,    /* a few times a second while recording: elapsed
+			      seconds and the recording's size so far */
+	FG_RECORD_WARNING, /* msg: a line of the recorder's that is not one of
+			      its routine banners, once each */
+	FG_RECORD_CAPPED,  /* the size cap was reached (elapsed: when) */
+} fg_record_event;
+
+typedef void (*fg_record_event_cb)(void *ctx, fg_record_event kind, const char *msg,
+				   double elapsed, uint64_t bytes);
+
+typedef struct fg_record_run_opts {
+	/* The recorder's command (output, argv or pids filled in). With
+	 * attach, argv is run by fg_record_run itself and perf attaches to
+	 * it; attach_pid and the control fifos are filled in here. */
+	fg_record_opts rec;
+	bool attach;           /* perf only, without a custom command */
+	bool continue_at_max;  /* the size cap reached: the workload goes on
+				  (else it is stopped) */
+	int workload_stdout;   /* attach: the workload's stdout (-1: ours) */
+	const char *tmpdir;    /* for the control fifos (NULL: /tmp) */
+	fg_record_event_cb on_event; /* NULL: none */
+	void *event_ctx;
+} fg_record_run_opts;
+
+#define FG_RECORD_RUN_OPTS_INIT { .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1 }
+
+typedef struct fg_record_outcome {
+	int workload_code;      /* the workload's exit code, -1 after a signal */
+	int workload_signal;    /* the signal that ended it, else 0 */
+	bool workload_known;    /* the two fields above are the workload's own
+				   (attach), not the recorder's that relays
+				   them */
+	int interrupted;        /* the signal that interrupted the run, else 0 */
+	bool capped;            /* the recording reached its size cap */
+	double seconds;         /* from the workload's start to the end of
+				   the recording */
+	double seconds_at_cap;  /* when the cap was reached */
+	double seconds_workload;/* how long the workload ran (attach) */
+	bool recorder_missing;  /* the recorder could not be started: it is
+				   not installed where it was looked for */
+	uint64_t bytes;         /* size of the recording */
+} fg_record_outcome;
+
+#define FG_RECORD_OUTCOME_INIT { .workload_code = 0 }
+
+/* Runs the recorder until the workload ends (or the PIDs exit, or an
+ * interrupt: see flamegraph/signals.h) and the recording is complete.
+ * perf's routine banners are consumed; its other lines reach on_event.
+ * With attach, the workload is started held, perf attaches to it with its
+ * events off, enables them, and only then does the workload exec: nothing
+ * of its run is missed, its status is its own, and its output is not
+ * perf's. Errors: FG_ENOTFOUND (recorder or program missing), FG_ERECORD
+ * (the recorder failed: the detail says why, in perf's words and ours),
+ * FG_EINTR (aborted by a second interrupt: children killed). */
+int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out);
+
+/* Streams `perf script` of perfdata (fg_record_script_command) into sink,
+ * chunk by chunk, never holding the text as a whole. perf's stderr is
+ * sorted as fg_record_run sorts perf record's: routine lines dropped, the
+ * others handed to on_event (FG_RECORD_WARNING) once the stream ends, or
+ * told in the error when perf script fails. An interrupt request
+ * (flamegraph/signals.h) stops it: FG_EINTR. sink's own error stops it
+ * too and is returned. FG_ERECORD when perf script fails. */
+int fg_record_script_stream(const fg_record_opts *rec, const char *perfdata, bool no_inline,
+			    int (*sink)(void *ctx, const char *buf, size_t len), void *sink_ctx,
+			    fg_record_event_cb on_event, void *event_ctx);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "cli/common/profile_opts.h"
 #include "cli/common/target_run.h"
@@ -118,6 +119,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 	int npos = 0, dashdash = 0, r, code = 0;
 
 	fg_diag_init(cli.prog);
+	fg_cli_signals_init();
 	if ((r = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)))
 		return r == FG_OPTS_EXIT ? 0 : FG_EXIT_USAGE;
 	if (o.unit_test_given && !o.unit_test && dashdash == 1)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "flamegraph/diff.h"
 #include "flamegraph/error.h"
@@ -68,6 +69,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	};
 
 	fg_diag_init(cli.prog);
+	fg_cli_signals_init();
 	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK)
 		return err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
 	if (npos != 2) {

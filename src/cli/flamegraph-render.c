@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
@@ -105,6 +106,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 	};
 
 	fg_diag_init(cli.prog);
+	fg_cli_signals_init();
 	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK)
 		return err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
 	if (output_is_input(output, argv, npos) ||

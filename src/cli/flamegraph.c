@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "cli/common/profile_opts.h"
 #include "flamegraph/error.h"
@@ -63,6 +64,7 @@ int cmd_flamegraph(int argc, char **argv)
 	int npos = 0, dashdash = 0, code;
 
 	fg_diag_init("flamegraph");
+	fg_cli_signals_init();
 	code = fg_opts_parse(&cli, argc, argv, &npos, &dashdash);
 	if (code)
 		return code == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "util/cleanup.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
@@ -66,6 +67,10 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
 	}
+	/* a signal handler removes it if the program is killed (best effort:
+	 * a full table only loses that) */
+	if (fg_cleanup_add_path(f->tmp.buf, false))
+		fg_error_clear();
 	*out = f;
 	return 0;
 fail:
@@ -82,6 +87,8 @@ FILE *fg_outfile_stream(fg_outfile *f)
 
 static void release(fg_outfile *f)
 {
+	if (f->tmp.len)
+		fg_cleanup_remove_path(f->tmp.buf);
 	fg_strbuf_release(&f->path);
 	fg_strbuf_release(&f->tmp);
 	free(f);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "util/cleanup.h"
 #include "util/process.h"
 #include "util/banned.h"
 
@@ -181,29 +182,43 @@ char *fg_which(const char *prog)
 	return NULL;
 }
 
-/* In the child after fork: set up fds, cwd and env, exec. On failure the
- * errno is sent to the parent through err_fd (close-on-exec). */
-static void child_exec(const fg_cmd *cmd, int out_pipe, int in_pipe, int err_fd)
+/* In the child after fork: set up fds, cwd and env, wait for the gate when
+ * held, exec. On failure the errno is sent to the parent through err_fd
+ * (close-on-exec). */
+static void child_exec(const fg_cmd *cmd, const int pipes[3], int gate_fd, int err_fd)
 {
 	size_t i;
+	char go;
+	ssize_t n;
 	int e;
 
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
-	if (in_pipe >= 0)
-		dup2(in_pipe, 0);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (pipes[0] >= 0)
+		dup2(pipes[0], 0);
 	else if (cmd->stdin_fd >= 0)
 		dup2(cmd->stdin_fd, 0);
-	if (out_pipe >= 0)
-		dup2(out_pipe, 1);
+	if (pipes[1] >= 0)
+		dup2(pipes[1], 1);
 	else if (cmd->stdout_fd >= 0)
 		dup2(cmd->stdout_fd, 1);
-	if (cmd->stderr_fd >= 0)
+	if (pipes[2] >= 0)
+		dup2(pipes[2], 2);
+	else if (cmd->stderr_fd >= 0)
 		dup2(cmd->stderr_fd, 2);
 	if (cmd->cwd && chdir(cmd->cwd) != 0)
 		goto fail;
 	for (i = 0; i < cmd->env.n; i++)
 		putenv(cmd->env.v[i]);
+	if (gate_fd >= 0) {
+		do
+			n = read(gate_fd, &go, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127); /* discarded: the parent gave up on us */
+	}
 	execvp(cmd->argv.v[0], cmd->argv.v);
 fail:
 	e = errno;
@@ -212,50 +227,130 @@ fail:
 	_exit(127);
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void close_pair(int p[2])
+{
+	close_fd(&p[0]);
+	close_fd(&p[1]);
+}
+
+static void child_init(fg_child *child)
+{
+	child->pid = -1;
+	child->out_fd = child->in_fd = child->err_fd = -1;
+	child->gate_fd = child->status_fd = -1;
+}
+
+/* Reads the exec status pipe: 0 once exec'd (EOF), else the child's errno
+ * turned into an error (the child is reaped). */
+static int exec_result(fg_child *child, const fg_cmd *cmd, int status_fd)
+{
+	ssize_t n;
+	int e = 0;
+
+	do
+		n = read(status_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(status_fd);
+	if (n != sizeof(e))
+		return 0;
+	waitpid(child->pid, NULL, 0);
+	fg_cleanup_remove_child(child->pid);
+	child->pid = -1;
+	close_fd(&child->out_fd);
+	close_fd(&child->in_fd);
+	close_fd(&child->err_fd);
+	if (e == ENOENT)
+		return fg_error_set(FG_ENOTFOUND, "%s: command not found%s", cmd ? cmd->argv.v[0] : "program",
+				    cmd && cmd->cwd && access(cmd->cwd, F_OK) ? " (working directory missing)" : "");
+	return fg_error_set(FG_ECHILD, "cannot run %s: %s", cmd ? cmd->argv.v[0] : "the program", strerror(e));
+}
+
 int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 {
-	int outp[2] = { -1, -1 }, inp[2] = { -1, -1 }, errp[2], e = 0;
-	ssize_t n;
+	int outp[2] = { -1, -1 }, inp[2] = { -1, -1 }, errout[2] = { -1, -1 };
+	int gate[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	pid_t pid;
 
-	child->pid = -1;
-	child->out_fd = child->in_fd = -1;
+	child_init(child);
 	if (!cmd->argv.n)
 		return fg_error_set(FG_EINVAL, "empty command");
 	if (pipe2(errp, O_CLOEXEC) != 0 ||
 	    (cmd->pipe_stdout && pipe2(outp, O_CLOEXEC) != 0) ||
-	    (cmd->pipe_stdin && pipe2(inp, O_CLOEXEC) != 0))
-		return fg_error_set(FG_ECHILD, "cannot create a pipe: %s", strerror(errno));
+	    (cmd->pipe_stdin && pipe2(inp, O_CLOEXEC) != 0) ||
+	    (cmd->pipe_stderr && pipe2(errout, O_CLOEXEC) != 0) ||
+	    (cmd->hold && pipe2(gate, O_CLOEXEC) != 0)) {
+		int e = errno;
+		close_pair(errp), close_pair(outp), close_pair(inp), close_pair(errout), close_pair(gate);
+		return fg_error_set(FG_ECHILD, "cannot create a pipe: %s", strerror(e));
+	}
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
-		return fg_error_set(FG_ECHILD, "cannot start %s: %s", cmd->argv.v[0], strerror(errno));
-	if (pid == 0)
-		child_exec(cmd, outp[1], inp[0], errp[1]);
-	close(errp[1]);
-	if (outp[1] >= 0)
-		close(outp[1]);
-	if (inp[0] >= 0)
-		close(inp[0]);
-	do
-		n = read(errp[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(errp[0]);
-	if (n == sizeof(e)) {
-		waitpid(pid, NULL, 0);
-		if (outp[0] >= 0)
-			close(outp[0]);
-		if (inp[1] >= 0)
-			close(inp[1]);
-		if (e == ENOENT)
-			return fg_error_set(FG_ENOTFOUND, "%s: command not found%s", cmd->argv.v[0],
-					    cmd->cwd && access(cmd->cwd, F_OK) ? " (working directory missing)" : "");
-		return fg_error_set(FG_ECHILD, "cannot run %s: %s", cmd->argv.v[0], strerror(e));
+	if (pid < 0) {
+		int e = errno;
+		close_pair(errp), close_pair(outp), close_pair(inp), close_pair(errout), close_pair(gate);
+		return fg_error_set(FG_ECHILD, "cannot start %s: %s", cmd->argv.v[0], strerror(e));
 	}
+	if (pid == 0)
+		child_exec(cmd, (const int[3]){ inp[0], outp[1], errout[1] }, gate[0], errp[1]);
+	fg_cleanup_add_child(pid);
+	close_fd(&errp[1]);
+	close_fd(&outp[1]);
+	close_fd(&inp[0]);
+	close_fd(&errout[1]);
+	close_fd(&gate[0]);
 	child->pid = pid;
 	child->out_fd = outp[0];
 	child->in_fd = inp[1];
-	return 0;
+	child->err_fd = errout[0];
+	if (cmd->hold) {
+		child->gate_fd = gate[1];
+		child->status_fd = errp[0];
+		return 0;
+	}
+	return exec_result(child, cmd, errp[0]);
+}
+
+int fg_child_release(fg_child *child)
+{
+	int status_fd = child->status_fd;
+	ssize_t n;
+
+	if (child->gate_fd < 0)
+		return 0;
+	do
+		n = write(child->gate_fd, "x", 1);
+	while (n < 0 && errno == EINTR);
+	close_fd(&child->gate_fd);
+	child->status_fd = -1;
+	return exec_result(child, NULL, status_fd);
+}
+
+void fg_child_discard(fg_child *child)
+{
+	fg_exit_status st;
+
+	close_fd(&child->gate_fd);
+	close_fd(&child->status_fd);
+	if (child->pid > 0)
+		fg_child_wait(child, &st);
+}
+
+static void decode_status(int status, fg_exit_status *st)
+{
+	if (WIFSIGNALED(status)) {
+		st->code = -1;
+		st->signal = WTERMSIG(status);
+	} else {
+		st->code = WEXITSTATUS(status);
+		st->signal = 0;
+	}
 }
 
 int fg_child_wait(fg_child *child, fg_exit_status *st)
@@ -268,14 +363,33 @@ int fg_child_wait(fg_child *child, fg_exit_status *st)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return fg_error_set(FG_ECHILD, "waiting for process %d: %s", (int)child->pid, strerror(errno));
-	if (WIFSIGNALED(status)) {
-		st->code = -1;
-		st->signal = WTERMSIG(status);
-	} else {
-		st->code = WEXITSTATUS(status);
-		st->signal = 0;
-	}
+	decode_status(status, st);
+	fg_cleanup_remove_child(child->pid);
 	child->pid = -1;
+	return 0;
+}
+
+int fg_child_try_wait(fg_child *child, fg_exit_status *st, bool *done)
+{
+	int status;
+	pid_t r;
+
+	*done = false;
+	if (child->pid <= 0) {
+		*done = true;
+		return 0;
+	}
+	do
+		r = waitpid(child->pid, &status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return fg_error_set(FG_ECHILD, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+	if (r == 0)
+		return 0;
+	decode_status(status, st);
+	fg_cleanup_remove_child(child->pid);
+	child->pid = -1;
+	*done = true;
 	return 0;
 }
 

@@ -36,8 +36,13 @@ typedef struct fg_cmd {
 	int stderr_fd;     /* -1: inherit; else dup2'd to 2 */
 	bool pipe_stdout;  /* fg_cmd_spawn: give the parent a pipe from stdout */
 	bool pipe_stdin;   /* fg_cmd_spawn: give the parent a pipe to stdin */
+	bool pipe_stderr;  /* fg_cmd_spawn: give the parent a pipe from stderr */
+	bool hold;         /* fg_cmd_spawn: the child waits, set up, before
+			      exec until fg_child_release (so that a recorder
+			      can attach to it first) */
 } fg_cmd;
-#define FG_CMD_INIT { FG_STRVEC_INIT, FG_STRVEC_INIT, NULL, -1, -1, -1, false, false }
+#define FG_CMD_INIT { .argv = FG_STRVEC_INIT, .env = FG_STRVEC_INIT, .cwd = NULL, \
+	.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1 }
 void fg_cmd_clear(fg_cmd *cmd);
 int fg_cmd_set_cwd(fg_cmd *cmd, const char *cwd);
 
@@ -45,6 +50,9 @@ typedef struct fg_child {
 	pid_t pid;
 	int out_fd;  /* read end when pipe_stdout, else -1 */
 	int in_fd;   /* write end when pipe_stdin, else -1 */
+	int err_fd;  /* read end when pipe_stderr, else -1 */
+	int gate_fd;   /* hold: written by fg_child_release, else -1 */
+	int status_fd; /* hold: reports the exec's failure, else -1 */
 } fg_child;
 
 /* How a child ended. */
@@ -54,11 +62,20 @@ typedef struct fg_exit_status {
 } fg_exit_status;
 
 /* Starts cmd. FG_ENOTFOUND when the program does not exist (detected before
- * returning), FG_ECHILD for other failures. */
+ * returning, or by fg_child_release with cmd->hold), FG_ECHILD for other
+ * failures. Every child is registered with fg_cleanup_add_child until it
+ * is waited for. */
 int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child);
+/* A held child (cmd->hold) goes on to exec its program. Returns once the
+ * exec happened, or its error (the child is then reaped). */
+int fg_child_release(fg_child *child);
+/* A held child that will never run: it exits without exec'ing; reaped. */
+void fg_child_discard(fg_child *child);
 /* Waits for the child (closing the parent's pipe ends first is the caller's
  * job); EINTR is retried. */
 int fg_child_wait(fg_child *child, fg_exit_status *st);
+/* Like fg_child_wait without blocking: *done tells whether it ended. */
+int fg_child_try_wait(fg_child *child, fg_exit_status *st, bool *done);
 /* Spawn + wait. */
 int fg_cmd_run(const fg_cmd *cmd, fg_exit_status *st);
 /* Runs cmd and collects its stdout into out (stderr inherited). */

@@ -3,12 +3,17 @@
 # leaves the user's files alone. Needs no perf.
 echo "keep me" > precious.svg
 
-# perf not installed: exit 3, names the packages, output untouched
+# perf not installed (not on PATH): exit 3, names the packages, output untouched
 cc -O2 -g -o prog "$FG_SRC/examples/callgraph/callgraph.c"
-PERF=/nonexistent check_exit "PERF=/nonexistent" 3 flamegraph -o precious.svg -- ./prog 10
+check_exit "perf not on PATH" 3 env PATH="$FG_BIN" "$FG_BIN/flamegraph" -o precious.svg -- ./prog 10
 check_contains "perf missing names Debian's package" err "linux-perf"
 check_contains "perf missing names other distros" err "dnf install perf"
-check_contains "perf missing: error prefix" err "^flamegraph: error: /nonexistent was not found"
+check_contains "perf missing: error prefix" err "^flamegraph: error: perf was not found"
+check_eq "failed run keeps the old file" "keep me" "$(cat precious.svg)"
+# PERF naming a file that is not there: says so, not "install perf"
+PERF=/nonexistent check_exit "PERF=/nonexistent" 3 flamegraph -o precious.svg -- ./prog 10
+check_contains "PERF=/nonexistent: names PERF and the path" err "^flamegraph: error: PERF names '/nonexistent', which is not an executable program — fix the path, or unset PERF"
+check_not_contains "PERF=/nonexistent: no install advice" err "apt install"
 check_eq "failed run keeps the old file" "keep me" "$(cat precious.svg)"
 
 # the program does not exist
@@ -45,7 +50,7 @@ if ! command -v sudo >/dev/null; then
 	check_exit "--root without sudo" 3 flamegraph --root -o precious.svg -- ./prog quick
 	check_contains "--root without sudo message" err "--root needs sudo"
 fi
-check_exit "perfdata without samples" 3 flamegraph --perfdata /dev/null -o precious.svg
+check_exit "perfdata without samples" 4 flamegraph --perfdata /dev/null -o precious.svg
 check_contains "perfdata without samples message" err "holds no samples"
 check_eq "failed run keeps the old file (2)" "keep me" "$(cat precious.svg)"
 

@@ -58,7 +58,7 @@ check_same_file "two inputs merge like one" stdin.frames parts.frames
 
 # Empty input: an SVG that says so, a clear error, a non-zero exit.
 : >empty.folded
-check_exit "empty input" 3 flamegraph-render -o empty.svg empty.folded
+check_exit "empty input" 4 flamegraph-render -o empty.svg empty.folded
 check_contains "empty message" err "error: no stack samples in the input — "
 check_contains "empty SVG written" empty.svg "No valid input"
 xmllint --noout empty.svg && pass || fail "empty.svg is not well-formed"

@@ -10,7 +10,7 @@ cp err verbose.txt
 for stage in record script collapse render; do
 	check_contains "-v timing line for $stage" verbose.txt "timing: $stage took [0-9.]+ s"
 done
-check_contains "-v shows perf record with dwarf,65528" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -o .* -- ./callgraph 1500"
+check_contains "-v shows perf record with dwarf,65528, a sized buffer and a cap, attached" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K --max-size=[0-9]+K -o .* -D -1 --control=fifo:CTL,ACK -p PID"
 check_contains "-v shows perf script" verbose.txt "running: .*perf script -i "
 
 na=$(awk '/main;outer;a [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)

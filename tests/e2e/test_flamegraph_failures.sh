@@ -4,8 +4,8 @@
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 
-# SIGSEGV: graph written, crash reported, exit 3 (0 with --ignore-status)
-check_exit "crashing program" 3 flamegraph -F 499 --folded crash.folded -o crash.svg -- ./callgraph crash 500
+# SIGSEGV: graph written, crash reported, exit 5 (0 with --ignore-status)
+check_exit "crashing program" 5 flamegraph -F 499 --folded crash.folded -o crash.svg -- ./callgraph crash 500
 check_contains "crash reported" err "killed by SIGSEGV"
 check_contains "crash: says the graph was written" err "graph was still written to crash.svg"
 [ -s crash.svg ] && pass || fail "no graph for the crashing program"
@@ -14,11 +14,11 @@ check_exit "crash with --ignore-status" 0 flamegraph --ignore-status -F 499 -o c
 [ -s crash2.svg ] && pass || fail "no graph with --ignore-status"
 
 # a program that exits non-zero
-check_exit "failing program" 3 flamegraph -F 499 -o fail.svg -- sh -c './callgraph 300 >/dev/null; exit 7'
+check_exit "failing program" 5 flamegraph -F 499 -o fail.svg -- sh -c './callgraph 300 >/dev/null; exit 7'
 check_contains "exit status reported" err "exited with status 7"
 
 # SIGINT to the whole process group (as Ctrl-C does): the workload stops,
-# flamegraph ignores it while perf runs and still writes the graph
+# the recording ends cleanly, the graph is written, the exit status is 130
 python3 - "$FG_BIN/flamegraph" <<'PY' > sigint.txt 2>&1 && pass || { fail "SIGINT run failed"; cat sigint.txt >&2; }
 import os, signal, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "-F", "499", "--folded", "int.folded", "-o", "int.svg",
@@ -28,13 +28,13 @@ time.sleep(1.5)
 os.killpg(p.pid, signal.SIGINT)
 rc = p.wait(timeout=120)
 print("exit", rc)
-sys.exit(0 if rc == 0 else 1)
+sys.exit(0 if rc == 130 else 1)
 PY
 [ -s int.svg ] && pass || fail "no graph after SIGINT"
 check_contains "SIGINT: stacks recorded" int.folded "main;outer;a [0-9]+$"
 
-# no samples: exit 3 with a message, the old file kept
+# no samples: exit 4 with a message, the old file kept
 echo "old graph" > quick.svg
-check_exit "no samples" 3 flamegraph -F 99 -o quick.svg -- ./callgraph quick
+check_exit "no samples" 4 flamegraph -F 99 -o quick.svg -- ./callgraph quick
 check_contains "no samples message" err "no samples were recorded"
 check_eq "no samples keeps the old file" "old graph" "$(cat quick.svg)"

@@ -65,7 +65,7 @@ if fetch cjson cjson; then
 		check_contains "parse_number at 997 Hz: few samples, says so" err "warning: only [0-9] samples? (was|were) recorded"
 		check_contains "parse_number at 997 Hz: suggests a higher -F" err "-F 20000"
 	else
-		check_eq "parse_number at 997 Hz: no samples (exit 3)" 3 "$rc"
+		check_eq "parse_number at 997 Hz: no samples (exit 4)" 4 "$rc"
 		check_contains "parse_number at 997 Hz: says so" err "no samples were recorded"
 		check_contains "parse_number at 997 Hz: suggests a higher -F" err "-F 20000"
 		check_eq "parse_number at 997 Hz: old graph kept" "old graph" "$(cat quick.svg)"
@@ -74,7 +74,7 @@ if fetch cjson cjson; then
 	echo "old graph" > quick.svg
 	rc=0
 	cj --test parse_number -F 10 -o quick.svg >out 2>err || rc=$?
-	check_eq "cjson --test parse_number: no samples (exit 3)" 3 "$rc"
+	check_eq "cjson --test parse_number: no samples (exit 4)" 4 "$rc"
 	check_contains "no samples: says so" err "flamegraph-build: error: no samples were recorded"
 	check_contains "no samples: suggests a higher -F" err "-F 20000"
 	check_contains "no samples: suggests more work" err "more work"

@@ -4,6 +4,7 @@
 
 #include "cli/common/collapse_cli.h"
 #include "cli/common/diag.h"
+#include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "flamegraph/error.h"
 #include "util/input.h"
@@ -157,6 +158,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		break;
 	}
 	fg_diag_init(prog);
+	fg_cli_signals_init();
 	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK) {
 		rc = err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
 		goto done;

@@ -74,8 +74,11 @@ int fg_exit_code_for(int err)
 	case FG_EBUILD:
 		return FG_EXIT_BUILD;
 	case FG_ERECORD:
-	case FG_ENODATA:
 		return FG_EXIT_RECORD;
+	case FG_ENODATA:
+		return FG_EXIT_NODATA;
+	case FG_EINTR:
+		return FG_EXIT_SIGNAL_BASE + 2; /* SIGINT; the caller knows better */
 	default:
 		return FG_EXIT_USAGE;
 	}

@@ -8,7 +8,13 @@ enum {
 	FG_EXIT_OK = 0,
 	FG_EXIT_USAGE = 1,   /* user error: bad flag, unknown target, bad input */
 	FG_EXIT_BUILD = 2,   /* the build failed */
-	FG_EXIT_RECORD = 3,  /* recording failed */
+	FG_EXIT_RECORD = 3,  /* the recorder failed (perf could not record,
+				perf script failed) */
+	FG_EXIT_NODATA = 4,  /* no samples: nothing to draw */
+	FG_EXIT_WORKLOAD = 5,/* the profiled program crashed or exited
+				non-zero (the graph was still written) */
+	/* interrupted: 128 + the signal (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) */
+	FG_EXIT_SIGNAL_BASE = 128,
 };
 
 /* Sets the program name used as the message prefix. */

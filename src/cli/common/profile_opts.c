@@ -10,6 +10,7 @@
 #include "cli/common/diag.h"
 #include "cli/common/profile_opts.h"
 #include "flamegraph/error.h"
+#include "flamegraph/record.h"
 #include "util/process.h"
 #include "util/banned.h"
 
@@ -28,6 +29,7 @@ typedef struct printer {
 	double last;
 	unsigned tick;
 	bool spinning;
+	const char *what;  /* the profiled program, for the status line */
 } printer;
 
 static printer the_printer;
@@ -40,18 +42,41 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The spinner, like cargo-flamegraph's while perf script runs: on a TTY
- * only, redrawn at most ten times a second. */
-static void spin(printer *p, double bytes)
+static void clear_line(printer *p)
+{
+	if (p->spinning)
+		fputs("\r\033[K", stderr);
+	p->spinning = false;
+}
+
+/* The live status line: on a terminal only, redrawn at most ten times a
+ * second, erased before any other message and at the end. */
+static void on_status(void *ctx, const fg_profile_status *st)
 {
 	static const char frames[] = "|/-\\";
+	printer *p = ctx;
+	char size[32];
 	double t = mono();
 
-	if (!p->tty || t - p->last < 0.1)
+	if (!p->tty)
+		return;
+	if (st->stage == FG_STAGE_DONE) {
+		clear_line(p);
+		return;
+	}
+	if (t - p->last < 0.1)
 		return;
 	p->last = t;
 	p->spinning = true;
-	fprintf(stderr, "\r%c reading perf samples: %.1f MB", frames[p->tick++ % 4], bytes / 1e6);
+	fg_record_format_size(size, sizeof(size), st->bytes);
+	fprintf(stderr, "\r\033[K%c ", frames[p->tick++ % 4]);
+	if (st->stage == FG_STAGE_RECORDING)
+		fprintf(stderr, "recording %s: %.1f s, %s", p->what ? p->what : "", st->elapsed, size);
+	else if (st->stage == FG_STAGE_CAPPED)
+		fprintf(stderr, "size cap reached (%s); %s runs on unrecorded: %.1f s", size,
+			p->what ? p->what : "the program", st->elapsed);
+	else
+		fprintf(stderr, "reading the recording: %s of samples, %.1f s", size, st->elapsed);
 	fflush(stderr);
 }
 
@@ -59,6 +84,8 @@ static void on_event(void *ctx, fg_profile_event kind, const char *msg, double v
 {
 	printer *p = ctx;
 
+	if (kind != FG_PROFILE_PROGRESS)
+		clear_line(p);
 	switch (kind) {
 	case FG_PROFILE_COMMAND:
 		if (p->verbose)
@@ -75,13 +102,8 @@ static void on_event(void *ctx, fg_profile_event kind, const char *msg, double v
 		fg_notef("%s", msg);
 		break;
 	case FG_PROFILE_PROGRESS:
-		spin(p, value);
-		break;
 	case FG_PROFILE_PROGRESS_END:
-		if (p->spinning)
-			fputs("\r\033[K", stderr);
-		p->spinning = false;
-		break;
+		break; /* on_status draws the status line */
 	}
 }
 
@@ -102,8 +124,10 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 	rec->recorder = FG_RECORDER_DTRACE;
 	env = getenv("DTRACE");
 #endif
-	if (env && *env)
+	if (env && *env) {
 		rec->tool = pc->tool_env = env;
+		rec->tool_origin = rec->recorder == FG_RECORDER_DTRACE ? "DTRACE" : "PERF";
+	}
 	if (pc->cmd && pc->freq)
 		return usage("%s", "-c/--cmd and -F/--freq conflict: -c replaces all the recorder "
 			     "arguments — put -F in the -c string");
@@ -118,6 +142,15 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 	if (pc->compression != -1 && (pc->compression < 0 || pc->compression > 22))
 		return usage("%s", "-z/--compression-level wants a level from 0 to 22");
 	rec->compression_level = (int)pc->compression;
+	if (pc->max_size && !strcmp(pc->max_size, "none"))
+		rec->max_size = UINT64_MAX;
+	else if (pc->max_size && (fg_record_parse_size(&rec->max_size, pc->max_size) || !rec->max_size))
+		return usage("--max-size: %s", *fg_error_last() ? fg_error_last() :
+			     "give a size above 0, e.g. 2G, or none");
+	if (pc->buffer_size && (fg_record_parse_size(&rec->buffer_bytes, pc->buffer_size) ||
+				rec->buffer_bytes < 8192 || rec->buffer_bytes > (1ull << 32)))
+		return usage("--buffer-size: %s", *fg_error_last() ? fg_error_last() :
+			     "give a size from 8K to 4G, e.g. 64M");
 	return 0;
 }
 
@@ -159,9 +192,13 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->nskip_after = pc->skip_after.count;
 	po->post_process = pc->post_process;
 	po->ignore_status = pc->ignore_status;
+	po->continue_at_max = pc->keep_running;
+	/* the graph on stdout: the program's own output goes to stderr */
+	po->workload_stdout_to_stderr = !strcmp(po->output, "-");
 	the_printer.verbose = pc->verbose;
 	the_printer.tty = isatty(STDERR_FILENO);
 	po->on_event = on_event;
+	po->on_status = on_status;
 	po->event_ctx = &the_printer;
 	return 0;
 }
@@ -213,13 +250,11 @@ static const char *signame(int sig)
 
 static int report_workload(const fg_profile_opts *po, const fg_profile_result *res, const char *what)
 {
-	if (!res->workload_failed)
-		return FG_EXIT_OK;
 	if (res->interrupted) {
-		fg_notef("interrupted: the graph covers the run up to Ctrl-C");
-		return FG_EXIT_OK;
+		fg_notef("interrupted: the graph covers the first %.1f s of %s", res->seconds_run, what);
+		return FG_EXIT_SIGNAL_BASE + (res->interrupt_signal ? res->interrupt_signal : SIGINT);
 	}
-	if (po->ignore_status)
+	if (!res->workload_failed || po->ignore_status)
 		return FG_EXIT_OK;
 	if (res->signal)
 		fg_errorf("%s was killed by %s (signal %d: %s); the graph was still written to %s — "
@@ -228,7 +263,38 @@ static int report_workload(const fg_profile_opts *po, const fg_profile_result *r
 	else
 		fg_errorf("%s exited with status %d; the graph was still written to %s — pass "
 			  "--ignore-status to exit 0 anyway", what, res->exit_code, po->output);
-	return FG_EXIT_RECORD;
+	return FG_EXIT_WORKLOAD;
+}
+
+/* One line at the end: samples, lost, duration, size, where it went. */
+static void summary(const fg_profile_opts *po, const fg_profile_result *res)
+{
+	char size[32];
+	const char *out = strcmp(po->output, "-") ? po->output : "stdout";
+
+	if (!res->recorded) {
+		fg_notef("wrote %s (%llu samples, %llu stacks)", out, (unsigned long long)res->samples,
+			 (unsigned long long)res->stacks);
+		return;
+	}
+	fg_record_format_size(size, sizeof(size), res->record_bytes);
+	if (res->lost_known)
+		fg_notef("wrote %s (%llu samples, %llu lost, %llu stacks; %.1f s recorded, %s)", out,
+			 (unsigned long long)res->samples, (unsigned long long)res->lost,
+			 (unsigned long long)res->stacks, res->seconds_run, size);
+	else
+		fg_notef("wrote %s (%llu samples, %llu stacks; %.1f s recorded, %s)", out,
+			 (unsigned long long)res->samples, (unsigned long long)res->stacks,
+			 res->seconds_run, size);
+	if (res->capped) {
+		fg_record_format_size(size, sizeof(size), res->max_size);
+		fg_warnf("the recording reached its %s cap after %.1f s: the graph covers only that "
+			 "part — raise it with --max-size", size, res->seconds_at_cap);
+	}
+	if (res->lost_known && res->lost)
+		fg_warnf("%llu samples were lost (the ring buffer overflowed) — record with "
+			 "--call-graph fp, a lower -F or a bigger --buffer-size",
+			 (unsigned long long)res->lost);
 }
 
 int fg_profile_cli_run(fg_profile_opts *po, const fg_profile_cli *pc)
@@ -237,17 +303,20 @@ int fg_profile_cli_run(fg_profile_opts *po, const fg_profile_cli *pc)
 	const char *what = po->argc ? po->argv[0] : po->npids ? "the process" : po->perfdata;
 	int err, code;
 
+	the_printer.what = what;
 	err = fg_profile_run(po, &res);
+	clear_line(&the_printer);
 	if (err) {
 		if (res.recorded && res.workload_failed && res.signal && res.signal != SIGINT)
 			fg_warnf("%s was killed by %s (signal %d: %s)", what, signame(res.signal),
 				 res.signal, strsignal(res.signal));
-		return fg_die_lib(err);
+		code = fg_die_lib(err);
+		if (err == FG_EINTR && res.interrupt_signal)
+			code = FG_EXIT_SIGNAL_BASE + res.interrupt_signal;
+		return code;
 	}
 	code = report_workload(po, &res, what);
-	if (strcmp(po->output, "-") != 0)
-		fg_notef("wrote %s (%llu samples, %llu stacks)", po->output,
-			 (unsigned long long)res.samples, (unsigned long long)res.stacks);
+	summary(po, &res);
 	if (pc->open && strcmp(po->output, "-") != 0)
 		fg_profile_cli_open(po->output);
 	return code;

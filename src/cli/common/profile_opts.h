@@ -46,13 +46,14 @@ typedef struct fg_profile_cli {
 	bool deterministic, inverted, reverse, flamechart;
 	double min_width;        /* < 0: not given */
 	long long image_width;   /* 0: not given */
+	const char *max_size;    /* --max-size SIZE|none */
+	const char *buffer_size; /* --buffer-size SIZE */
+	bool keep_running;       /* --keep-running */
 	/* filled by fg_profile_cli_apply */
 	const char *tool_env;    /* $PERF / $DTRACE as given */
 } fg_profile_cli;
 
-#define FG_PROFILE_CLI_INIT { NULL, false, 0, NULL, NULL, { false, NULL }, -1, false, \
-	false, false, FG_STRLIST_INIT, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-	false, false, false, false, -1.0, 0, NULL }
+#define FG_PROFILE_CLI_INIT { .compression = -1, .skip_after = FG_STRLIST_INIT, .min_width = -1.0 }
 
 int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 
@@ -64,11 +65,15 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: a temporary file, removed)"), \
 	FG_OPT_BOOL(0, "open", &(pc).open, "open the graph when done ($BROWSER, else xdg-open or open)")
 
-/* -F, -c, --call-graph, --root, -z, --ignore-status, --no-inline,
- * --skip-after, --post-process, -v */
+/* -F, -c, --max-size, --keep-running, --buffer-size, --call-graph,
+ * --root, -z, --ignore-status, --no-inline, --skip-after,
+ * --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
 	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default 997)"), \
 	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
+	FG_OPT_STRING(0, "max-size", &(pc).max_size, "SIZE", "stop recording at SIZE, e.g. 2G (default: half the free space where the recording goes; none: no cap)"), \
+	FG_OPT_BOOL(0, "keep-running", &(pc).keep_running, "when --max-size is reached, let the program run on unrecorded (default: stop it)"), \
+	FG_OPT_STRING(0, "buffer-size", &(pc).buffer_size, "SIZE", "perf's ring buffer per CPU, e.g. 64M (default: sized for --call-graph and -F so that no sample is lost)"), \
 	FG_OPT_CHOICE(0, "call-graph", &(pc).call_graph, "MODE", "fp|dwarf|lbr", "stack unwinding: dwarf (default, exact, large files), fp (frame pointers: the fast, small-file choice) or lbr"), \
 	{ FG_OPT_CALLBACK_, 0, "root", &(pc).root, "SUDO_FLAGS", "run the recorder through sudo (with these sudo flags)", FG_OPTF_OPTARG, fg_profile_cli_root_cb, NULL }, \
 	FG_OPT_INT('z', "compression-level", &(pc).compression, "N", "compress perf.data (zstd level N)"), \

@@ -2,6 +2,7 @@
  * perf script streamed into the collapser, post-processing, outputs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,10 @@
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "flamegraph/profile.h"
+#include "lib/profile/capture_notes.h"
+#include "util/cleanup.h"
 #include "util/input.h"
+#include "util/interrupt.h"
 #include "util/outfile.h"
 #include "util/process.h"
 #include "util/strbuf.h"
@@ -36,6 +40,11 @@ typedef struct run {
 	fg_collapser *collapser;
 	fg_folded *stacks;
 	fg_strbuf post;            /* post-processed folded text */
+	int interrupts_seen;       /* interrupt requests the recording handled */
+	uint64_t recorded_samples; /* samples in the recording (perf.data) */
+	fg_render_opts render;     /* o->render with the subtitle extended */
+	fg_strbuf subtitle;
+	double processing_start, last_status;
 } run;
 
 static double now(void)
@@ -84,9 +93,14 @@ int fg_output_format_parse(fg_output_format *out, const char *name)
 			    name ? name : "");
 }
 
-static int fail_tool_missing(const char *tool, fg_recorder rec)
+static int fail_tool_missing(const char *tool, const fg_record_opts *rec)
 {
-	if (rec == FG_RECORDER_DTRACE)
+	if (rec->tool_origin && rec->tool && *rec->tool)
+		return fg_error_set(FG_ERECORD, "%s names '%s', which is not an executable program — "
+				    "fix the path, or unset %s to use the %s on PATH", rec->tool_origin,
+				    tool, rec->tool_origin,
+				    rec->recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf");
+	if (rec->recorder == FG_RECORDER_DTRACE)
 		return fg_error_set(FG_ERECORD, "%s was not found — install DTrace (macOS and FreeBSD "
 				    "ship it; illumos too) or set DTRACE to its path", tool);
 	return fg_error_set(FG_ERECORD, "%s was not found — install perf: Debian: apt install "
@@ -102,7 +116,7 @@ static int check_tool(run *r)
 	char *path = fg_which(tool);
 
 	if (!path)
-		return fail_tool_missing(tool, r->rec.recorder);
+		return fail_tool_missing(tool, &r->rec);
 	free(path);
 	if (r->rec.root) {
 		if (!(path = fg_which("sudo")))
@@ -185,29 +199,12 @@ static int make_perfdata(run *r)
 				    strerror(errno));
 	close(fd);
 	r->perfdata_is_temp = true;
+	fg_cleanup_add_path(r->perfdata.buf, false);
 	return 0;
 }
 
-static bool file_has_data(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && st.st_size > 0;
-}
-
-static int paranoid_level(void)
-{
-	char buf[16] = { 0 };
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -100;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? (int)strtol(buf, NULL, 10) : -100;
-}
-
+/* The recorder ran but left nothing: DTrace, a custom perf command or a
+ * process list ended before writing anything. */
 static int record_failed(run *r, const fg_exit_status *st)
 {
 	fg_strbuf how = FG_STRBUF_INIT;
@@ -217,60 +214,135 @@ static int record_failed(run *r, const fg_exit_status *st)
 		fg_strbuf_addf(&how, "was killed by signal %d", st->signal);
 	else
 		fg_strbuf_addf(&how, "exited with status %d", st->code);
-	if (r->rec.recorder == FG_RECORDER_PERF && getuid() != 0 && paranoid_level() > 1)
-		err = fg_error_set(FG_ERECORD, "perf record %s and wrote no data — "
-				   "kernel.perf_event_paranoid is %d; allow profiling with "
-				   "'sudo sysctl kernel.perf_event_paranoid=1', or use --root",
-				   how.buf, paranoid_level());
-	else
-		err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
-				   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf record",
-				   how.buf);
+	err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
+			   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf record", how.buf);
 	fg_strbuf_release(&how);
 	return err;
 }
 
+static bool file_has_data(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static void status(run *r, fg_profile_stage stage, double elapsed, uint64_t bytes, uint64_t total)
+{
+	fg_profile_status st = { stage, elapsed, bytes, total };
+
+	if (r->o->on_status)
+		r->o->on_status(r->o->event_ctx, &st);
+}
+
+static void on_record_event(void *ctx, fg_record_event kind, const char *msg, double elapsed,
+			    uint64_t bytes)
+{
+	run *r = ctx;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	switch (kind) {
+	case FG_RECORD_TICK:
+		status(r, r->res->capped ? FG_STAGE_CAPPED : FG_STAGE_RECORDING, elapsed, bytes, 0);
+		break;
+	case FG_RECORD_CAPPED:
+		r->res->capped = true;
+		break;
+	case FG_RECORD_WARNING:
+		fg_strbuf_addf(&sb, "perf: %s", msg);
+		emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+		fg_strbuf_release(&sb);
+		break;
+	}
+}
+
+static void show_record_command(run *r, const fg_record_run_opts *ro)
+{
+	fg_record_opts shown = ro->rec;
+	char **argv = NULL;
+
+	if (ro->attach) {
+		/* the real PID and fifos are only known once they exist */
+		shown.attach_pid = 1;
+		shown.control_ctl = "CTL";
+		shown.control_ack = "ACK";
+	}
+	if (!fg_record_command(&argv, &shown)) {
+		for (size_t i = 0; ro->attach && argv[i] && argv[i + 1]; i++) {
+			char *pid;
+			if (strcmp(argv[i], "-p") || !(pid = fg_strdup("PID")))
+				continue;
+			free(argv[i + 1]);
+			argv[i + 1] = pid;
+		}
+		emit_cmd(r, argv);
+	}
+	fg_argv_free(argv);
+	fg_error_clear();
+}
+
+static void take_outcome(run *r, const fg_record_outcome *out)
+{
+	fg_profile_result *res = r->res;
+
+	res->seconds_record = out->seconds;
+	res->seconds_run = out->seconds_workload > 0 ? out->seconds_workload : out->seconds;
+	res->record_bytes = out->bytes;
+	res->capped = out->capped;
+	res->seconds_at_cap = out->seconds_at_cap;
+	res->exit_code = out->workload_code;
+	res->signal = out->workload_signal;
+	res->interrupted = out->interrupted != 0 || out->workload_signal == SIGINT ||
+			   (!out->workload_known && out->workload_code == 128 + SIGINT);
+	res->interrupt_signal = out->interrupted ? out->interrupted : res->interrupted ? SIGINT : 0;
+	/* a workload that we stopped (interrupt, size cap) did not fail */
+	res->workload_failed = !res->interrupted && !(out->capped && out->workload_signal == SIGTERM) &&
+			       (out->workload_signal != 0 || out->workload_code != 0);
+}
+
 static int do_record(run *r)
 {
-	fg_cmd cmd = FG_CMD_INIT;
-	fg_exit_status st = { 0, 0 };
-	struct sigaction ign, old;
-	char **argv = NULL;
-	double t0;
+	fg_record_run_opts ro = FG_RECORD_RUN_OPTS_INIT;
+	fg_record_outcome out;
 	int err;
 
 	r->rec.output = r->perfdata.buf;
-	if ((err = fg_record_command(&argv, &r->rec)))
-		return err;
-	emit_cmd(r, argv);
-	cmd.argv.v = argv;
-	while (argv[cmd.argv.n])
-		cmd.argv.n++;
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	if (r->o->ignore_sigint)
-		sigaction(SIGINT, &ign, &old);
-	t0 = now();
-	err = fg_cmd_run(&cmd, &st);
-	r->res->seconds_record = now() - t0;
-	if (r->o->ignore_sigint)
-		sigaction(SIGINT, &old, NULL);
-	fg_argv_free(argv);
+	ro.rec = r->rec;
+	/* perf runs the workload itself only for a custom command (whose
+	 * arguments may not allow attaching) and for DTrace */
+	ro.attach = r->rec.recorder == FG_RECORDER_PERF && !r->rec.custom && r->o->argc > 0;
+	ro.continue_at_max = r->o->continue_at_max;
+	ro.workload_stdout = r->o->workload_stdout_to_stderr ? STDERR_FILENO : -1;
+	ro.tmpdir = r->o->tmpdir;
+	ro.on_event = on_record_event;
+	ro.event_ctx = r;
+	show_record_command(r, &ro);
+	err = fg_record_run(&ro, &out);
+	status(r, FG_STAGE_DONE, 0, 0, 0);
+	take_outcome(r, &out);
 	emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
-	if (err == FG_ENOTFOUND)
-		return fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", r->rec.recorder);
+	if (err && out.recorder_missing)
+		return fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", &r->rec);
 	if (err)
 		return err;
 	r->res->recorded = true;
-	if (!file_has_data(r->perfdata.buf))
+	if (!file_has_data(r->perfdata.buf)) {
+		fg_exit_status st = { out.workload_code, out.workload_signal };
 		return record_failed(r, &st);
-	/* perf record exits with the workload's status (and dies by its
-	 * signal), which is how the workload's fate is learnt */
-	r->res->exit_code = st.code;
-	r->res->signal = st.signal;
-	r->res->interrupted = st.signal == SIGINT || st.code == 128 + SIGINT;
-	r->res->workload_failed = st.signal != 0 || st.code != 0;
+	}
 	return 0;
+}
+
+/* An interrupt once the recording is over abandons the run: the user
+ * wants out, and there is no partial graph worth writing. */
+static int check_interrupt(run *r)
+{
+	if (fg_interrupt_count() == r->interrupts_seen)
+		return 0;
+	fg_interrupt_drain();
+	r->res->interrupted = true;
+	r->res->interrupt_signal = fg_interrupt_signal();
+	return fg_error_set(FG_EINTR, "interrupted while reading the recording: nothing was written");
 }
 
 static int feed_timed(run *r, const char *buf, size_t len)
@@ -281,63 +353,40 @@ static int feed_timed(run *r, const char *buf, size_t len)
 	r->res->seconds_collapse += now() - t0;
 	r->res->script_bytes += len;
 	emit(r, FG_PROFILE_PROGRESS, NULL, (double)r->res->script_bytes);
-	return err;
+	if (t0 - r->last_status >= 0.1) {
+		r->last_status = t0;
+		status(r, FG_STAGE_PROCESSING, t0 - r->processing_start, r->res->script_bytes, 0);
+	}
+	return err ? err : check_interrupt(r);
 }
 
-/* Streams `perf script` through a pipe into the collapser. */
+static int feed_sink(void *ctx, const char *buf, size_t len)
+{
+	return feed_timed(ctx, buf, len);
+}
+
+/* `perf script` streamed into the collapser. */
 static int do_script(run *r)
 {
-	fg_cmd cmd = FG_CMD_INIT;
-	fg_child child;
-	fg_exit_status st = { 0, 0 };
-	char **argv = NULL, *buf = NULL;
-	ssize_t n;
-	double t0;
-	int err, werr;
+	char **argv = NULL;
+	double t0 = now();
+	int err;
 
-	if ((err = fg_record_script_command(&argv, &r->rec, r->perfdata.buf, r->o->no_inline)))
-		return err;
-	emit_cmd(r, argv);
-	cmd.argv.v = argv;
-	while (argv[cmd.argv.n])
-		cmd.argv.n++;
-	cmd.pipe_stdout = true;
-	if (!(buf = fg_malloc(FG_SCRIPT_CHUNK))) {
-		fg_argv_free(argv);
-		return FG_ENOMEM;
-	}
-	t0 = now();
-	if ((err = fg_cmd_spawn(&cmd, &child))) {
-		if (err == FG_ENOTFOUND)
-			err = fail_tool_missing(argv[0], r->rec.recorder);
-		goto done;
-	}
-	for (;;) {
-		n = read(child.out_fd, buf, FG_SCRIPT_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n < 0)
-				err = fg_error_set(FG_EIO, "reading perf script output: %s", strerror(errno));
-			break;
-		}
-		if ((err = feed_timed(r, buf, (size_t)n)))
-			break;
-	}
-	close(child.out_fd);
-	werr = fg_child_wait(&child, &st);
-	emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
-	r->res->seconds_script = now() - t0 - r->res->seconds_collapse;
-	if (!err && werr)
-		err = werr;
-	if (!err && (st.code != 0 || st.signal))
-		err = fg_error_set(FG_ERECORD, "perf script failed on %s (%s %d) — see its message above",
-				   r->perfdata.buf, st.signal ? "signal" : "status",
-				   st.signal ? st.signal : st.code);
-	emit(r, FG_PROFILE_TIMING, "script", r->res->seconds_script);
-done:
-	free(buf);
+	if (!fg_record_script_command(&argv, &r->rec, r->perfdata.buf, r->o->no_inline))
+		emit_cmd(r, argv);
 	fg_argv_free(argv);
+	err = fg_record_script_stream(&r->rec, r->perfdata.buf, r->o->no_inline, feed_sink, r,
+				      on_record_event, r);
+	if (err == FG_ENOTFOUND)
+		err = fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", &r->rec);
+	if (err == FG_EINTR) {
+		r->res->interrupted = true;
+		r->res->interrupt_signal = fg_interrupt_signal();
+	}
+	emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
+	status(r, FG_STAGE_DONE, 0, 0, 0);
+	r->res->seconds_script = now() - t0 - r->res->seconds_collapse;
+	emit(r, FG_PROFILE_TIMING, "script", r->res->seconds_script);
 	return err;
 }
 
@@ -597,7 +646,7 @@ static int write_outputs(run *r)
 		err = write_json(r, fp);
 		break;
 	default:
-		err = fg_render_svg(r->stacks, &r->o->render, fp);
+		err = fg_render_svg(r->stacks, &r->render, fp);
 		break;
 	}
 	if (!err && r->folded)
@@ -674,6 +723,69 @@ static int keep_perfdata(run *r)
 		return fg_error_set(FG_EIO, "cannot keep perf.data as %s: %s", r->o->perfdata_out,
 				    strerror(errno));
 	r->perfdata_is_temp = false;
+	fg_cleanup_remove_path(r->perfdata.buf);
+	return 0;
+}
+
+/* The folder the recording goes to: beside --perfdata-out, else tmpdir. */
+static void record_dir(const run *r, fg_strbuf *dir)
+{
+	const char *keep = r->o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
+
+	if (keep && slash)
+		fg_strbuf_add(dir, keep, slash == keep ? 1 : (size_t)(slash - keep));
+	else if (keep)
+		fg_strbuf_addstr(dir, ".");
+	else
+		fg_strbuf_addstr(dir, r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+}
+
+/* Limits before anything runs: the kernel's sampling limit, the size cap,
+ * the ring buffer. */
+static int plan_recording(run *r)
+{
+	fg_record_plan plan;
+	fg_strbuf dir = FG_STRBUF_INIT, note = FG_STRBUF_INIT;
+	int err;
+
+	if (r->rec.recorder != FG_RECORDER_PERF)
+		return 0;
+	record_dir(r, &dir);
+	snprintf(r->res->record_dir, sizeof(r->res->record_dir), "%s", dir.buf);
+	if (!(err = fg_record_plan_make(&plan, &r->rec, dir.buf))) {
+		r->rec.max_size = plan.max_size;
+		r->res->max_size = plan.max_size;
+		if (!r->rec.custom)
+			r->rec.buffer_bytes = plan.buffer_bytes;
+		fg_capture_note_plan(&note, &plan, &r->rec, dir.buf);
+		if (note.len)
+			emit(r, FG_PROFILE_NOTE, note.buf, 0);
+	}
+	fg_strbuf_release(&dir);
+	fg_strbuf_release(&note);
+	return err;
+}
+
+static void count_lost(run *r)
+{
+	fg_perfdata_counts c;
+
+	if (r->rec.recorder != FG_RECORDER_PERF || fg_perfdata_count(r->perfdata.buf, &c) != 0) {
+		fg_error_clear();
+		return;
+	}
+	r->recorded_samples = c.samples;
+	r->res->lost = c.lost;
+	r->res->lost_known = c.complete;
+}
+
+/* The graph's subtitle tells what it does not cover. */
+static int make_subtitle(run *r)
+{
+	fg_capture_subtitle(&r->subtitle, r->o->render.subtitle, r->res, r->recorded_samples);
+	r->render = r->o->render;
+	if (r->subtitle.len)
+		r->render.subtitle = r->subtitle.buf;
 	return 0;
 }
 
@@ -696,10 +808,14 @@ static int pipeline(run *r)
 			return err;
 	} else {
 		if ((err = o->npids ? check_pids(r) : check_command(r)) || (err = check_tool(r)) ||
-		    (err = make_perfdata(r)) || (err = do_record(r)))
+		    (err = plan_recording(r)) || (err = make_perfdata(r)) || (err = do_record(r)))
 			return err;
+		r->interrupts_seen = fg_interrupt_count();
+		count_lost(r);
 	}
-	if ((err = collapse(r)) || (err = build_stacks(r)) || (err = write_outputs(r)))
+	r->processing_start = now();
+	if ((err = collapse(r)) || (err = build_stacks(r)) || (err = make_subtitle(r)) ||
+	    (err = write_outputs(r)))
 		return err;
 	return keep_perfdata(r);
 }
@@ -722,13 +838,23 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	r.rec.npids = opts->npids;
 	fg_strbuf_init(&r.perfdata, 0);
 	fg_strbuf_init(&r.post, 0);
+	fg_strbuf_init(&r.subtitle, 0);
+	r.render = opts->render;
+	if ((err = fg_interrupt_init()))
+		return err;
+	fg_interrupt_reset();
+	fg_interrupt_set_active(true);
 
 	err = pipeline(&r);
+	fg_interrupt_set_active(false);
 
 	fg_outfile_abort(r.out);
 	fg_outfile_abort(r.folded);
-	if (r.perfdata_is_temp)
+	if (r.perfdata_is_temp) {
 		unlink(r.perfdata.buf);
+		fg_cleanup_remove_path(r.perfdata.buf);
+	}
+	fg_strbuf_release(&r.subtitle);
 	fg_collapser_free(r.collapser);
 	fg_folded_free(r.stacks);
 	fg_strbuf_release(&r.perfdata);

@@ -1,7 +1,9 @@
 /* Command lines of the recorders. Kept free of process handling so they
  * can be unit-tested anywhere (the DTrace one included, on Linux). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
@@ -75,9 +77,13 @@ static int push_prefix(fg_strvec *sv, const fg_record_opts *o, const char *defto
 
 static int check_target(const fg_record_opts *o)
 {
-	if ((o->npids > 0) == (o->argc > 0))
+	int targets = (o->npids > 0) + (o->argc > 0 && o->attach_pid <= 0) + (o->attach_pid > 0);
+
+	if (targets != 1)
 		return fg_error_set(FG_EINVAL, "give either a command or PIDs to record, not %s",
-				    o->npids ? "both" : "neither");
+				    targets ? "both" : "neither");
+	if (o->attach_pid > 0 && (!o->control_ctl || !o->control_ack))
+		return fg_error_set(FG_EINVAL, "recording a held process needs the control fifos");
 	if (!o->output || !*o->output)
 		return fg_error_set(FG_EINVAL, "no output file for the recorder");
 	return 0;
@@ -125,11 +131,34 @@ static int perf_command(fg_strvec *sv, const fg_record_opts *o)
 		if (err)
 			return err;
 	}
+	/* sizes in KiB: perf takes them as they are, with no "rounding" note */
+	if (!o->custom && o->buffer_bytes &&
+	    ((err = fg_strvec_push(sv, "-m")) ||
+	     (err = fg_strvec_pushf(sv, "%lluK", (unsigned long long)(o->buffer_bytes / 1024)))))
+		return err;
+	if (o->max_size &&
+	    (err = fg_strvec_pushf(sv, "--max-size=%lluK",
+				   (unsigned long long)((o->max_size + 1023) / 1024))))
+		return err;
 	if (o->compression_level >= 0 &&
 	    (err = fg_strvec_pushf(sv, "--compression-level=%d", o->compression_level)))
 		return err;
 	if ((err = fg_strvec_push(sv, "-o")) || (err = fg_strvec_push(sv, o->output)))
 		return err;
+	if (o->attach_pid > 0) {
+		/* events stay off until the caller enables them through the
+		 * control fifo, then releases the held process to exec */
+		err = fg_strvec_push(sv, "-D");
+		if (!err)
+			err = fg_strvec_push(sv, "-1");
+		if (!err)
+			err = fg_strvec_pushf(sv, "--control=fifo:%s,%s", o->control_ctl, o->control_ack);
+		if (!err)
+			err = fg_strvec_push(sv, "-p");
+		if (!err)
+			err = fg_strvec_pushf(sv, "%ld", o->attach_pid);
+		return err;
+	}
 	if (o->npids) {
 		fg_strbuf list = FG_STRBUF_INIT;
 		for (i = 0; i < o->npids; i++)
@@ -231,4 +260,95 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 		err = detach(&sv, out);
 	fg_strvec_clear(&sv);
 	return err;
+}
+
+uint64_t fg_record_bytes_per_sample(fg_call_graph mode)
+{
+	/* header, ip, tid, time, period and ~30 callchain entries; dwarf adds
+	 * the user registers and the stack copy, lbr 32 branch entries */
+	const uint64_t base = 64 + 30 * 8;
+
+	switch (mode) {
+	case FG_CALL_GRAPH_DWARF:
+		return base + 20 * 8 + 16 + FG_DWARF_STACK_SIZE;
+	case FG_CALL_GRAPH_LBR:
+		return base + 32 * 24;
+	default:
+		return base;
+	}
+}
+
+static uint64_t floor_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p <= v / 2)
+		p *= 2;
+	return p;
+}
+
+uint64_t fg_record_buffer_size(fg_call_graph mode, unsigned freq, unsigned ncpus,
+			       uint64_t ram_bytes, uint64_t unprivileged_limit)
+{
+	const uint64_t min = 512 * 1024, max = 64 * 1024 * 1024;
+	uint64_t want = fg_record_bytes_per_sample(mode) * (freq ? freq : 997) / 4, size;
+
+	/* the nearest power of two */
+	size = want <= min ? min : floor_pow2(want) + floor_pow2(want) / 2 < want ?
+	       floor_pow2(want) * 2 : floor_pow2(want);
+	if (size > max)
+		size = max;
+	if (ncpus && ram_bytes && size > ram_bytes / 32 / ncpus)
+		size = floor_pow2(ram_bytes / 32 / ncpus);
+	if (unprivileged_limit && size > unprivileged_limit)
+		size = floor_pow2(unprivileged_limit);
+	/* perf needs at least a few pages */
+	return size < 16 * 1024 ? 16 * 1024 : size;
+}
+
+int fg_record_parse_size(uint64_t *out, const char *text)
+{
+	static const struct { const char *unit; unsigned shift; } units[] = {
+		{ "", 0 }, { "b", 0 }, { "k", 10 }, { "kb", 10 }, { "kib", 10 },
+		{ "m", 20 }, { "mb", 20 }, { "mib", 20 }, { "g", 30 }, { "gb", 30 },
+		{ "gib", 30 }, { "t", 40 }, { "tb", 40 }, { "tib", 40 },
+	};
+	const char *p = text ? text : "";
+	unsigned long long n = 0;
+	size_t i, digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (n > (~0ULL - 9) / 10)
+			goto bad;
+		n = n * 10 + (unsigned)(*p - '0');
+	}
+	if (!digits)
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(p, units[i].unit))
+			continue;
+		if (units[i].shift && n > (~0ULL >> units[i].shift))
+			goto bad;
+		*out = (uint64_t)n << units[i].shift;
+		return 0;
+	}
+bad:
+	return fg_error_set(FG_EINVAL, "'%s' is not a size — give bytes or a number with K, M or G, "
+			    "e.g. 500M or 2G", text ? text : "");
+}
+
+void fg_record_format_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "bytes", "KB", "MB", "GB", "TB" };
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1000 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
 }

@@ -1,0 +1,68 @@
+#include <signal.h>
+#include <string.h>
+
+#include "lib/profile/capture_notes.h"
+#include "util/banned.h"
+
+/* Large: a rate that fills a disk in minutes, or a cap reached within a
+ * minute of one busy thread. */
+#define LARGE_RATE (100ull * 1024 * 1024)
+#define CAP_SECONDS 60
+
+void fg_capture_note_plan(fg_strbuf *out, const fg_record_plan *plan, const fg_record_opts *rec,
+			  const char *dir)
+{
+	char rate[32], cap[32];
+	bool soon = plan->max_size && plan->bytes_per_second * CAP_SECONDS > plan->max_size;
+
+	if (plan->bytes_per_second < LARGE_RATE && !soon)
+		return;
+	fg_record_format_size(rate, sizeof(rate), plan->bytes_per_second);
+	fg_record_format_size(cap, sizeof(cap), plan->max_size);
+	fg_strbuf_addf(out, "recording into %s at about %s/s per busy thread (%s call graphs at %u Hz)",
+		       dir, rate, fg_call_graph_name(rec->call_graph), rec->freq ? rec->freq : 997);
+	if (plan->max_size)
+		fg_strbuf_addf(out, "; it stops at %s%s — change that with --max-size, or record "
+			       "elsewhere with TMPDIR", cap,
+			       plan->max_size_default ? ", half the free space there" : "");
+	if (rec->call_graph == FG_CALL_GRAPH_DWARF)
+		fg_strbuf_addstr(out, "; --call-graph fp records about 1% as much");
+}
+
+static void sep(fg_strbuf *out)
+{
+	if (out->len)
+		fg_strbuf_addstr(out, " — ");
+}
+
+void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_result *res,
+			 uint64_t recorded)
+{
+	char cap[32];
+
+	if (user && *user)
+		fg_strbuf_addstr(out, user);
+	if (res->capped) {
+		fg_record_format_size(cap, sizeof(cap), res->max_size);
+		sep(out);
+		fg_strbuf_addf(out, "recording stopped at its %s cap: covers the first %.1f s", cap,
+			       res->seconds_at_cap);
+		if (res->seconds_run > res->seconds_at_cap + 0.05)
+			fg_strbuf_addf(out, " of %.1f s", res->seconds_run);
+	}
+	if (res->lost_known && res->lost) {
+		double pct = 100.0 * (double)res->lost / (double)(recorded + res->lost);
+		sep(out);
+		fg_strbuf_addf(out, "%.*f%% of samples lost (%llu of %llu): record with --call-graph fp, "
+			       "a lower -F or a bigger --buffer-size", pct < 0.1 ? 2 : 1, pct,
+			       (unsigned long long)res->lost, (unsigned long long)(recorded + res->lost));
+	}
+	if (res->interrupted && res->interrupt_signal) {
+		sep(out);
+		fg_strbuf_addf(out, "interrupted (%s) after %.1f s",
+			       res->interrupt_signal == SIGINT ? "Ctrl-C" :
+			       res->interrupt_signal == SIGTERM ? "SIGTERM" :
+			       res->interrupt_signal == SIGHUP ? "SIGHUP" : "a signal",
+			       res->seconds_run);
+	}
+}

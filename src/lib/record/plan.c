@@ -1,0 +1,89 @@
+/* Planning a recording against the machine: the kernel's sampling limit,
+ * the free space (the default size cap is half of it) and the ring buffer
+ * that keeps perf from dropping samples. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "flamegraph/record.h"
+#include "util/banned.h"
+
+/* Below this there is no point in recording: a second of dwarf samples. */
+#define MIN_FREE (64ull * 1024 * 1024)
+
+static long long read_proc_number(const char *path)
+{
+	char buf[32] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtoll(buf, NULL, 10) : -1;
+}
+
+static int check_rate(fg_record_plan *plan, const fg_record_opts *o)
+{
+	long long max = read_proc_number("/proc/sys/kernel/perf_event_max_sample_rate");
+
+	plan->max_rate = max > 0 && max < 0x7fffffff ? (unsigned)max : 0;
+	if (!plan->max_rate || o->custom || o->recorder != FG_RECORDER_PERF || o->freq <= plan->max_rate)
+		return 0;
+	return fg_error_set(FG_ELIMIT, "the sampling frequency %u Hz is above this kernel's limit of "
+			    "%u Hz (kernel.perf_event_max_sample_rate) — sample at %u Hz or less; "
+			    "997 Hz is usually plenty", o->freq, plan->max_rate, plan->max_rate);
+}
+
+static uint64_t ring_buffer(const fg_record_opts *o)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t ram = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0, limit = 0;
+
+	/* an unprivileged user may lock this much per CPU beyond its
+	 * RLIMIT_MEMLOCK; root may lock anything */
+	if (geteuid() != 0) {
+		long long kb = read_proc_number("/proc/sys/kernel/perf_event_mlock_kb");
+		limit = kb > 4 ? (uint64_t)(kb - 4) * 1024 : 512 * 1024;
+	}
+	return fg_record_buffer_size(o->call_graph, o->freq, ncpus > 0 ? (unsigned)ncpus : 1, ram,
+				     limit);
+}
+
+int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *o, const char *dir)
+{
+	struct statvfs vfs;
+	int err;
+
+	memset(plan, 0, sizeof(*plan));
+	if ((err = check_rate(plan, o)))
+		return err;
+	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * (o->freq ? o->freq : 997);
+	plan->buffer_bytes = o->buffer_bytes ? o->buffer_bytes : ring_buffer(o);
+	if (statvfs(dir, &vfs) == 0)
+		plan->free_bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+	else
+		plan->free_bytes = UINT64_MAX; /* unknown: no default cap */
+	if (o->max_size == UINT64_MAX) {
+		plan->max_size = 0;
+	} else if (o->max_size) {
+		plan->max_size = o->max_size;
+	} else if (plan->free_bytes != UINT64_MAX) {
+		char shown[32];
+		if (plan->free_bytes < MIN_FREE) {
+			fg_record_format_size(shown, sizeof(shown), plan->free_bytes);
+			return fg_error_set(FG_ELIMIT, "only %s is free in %s, too little for a recording — "
+					    "free some space, or record into another folder", shown, dir);
+		}
+		plan->max_size = plan->free_bytes / 2;
+		plan->max_size_default = true;
+	}
+	return 0;
+}
