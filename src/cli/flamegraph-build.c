@@ -15,7 +15,7 @@
 
 static struct {
 	const char *bin, *example, *test, *bench, *unit_test, *package, *manifest;
-	const char *profile, *build_dir, *compare;
+	const char *profile, *build_dir, *compare, *perfdata;
 	bool unit_test_given, no_default, all_features, dev, release, list, compare_outputs;
 	fg_strlist features, defines;
 } o;
@@ -53,6 +53,8 @@ static const fg_option options[] = {
 	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
+	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
+		      "render a kept recording (--perfdata-out) with new graph options; nothing is built or run"),
 	FG_OPT_STRING(0, "compare", &o.compare, "REV",
 		      "also build and profile git revision REV; write a differential graph (red: grew, blue: shrank)"),
 	FG_OPT_BOOL(0, "compare-outputs", &o.compare_outputs,
@@ -71,7 +73,9 @@ static const fg_cli cli = {
 	"pointers, profiles it with perf and writes flamegraph.svg.",
 	"Examples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
 	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"
-	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n",
+	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
+	"  flamegraph-build --bin stress2 --perfdata-out run.data\n"
+	"  flamegraph-build --perfdata run.data --reverse -o reversed.svg\n",
 	options, true, false,
 };
 
@@ -94,6 +98,23 @@ static void split_features(fg_strlist *out, char **keep)
 				fg_strlist_push(out, s);
 		}
 	}
+}
+
+/* --perfdata: the graph of a kept recording; no manifest, no build. */
+static int render_perfdata(void)
+{
+	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
+	int code;
+
+	if (o.compare || o.list) {
+		fg_errorf("--perfdata renders a recording; it cannot be combined with --%s",
+			  o.compare ? "compare" : "list");
+		return FG_EXIT_USAGE;
+	}
+	if ((code = fg_profile_cli_apply(&po, &pc)))
+		return code;
+	po.perfdata = o.perfdata;
+	return fg_profile_cli_run(&po, &pc);
 }
 
 static int select_target(const fg_target **t, const fg_project *p)
@@ -127,6 +148,16 @@ int cmd_flamegraph_build(int argc, char **argv)
 	else if (dashdash > 0) {
 		fg_errorf("unexpected argument '%s' — program arguments go after --", argv[0]);
 		return FG_EXIT_USAGE;
+	}
+	if (o.perfdata) {
+		if (dashdash > 0 || npos > 0) {
+			fg_errorf("--perfdata renders a recording: program arguments ('%s') have no use",
+				  argv[0]);
+			return FG_EXIT_USAGE;
+		}
+		code = render_perfdata();
+		fg_profile_cli_release(&pc);
+		return code;
 	}
 	if (o.features.count > 64) { fg_errorf("too many --features options"); return FG_EXIT_USAGE; }
 	split_features(&feats, keep);

@@ -803,9 +803,11 @@ static int pipeline(run *r)
 					    o->perfdata, strerror(errno));
 		fg_strbuf_addstr(&r->perfdata, o->perfdata);
 		r->program = o->perfdata;
-		if (r->rec.recorder == FG_RECORDER_PERF && is_perf_data(o->perfdata) &&
-		    (err = check_tool(r)))
-			return err;
+		if (r->rec.recorder == FG_RECORDER_PERF && is_perf_data(o->perfdata)) {
+			if ((err = check_tool(r)))
+				return err;
+			count_lost(r);
+		}
 	} else {
 		if ((err = o->npids ? check_pids(r) : check_command(r)) || (err = check_tool(r)) ||
 		    (err = plan_recording(r)) || (err = make_perfdata(r)) || (err = do_record(r)))
