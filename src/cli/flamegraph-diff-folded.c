@@ -79,9 +79,9 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	}
 	if (output_is_input(output, argv, npos))
 		return FG_EXIT_USAGE;
-	if ((err = read_profile(&before, argv[0])) || (err = read_profile(&after, argv[1])))
-		goto lib_error;
-	if ((err = fg_outfile_open(&of, output)))
+	/* the output first: an unwritable one fails before the work */
+	if ((err = fg_outfile_open(&of, output)) || (err = read_profile(&before, argv[0])) ||
+	    (err = read_profile(&after, argv[1])))
 		goto lib_error;
 	if ((err = fg_diff_folded_write(before, after, &dopts, fg_outfile_stream(of))))
 		goto lib_error;

@@ -127,14 +127,14 @@ int cmd_flamegraph_render(int argc, char **argv)
 		rc = fg_die_lib(err);
 		goto done;
 	}
-	if ((err = fg_folded_new_ex(&f, flamechart ? FG_FOLDED_KEEP_ORDER : 0)))
+	/* the output first: an unwritable one fails before the work */
+	if ((err = fg_outfile_open(&of, output)) ||
+	    (err = fg_folded_new_ex(&f, flamechart ? FG_FOLDED_KEEP_ORDER : 0)))
 		goto lib_error;
 	for (i = 0; i < (npos ? npos : 1); i++)
 		if ((err = fg_folded_read_file(f, npos ? argv[i] : "-")))
 			goto lib_error;
 	warn_skipped(f);
-	if ((err = fg_outfile_open(&of, output)))
-		goto lib_error;
 	err = fg_render_svg(f, &ro, fg_outfile_stream(of));
 	if (err && err != FG_ENODATA) {
 		fg_outfile_abort(of);

@@ -2,6 +2,7 @@
  * signal handler may read them at any moment, so a slot is published only
  * once its string is complete and cleared before its string is freed. */
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,6 +73,12 @@ void fg_cleanup_now(int kill_sig)
 		for (i = 0; i < MAX_CHILDREN; i++)
 			if (children[i] > 0)
 				kill((pid_t)children[i], kill_sig);
+	/* reaped here, as the process is about to die: an init that does not
+	 * reap orphans (containers) would otherwise keep them as zombies */
+	if (kill_sig == SIGKILL)
+		for (i = 0; i < MAX_CHILDREN; i++)
+			if (children[i] > 0)
+				waitpid((pid_t)children[i], NULL, 0);
 	/* files first, then the folders that held them */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < MAX_PATHS; i++) {

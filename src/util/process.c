@@ -185,7 +185,7 @@ char *fg_which(const char *prog)
 /* In the child after fork: set up fds, cwd and env, wait for the gate when
  * held, exec. On failure the errno is sent to the parent through err_fd
  * (close-on-exec). */
-static void child_exec(const fg_cmd *cmd, const int pipes[3], int gate_fd, int err_fd)
+static void child_exec(const fg_cmd *cmd, const int pipes[3], const int gate[2], int err_fd)
 {
 	size_t i;
 	char go;
@@ -212,9 +212,10 @@ static void child_exec(const fg_cmd *cmd, const int pipes[3], int gate_fd, int e
 		goto fail;
 	for (i = 0; i < cmd->env.n; i++)
 		putenv(cmd->env.v[i]);
-	if (gate_fd >= 0) {
+	if (gate[0] >= 0) {
+		close(gate[1]); /* else the parent's giving up would never reach us */
 		do
-			n = read(gate_fd, &go, 1);
+			n = read(gate[0], &go, 1);
 		while (n < 0 && errno == EINTR);
 		if (n != 1)
 			_exit(127); /* discarded: the parent gave up on us */
@@ -298,7 +299,7 @@ int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 		return fg_error_set(FG_ECHILD, "cannot start %s: %s", cmd->argv.v[0], strerror(e));
 	}
 	if (pid == 0)
-		child_exec(cmd, (const int[3]){ inp[0], outp[1], errout[1] }, gate[0], errp[1]);
+		child_exec(cmd, (const int[3]){ inp[0], outp[1], errout[1] }, gate, errp[1]);
 	fg_cleanup_add_child(pid);
 	close_fd(&errp[1]);
 	close_fd(&outp[1]);

@@ -94,7 +94,8 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 	fg_outfile *of = NULL;
 	int err, i;
 
-	if ((err = fg_collapser_new(&c, format, &a->opts)))
+	/* the output first: an unwritable one fails before the work */
+	if ((err = fg_outfile_open(&of, a->output)) || (err = fg_collapser_new(&c, format, &a->opts)))
 		goto done;
 	for (i = 0; i < (npos ? npos : 1); i++)
 		if ((err = fg_collapse_file(c, npos ? files[i] : "-")))
@@ -102,8 +103,7 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 	if ((err = fg_collapser_finish(c)))
 		goto done;
 	report(c, a);
-	if ((err = fg_outfile_open(&of, a->output)) ||
-	    (err = fg_collapser_write(c, fg_outfile_stream(of))))
+	if ((err = fg_collapser_write(c, fg_outfile_stream(of))))
 		goto done;
 	err = fg_outfile_commit(of);
 	of = NULL;

@@ -486,6 +486,11 @@ static int collapse(run *r)
 	if (r->res->samples == 0 || r->res->stacks == 0) {
 		/* a short test at 997 Hz is the usual case: name the two ways
 		 * out, with a frequency that samples every ~50 us */
+		if (r->res->recorded && r->res->lost_known && r->res->lost)
+			return fg_error_set(FG_ENODATA, "no samples were recorded — all %llu were lost "
+					    "because perf's ring buffer was full; give it a bigger "
+					    "buffer (--buffer-size), record with --call-graph fp, or "
+					    "sample less often (-F)", (unsigned long long)r->res->lost);
 		if (r->res->recorded && r->o->record.custom)
 			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
 					    "the first sample; give it more work (more rounds, a "

@@ -1,0 +1,197 @@
+# Capture with real perf: the size cap, the sampling limit, lost samples,
+# signals (the graph of what was recorded, no process or temporary file
+# left), -o - keeping the program's output out of the graph, the exit
+# statuses, perf's failures told in our words, --perfdata re-rendering.
+command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 not installed"; exit 77; }
+# every process of this test runs a program of this unique name, so that
+# what outlives a run can be found
+cg=./cg-capture-$$
+# (gcc 12 leaves leaf functions without a frame even when told not to, so
+# frame-pointer stacks miss a leaf's caller: main;a for main;outer;a)
+cc -O2 -g -fno-omit-frame-pointer -o "$cg" "$FG_SRC/examples/callgraph/callgraph.c"
+cat > stubborn.c <<'EOF'
+#include <signal.h>
+#include <stdint.h>
+static volatile uint64_t sink;
+int main(void) { signal(SIGTERM, SIG_IGN); for (;;) sink = sink * 31 + 7; }
+EOF
+cc -O1 -o "$cg-stubborn" stubborn.c
+
+# nothing of ours may be left: no process running our programs, no
+# temporary file (recordings, half-written outputs, control fifos)
+check_clean() {
+	local what=$1 left
+	sleep 0.3
+	left=$(pgrep -f "cg-capture-$$" || true)
+	left+=$(pgrep -f "perf record .*$TMPDIR" || true)
+	[ -z "$left" ] && pass || { fail "$what: processes left: $left"; ps -o pid,args -p ${left//$'\n'/,} >&2 || true; pkill -9 -f "cg-capture-$$" || true; }
+	left=$(find . -name '.flamegraph-*' -o -name '.*.tmp*' | head -5)
+	[ -z "$left" ] && pass || { fail "$what: temporary files left: $left"; rm -rf $left; }
+}
+
+# --- before anything runs: -F above the kernel's limit ----------------------
+limit=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+printf '#!/bin/sh\necho ran >> %s/perf-ran\nexec perf "$@"\n' "$PWD" > logperf
+chmod +x logperf
+PERF=$PWD/logperf check_exit "-F above the limit" 1 flamegraph -F $((limit + 1)) -o high.svg -- sh -c "touch program-ran"
+check_contains "-F above the limit: names the limit" err "above this kernel's limit of $limit Hz \(kernel.perf_event_max_sample_rate\)"
+[ ! -e perf-ran ] && [ ! -e program-ran ] && [ ! -e high.svg ] && pass || fail "-F above the limit: something ran"
+
+# --- a plain run: summary line, nothing left, quiet on a non-terminal --------
+check_exit "plain run" 0 flamegraph --call-graph fp -o plain.svg --folded plain.folded -- "$cg" 600
+check_contains "summary: samples, lost, stacks, seconds, size" err "note: wrote plain.svg \([0-9]+ samples, 0 lost, [0-9]+ stacks; [0-9.]+ s recorded, [0-9.]+ (KB|MB)\)$"
+check_not_contains "perf's banners are consumed" err "Woken up|Captured and wrote|Events enabled"
+check_not_contains "no status line when stderr is not a terminal" err $'\r'
+check_contains "plain run: the call tree" plain.folded "main;(outer;)?a [0-9]+$"
+check_clean "plain run"
+
+# the status line on a terminal (script(1) gives the run a pty)
+if command -v script >/dev/null; then
+	script -qec "flamegraph --call-graph fp -o tty.svg -- $cg 1200" /dev/null > tty.txt 2>&1 || true
+	check_contains "terminal: a status line while recording" tty.txt $'\r.*recording .*cg-capture.*: [0-9.]+ s, [0-9.]+ (bytes|KB|MB)'
+	check_clean "terminal run"
+fi
+
+# --- -o -: only the graph on stdout ------------------------------------------
+flamegraph --call-graph fp -o - -- sh -c "echo workload-says-hi; exec $cg 400" > stdout.svg 2> stdout.err
+check_eq "-o -: exit" 0 $?
+xmllint --noout stdout.svg && pass || fail "-o -: stdout is not a well-formed SVG"
+check_not_contains "-o -: the program's output is not in the graph" stdout.svg "workload-says-hi"
+check_contains "-o -: the program's output went to stderr" stdout.err "workload-says-hi"
+
+# --- exit statuses ------------------------------------------------------------
+check_exit "no samples: 4" 4 flamegraph -F 99 -o none.svg -- "$cg" quick
+check_exit "crash: 5" 5 flamegraph --call-graph fp -o crash.svg -- "$cg" crash 400
+[ -s crash.svg ] && pass || fail "crash: no graph"
+check_exit "non-zero exit: 5" 5 flamegraph --call-graph fp -o fail.svg -- sh -c "$cg 300 >/dev/null; exit 7"
+check_contains "non-zero exit: said" err "exited with status 7"
+check_clean "exit statuses"
+
+# --- perf's failures, in our words --------------------------------------------
+cat > paranoid-perf <<'EOF'
+#!/bin/sh
+[ "$1" = record ] || exec perf "$@"
+cat >&2 <<'MSG'
+Error:
+Access to performance monitoring and observability operations is limited.
+Consider adjusting /proc/sys/kernel/perf_event_paranoid setting to open
+access to performance monitoring and observability operations for processes
+without CAP_PERFMON, CAP_SYS_PTRACE or CAP_SYS_ADMIN Linux capability.
+MSG
+exit 255
+EOF
+cat > broken-perf <<'EOF'
+#!/bin/sh
+[ "$1" = record ] || exec perf "$@"
+echo "failed to mmap with 12 (Cannot allocate memory)" >&2
+exit 255
+EOF
+chmod +x paranoid-perf broken-perf
+PERF=$PWD/paranoid-perf check_exit "perf refused (paranoid): 3" 3 flamegraph -o p.svg -- "$cg" 300
+check_contains "paranoid: the sysctl" err "kernel.perf_event_paranoid=1"
+PERF=$PWD/broken-perf check_exit "perf failed otherwise: 3" 3 flamegraph -o p.svg -- "$cg" 300
+check_contains "other failure: perf's reason" err "error: perf record exited with status 255: failed to mmap with 12"
+check_not_contains "other failure: no paranoid hint" err "paranoid"
+check_clean "perf failures"
+
+# --- the size cap -------------------------------------------------------------
+check_exit "--max-size stops the program" 0 flamegraph --max-size 8M -o cap.svg -- "$cg" 20000
+check_contains "--max-size: the subtitle says so" cap.svg "recording stopped at its 8.0 MB cap: covers the first [0-9.]+ s"
+check_contains "--max-size: the warning says so" err "warning: the recording reached its 8.0 MB cap after [0-9.]+ s"
+check_contains "--max-size: the program was stopped soon" err "; [0-3]\.[0-9] s recorded"
+check_exit "--max-size --keep-running" 0 flamegraph --max-size 8M --keep-running -o cap2.svg -- "$cg" 1500
+check_contains "--keep-running: covers the first seconds of the whole run" cap2.svg "covers the first [0-9.]+ s of 1\.[5-9] s"
+check_exit "--max-size none" 0 flamegraph --max-size none --call-graph fp -o nocap.svg -- "$cg" 200
+check_exit "--max-size garbage" 1 flamegraph --max-size 12Q -o x.svg -- "$cg" 200
+check_contains "--max-size garbage: the form" err "error: --max-size: '12Q' is not a size"
+check_clean "size cap"
+
+# --- lost samples: a ring buffer far too small for dwarf at 10 kHz -------------
+check_exit "tiny buffer" 0 flamegraph --buffer-size 128K -F 10000 --max-size 64M -o lost.svg -- "$cg" 300
+lost=$(sed -n 's/.*wrote lost.svg ([0-9]* samples, \([0-9]*\) lost.*/\1/p' err)
+[ "${lost:-0}" -gt 0 ] && pass || fail "tiny buffer: no lost samples counted ($(cat err))"
+check_contains "lost: the subtitle" lost.svg "[0-9.]+% of samples lost \([0-9]+ of [0-9]+\): record with --call-graph fp"
+check_contains "lost: the warning" err "samples were lost \(the ring buffer overflowed\)"
+check_clean "lost samples"
+
+# --- signals ---------------------------------------------------------------------
+# SIGTERM from timeout(1) (to the program and then its process group)
+check_exit "timeout -s TERM" 143 timeout --preserve-status -s TERM 1.5 flamegraph -o term.svg --folded term.folded -- "$cg" 30000
+check_contains "timeout: the graph of what was recorded" term.folded "main;outer;a [0-9]+$"
+check_contains "timeout: the subtitle says interrupted" term.svg "interrupted \(SIGTERM\) after [0-9.]+ s"
+check_clean "timeout -s TERM"
+
+# SIGINT, SIGHUP to flamegraph alone: it stops the program itself
+python3 - "$cg" <<'PY' > alone.txt 2>&1 && pass || { fail "signals to flamegraph alone"; cat alone.txt >&2; }
+import os, signal, subprocess, sys, time
+for sig, want in ((signal.SIGINT, 130), (signal.SIGHUP, 129)):
+    out = "alone-%d" % sig
+    p = subprocess.Popen(["flamegraph", "--call-graph", "fp", "-o", out + ".svg", "--folded",
+                          out + ".folded", "--", sys.argv[1], "30000"], stderr=subprocess.DEVNULL)
+    time.sleep(1.2)
+    p.send_signal(sig)
+    rc = p.wait(timeout=30)
+    ok = rc == want and ";a " in open(out + ".folded").read()
+    print(sig, rc, ok)
+    if not ok:
+        sys.exit(1)
+PY
+check_clean "signals to flamegraph alone"
+
+# a second signal aborts at once, even while the program ignores SIGTERM
+python3 - "$cg-stubborn" <<'PY' > twice.txt 2>&1 && pass || { fail "second signal"; cat twice.txt >&2; }
+import os, signal, subprocess, sys, time
+p = subprocess.Popen(["flamegraph", "-o", "twice.svg", "--", sys.argv[1]], stderr=subprocess.DEVNULL)
+time.sleep(1.2)
+p.send_signal(signal.SIGTERM)
+time.sleep(0.6)
+t = time.time()
+p.send_signal(signal.SIGTERM)
+rc = p.wait(timeout=30)
+print(rc, time.time() - t)
+sys.exit(0 if rc == -signal.SIGTERM and time.time() - t < 1.5 and not os.path.exists("twice.svg") else 1)
+PY
+check_clean "second signal"
+
+# other catchable signals abort at once, and clean up (SIGQUIT while recording)
+python3 - "$cg" <<'PY' > quit.txt 2>&1 && pass || { fail "SIGQUIT"; cat quit.txt >&2; }
+import signal, subprocess, sys, time
+p = subprocess.Popen(["flamegraph", "-o", "quit.svg", "--", sys.argv[1], "30000"], stderr=subprocess.DEVNULL)
+time.sleep(1.2)
+p.send_signal(signal.SIGQUIT)
+sys.exit(0 if p.wait(timeout=30) == -signal.SIGQUIT else 1)
+PY
+[ ! -e quit.svg ] && pass || fail "SIGQUIT: a graph was written"
+check_clean "SIGQUIT"
+
+# every program removes its half-written output on a signal: each waits on
+# a fifo that never ends while its output is open
+mkfifo in.fifo
+for prog in flamegraph-collapse-perf flamegraph-collapse-dtrace flamegraph-collapse-guess flamegraph-render "flamegraph-diff-folded in.fifo"; do
+	exec 3<>in.fifo
+	$prog -o "out-${prog%% *}.txt" in.fifo 2>/dev/null &
+	pid=$!
+	for _ in $(seq 50); do ls -a | grep -q "^\.out-${prog%% *}.txt.tmp" && break; sleep 0.1; done
+	ls -a | grep -q "^\.out-${prog%% *}.txt.tmp" && pass || fail "$prog: no temporary output while reading"
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" 2>/dev/null || rc=$?
+	check_eq "$prog: killed by SIGTERM" 143 "$rc"
+	exec 3>&-
+	check_clean "$prog killed while reading"
+done
+
+# --- --perfdata: re-render a kept recording with flamegraph-build --------------
+mkdir proj && cp -r "$FG_SRC/examples/toml/." proj/
+rm -rf proj/build
+check_exit "flamegraph-build --perfdata-out" 0 flamegraph-build --manifest-path proj --call-graph fp --bin crunch -o first.svg --folded first.folded --perfdata-out kept.data
+mkdir elsewhere
+cd elsewhere
+check_exit "flamegraph-build --perfdata: no manifest needed" 0 flamegraph-build --perfdata ../kept.data --reverse --title again -o ../again.svg --folded ../again.folded
+check_not_contains "--perfdata: nothing built" err "compiling|up to date"
+cd ..
+check_same_file "--perfdata: the same stacks" first.folded again.folded
+check_contains "--perfdata: the new options" again.svg ">again<"
+check_exit "--perfdata with --compare" 1 flamegraph-build --perfdata kept.data --compare HEAD
+check_clean "--perfdata"
