@@ -71,7 +71,8 @@ static const fg_cli cli = {
 	"Builds a target of the C project around the current directory (CMake, "
 	"flamegraph.toml or compile_commands.json) with debug info and frame "
 	"pointers, profiles it with perf and writes flamegraph.svg.",
-	"Examples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
+	FG_PROFILE_CLI_EXIT_HELP
+	"\nExamples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
 	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
 	"  flamegraph-build --bin stress2 --perfdata-out run.data\n"

@@ -53,6 +53,7 @@ int cmd_flamegraph(int argc, char **argv)
 		"Environment:\n"
 		"  PERF, DTRACE   the recorder to run (default: perf / dtrace on PATH)\n"
 		"  BROWSER        the program --open uses (default: xdg-open / open)\n"
+		"\n" FG_PROFILE_CLI_EXIT_HELP
 		"\nExamples:\n"
 		"  flamegraph -- ./myprog --input big.txt\n"
 		"  flamegraph --call-graph fp -F 4999 -o fast.svg ./myprog\n"

@@ -84,6 +84,13 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")
 
 /* The render options. */
+/* The exit statuses of the profiling programs, for their --help. */
+#define FG_PROFILE_CLI_EXIT_HELP \
+	"Exit status:\n" \
+	"  0 graph written, 1 usage, 2 build failed (flamegraph-build), 3 recorder\n" \
+	"  failed, 4 no samples, 5 program failed or crashed (graph written),\n" \
+	"  128+N interrupted by signal N (graph of what was recorded written)\n"
+
 #define FG_PROFILE_CLI_RENDER_ROWS(pc) \
 	FG_OPT_STRING(0, "title", &(pc).title, "TEXT", "graph title"), \
 	FG_OPT_STRING(0, "subtitle", &(pc).subtitle, "TEXT", "second line under the title"), \

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Capture: records a compressor-style workload (bench/workloads/lzpack.c,
+# one busy thread for LZPACK_SECONDS, default 7) with dwarf call graphs at
+# the default rate, once through `flamegraph` with its default settings and
+# once with the same `perf record` command without -m (perf's default ring
+# buffer, as the tool recorded before it sized the buffer), and prints:
+# samples, lost samples, recording size and MB/s, and the time from the
+# workload's end to the finished graph.
+# Usage: bench-capture.sh BUILD_DIR [SHARED_DIR]
+set -euo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+secs=${LZPACK_SECONDS:-7}
+command -v perf >/dev/null || { echo "bench-capture: perf not installed, skipped"; exit 0; }
+
+# recordings go to a folder of the benchmark's own, removed at the end
+work=$(mktemp -d "$build/bench-capture.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work
+cd "$work"
+cc -O2 -g -o lzpack "$here/workloads/lzpack.c"
+
+now() { date +%s.%N; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+
+# --- flamegraph, default settings -----------------------------------------
+t0=$(now)
+"$build/flamegraph" -v -o lz.svg --perfdata-out ours.data -- ./lzpack "$secs" > /dev/null 2> ours.err
+t1=$(now)
+summary=$(grep 'note: wrote lz.svg' ours.err)
+samples=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' <<< "$summary")
+lost=$(sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' <<< "$summary")
+rec_s=$(sed -n 's/.*timing: record took \([0-9.]*\) s.*/\1/p' ours.err)
+bytes=$(stat -c %s ours.data)
+post=$(awk -v a="$t0" -v b="$t1" -v r="$rec_s" 'BEGIN { printf "%.2f", b - a - r }')
+ring=$(sed -n 's/.* -m \([0-9]*K\) .*/\1/p' ours.err)
+
+# --- the same recording in perf's default ring buffer, then perf script |
+# collapse | render as separate steps --------------------------------------
+perf record -F 997 --call-graph dwarf,65528 -g -o base.data -- ./lzpack "$secs" > /dev/null 2> base.err
+base_lost=$(perf report -i base.data --stats 2>/dev/null |
+	    awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')
+base_samples=$(perf report -i base.data --stats 2>/dev/null |
+	       awk '/^ *SAMPLE events:/ { n = $3 } END { print n + 0 }')
+base_bytes=$(stat -c %s base.data)
+t2=$(now)
+perf script -i base.data 2>/dev/null | "$build/flamegraph-collapse-perf" > base.folded
+"$build/flamegraph-render" -o base.svg base.folded 2>/dev/null
+t3=$(now)
+base_post=$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.2f", b - a }')
+
+printf 'workload: lzpack %s s, dwarf call graphs at 997 Hz, %s CPUs\n' "$secs" "$(nproc)"
+printf '%-28s %8s %8s %9s %8s %10s\n' "" samples lost "size MB" "MB/s" "post s"
+printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph (ring ${ring:-?})" "$samples" "$lost" "$(mb "$bytes")" \
+	"$(awk -v b="$bytes" -v s="$rec_s" 'BEGIN { print b / 1048576 / s }')" "$post"
+printf '%-28s %8s %8s %9s %8.1f %10s\n' "perf's default ring buffer" "$base_samples" "$base_lost" "$(mb "$base_bytes")" \
+	"$(awk -v b="$base_bytes" -v s="$secs" 'BEGIN { print b / 1048576 / s }')" "$base_post"
+printf 'lost samples: %s with flamegraph (target 0), %s with perf'"'"'s default ring buffer\n' "$lost" "$base_lost"
