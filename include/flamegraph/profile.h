@@ -62,8 +62,9 @@ typedef struct fg_profile_status {
 	fg_profile_stage stage;
 	double elapsed;     /* seconds in this stage */
 	uint64_t bytes;     /* RECORDING: size of the recording so far;
-			       PROCESSING: bytes of it read so far */
-	uint64_t total;     /* PROCESSING: the recording's size (0: unknown) */
+			       PROCESSING: bytes of its text read so far */
+	uint64_t samples;   /* PROCESSING: samples read so far */
+	uint64_t total;     /* PROCESSING: samples in the recording (0: unknown) */
 } fg_profile_status;
 
 typedef void (*fg_profile_status_cb)(void *ctx, const fg_profile_status *st);

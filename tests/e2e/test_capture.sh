@@ -50,6 +50,7 @@ check_clean "plain run"
 if command -v script >/dev/null; then
 	script -qec "flamegraph --call-graph fp -o tty.svg -- $cg 1200" /dev/null > tty.txt 2>&1 || true
 	check_contains "terminal: a status line while recording" tty.txt $'\r.*recording .*cg-capture.*: [0-9.]+ s, [0-9.]+ (bytes|KB|MB)'
+	check_contains "terminal: a status line while reading the recording" tty.txt $'\r.*reading the recording: [0-9]+% \\([0-9]+ of [0-9]+ samples\\)'
 	check_clean "terminal run"
 fi
 

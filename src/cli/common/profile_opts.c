@@ -75,8 +75,13 @@ static void on_status(void *ctx, const fg_profile_status *st)
 	else if (st->stage == FG_STAGE_CAPPED)
 		fprintf(stderr, "size cap reached (%s); %s runs on unrecorded: %.1f s", size,
 			p->what ? p->what : "the program", st->elapsed);
+	else if (st->total && st->samples <= st->total)
+		fprintf(stderr, "reading the recording: %.0f%% (%llu of %llu samples), %.1f s",
+			100.0 * (double)st->samples / (double)st->total, (unsigned long long)st->samples,
+			(unsigned long long)st->total, st->elapsed);
 	else
-		fprintf(stderr, "reading the recording: %s of samples, %.1f s", size, st->elapsed);
+		fprintf(stderr, "reading the recording: %llu samples, %.1f s",
+			(unsigned long long)st->samples, st->elapsed);
 	fflush(stderr);
 }
 

@@ -45,6 +45,8 @@ typedef struct run {
 	fg_render_opts render;     /* o->render with the subtitle extended */
 	fg_strbuf subtitle;
 	double processing_start, last_status;
+	uint64_t samples_read;     /* samples in the text read so far */
+	char last_fed;             /* the last byte of the text fed */
 } run;
 
 static double now(void)
@@ -227,9 +229,9 @@ static bool file_has_data(const char *path)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-static void status(run *r, fg_profile_stage stage, double elapsed, uint64_t bytes, uint64_t total)
+static void status(run *r, fg_profile_stage stage, double elapsed, uint64_t bytes)
 {
-	fg_profile_status st = { stage, elapsed, bytes, total };
+	fg_profile_status st = { stage, elapsed, bytes, r->samples_read, r->recorded_samples };
 
 	if (r->o->on_status)
 		r->o->on_status(r->o->event_ctx, &st);
@@ -243,7 +245,7 @@ static void on_record_event(void *ctx, fg_record_event kind, const char *msg, do
 
 	switch (kind) {
 	case FG_RECORD_TICK:
-		status(r, r->res->capped ? FG_STAGE_CAPPED : FG_STAGE_RECORDING, elapsed, bytes, 0);
+		status(r, r->res->capped ? FG_STAGE_CAPPED : FG_STAGE_RECORDING, elapsed, bytes);
 		break;
 	case FG_RECORD_CAPPED:
 		r->res->capped = true;
@@ -318,7 +320,7 @@ static int do_record(run *r)
 	ro.event_ctx = r;
 	show_record_command(r, &ro);
 	err = fg_record_run(&ro, &out);
-	status(r, FG_STAGE_DONE, 0, 0, 0);
+	status(r, FG_STAGE_DONE, 0, 0);
 	take_outcome(r, &out);
 	emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
 	if (err && out.recorder_missing)
@@ -345,6 +347,23 @@ static int check_interrupt(run *r)
 	return fg_error_set(FG_EINTR, "interrupted while reading the recording: nothing was written");
 }
 
+/* perf script separates samples with a blank line: counting "\n\n" (also
+ * across chunks) gives the progress through the recording, for the
+ * status line, at memchr speed. */
+static void count_samples(run *r, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	if (!len)
+		return;
+	if (r->last_fed == '\n' && *p == '\n')
+		r->samples_read++;
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) && ++p < end)
+		if (*p == '\n')
+			r->samples_read++;
+	r->last_fed = end[-1];
+}
+
 static int feed_timed(run *r, const char *buf, size_t len)
 {
 	double t0 = now();
@@ -352,10 +371,11 @@ static int feed_timed(run *r, const char *buf, size_t len)
 
 	r->res->seconds_collapse += now() - t0;
 	r->res->script_bytes += len;
+	count_samples(r, buf, len);
 	emit(r, FG_PROFILE_PROGRESS, NULL, (double)r->res->script_bytes);
 	if (t0 - r->last_status >= 0.1) {
 		r->last_status = t0;
-		status(r, FG_STAGE_PROCESSING, t0 - r->processing_start, r->res->script_bytes, 0);
+		status(r, FG_STAGE_PROCESSING, t0 - r->processing_start, r->res->script_bytes);
 	}
 	return err ? err : check_interrupt(r);
 }
@@ -384,7 +404,7 @@ static int do_script(run *r)
 		r->res->interrupt_signal = fg_interrupt_signal();
 	}
 	emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
-	status(r, FG_STAGE_DONE, 0, 0, 0);
+	status(r, FG_STAGE_DONE, 0, 0);
 	r->res->seconds_script = now() - t0 - r->res->seconds_collapse;
 	emit(r, FG_PROFILE_TIMING, "script", r->res->seconds_script);
 	return err;
