@@ -217,27 +217,7 @@ static void kill_all(session *s)
 
 static void read_stderr(session *s)
 {
-	char buf[4096];
-	ssize_t n;
-
-	if (s->perf.err_fd < 0)
-		return;
-	for (;;) {
-		n = read(s->perf.err_fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			close(s->perf.err_fd);
-			s->perf.err_fd = -1;
-			fg_capture_msgs_feed(&s->msgs, NULL, 0);
-			return;
-		}
-		fg_capture_msgs_feed(&s->msgs, buf, (size_t)n);
-		if (n < (ssize_t)sizeof(buf))
-			return;
-	}
+	fg_capture_msgs_read(&s->msgs, &s->perf.err_fd);
 }
 
 static void note_cap(session *s)

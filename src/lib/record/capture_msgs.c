@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flamegraph/error.h"
 #include "lib/record/capture_msgs.h"
@@ -91,6 +93,27 @@ void fg_capture_msgs_feed(fg_capture_msgs *m, const char *buf, size_t len)
 	/* a runaway line is cut, not grown without end */
 	if (buf < end && m->partial.len < 4096)
 		fg_strbuf_add(&m->partial, buf, (size_t)(end - buf));
+}
+
+void fg_capture_msgs_read(fg_capture_msgs *m, int *fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while (*fd >= 0) {
+		n = read(*fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			close(*fd);
+			*fd = -1;
+			fg_capture_msgs_feed(m, NULL, 0);
+			return;
+		}
+		fg_capture_msgs_feed(m, buf, (size_t)n);
+	}
 }
 
 void fg_capture_msgs_flush(fg_capture_msgs *m)

@@ -24,6 +24,9 @@ typedef struct fg_capture_msgs {
 void fg_capture_msgs_init(fg_capture_msgs *m, void (*warn)(void *ctx, const char *line), void *ctx);
 /* Feeds perf's stderr; buf NULL ends it (a last line without newline). */
 void fg_capture_msgs_feed(fg_capture_msgs *m, const char *buf, size_t len);
+/* Feeds what can be read from *fd now (all of it when *fd blocks); at
+ * end of file closes it, sets it to -1 and ends the feed. */
+void fg_capture_msgs_read(fg_capture_msgs *m, int *fd);
 /* Hands the kept lines to warn (each once). */
 void fg_capture_msgs_flush(fg_capture_msgs *m);
 /* Sets the error for a recorder that failed (it ended with st, or before

@@ -32,23 +32,7 @@ typedef struct stream {
 
 static void drain_stderr(stream *st)
 {
-	char buf[4096];
-	ssize_t n;
-
-	while (st->child.err_fd >= 0) {
-		n = read(st->child.err_fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			close(st->child.err_fd);
-			st->child.err_fd = -1;
-			fg_capture_msgs_feed(&st->msgs, NULL, 0);
-			return;
-		}
-		fg_capture_msgs_feed(&st->msgs, buf, (size_t)n);
-	}
+	fg_capture_msgs_read(&st->msgs, &st->child.err_fd);
 }
 
 /* Reads stdout until EOF; 0, the sink's error, FG_EINTR or FG_EIO. */
