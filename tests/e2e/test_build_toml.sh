@@ -24,7 +24,7 @@ check_contains "compiled each source" err "compiling src/work.c"
 check_contains "crunch graph: multiply" crunch.folded "main;multiply;dot_plain"
 check_contains "crunch graph: default feature's checksum_rows" crunch.folded "main;checksum_rows"
 check_not_contains "crunch graph: no dot_unrolled without the feature" crunch.folded "dot_unrolled"
-"$FG_SHARED/tools/svg-frames" crunch.svg > frames.txt
+"$FG_SRC/tests/tools/svg-frames" crunch.svg > frames.txt
 check_contains "svg frames" frames.txt "multiply"
 check_eq "objects in build/flamegraph/release/obj" "yes" "$([ -f $rel/obj/src/work.c.o ] && [ -f $rel/obj/src/work.c.o.d ] && echo yes)"
 readelf --debug-dump=info $rel/bin/crunch 2>/dev/null | grep DW_AT_producer > producer.txt || true
@@ -148,7 +148,7 @@ check_contains "unit-test without NAME ran the one case" out "ok   sort"
 check_not_contains "unit-test without NAME ran no other case" out "parse|hash|matrix"
 check_contains "unit-test without NAME graph: case_sort" u.folded "case_sort"
 check_not_contains "unit-test without NAME graph: no case_hash" u.folded "case_hash"
-"$FG_SHARED/tools/svg-frames" u.svg > u.frames
+"$FG_SRC/tests/tools/svg-frames" u.svg > u.frames
 check_contains "unit-test without NAME svg: case_sort" u.frames "^case_sort	"
 
 # linked by lld (ldflags in [build]): -Wl,--no-rosegment is added and said,
