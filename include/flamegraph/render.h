@@ -12,9 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef struct fg_folded fg_folded;
 
@@ -128,6 +131,7 @@ int fg_render_opts_check(const fg_render_opts *opts);
 /* The palette names accepted in fg_render_opts.palette, "|"-separated. */
 extern const char fg_render_palettes[];
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

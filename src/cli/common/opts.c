@@ -302,13 +302,30 @@ static void quote_single(const char *s)
 	}
 }
 
+static bool has_names(const fg_cli *cli)
+{
+	for (const fg_option *o = cli->options; o->type != FG_OPT_END_; o++)
+		if (o->names)
+			return true;
+	return false;
+}
+
 static void complete_bash(const fg_cli *cli)
 {
 	fg_strbuf fn = FG_STRBUF_INIT;
 	const fg_option *o;
 
 	ident(&fn, cli->prog);
-	printf("# bash completion for %s\n_%s() {\n", cli->prog, fn.buf);
+	printf("# bash completion for %s\n", cli->prog);
+	if (has_names(cli))
+		/* the project's own names, for the project the line names */
+		printf("_%s_names() {\n    local i args=()\n"
+		       "    for ((i = 1; i < COMP_CWORD - 1; i++)); do\n"
+		       "        case \"${COMP_WORDS[i]}\" in\n"
+		       "        --manifest-path|--package|-p) args+=(\"${COMP_WORDS[i]}\" \"${COMP_WORDS[i+1]}\");;\n"
+		       "        esac\n    done\n"
+		       "    %s \"${args[@]}\" --list-names \"$1\" 2>/dev/null\n}\n", fn.buf, cli->prog);
+	printf("_%s() {\n", fn.buf);
 	printf("    local cur prev\n    cur=\"${COMP_WORDS[COMP_CWORD]}\"\n"
 	       "    prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n    case \"$prev\" in\n");
 	for (o = cli->options; o->type != FG_OPT_END_; o++) {
@@ -322,6 +339,9 @@ static void complete_bash(const fg_cli *cli)
 			for (const char *c = o->choices; *c; c++)
 				putchar(*c == '|' ? ' ' : *c);
 			printf("' -- \"$cur\")); return;;\n");
+		} else if (o->names) {
+			printf(") COMPREPLY=($(compgen -W \"$(_%s_names %s)\" -- \"$cur\")); return;;\n",
+			       fn.buf, o->names);
 		} else {
 			printf(") COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n");
 		}
@@ -371,6 +391,11 @@ static void complete_zsh(const fg_cli *cli)
 				for (const char *c = o->choices; *c; c++)
 					putchar(*c == '|' ? ' ' : *c);
 				printf(")");
+			} else if (o->names) {
+				printf("{local -a mp; [[ -n ${opt_args[--manifest-path]} ]] && "
+				       "mp=(--manifest-path ${opt_args[--manifest-path]}); "
+				       "compadd -- ${(f)\"$(%s $mp --list-names %s 2>/dev/null)\"}}",
+				       cli->prog, o->names);
 			} else {
 				printf("_files");
 			}
@@ -398,6 +423,8 @@ static void complete_fish(const fg_cli *cli)
 			for (const char *c = o->choices; *c; c++)
 				putchar(*c == '|' ? ' ' : *c);
 			printf("'");
+		} else if (o->names) {
+			printf(" -x -a '(%s --list-names %s 2>/dev/null)'", cli->prog, o->names);
 		}
 		printf(" -d '");
 		quote_single(o->help);

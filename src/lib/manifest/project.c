@@ -253,6 +253,8 @@ void fg_project_free(fg_project *p)
 	free(p->cmake_target_dir);
 	free(p->cc);
 	fg_strvec_clear(&p->bool_options);
+	fg_strvec_clear(&p->feature_names);
+	fg_strvec_clear(&p->profile_names);
 	fg_strvec_clear(&p->libs);
 	fg_strvec_clear(&p->ldflags);
 	fg_strvec_clear(&p->cflags);
@@ -316,6 +318,52 @@ char *fg_project_describe(const fg_project *p)
 		describe_kind(p, (fg_target_kind)k, &sb);
 		fg_strbuf_addch(&sb, '\n');
 	}
+	return fg_strbuf_detach(&sb, NULL);
+}
+
+static void add_unique(fg_strbuf *sb, fg_strvec *seen, const char *name)
+{
+	for (size_t i = 0; i < seen->n; i++)
+		if (!strcmp(seen->v[i], name))
+			return;
+	fg_strvec_push(seen, name);
+	fg_strbuf_addf(sb, "%s\n", name);
+}
+
+char *fg_project_names(const fg_project *p, const char *what)
+{
+	static const char *const builtin_profiles[] = { "release", "dev" };
+	fg_strbuf sb = FG_STRBUF_INIT;
+	fg_strvec seen = FG_STRVEC_INIT;
+	int kind = -1;
+
+	for (int k = 0; k < FG_TARGET_KIND_COUNT; k++)
+		if (!strcmp(what, kind_names[k]))
+			kind = k;
+	if (kind >= 0 || !strcmp(what, "unit-test")) {
+		for (size_t i = 0; i < p->ntargets; i++) {
+			const struct fg_target *t = &p->targets[i];
+			if (kind >= 0 ? (int)t->kind == kind : (t->kind == FG_TARGET_TEST && !t->ctest))
+				add_unique(&sb, &seen, t->name);
+		}
+	} else if (!strcmp(what, "feature")) {
+		for (size_t i = 0; i < p->feature_names.n; i++)
+			add_unique(&sb, &seen, p->feature_names.v[i]);
+		for (size_t i = 0; i < p->bool_options.n; i++)
+			add_unique(&sb, &seen, p->bool_options.v[i]);
+	} else if (!strcmp(what, "profile")) {
+		for (size_t i = 0; i < 2; i++)
+			add_unique(&sb, &seen, builtin_profiles[i]);
+		for (size_t i = 0; i < p->profile_names.n; i++)
+			add_unique(&sb, &seen, p->profile_names.v[i]);
+	} else {
+		fg_strvec_clear(&seen);
+		fg_strbuf_release(&sb);
+		fg_error_set(FG_EINVAL, "no such list '%s' — bin, test, bench, example, unit-test, "
+			     "feature or profile", what);
+		return NULL;
+	}
+	fg_strvec_clear(&seen);
 	return fg_strbuf_detach(&sb, NULL);
 }
 
