@@ -497,7 +497,10 @@ int fg_target_run_spec(fg_run_spec *out, const fg_target *t, const char *const *
 	memset(out, 0, sizeof(*out));
 	if (!t->ctest)
 		err = fg_strvec_push(&argv, t->exe);
-	for (i = 0; !err && i < t->argv.n; i++)
+	/* a CTest test's argv is its whole command; a target's are its default
+	 * arguments, which arguments given after -- replace (as cargo run's
+	 * do), except test filters, which select within them */
+	for (i = 0; !err && (t->ctest || !nextra || as_filter) && i < t->argv.n; i++)
 		err = fg_strvec_push(&argv, t->argv.v[i]);
 	for (i = 0; !err && i < nextra; i++) {
 		if (as_filter && t->filter)

@@ -332,17 +332,21 @@ int fg_tomlproj_profile(const char *name, const fg_toml *doc, struct fg_tomlproj
 	}
 	for (const char *cur = name; cur && n < 64; cur = parent_of(profiles, cur))
 		chain[n++] = cur;
-	/* the nearest opt-level wins; the root built-in gives the default */
+	/* the nearest opt-level wins over what its ancestors say, in cflags
+	 * too; the root built-in gives the default */
 	for (i = 0; i < n && !ol; i++)
 		ol = fg_toml_get(fg_toml_get(profiles, chain[i]), "opt-level");
-	if (ol)
-		err = opt_flag(ol, &tp->profile_cflags);
-	else
+	size_t ol_at = ol ? i - 1 : n; /* chain index of the profile that set it */
+	if (!ol)
 		err = fg_strvec_push(&tp->profile_cflags, !strcmp(chain[n - 1], "dev") ? "-O0" : "-O2");
-	/* flags accumulate from the root down, so a child's -O3 comes later and wins */
+	/* flags accumulate from the root down, so a child's -O3 comes later and
+	 * wins; the opt-level goes after the flags of the profiles above the one
+	 * that sets it */
 	for (i = n; !err && i-- > 0;) {
 		v = fg_toml_get(profiles, chain[i]);
-		if (fg_toml_get(v, "cflags"))
+		if (i == ol_at)
+			err = opt_flag(ol, &tp->profile_cflags);
+		if (!err && fg_toml_get(v, "cflags"))
 			err = push_all(&tp->profile_cflags, fg_toml_get(v, "cflags"), "", NULL);
 		if (!err && fg_toml_get(v, "ldflags"))
 			err = push_all(&tp->profile_ldflags, fg_toml_get(v, "ldflags"), "", NULL);
