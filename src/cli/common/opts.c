@@ -5,6 +5,7 @@
 
 #include "cli/common/diag.h"
 #include "cli/common/opts.h"
+#include "util/suggest.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 
@@ -148,6 +149,32 @@ static int builtin(const fg_cli *cli, const char *name, size_t len, const char *
 	return -1;
 }
 
+/* An unknown --option: the nearest known one, or, for a program that
+ * passes arguments on to another ([-- ARGS...]), where those go. */
+static int unknown_long(const fg_cli *cli, const char *arg, const char *name, size_t len)
+{
+	const char *longs[256], *near;
+	char word[64];
+	size_t n = 0;
+
+	snprintf(word, sizeof(word), "%.*s", (int)(len < 63 ? len : 63), name);
+	for (const fg_option *o = cli->options; o->type != FG_OPT_END_ && n < 256; o++)
+		if (o->type != FG_OPT_GROUP_ && !(o->flags & FG_OPTF_HIDDEN))
+			longs[n++] = o->long_name;
+	fg_strbuf msg = FG_STRBUF_INIT;
+	int r;
+
+	fg_strbuf_addf(&msg, "unknown option '%s'", arg);
+	if ((near = fg_suggest(word, longs, n)))
+		fg_strbuf_addf(&msg, " — did you mean --%s?", near);
+	else if (cli->usage && strstr(cli->usage, "[-- ARGS"))
+		fg_strbuf_addf(&msg, " — if it is the program's, put it after --: %s [OPTIONS] -- %s",
+			       cli->prog, arg);
+	r = usage_error(cli, "%s", msg.buf);
+	fg_strbuf_release(&msg);
+	return r;
+}
+
 static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 {
 	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
@@ -162,7 +189,7 @@ static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 	if (!o) {
 		if ((r = builtin(cli, name, len, value, argc, argv, i)) >= 0)
 			return r;
-		return usage_error(cli, "unknown option '%s'", argv[*i]);
+		return unknown_long(cli, argv[*i], name, len);
 	}
 	if (!takes_arg(o)) {
 		if (value && o->type == FG_OPT_BOOL_)

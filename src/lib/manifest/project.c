@@ -12,6 +12,7 @@
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
 #include "lib/manifest/tomlproj.h"
+#include "util/suggest.h"
 #include "util/banned.h"
 
 static const char *const kind_names[FG_TARGET_KIND_COUNT] = {
@@ -372,25 +373,66 @@ static bool name_matches(const struct fg_target *t, const char *name)
 	return !strcmp(t->name, name) || (t->exe && !t->ctest && !strcmp(fg_path_base(t->exe), name));
 }
 
+/* A target of another kind by that name (true: that is the whole
+ * answer, in hint), or a name near it (a "did you mean" in hint). */
+static bool near_name(const fg_project *p, fg_target_kind kind, const char *name, fg_strbuf *hint)
+{
+	const char **names = fg_calloc(p->ntargets + 1, sizeof(*names));
+	const struct fg_target *near = NULL;
+	const char *best;
+
+	for (size_t i = 0; i < p->ntargets; i++) {
+		const struct fg_target *t = &p->targets[i];
+		if (name_matches(t, name) && t->kind != kind) {
+			fg_strbuf_addf(hint, "'%s' is a %s, not a %s: use --%s %s", name,
+				       fg_target_kind_name(t->kind), fg_target_kind_name(kind),
+				       fg_target_kind_name(t->kind), name);
+			free(names);
+			return true;
+		}
+		if (names)
+			names[i] = t->name;
+	}
+	if (names && (best = fg_suggest(name, names, p->ntargets)))
+		for (size_t i = 0; i < p->ntargets && !near; i++)
+			if (p->targets[i].name == best)
+				near = &p->targets[i];
+	if (near && near->kind == kind)
+		fg_strbuf_addf(hint, "did you mean '%s'? Otherwise ", near->name);
+	else if (near)
+		fg_strbuf_addf(hint, "did you mean the %s '%s' (--%s %s)? Otherwise ", fg_target_kind_name(near->kind),
+			       near->name, fg_target_kind_name(near->kind), near->name);
+	free(names);
+	return false;
+}
+
 static int not_found(const fg_project *p, fg_target_kind kind, const char *name)
 {
 	char *all = fg_project_describe(p);
-	fg_strbuf where = FG_STRBUF_INIT;
+	fg_strbuf where = FG_STRBUF_INIT, hint = FG_STRBUF_INIT;
 	int err;
+
+	if (name && kind != FG_TARGET_KIND_COUNT && near_name(p, kind, name, &hint)) {
+		err = fg_error_set(FG_ENOTFOUND, "%s", hint.buf);
+		fg_strbuf_release(&hint);
+		free(all);
+		return err;
+	}
 
 	/* with -p the list below is the package's only: say so */
 	if (p->opts.package)
 		fg_strbuf_addf(&where, "package %s of ", p->name);
 	fg_strbuf_addstr(&where, p->loc.file);
 	if (name)
-		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — pick one of these%s:\n%s",
-				   fg_target_kind_name(kind), name, where.buf,
+		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — %spick one of these%s:\n%s",
+				   fg_target_kind_name(kind), name, where.buf, hint.len ? hint.buf : "",
 				   p->opts.package ? " (or drop -p)" : "", all ? all : "");
 	else
 		err = fg_error_set(FG_ENOTFOUND, "%s has no %s target — pick one of these%s:\n%s",
 				   where.buf, fg_target_kind_name(kind),
 				   p->opts.package ? " (or drop -p)" : "", all ? all : "");
 	fg_strbuf_release(&where);
+	fg_strbuf_release(&hint);
 	free(all);
 	return err;
 }
