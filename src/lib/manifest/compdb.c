@@ -615,7 +615,7 @@ static int add_targets(fg_project *p, struct fg_compdb *db)
 		return fg_error_set(FG_ENOTFOUND, "no target found: no translation unit in %s defines "
 				    "main (%zu compiled) — point --manifest-path at the database of a "
 				    "project that builds programs", p->loc.file, p->nunits);
-	return 0;
+	return fg_compdb_real_names(p);
 }
 
 /* [build] libs and ldflags of a flamegraph.toml beside the project, for

@@ -39,6 +39,9 @@ struct fg_compdb {
 
 /* Reads the symbol table of unit ui's object into db->ux[ui] and records
  * its definitions in db->defs. FG_EIO when the object is no ELF file. */
+/* Renames the targets after the executables the project's own build made
+ * in its tree (their old names stay as aliases); see compdb_names.c. */
+int fg_compdb_real_names(fg_project *p);
 int fg_compdb_read_symbols(struct fg_compdb *db, fg_project *p, size_t ui);
 
 /* Build hook: picks the objects target t needs and links them. */

@@ -218,6 +218,7 @@ done:
 static void target_release(struct fg_target *t)
 {
 	free(t->name);
+	free(t->alias);
 	free(t->exe);
 	free(t->build_name);
 	free(t->filter);
@@ -370,7 +371,8 @@ char *fg_project_names(const fg_project *p, const char *what)
 
 static bool name_matches(const struct fg_target *t, const char *name)
 {
-	return !strcmp(t->name, name) || (t->exe && !t->ctest && !strcmp(fg_path_base(t->exe), name));
+	return !strcmp(t->name, name) || (t->alias && !strcmp(t->alias, name)) ||
+	       (t->exe && !t->ctest && !strcmp(fg_path_base(t->exe), name));
 }
 
 /* A target of another kind by that name (true: that is the whole
@@ -479,6 +481,13 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 		fg_strbuf_addf(&names, "%s%s %s", n ? ", " : "", fg_target_kind_name(t->kind), t->name);
 		found = t;
 		n++;
+	}
+	/* a compile database declares no kinds: the guessed one is a hint, and
+	 * any program answers to its name */
+	if (!n && name && kind != FG_TARGET_KIND_COUNT && p->loc.type == FG_MANIFEST_COMPDB) {
+		fg_strbuf_release(&names);
+		err = select_kind(out, p, FG_TARGET_KIND_COUNT, name, no_ctest);
+		return err == FG_ENOTFOUND ? not_found(p, kind, name) : err;
 	}
 	if (!n)
 		err = not_found(p, kind, name);

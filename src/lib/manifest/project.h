@@ -14,6 +14,8 @@
 
 struct fg_target {
 	char *name;
+	char *alias;        /* a second name it answers to (compile db: the
+			       source stem when named after its executable) */
 	fg_target_kind kind;
 	char *exe;          /* absolute */
 	char *build_name;   /* target to build, NULL: build everything */
