@@ -45,9 +45,9 @@ typedef struct fg_render_opts {
 	const char *nameattr;    /* file of extra per-name attributes */
 } fg_render_opts;
 
-#define FG_RENDER_OPTS_INIT { NULL, NULL, NULL, NULL, NULL, NULL, false, false, \
-	false, false, false, false, 0.1, 1200, 16, NULL, 12.0, 0.59, NULL, NULL, 1.0, \
-	0.0, NULL, 0, NULL }
+/* Fields not named are 0, false or NULL (their documented defaults). */
+#define FG_RENDER_OPTS_INIT { .min_width = 0.1, .image_width = 1200, .frame_height = 16, \
+	.font_size = 12.0, .font_width = 0.59, .factor = 1.0 }
 
 /* Writes the SVG of f to out. With no samples it still writes an SVG that
  * says so and returns FG_ENODATA. */

@@ -145,11 +145,6 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	return 0;
 }
 
-fg_format fg_collapser_format(const fg_collapser *c)
-{
-	return c->format;
-}
-
 /* --- chunks ------------------------------------------------------------ */
 
 static struct chunk *chunk_get(fg_collapser *c)
