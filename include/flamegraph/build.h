@@ -9,9 +9,12 @@
 
 #include "flamegraph/manifest.h"
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef struct fg_build_result {
 	bool rebuilt;        /* something was compiled or linked */
@@ -29,6 +32,7 @@ int fg_project_build(fg_project *p, const fg_target *t, fg_build_result *res);
  * ("LLD", "mold", "GNU ld" or ""). 0, or FG_EIO when it is no ELF file. */
 int fg_build_linker_of(const char *elf_path, char *buf, size_t size);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -31,9 +31,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 #define FG_COLLAPSE_MAX_FRAME ((size_t)64 << 10)
 #define FG_COLLAPSE_MAX_LINE ((size_t)16 << 20)
@@ -123,6 +126,7 @@ fg_format fg_guess_format(const char *buf, size_t len);
  * sticky, so the caller may go on with other files. */
 int fg_collapse_file(fg_collapser *c, const char *path);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,12 @@
 #include "flamegraph/profile.h"
 #include "flamegraph/render.h"
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef struct fg_compare_opts {
 	fg_diff_opts diff;        /* normalize, strip_hex */
@@ -44,6 +47,7 @@ int fg_compare_write(const char *before, const char *after, const char *output,
 int fg_compare_export(char **dir_out, bool *reused, fg_git_export_result *res,
 		      const char *base, const char *repo_path, const char *id);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

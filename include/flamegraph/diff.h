@@ -9,9 +9,12 @@
 
 #include "flamegraph/render.h"
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef struct fg_diff_opts {
 	bool normalize;  /* scale the "before" counts to the "after" total */
@@ -28,6 +31,7 @@ typedef struct fg_diff_opts {
 int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 			 const fg_diff_opts *opts, FILE *out);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

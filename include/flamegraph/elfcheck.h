@@ -16,9 +16,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef enum fg_frame_pointers {
 	FG_FP_UNKNOWN = 0, /* no producer string to judge by */
@@ -59,6 +62,7 @@ unsigned fg_elfcheck_warnings(const fg_elfcheck_report *report, const char *path
 			      bool fp_mode, fg_fix_style style,
 			      fg_elfcheck_warn_cb cb, void *ctx);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

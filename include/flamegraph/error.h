@@ -7,9 +7,12 @@
 #ifndef FLAMEGRAPH_ERROR_H
 #define FLAMEGRAPH_ERROR_H
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 enum fg_error_code {
 	FG_OK = 0,
@@ -42,6 +45,7 @@ int fg_error_set(int code, const char *fmt, ...)
 /* Forgets the thread's last error. */
 void fg_error_clear(void);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

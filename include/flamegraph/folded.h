@@ -13,9 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 /* A sample count: `n` whole samples plus `frac` / FG_COUNT_FRAC_ONE of a
  * sample (0 <= frac < FG_COUNT_FRAC_ONE).
@@ -155,6 +158,7 @@ typedef struct fg_fold_stats {
 } fg_fold_stats;
 void fg_folded_stats(const fg_folded *f, fg_fold_stats *out);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

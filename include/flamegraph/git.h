@@ -15,9 +15,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 /* Size of a buffer holding a full hexadecimal commit id plus its NUL. */
 #define FG_GIT_ID_SIZE 41
@@ -127,6 +130,7 @@ void fg_git_export_result_release(fg_git_export_result *res);
 int fg_git_export_rev(const char *repo_path, const char *rev,
 		      const char *dest_dir, char *resolved_id_out);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

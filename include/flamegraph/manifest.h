@@ -16,9 +16,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef enum fg_manifest_type {
 	FG_MANIFEST_TOML,   /* flamegraph.toml (built-in cc or command system) */
@@ -112,6 +115,11 @@ int fg_project_select_unit(const fg_target **out, const fg_project *p, const cha
 /* Writes the targets grouped by kind, one per line, to `out` (a
  * fg_strbuf-free API: the text is malloc'd; free() it). */
 char *fg_project_describe(const fg_project *p);
+/* The names of one kind, one per line, for completions and scripts (free()
+ * it): "bin", "test", "bench", "example", "unit-test" (test executables
+ * that are not CTest tests), "feature" or "profile". NULL with FG_EINVAL
+ * for another word. */
+char *fg_project_names(const fg_project *p, const char *what);
 
 const char *fg_target_name(const fg_target *t);
 fg_target_kind fg_target_kind_of(const fg_target *t);
@@ -144,6 +152,7 @@ int fg_target_run_spec(fg_run_spec *out, const fg_target *t,
 		       const char *const *extra, size_t nextra, bool as_filter);
 void fg_run_spec_release(fg_run_spec *spec);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

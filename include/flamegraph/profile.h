@@ -23,9 +23,12 @@
 #include "flamegraph/record.h"
 #include "flamegraph/render.h"
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef enum fg_output_format {
 	FG_OUTPUT_SVG = 0,  /* interactive flame graph */
@@ -195,6 +198,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
 			       const fg_git_info *git);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef enum fg_recorder {
 	FG_RECORDER_PERF = 0, /* Linux perf */
@@ -218,6 +221,7 @@ int fg_record_script_stream(const fg_record_opts *rec, const char *perfdata, boo
 			    int (*sink)(void *ctx, const char *buf, size_t len), void *sink_ctx,
 			    fg_record_event_cb on_event, void *event_ctx);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flamegraph/api.h"
 /* The fg_folded API was declared here before it had its own header;
  * including it keeps older callers building. */
 #include "flamegraph/folded.h"
@@ -15,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef struct fg_render_opts {
 	const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
@@ -60,6 +62,7 @@ int fg_render_opts_check(const fg_render_opts *opts);
 /* The palette names accepted in fg_render_opts.palette, "|"-separated. */
 extern const char fg_render_palettes[];
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

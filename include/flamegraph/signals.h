@@ -13,9 +13,12 @@
 #ifndef FLAMEGRAPH_SIGNALS_H
 #define FLAMEGRAPH_SIGNALS_H
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 /* Asks the fg_profile_run in progress to stop: the first request ends the
  * recording cleanly (the recorder is told to stop, the workload is
@@ -30,6 +33,7 @@ int fg_interrupt(int sig);
  * temporary recordings). */
 void fg_cleanup_now_for_signal(void);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

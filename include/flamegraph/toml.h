@@ -22,9 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flamegraph/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+FG_API_BEGIN
 
 typedef struct fg_toml fg_toml;             /* a parsed document */
 typedef struct fg_toml_value fg_toml_value; /* one node of its tree */
@@ -138,6 +141,7 @@ bool fg_toml_bool(const fg_toml_value *v, bool *out);
  * types. */
 const char *fg_toml_datetime(const fg_toml_value *v);
 
+FG_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,7 @@
 
 static struct {
 	const char *bin, *example, *test, *bench, *unit_test, *package, *manifest;
-	const char *profile, *build_dir, *compare, *perfdata;
+	const char *profile, *build_dir, *compare, *perfdata, *list_names;
 	bool unit_test_given, no_default, all_features, dev, release, list, compare_outputs;
 	fg_strlist features, defines;
 } o;
@@ -31,23 +31,25 @@ static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 
 static const fg_option options[] = {
 	FG_OPT_GROUP("Target selection"),
-	FG_OPT_STRING('b', "bin", &o.bin, "NAME", "profile the bin target NAME"),
-	FG_OPT_STRING(0, "example", &o.example, "NAME", "profile the example NAME"),
-	FG_OPT_STRING(0, "test", &o.test, "NAME", "profile the CTest test or test executable NAME"),
-	FG_OPT_STRING(0, "bench", &o.bench, "NAME", "profile the bench NAME"),
+	FG_OPT_NAMED('b', "bin", &o.bin, "NAME", "bin", "profile the bin target NAME"),
+	FG_OPT_NAMED(0, "example", &o.example, "NAME", "example", "profile the example NAME"),
+	FG_OPT_NAMED(0, "test", &o.test, "NAME", "test", "profile the CTest test or test executable NAME"),
+	FG_OPT_NAMED(0, "bench", &o.bench, "NAME", "bench", "profile the bench NAME"),
 	{ FG_OPT_CALLBACK_, 0, "unit-test", &o.unit_test, "NAME",
 	  "run test executable NAME directly; arguments after -- are its test filter",
-	  FG_OPTF_OPTARG, unit_test_cb, NULL },
+	  FG_OPTF_OPTARG, unit_test_cb, NULL, "unit-test" },
 	FG_OPT_STRING('p', "package", &o.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project())"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, compile_commands.json or a folder"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
+	FG_OPT_CHOICE(0, "list-names", &o.list_names, "KIND", "bin|test|bench|example|unit-test|feature|profile",
+		      "print the project's names of KIND, one per line (for scripts and completions), and exit"),
 	FG_OPT_GROUP("Build"),
-	FG_OPT_LIST('f', "features", &o.features, "A,B", "features to enable (CMake: BOOL options)"),
+	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options)"),
 	FG_OPT_BOOL(0, "no-default-features", &o.no_default, "turn the default features off"),
 	FG_OPT_BOOL(0, "all-features", &o.all_features, "turn every feature on"),
 	FG_OPT_BOOL(0, "dev", &o.dev, "build with the dev profile (-O0 -g)"),
-	FG_OPT_STRING(0, "profile", &o.profile, "NAME", "build with profile NAME (default: release)"),
+	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
 	FG_OPT_STRING(0, "build-dir", &o.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
 	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
@@ -181,8 +183,10 @@ int cmd_flamegraph_build(int argc, char **argv)
 		code = fg_die_lib(r);
 		goto done;
 	}
-	if (o.list) {
-		char *text = fg_project_describe(p);
+	if (o.list || o.list_names) {
+		char *text = o.list_names ? fg_project_names(p, o.list_names) : fg_project_describe(p);
+		if (!text)
+			code = fg_die_lib(FG_ENOMEM);
 		fputs(text ? text : "", stdout);
 		free(text);
 		goto done;

@@ -65,7 +65,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		"for flamegraph-render to draw as a differential flame graph: frame widths from AFTER, "
 		"red where a function grew, blue where it shrank. '-' reads stdin.",
 		"Example:\n  flamegraph-diff-folded --normalize old.folded new.folded | flamegraph-render -o diff.svg\n",
-		options, false, false,
+		options, true, false,
 	};
 
 	fg_diag_init(cli.prog);

@@ -102,7 +102,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 		"SVG: hover for details, click to zoom, Ctrl-F to search with a regex.",
 		"Examples:\n  flamegraph-collapse-perf perf.txt | flamegraph-render -o flame.svg\n"
 		"  flamegraph-diff-folded before.folded after.folded | flamegraph-render > diff.svg\n",
-		options, false, false,
+		options, true, false,
 	};
 
 	fg_diag_init(cli.prog);

@@ -56,6 +56,22 @@ check_contains "unknown profile lists them" err "unknown profile 'fastest' — .
 check_exit "unknown bin" 1 fgb --bin nope
 check_contains "unknown bin lists targets" err "no bin target named 'nope'"
 check_contains "unknown bin lists targets" err "test +t"
+# "did you mean": a near name, a target of another kind, a near option, a
+# program's option before --
+check_exit "misspelt feature" 1 fgb --bin a --features extr
+check_contains "misspelt feature: the near one" err "unknown feature 'extr' — did you mean 'extra'\? \(the features of"
+check_exit "misspelt profile" 1 fgb --bin a --profile quik
+check_contains "misspelt profile: the near one" err "unknown profile 'quik' — did you mean 'quick'\?"
+sed -i 's/^name = "a"$/name = "stress2"/' proj/flamegraph.toml
+check_exit "misspelt bin" 1 fgb --bin stres2
+check_contains "misspelt bin: the near one" err "no bin target named 'stres2' .* did you mean 'stress2'\? Otherwise pick one of these"
+check_exit "a test named with --bin" 1 fgb --bin t
+check_contains "a test named with --bin: the right flag" err "error: 't' is a test, not a bin: use --test t$"
+check_exit "misspelt option" 1 fgb --bins stress2
+check_contains "misspelt option: the near one" err "unknown option '--bins' — did you mean --bin\?"
+check_exit "a program option before --" 1 fgb --bin stress2 --rounds 8
+check_contains "a program option: put it after --" err "unknown option '--rounds' — if it is the program's, put it after --"
+printf '%s' "$good" > proj/flamegraph.toml
 # a filter for a test that declares none
 check_exit "filter without template" 1 fgb --unit-test t -- case1
 check_contains "filter error says what to add" err "declares no filter — add filter = "

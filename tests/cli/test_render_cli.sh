@@ -52,8 +52,8 @@ head -2 names.folded >part1.folded
 tail -2 names.folded >part2.folded
 flamegraph-render <names.folded >stdin.svg && pass || fail "render from stdin"
 flamegraph-render -o parts.svg part1.folded part2.folded && pass || fail "render two files"
-"$FG_SHARED/tools/svg-frames" stdin.svg >stdin.frames
-"$FG_SHARED/tools/svg-frames" parts.svg >parts.frames
+"$FG_SRC/tests/tools/svg-frames" stdin.svg >stdin.frames
+"$FG_SRC/tests/tools/svg-frames" parts.svg >parts.frames
 check_same_file "two inputs merge like one" stdin.frames parts.frames
 
 # Empty input: an SVG that says so, a clear error, a non-zero exit.
@@ -99,7 +99,7 @@ xmllint --noout chart.svg && pass || fail "chart.svg is not well-formed"
 printf 'a;b 18446744073709551616\na;c 5\nd 99999999999999999999 3\n' > huge.txt
 check_exit "huge counts: still renders the rest" 0 flamegraph-render huge.txt -o huge.svg
 check_contains "huge counts: warned" err "skipped 2 lines whose count is 2\^64 or more \(first at huge.txt:1\)"
-"$FG_SHARED/tools/svg-frames" huge.svg > huge.frames
+"$FG_SRC/tests/tools/svg-frames" huge.svg > huge.frames
 check_contains "huge counts: good stack kept" huge.frames "^c	0	5$"
 check_not_contains "huge counts: bad stack dropped" huge.frames "^b	"
 # Near 2^64: a 20-digit count below 2^64 is kept exactly; one that takes
@@ -107,7 +107,7 @@ check_not_contains "huge counts: bad stack dropped" huge.frames "^b	"
 printf 'a;b 18446744073709549568\na;c 2048\nd 5\n' > near.txt
 check_exit "near 2^64: renders" 0 flamegraph-render near.txt -o near.svg
 check_contains "near 2^64: total overflow warned" err "skipped 1 lines whose count takes the total to 2\^64 samples or more \(first at near.txt:2\)"
-"$FG_SHARED/tools/svg-frames" near.svg > near.frames
+"$FG_SRC/tests/tools/svg-frames" near.svg > near.frames
 check_contains "near 2^64: the big stack is kept" near.frames "^b	0	18446744073709549568$"
 check_not_contains "near 2^64: the overflowing stack is dropped" near.frames "^c	"
 xmllint --noout near.svg && pass || fail "near.svg is not well-formed"
@@ -125,7 +125,7 @@ check_exit "2^64 - 1: renders" 0 flamegraph-render max.txt -o max.svg
 check_not_contains "2^64 - 1: no warning" err "skipped"
 check_contains "2^64 - 1: the whole count" max.svg "<title>all \(18,446,744,073,709,551,615 samples, 100.00%\)"
 check_contains "2^64 - 1: total_samples exact" max.svg 'total_samples="18446744073709551615"'
-"$FG_SHARED/tools/svg-frames" max.svg > max.frames
+"$FG_SRC/tests/tools/svg-frames" max.svg > max.frames
 check_contains "2^64 - 1: frame width exact" max.frames "^b	0	18446744073709551615$"
 printf 'a;b 9007199254740993\na;c 1\n' > past53.txt
 check_exit "past 2^53: renders" 0 flamegraph-render past53.txt -o past53.svg

@@ -42,7 +42,7 @@ check_contains "leaf and count kept" name.check "^leaf True$"
 { echo "before 2"; head -c 17825792 /dev/zero | tr '\0' 'x'; echo " 4"; echo "after 1"; } >long.folded
 check_exit "17 MB line skipped" 0 flamegraph-render -o long.svg long.folded
 check_contains "long line warned" err "skipped 1 lines longer than 16 MiB \(first at long.folded:2\)"
-"$FG_SHARED/tools/svg-frames" long.svg >long.frames
+"$FG_SRC/tests/tools/svg-frames" long.svg >long.frames
 check_contains "line before kept" long.frames "^before	"
 check_contains "line after kept" long.frames "^after	"
 

@@ -17,7 +17,7 @@ check_contains "stress2 graph: fill_table" stress2.folded "main;fill_table"
 check_contains "stress2 graph: sort_phase" stress2.folded "sort_phase;sort_work"
 check_contains "stress2 graph: checksum (default feature)" stress2.folded "checksum_block"
 check_not_contains "stress2 graph: no fast hash by default" stress2.folded "hash_fast_mix"
-"$FG_SHARED/tools/svg-frames" stress2.svg > frames.txt
+"$FG_SRC/tests/tools/svg-frames" stress2.svg > frames.txt
 check_contains "svg frames" frames.txt "fill_table"
 check_contains "svg subtitle has the commit" stress2.svg "(main|master) @ [0-9a-f]{8}"
 cp stress2.svg "$FG_ARTIFACTS/build-stress2.svg" 2>/dev/null || true

@@ -40,7 +40,7 @@ check_eq "fill_table about the same" "same" "$(cat fill.txt)"
 grep -oE '<title>(sort_work|sift_down) [^<]*</title><rect [^>]*fill="rgb\(255,[0-9]+,[0-9]+\)"' diff.svg |
 	grep -oE 'rgb\(255,[0-9]+' | cut -d, -f2 | sort -n | head -1 > red.txt
 check_eq "sort frames are strongly red" "yes" "$([ -s red.txt ] && [ "$(cat red.txt)" -lt 120 ] && echo yes)"
-"$FG_SHARED/tools/svg-frames" diff.svg > frames.txt
+"$FG_SRC/tests/tools/svg-frames" diff.svg > frames.txt
 check_contains "diff graph frames" frames.txt "sort_work"
 cp diff.svg "$FG_ARTIFACTS/compare-diff.svg" 2>/dev/null || true
 # the plain graphs on request

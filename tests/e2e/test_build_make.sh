@@ -29,7 +29,7 @@ check_contains "primes graph: shared object" primes.folded "main;hash_primes;com
 # the caller of the -fomit-frame-pointer function is only there when the
 # frame pointer is kept, i.e. when our flag won
 check_contains "primes graph: frame kept in hot loop" primes.folded "main;scramble;hot_inner_loop"
-"$FG_SHARED/tools/svg-frames" primes.svg > frames.txt
+"$FG_SRC/tests/tools/svg-frames" primes.svg > frames.txt
 check_contains "svg frames" frames.txt "sieve_primes"
 cp primes.svg "$FG_ARTIFACTS/build-make-primes.svg" 2>/dev/null || true
 obj=proj/build/flamegraph/release/obj/src/hot.c.o

@@ -16,15 +16,16 @@ check_contains "list: test" out "^test +unit$"
 check_contains "list: bench" out "^bench +bench_mix$"
 check_contains "list: example" out "^example +primes$"
 
-# --bin with trailing arguments (after the default ones, which they override)
+# --bin with arguments after --: they replace the manifest's args (--rounds
+# 20 --size 300), so the size is the program's own default
 check_exit "--bin crunch" 0 fgb --bin crunch -o crunch.svg --folded crunch.folded -- --rounds 8
-check_contains "crunch ran with the trailing args" out "crunch 0.1.0: 8 rounds of 300x300"
+check_contains "crunch ran with the given args only" out "crunch 0.1.0: 8 rounds of 220x220"
 check_contains "compiled each source" err "compiling src/crunch.c"
 check_contains "compiled each source" err "compiling src/work.c"
 check_contains "crunch graph: multiply" crunch.folded "main;multiply;dot_plain"
 check_contains "crunch graph: default feature's checksum_rows" crunch.folded "main;checksum_rows"
 check_not_contains "crunch graph: no dot_unrolled without the feature" crunch.folded "dot_unrolled"
-"$FG_SHARED/tools/svg-frames" crunch.svg > frames.txt
+"$FG_SRC/tests/tools/svg-frames" crunch.svg > frames.txt
 check_contains "svg frames" frames.txt "multiply"
 check_eq "objects in build/flamegraph/release/obj" "yes" "$([ -f $rel/obj/src/work.c.o ] && [ -f $rel/obj/src/work.c.o.d ] && echo yes)"
 readelf --debug-dump=info $rel/bin/crunch 2>/dev/null | grep DW_AT_producer > producer.txt || true
@@ -117,7 +118,9 @@ check_contains "dev graph" dev.folded "multiply"
 # --profile profiling: inherits release, opt-level 1, -fno-inline
 check_exit "--profile profiling" 0 fgb --profile profiling --bin crunch -o pr.svg --folded pr.folded -- --rounds 6
 readelf --debug-dump=info proj/build/flamegraph/profiling/bin/crunch 2>/dev/null | grep DW_AT_producer > pr-producer.txt || true
-check_contains "custom profile: -O1 then the inherited -O2 overridden by nothing" pr-producer.txt "-O1 .*-fno-inline"
+check_contains "custom profile: -O1 and -fno-inline" pr-producer.txt "-O1 .*-fno-inline"
+# opt-level wins over the -O2 in the cflags of the release profile it inherits
+check_eq "custom profile: -O1 is the last -O" "-O1" "$(grep -o -- '-O[0-3sgz]' pr-producer.txt | tail -1)"
 check_contains "custom profile graph" pr.folded "multiply"
 
 check_eq "release objects untouched by dev/profile builds" "$rel_objs" "$(stat -c %y $rel/obj/src/*.o)"
@@ -148,7 +151,7 @@ check_contains "unit-test without NAME ran the one case" out "ok   sort"
 check_not_contains "unit-test without NAME ran no other case" out "parse|hash|matrix"
 check_contains "unit-test without NAME graph: case_sort" u.folded "case_sort"
 check_not_contains "unit-test without NAME graph: no case_hash" u.folded "case_hash"
-"$FG_SHARED/tools/svg-frames" u.svg > u.frames
+"$FG_SRC/tests/tools/svg-frames" u.svg > u.frames
 check_contains "unit-test without NAME svg: case_sort" u.frames "^case_sort	"
 
 # linked by lld (ldflags in [build]): -Wl,--no-rosegment is added and said,

@@ -102,14 +102,16 @@ check_contains "--max-size: the subtitle says so" cap.svg "recording stopped at 
 check_contains "--max-size: the warning says so" err "warning: the recording reached its 8.0 MB cap after [0-9.]+ s"
 check_contains "--max-size: the program was stopped soon" err "; [0-3]\.[0-9] s recorded"
 check_exit "--max-size --keep-running" 0 flamegraph --max-size 8M --keep-running -o cap2.svg -- "$cg" 1500
-check_contains "--keep-running: covers the first seconds of the whole run" cap2.svg "covers the first [0-9.]+ s of 1\.[5-9] s"
+check_contains "--keep-running: covers the first seconds of the whole run" cap2.svg "covers the first [0-9.]+ s of (1\.[5-9]|2\.[0-4]) s"
 check_exit "--max-size none" 0 flamegraph --max-size none --call-graph fp -o nocap.svg -- "$cg" 200
 check_exit "--max-size garbage" 1 flamegraph --max-size 12Q -o x.svg -- "$cg" 200
 check_contains "--max-size garbage: the form" err "error: --max-size: '12Q' is not a size"
 check_clean "size cap"
 
 # --- lost samples: a ring buffer far too small for dwarf at 10 kHz -------------
-check_exit "tiny buffer" 0 flamegraph --buffer-size 128K -F 10000 --max-size 64M -o lost.svg -- "$cg" 300
+# (the kernel lowers its rate limit on a busy machine: stay under it)
+fast=$((limit < 10000 ? limit : 10000))
+check_exit "tiny buffer" 0 flamegraph --buffer-size 128K -F $fast --max-size 64M -o lost.svg -- "$cg" 300
 lost=$(sed -n 's/.*wrote lost.svg ([0-9]* samples, \([0-9]*\) lost.*/\1/p' err)
 [ "${lost:-0}" -gt 0 ] && pass || fail "tiny buffer: no lost samples counted ($(cat err))"
 check_contains "lost: the subtitle" lost.svg "[0-9.]+% of samples lost \([0-9]+ of [0-9]+\): record with --call-graph fp"
@@ -141,17 +143,19 @@ PY
 check_clean "signals to flamegraph alone"
 
 # a second signal aborts at once, even while the program ignores SIGTERM
+# (without it the run would end about 1.9 s later, when the program is
+# killed 2 s after it was first signalled)
 python3 - "$cg-stubborn" <<'PY' > twice.txt 2>&1 && pass || { fail "second signal"; cat twice.txt >&2; }
 import os, signal, subprocess, sys, time
 p = subprocess.Popen(["flamegraph", "-o", "twice.svg", "--", sys.argv[1]], stderr=subprocess.DEVNULL)
 time.sleep(1.2)
 p.send_signal(signal.SIGTERM)
-time.sleep(0.6)
+time.sleep(0.3)
 t = time.time()
 p.send_signal(signal.SIGTERM)
 rc = p.wait(timeout=30)
 print(rc, time.time() - t)
-sys.exit(0 if rc == -signal.SIGTERM and time.time() - t < 1.5 and not os.path.exists("twice.svg") else 1)
+sys.exit(0 if rc == -signal.SIGTERM and time.time() - t < 1.2 and not os.path.exists("twice.svg") else 1)
 PY
 check_clean "second signal"
 

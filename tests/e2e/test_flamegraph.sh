@@ -23,7 +23,7 @@ awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5 && r <= 2.6) }' && pass ||
 echo "a/b ratio: $ratio ($na / $nb)"
 
 # the SVG has a inside outer inside main (by sample coordinates)
-"$FG_SHARED/tools/svg-frames" graph.svg > frames.txt || fail "svg-frames rejects graph.svg"
+"$FG_SRC/tests/tools/svg-frames" graph.svg > frames.txt || fail "svg-frames rejects graph.svg"
 python3 - frames.txt <<'PY' && pass || fail "frames are not nested main > outer > {a, b}"
 import sys
 fr = {}

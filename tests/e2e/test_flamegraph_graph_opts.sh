@@ -28,7 +28,7 @@ check_exit "record once" 0 flamegraph --perfdata-out kept.data --folded kept.fol
 [ -s kept.data ] && pass || fail "--perfdata-out did not keep kept.data"
 check_contains "recording has main;outer;a" kept.folded "main;outer;a [0-9]+$"
 check_contains "recording has main;outer;b" kept.folded "main;outer;b [0-9]+$"
-"$FG_SHARED/tools/svg-frames" default.svg > default.frames
+"$FG_SRC/tests/tools/svg-frames" default.svg > default.frames
 check_eq "default: one frame per function on the path" "1" "$(grep -c "^outer	" default.frames)"
 above_root default.svg > default.above
 check_contains "default: the process is above the root" default.above "^callgraph$"
@@ -72,7 +72,7 @@ check_eq "--deterministic: main's fill is the same as in the unreversed graph" \
 # other frame below it), the script told so, the default title says so
 check_exit "-i" 0 flamegraph --perfdata kept.data -i -o icicle.svg
 check_exit "--inverted" 0 flamegraph --perfdata kept.data --inverted -o icicle2.svg
-check_same_file "-i and --inverted: same frames" <("$FG_SHARED/tools/svg-frames" icicle.svg) <("$FG_SHARED/tools/svg-frames" icicle2.svg)
+check_same_file "-i and --inverted: same frames" <("$FG_SRC/tests/tools/svg-frames" icicle.svg) <("$FG_SRC/tests/tools/svg-frames" icicle2.svg)
 check_contains "-i: the script knows" icicle.svg "var fg_inverted = true;"
 check_contains "default: not inverted" default.svg "var fg_inverted = false;"
 check_contains "-i: default title" icicle.svg '<text id="title"[^>]*>Icicle Graph</text>'
@@ -87,14 +87,14 @@ dcy=$(y_of default.svg callgraph)
 	fail "default: the root (y=$dy) should be below its child (y=$dcy)"
 check_eq "-i: the root is the topmost frame" "$ry" \
 	"$(frames icicle.svg | cut -f2 | sort -n | head -1)"
-check_same_file "-i: the same frames as the default" default.frames <("$FG_SHARED/tools/svg-frames" icicle.svg)
+check_same_file "-i: the same frames as the default" default.frames <("$FG_SRC/tests/tools/svg-frames" icicle.svg)
 
 # --reverse: the stacks run leaf first, so the leaves sit on the root
 above_root rev.svg > rev.above
 check_contains "--reverse: a is above the root" rev.above "^a$"
 check_contains "--reverse: b is above the root" rev.above "^b$"
 check_not_contains "--reverse: the process is not above the root" rev.above "^callgraph$"
-"$FG_SHARED/tools/svg-frames" rev.svg > rev.frames
+"$FG_SRC/tests/tools/svg-frames" rev.svg > rev.frames
 [ "$(grep -c "^callgraph	" rev.frames)" -ge 2 ] && pass ||
 	fail "--reverse: the process frame should be a leaf once per stack"
 check_eq "--reverse: the same total" "$(grep "^all	" default.frames)" "$(grep "^all	" rev.frames)"
@@ -102,7 +102,7 @@ check_eq "--reverse: the same total" "$(grep "^all	" default.frames)" "$(grep "^
 # --flamechart: x is time and stacks are not merged, so a and b (which
 # alternate in time) each get many frames where the graph has one
 check_exit "--flamechart" 0 flamegraph --perfdata kept.data --flamechart -o chart.svg
-"$FG_SHARED/tools/svg-frames" chart.svg > chart.frames
+"$FG_SRC/tests/tools/svg-frames" chart.svg > chart.frames
 n_a=$(grep -c "^a	" chart.frames || true)
 [ "$n_a" -gt 1 ] && pass || fail "--flamechart: a should have several frames (time order), got $n_a"
 check_eq "--flamechart: the same total" "$(grep "^all	" default.frames)" "$(grep "^all	" chart.frames)"
@@ -114,7 +114,7 @@ check_exit "--flamechart --folded" 0 flamegraph --perfdata kept.data --flamechar
 # --min-width: a large value (500 of 1180 px) drops b (about a third of the
 # samples) and everything narrower, and keeps a (about two thirds)
 check_exit "--min-width 500" 0 flamegraph --perfdata kept.data --min-width 500 -o minw.svg
-"$FG_SHARED/tools/svg-frames" minw.svg > minw.frames
+"$FG_SRC/tests/tools/svg-frames" minw.svg > minw.frames
 check_contains "default: b drawn" default.frames "^b	"
 check_not_contains "--min-width: b dropped" minw.frames "^b	"
 check_contains "--min-width: a kept" minw.frames "^a	"

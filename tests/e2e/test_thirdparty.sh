@@ -26,7 +26,7 @@ if fetch lz4 lz4; then
 	check_contains "lz4 benchmark ran" err "input.txt"
 	check_contains "lz4 graph: its compressor" lz4.folded "LZ4_compress_fast_extState|LZ4_compress_generic"
 	check_contains "lz4 graph: called from its benchmark" lz4.folded "BMK_benchMem;LZ4_compress_fast"
-	"$FG_SHARED/tools/svg-frames" lz4.svg > lz4.frames
+	"$FG_SRC/tests/tools/svg-frames" lz4.svg > lz4.frames
 	check_contains "lz4 svg frames" lz4.frames "LZ4_compress"
 	cp lz4.svg "$FG_ARTIFACTS/thirdparty-lz4.svg" 2>/dev/null || true
 	exe=lz4/build/cmake/build/flamegraph/release/lz4

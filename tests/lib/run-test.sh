@@ -7,10 +7,16 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/fgtest.XXXXXX")
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
-if [ ! -d "$FG_SHARED/conformance" ]; then
-	echo "shared data not found at $FG_SHARED (configure with -DFG_SHARED_DIR=...)" >&2
-	exit 1
-fi
+# only the conformance suite reads the reference data beside the checkout;
+# without it those tests are skipped (77), everything else runs
+case $script in
+*/conformance/*)
+	if [ ! -d "$FG_SHARED/conformance" ]; then
+		echo "skipped: no reference data at $FG_SHARED/conformance (configure with -DFG_SHARED_DIR=...)"
+		exit 77
+	fi
+	;;
+esac
 export PATH="$FG_BIN:$PATH"
 # repositories the tests make get the branch name they expect and no
 # signing, whatever the machine's git configuration says

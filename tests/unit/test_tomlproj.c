@@ -143,10 +143,15 @@ static void good_manifest(void **state)
 	assert_string_equal(fg_target_name(t), "app");
 	snprintf(want, sizeof(want), "%s/build/flamegraph/release/bin/app", root);
 	assert_string_equal(fg_target_exe(t), want);
-	assert_int_equal(fg_target_run_spec(&spec, t, extra, 1, false), 0);
-	assert_int_equal(spec.argc, 4);
+	/* the manifest's args when none are given; given ones replace them */
+	assert_int_equal(fg_target_run_spec(&spec, t, NULL, 0, false), 0);
+	assert_int_equal(spec.argc, 3);
 	assert_string_equal(spec.argv[1], "-n");
-	assert_string_equal(spec.argv[3], "hash");
+	assert_string_equal(spec.argv[2], "3");
+	fg_run_spec_release(&spec);
+	assert_int_equal(fg_target_run_spec(&spec, t, extra, 1, false), 0);
+	assert_int_equal(spec.argc, 2);
+	assert_string_equal(spec.argv[1], "hash");
 	assert_int_equal(spec.nenv, 1);
 	assert_string_equal(spec.env[0], "LC_ALL=C");
 	snprintf(want, sizeof(want), "%s/data", root);

@@ -126,7 +126,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		FG_OPT_GROUP("Common"), COMMON_OPTIONS(&a), FG_OPT_END(),
 	};
 	fg_cli cli = {
-		prog, "[OPTIONS] [FILE...]", NULL, NULL, NULL, false, false,
+		prog, "[OPTIONS] [FILE...]", NULL, NULL, NULL, true, false,
 	};
 
 	memset(&a, 0, sizeof(a));

@@ -5,6 +5,7 @@
 
 #include "cli/common/diag.h"
 #include "cli/common/opts.h"
+#include "util/suggest.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 
@@ -148,6 +149,32 @@ static int builtin(const fg_cli *cli, const char *name, size_t len, const char *
 	return -1;
 }
 
+/* An unknown --option: the nearest known one, or, for a program that
+ * passes arguments on to another ([-- ARGS...]), where those go. */
+static int unknown_long(const fg_cli *cli, const char *arg, const char *name, size_t len)
+{
+	const char *longs[256], *near;
+	char word[64];
+	size_t n = 0;
+
+	snprintf(word, sizeof(word), "%.*s", (int)(len < 63 ? len : 63), name);
+	for (const fg_option *o = cli->options; o->type != FG_OPT_END_ && n < 256; o++)
+		if (o->type != FG_OPT_GROUP_ && !(o->flags & FG_OPTF_HIDDEN))
+			longs[n++] = o->long_name;
+	fg_strbuf msg = FG_STRBUF_INIT;
+	int r;
+
+	fg_strbuf_addf(&msg, "unknown option '%s'", arg);
+	if ((near = fg_suggest(word, longs, n)))
+		fg_strbuf_addf(&msg, " — did you mean --%s?", near);
+	else if (cli->usage && strstr(cli->usage, "[-- ARGS"))
+		fg_strbuf_addf(&msg, " — if it is the program's, put it after --: %s [OPTIONS] -- %s",
+			       cli->prog, arg);
+	r = usage_error(cli, "%s", msg.buf);
+	fg_strbuf_release(&msg);
+	return r;
+}
+
 static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 {
 	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
@@ -162,7 +189,7 @@ static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 	if (!o) {
 		if ((r = builtin(cli, name, len, value, argc, argv, i)) >= 0)
 			return r;
-		return usage_error(cli, "unknown option '%s'", argv[*i]);
+		return unknown_long(cli, argv[*i], name, len);
 	}
 	if (!takes_arg(o)) {
 		if (value && o->type == FG_OPT_BOOL_)
@@ -302,13 +329,30 @@ static void quote_single(const char *s)
 	}
 }
 
+static bool has_names(const fg_cli *cli)
+{
+	for (const fg_option *o = cli->options; o->type != FG_OPT_END_; o++)
+		if (o->names)
+			return true;
+	return false;
+}
+
 static void complete_bash(const fg_cli *cli)
 {
 	fg_strbuf fn = FG_STRBUF_INIT;
 	const fg_option *o;
 
 	ident(&fn, cli->prog);
-	printf("# bash completion for %s\n_%s() {\n", cli->prog, fn.buf);
+	printf("# bash completion for %s\n", cli->prog);
+	if (has_names(cli))
+		/* the project's own names, for the project the line names */
+		printf("_%s_names() {\n    local i args=()\n"
+		       "    for ((i = 1; i < COMP_CWORD - 1; i++)); do\n"
+		       "        case \"${COMP_WORDS[i]}\" in\n"
+		       "        --manifest-path|--package|-p) args+=(\"${COMP_WORDS[i]}\" \"${COMP_WORDS[i+1]}\");;\n"
+		       "        esac\n    done\n"
+		       "    %s \"${args[@]}\" --list-names \"$1\" 2>/dev/null\n}\n", fn.buf, cli->prog);
+	printf("_%s() {\n", fn.buf);
 	printf("    local cur prev\n    cur=\"${COMP_WORDS[COMP_CWORD]}\"\n"
 	       "    prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n    case \"$prev\" in\n");
 	for (o = cli->options; o->type != FG_OPT_END_; o++) {
@@ -322,6 +366,9 @@ static void complete_bash(const fg_cli *cli)
 			for (const char *c = o->choices; *c; c++)
 				putchar(*c == '|' ? ' ' : *c);
 			printf("' -- \"$cur\")); return;;\n");
+		} else if (o->names) {
+			printf(") COMPREPLY=($(compgen -W \"$(_%s_names %s)\" -- \"$cur\")); return;;\n",
+			       fn.buf, o->names);
 		} else {
 			printf(") COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n");
 		}
@@ -371,6 +418,11 @@ static void complete_zsh(const fg_cli *cli)
 				for (const char *c = o->choices; *c; c++)
 					putchar(*c == '|' ? ' ' : *c);
 				printf(")");
+			} else if (o->names) {
+				printf("{local -a mp; [[ -n ${opt_args[--manifest-path]} ]] && "
+				       "mp=(--manifest-path ${opt_args[--manifest-path]}); "
+				       "compadd -- ${(f)\"$(%s $mp --list-names %s 2>/dev/null)\"}}",
+				       cli->prog, o->names);
 			} else {
 				printf("_files");
 			}
@@ -398,6 +450,8 @@ static void complete_fish(const fg_cli *cli)
 			for (const char *c = o->choices; *c; c++)
 				putchar(*c == '|' ? ' ' : *c);
 			printf("'");
+		} else if (o->names) {
+			printf(" -x -a '(%s --list-names %s 2>/dev/null)'", cli->prog, o->names);
 		}
 		printf(" -d '");
 		quote_single(o->help);

@@ -43,17 +43,23 @@ typedef struct fg_option {
 	unsigned flags;
 	fg_opt_cb callback;
 	const char *choices; /* "a|b|c": checked, and offered by completions */
+	const char *names;   /* completions offer the program's own
+				`--list-names NAMES` output (the project's
+				target, feature or profile names) */
 } fg_option;
 
-#define FG_OPT_END() { FG_OPT_END_, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL }
-#define FG_OPT_GROUP(title) { FG_OPT_GROUP_, 0, NULL, NULL, NULL, title, 0, NULL, NULL }
-#define FG_OPT_BOOL(s, l, t, h) { FG_OPT_BOOL_, s, l, t, NULL, h, 0, NULL, NULL }
-#define FG_OPT_STRING(s, l, t, a, h) { FG_OPT_STRING_, s, l, t, a, h, 0, NULL, NULL }
-#define FG_OPT_CHOICE(s, l, t, a, choices, h) { FG_OPT_STRING_, s, l, t, a, h, 0, NULL, choices }
-#define FG_OPT_LIST(s, l, t, a, h) { FG_OPT_LIST_, s, l, t, a, h, 0, NULL, NULL }
-#define FG_OPT_INT(s, l, t, a, h) { FG_OPT_INT_, s, l, t, a, h, 0, NULL, NULL }
-#define FG_OPT_DOUBLE(s, l, t, a, h) { FG_OPT_DOUBLE_, s, l, t, a, h, 0, NULL, NULL }
-#define FG_OPT_CALLBACK(s, l, t, a, h, cb) { FG_OPT_CALLBACK_, s, l, t, a, h, 0, cb, NULL }
+#define FG_OPT_END() { FG_OPT_END_, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
+#define FG_OPT_GROUP(title) { FG_OPT_GROUP_, 0, NULL, NULL, NULL, title, 0, NULL, NULL, NULL }
+#define FG_OPT_BOOL(s, l, t, h) { FG_OPT_BOOL_, s, l, t, NULL, h, 0, NULL, NULL, NULL }
+#define FG_OPT_STRING(s, l, t, a, h) { FG_OPT_STRING_, s, l, t, a, h, 0, NULL, NULL, NULL }
+#define FG_OPT_CHOICE(s, l, t, a, choices, h) { FG_OPT_STRING_, s, l, t, a, h, 0, NULL, choices, NULL }
+/* A string whose values completions take from `PROG --list-names names`. */
+#define FG_OPT_NAMED(s, l, t, a, names, h) { FG_OPT_STRING_, s, l, t, a, h, 0, NULL, NULL, names }
+#define FG_OPT_LIST(s, l, t, a, h) { FG_OPT_LIST_, s, l, t, a, h, 0, NULL, NULL, NULL }
+#define FG_OPT_LIST_NAMED(s, l, t, a, names, h) { FG_OPT_LIST_, s, l, t, a, h, 0, NULL, NULL, names }
+#define FG_OPT_INT(s, l, t, a, h) { FG_OPT_INT_, s, l, t, a, h, 0, NULL, NULL, NULL }
+#define FG_OPT_DOUBLE(s, l, t, a, h) { FG_OPT_DOUBLE_, s, l, t, a, h, 0, NULL, NULL, NULL }
+#define FG_OPT_CALLBACK(s, l, t, a, h, cb) { FG_OPT_CALLBACK_, s, l, t, a, h, 0, cb, NULL, NULL }
 
 /* A growable list of borrowed strings (the argv strings themselves). */
 typedef struct fg_strlist {

@@ -14,6 +14,7 @@
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
 #include "util/input.h"
+#include "util/suggest.h"
 #include "util/banned.h"
 
 #define STAMP_FILE "flamegraph-configure.txt"
@@ -439,8 +440,11 @@ static int feature_args(fg_project *p, const cJSON *cache, const char *defaults,
 			fg_strbuf list = FG_STRBUF_INIT;
 			for (size_t k = 0; k < p->bool_options.n; k++)
 				fg_strbuf_addf(&list, "%s%s", k ? ", " : "", p->bool_options.v[k]);
-			err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s's BOOL options are: %s",
-					   f, p->name, list.len ? list.buf : "(none)");
+			const char *near = fg_suggest(f, (const char *const *)p->bool_options.v,
+						      p->bool_options.n);
+			err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s%s%s's BOOL options are: %s",
+					   f, near ? "did you mean '" : "", near ? near : "",
+					   near ? "'? " : "", p->name, list.len ? list.buf : "(none)");
 			fg_strbuf_release(&list);
 			break;
 		}

@@ -12,6 +12,7 @@
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
 #include "lib/manifest/tomlproj.h"
+#include "util/suggest.h"
 #include "util/banned.h"
 
 static const char *const kind_names[FG_TARGET_KIND_COUNT] = {
@@ -253,6 +254,8 @@ void fg_project_free(fg_project *p)
 	free(p->cmake_target_dir);
 	free(p->cc);
 	fg_strvec_clear(&p->bool_options);
+	fg_strvec_clear(&p->feature_names);
+	fg_strvec_clear(&p->profile_names);
 	fg_strvec_clear(&p->libs);
 	fg_strvec_clear(&p->ldflags);
 	fg_strvec_clear(&p->cflags);
@@ -319,30 +322,117 @@ char *fg_project_describe(const fg_project *p)
 	return fg_strbuf_detach(&sb, NULL);
 }
 
+static void add_unique(fg_strbuf *sb, fg_strvec *seen, const char *name)
+{
+	for (size_t i = 0; i < seen->n; i++)
+		if (!strcmp(seen->v[i], name))
+			return;
+	fg_strvec_push(seen, name);
+	fg_strbuf_addf(sb, "%s\n", name);
+}
+
+char *fg_project_names(const fg_project *p, const char *what)
+{
+	static const char *const builtin_profiles[] = { "release", "dev" };
+	fg_strbuf sb = FG_STRBUF_INIT;
+	fg_strvec seen = FG_STRVEC_INIT;
+	int kind = -1;
+
+	for (int k = 0; k < FG_TARGET_KIND_COUNT; k++)
+		if (!strcmp(what, kind_names[k]))
+			kind = k;
+	if (kind >= 0 || !strcmp(what, "unit-test")) {
+		for (size_t i = 0; i < p->ntargets; i++) {
+			const struct fg_target *t = &p->targets[i];
+			if (kind >= 0 ? (int)t->kind == kind : (t->kind == FG_TARGET_TEST && !t->ctest))
+				add_unique(&sb, &seen, t->name);
+		}
+	} else if (!strcmp(what, "feature")) {
+		for (size_t i = 0; i < p->feature_names.n; i++)
+			add_unique(&sb, &seen, p->feature_names.v[i]);
+		for (size_t i = 0; i < p->bool_options.n; i++)
+			add_unique(&sb, &seen, p->bool_options.v[i]);
+	} else if (!strcmp(what, "profile")) {
+		for (size_t i = 0; i < 2; i++)
+			add_unique(&sb, &seen, builtin_profiles[i]);
+		for (size_t i = 0; i < p->profile_names.n; i++)
+			add_unique(&sb, &seen, p->profile_names.v[i]);
+	} else {
+		fg_strvec_clear(&seen);
+		fg_strbuf_release(&sb);
+		fg_error_set(FG_EINVAL, "no such list '%s' — bin, test, bench, example, unit-test, "
+			     "feature or profile", what);
+		return NULL;
+	}
+	fg_strvec_clear(&seen);
+	return fg_strbuf_detach(&sb, NULL);
+}
+
 static bool name_matches(const struct fg_target *t, const char *name)
 {
 	return !strcmp(t->name, name) || (t->exe && !t->ctest && !strcmp(fg_path_base(t->exe), name));
 }
 
+/* A target of another kind by that name (true: that is the whole
+ * answer, in hint), or a name near it (a "did you mean" in hint). */
+static bool near_name(const fg_project *p, fg_target_kind kind, const char *name, fg_strbuf *hint)
+{
+	const char **names = fg_calloc(p->ntargets + 1, sizeof(*names));
+	const struct fg_target *near = NULL;
+	const char *best;
+
+	for (size_t i = 0; i < p->ntargets; i++) {
+		const struct fg_target *t = &p->targets[i];
+		if (name_matches(t, name) && t->kind != kind) {
+			fg_strbuf_addf(hint, "'%s' is a %s, not a %s: use --%s %s", name,
+				       fg_target_kind_name(t->kind), fg_target_kind_name(kind),
+				       fg_target_kind_name(t->kind), name);
+			free(names);
+			return true;
+		}
+		if (names)
+			names[i] = t->name;
+	}
+	if (names && (best = fg_suggest(name, names, p->ntargets)))
+		for (size_t i = 0; i < p->ntargets && !near; i++)
+			if (p->targets[i].name == best)
+				near = &p->targets[i];
+	if (near && near->kind == kind)
+		fg_strbuf_addf(hint, "did you mean '%s'? Otherwise ", near->name);
+	else if (near)
+		fg_strbuf_addf(hint, "did you mean the %s '%s' (--%s %s)? Otherwise ", fg_target_kind_name(near->kind),
+			       near->name, fg_target_kind_name(near->kind), near->name);
+	free(names);
+	return false;
+}
+
 static int not_found(const fg_project *p, fg_target_kind kind, const char *name)
 {
 	char *all = fg_project_describe(p);
-	fg_strbuf where = FG_STRBUF_INIT;
+	fg_strbuf where = FG_STRBUF_INIT, hint = FG_STRBUF_INIT;
 	int err;
+
+	if (name && kind != FG_TARGET_KIND_COUNT && near_name(p, kind, name, &hint)) {
+		err = fg_error_set(FG_ENOTFOUND, "%s", hint.buf);
+		fg_strbuf_release(&hint);
+		free(all);
+		return err;
+	}
 
 	/* with -p the list below is the package's only: say so */
 	if (p->opts.package)
 		fg_strbuf_addf(&where, "package %s of ", p->name);
 	fg_strbuf_addstr(&where, p->loc.file);
 	if (name)
-		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — pick one of these%s:\n%s",
-				   fg_target_kind_name(kind), name, where.buf,
+		err = fg_error_set(FG_ENOTFOUND, "no %s target named '%s' in %s — %spick one of these%s:\n%s",
+				   fg_target_kind_name(kind), name, where.buf, hint.len ? hint.buf : "",
 				   p->opts.package ? " (or drop -p)" : "", all ? all : "");
 	else
 		err = fg_error_set(FG_ENOTFOUND, "%s has no %s target — pick one of these%s:\n%s",
 				   where.buf, fg_target_kind_name(kind),
 				   p->opts.package ? " (or drop -p)" : "", all ? all : "");
 	fg_strbuf_release(&where);
+	fg_strbuf_release(&hint);
 	free(all);
 	return err;
 }
@@ -449,7 +539,10 @@ int fg_target_run_spec(fg_run_spec *out, const fg_target *t, const char *const *
 	memset(out, 0, sizeof(*out));
 	if (!t->ctest)
 		err = fg_strvec_push(&argv, t->exe);
-	for (i = 0; !err && i < t->argv.n; i++)
+	/* a CTest test's argv is its whole command; a target's are its default
+	 * arguments, which arguments given after -- replace (as cargo run's
+	 * do), except test filters, which select within them */
+	for (i = 0; !err && (t->ctest || !nextra || as_filter) && i < t->argv.n; i++)
 		err = fg_strvec_push(&argv, t->argv.v[i]);
 	for (i = 0; !err && i < nextra; i++) {
 		if (as_filter && t->filter)

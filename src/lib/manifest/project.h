@@ -48,6 +48,8 @@ struct fg_project {
 	struct fg_unit *units;
 	size_t nunits, ualloc;
 	fg_strvec bool_options; /* CMake: the project's BOOL options, for messages */
+	fg_strvec feature_names; /* flamegraph.toml: its [features] (not "default") */
+	fg_strvec profile_names; /* flamegraph.toml: its [profile.*] */
 	fg_strvec libs;         /* extra link libraries (-lfoo or paths) */
 	fg_strvec ldflags;
 	fg_strvec cflags;       /* cc system: final compile flags */

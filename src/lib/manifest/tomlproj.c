@@ -361,6 +361,23 @@ static void tomlproj_free(void *data)
 	free(tp);
 }
 
+/* The feature and profile names the file declares, for --list-names. */
+static int list_names(fg_project *p, const fg_toml_value *root)
+{
+	const fg_toml_value *feats = fg_toml_get(root, "features"), *profiles, *v;
+	const fg_toml_value *profile_root = fg_toml_get(root, "profile");
+	const char *key;
+	int err = 0;
+
+	for (size_t i = 0; !err && feats && (key = fg_toml_table_key(feats, i, &v, NULL)); i++)
+		if (strcmp(key, "default"))
+			err = fg_strvec_push(&p->feature_names, key);
+	profiles = profile_root;
+	for (size_t i = 0; !err && profiles && (key = fg_toml_table_key(profiles, i, &v, NULL)); i++)
+		err = fg_strvec_push(&p->profile_names, key);
+	return err;
+}
+
 int fg_tomlproj_read(fg_project *p, const char *file, bool augment, struct fg_tomlproj **out)
 {
 	struct fg_tomlproj *tp = fg_calloc(1, sizeof(*tp));
@@ -380,6 +397,8 @@ int fg_tomlproj_read(fg_project *p, const char *file, bool augment, struct fg_to
 	r.p = p;
 	r.tp = tp;
 	const fg_toml_value *root = fg_toml_root(doc);
+	if ((err = list_names(p, root)))
+		goto done;
 	if ((err = check_keys(&r, root, "flamegraph.toml", top_keys)) || (err = read_package(&r, root)) ||
 	    (err = read_build(&r, root)) || (err = read_cmake(&r, root)) ||
 	    (err = fg_tomlproj_features(p, doc, tp)) ||

@@ -6,6 +6,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/manifest/tomlproj.h"
+#include "util/suggest.h"
 #include "util/banned.h"
 
 static const char *const feature_keys[] = { "defines", "cflags", "include", "libs", "cmake",
@@ -47,6 +48,23 @@ static int str_array(const fg_toml *doc, const fg_toml_value *v, const char *wha
 			return fg_toml_error(doc, fg_toml_array_at(v, i), "%s must hold strings only",
 					     what);
 	return 0;
+}
+
+/* "did you mean 'x'? " for the table key (or built-in name) nearest to
+ * word, else nothing. */
+static void add_near_key(fg_strbuf *out, const char *word, const fg_toml_value *table,
+			 const char *const *extra, size_t nextra)
+{
+	const char *names[128], *key, *near;
+	size_t n = 0;
+
+	for (size_t i = 0; i < nextra && n < 128; i++)
+		names[n++] = extra[i];
+	for (size_t i = 0; table && n < 128 && (key = fg_toml_table_key(table, i, NULL, NULL)); i++)
+		if (strcmp(key, "default"))
+			names[n++] = key;
+	if ((near = fg_suggest(word, names, n)))
+		fg_strbuf_addf(out, "did you mean '%s'? ", near);
 }
 
 static void feature_list(const fg_toml_value *feats, fg_strbuf *out)
@@ -194,10 +212,13 @@ int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_toml
 				return err;
 			continue;
 		}
-		fg_strbuf list = FG_STRBUF_INIT;
+		fg_strbuf list = FG_STRBUF_INIT, near = FG_STRBUF_INIT;
 		feature_list(feats, &list);
-		err = fg_error_set(FG_EINVAL, "unknown feature '%s' — the features of %s are: %s",
-				   o->features[i], p->loc.file, list.buf);
+		add_near_key(&near, o->features[i], feats, NULL, 0);
+		err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%sthe features of %s are: %s%s",
+				   o->features[i], near.len ? near.buf : "", near.len ? "(" : "", p->loc.file,
+				   list.buf, near.len ? ")" : "");
+		fg_strbuf_release(&near);
 		fg_strbuf_release(&list);
 		return err;
 	}
@@ -322,27 +343,34 @@ int fg_tomlproj_profile(const char *name, const fg_toml *doc, struct fg_tomlproj
 	if (err || (err = check_cycles(doc, profiles)))
 		return err;
 	if (!builtin_profile(name) && !fg_toml_get(profiles, name)) {
-		fg_strbuf list = FG_STRBUF_INIT;
+		static const char *const builtins[] = { "release", "dev" };
+		fg_strbuf list = FG_STRBUF_INIT, near = FG_STRBUF_INIT;
 		profile_list(profiles, &list);
-		err = fg_error_set(FG_EINVAL, "unknown profile '%s' — %s declares: %s (add "
+		add_near_key(&near, name, profiles, builtins, 2);
+		err = fg_error_set(FG_EINVAL, "unknown profile '%s' — %s%s declares: %s (add "
 				   "[profile.%s] with inherits = \"release\" to make one)", name,
-				   fg_toml_filename(doc), list.buf, name);
+				   near.len ? near.buf : "", fg_toml_filename(doc), list.buf, name);
+		fg_strbuf_release(&near);
 		fg_strbuf_release(&list);
 		return err;
 	}
 	for (const char *cur = name; cur && n < 64; cur = parent_of(profiles, cur))
 		chain[n++] = cur;
-	/* the nearest opt-level wins; the root built-in gives the default */
+	/* the nearest opt-level wins over what its ancestors say, in cflags
+	 * too; the root built-in gives the default */
 	for (i = 0; i < n && !ol; i++)
 		ol = fg_toml_get(fg_toml_get(profiles, chain[i]), "opt-level");
-	if (ol)
-		err = opt_flag(ol, &tp->profile_cflags);
-	else
+	size_t ol_at = ol ? i - 1 : n; /* chain index of the profile that set it */
+	if (!ol)
 		err = fg_strvec_push(&tp->profile_cflags, !strcmp(chain[n - 1], "dev") ? "-O0" : "-O2");
-	/* flags accumulate from the root down, so a child's -O3 comes later and wins */
+	/* flags accumulate from the root down, so a child's -O3 comes later and
+	 * wins; the opt-level goes after the flags of the profiles above the one
+	 * that sets it */
 	for (i = n; !err && i-- > 0;) {
 		v = fg_toml_get(profiles, chain[i]);
-		if (fg_toml_get(v, "cflags"))
+		if (i == ol_at)
+			err = opt_flag(ol, &tp->profile_cflags);
+		if (!err && fg_toml_get(v, "cflags"))
 			err = push_all(&tp->profile_cflags, fg_toml_get(v, "cflags"), "", NULL);
 		if (!err && fg_toml_get(v, "ldflags"))
 			err = push_all(&tp->profile_ldflags, fg_toml_get(v, "ldflags"), "", NULL);
