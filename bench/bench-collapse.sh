@@ -44,6 +44,9 @@ run() {
 run "collapse-perf -n 1" "$work/big.txt" -n 1
 cp "$work/out" "$work/out1"
 run "collapse-perf -n $cores (all)" "$work/big.txt"
+same=true
 cmp -s "$work/out1" "$work/out" && echo "outputs of -n 1 and -n $cores: identical" ||
-	echo "outputs of -n 1 and -n $cores: DIFFERENT"
+	{ echo "outputs of -n 1 and -n $cores: DIFFERENT"; same=false; }
 run "-n 1, 3 MB input (for RSS)" "$work/one.txt" -n 1
+# a benchmark of wrong output is no benchmark: fail the run (and `make bench`)
+$same

@@ -86,8 +86,6 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len);
  * the worker threads and merges their results. Must be called once before
  * foreach/write. Returns 0 or the first error. */
 int fg_collapser_finish(fg_collapser *c);
-/* The format in use (after guessing, once enough input was fed). */
-fg_format fg_collapser_format(const fg_collapser *c);
 
 /* Calls cb for every folded stack, sorted bytewise by stack (in input order
  * with opts.keep_order). `stack` is not NUL-terminated. A non-zero return

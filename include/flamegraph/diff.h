@@ -22,7 +22,7 @@ typedef struct fg_diff_opts {
 			    stacks from runs with different layouts still match */
 } fg_diff_opts;
 
-#define FG_DIFF_OPTS_INIT { false, false }
+#define FG_DIFF_OPTS_INIT { .normalize = false, .strip_hex = false }
 
 /* Writes "stack BEFORE AFTER\n" for every stack of either profile, sorted
  * bytewise, counts as whole samples (a stack missing from one side has 0

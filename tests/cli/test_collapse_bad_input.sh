@@ -55,6 +55,15 @@ printf 'h\n\n  a`x\n  a`y\n  4\n\n  a`z\n' > trunc-dtrace.txt
 check_exit "dtrace truncated" 0 flamegraph-collapse-dtrace trunc-dtrace.txt
 check_eq "dtrace truncated: complete stack kept" 'a`y;a`x 4' "$(cat out)"
 check_contains "dtrace truncated: warned" err 'without a count'
+# dtrace count lines that are no whole number: the stack is dropped and
+# warned about once (as a count too large for 64 bits is), the others kept
+printf 'h\n\n  a`x\n  4\n\n  a`y\n  1.5\n\n  a`z\n  -3\n\n  a`w\n  2\n' > badcount-dtrace.txt
+check_exit "dtrace bad count" 0 flamegraph-collapse-dtrace badcount-dtrace.txt
+check_eq "dtrace bad count: good stacks kept" $'a`w 2\na`x 4' "$(cat out)"
+check_eq "dtrace bad count: one warning" 1 "$(grep -c 'not a whole number' err)"
+check_contains "dtrace bad count: count and first line" err '2 DTrace stacks whose count line is not a whole number.*line 7 '
+check_exit "guess, dtrace bad count" 0 flamegraph-collapse-guess badcount-dtrace.txt
+check_contains "guess, dtrace bad count: warned" err 'not a whole number'
 
 # missing input file: exit 1, the message names the file
 check_exit "missing file" 1 flamegraph-collapse-perf good-but-missing.txt
@@ -75,3 +84,10 @@ check_contains "guess on binary: says what" err 'neither'
 # bad option values
 check_exit "bad --nthreads" 1 flamegraph-collapse-perf -n -3 empty.txt
 check_contains "bad --nthreads: message" err 'nthreads'
+
+# write errors say why
+printf 'app 1 1.0: 1 cycles:\n\t1 leaf (/bin/app)\n\t2 root (/bin/app)\n\n' > good.txt
+check_exit "collapse to a full disk" 1 sh -c 'flamegraph-collapse-perf good.txt > /dev/full'
+check_contains "collapse to a full disk: says why" err 'No space left on device'
+check_exit "collapse -o a full disk" 1 flamegraph-collapse-perf -o /dev/full good.txt
+check_contains "collapse -o a full disk: says why" err 'No space left on device'

@@ -102,9 +102,8 @@ check_contains "huge counts: warned" err "skipped 2 lines whose count is 2\^64 o
 "$FG_SRC/tests/tools/svg-frames" huge.svg > huge.frames
 check_contains "huge counts: good stack kept" huge.frames "^c	0	5$"
 check_not_contains "huge counts: bad stack dropped" huge.frames "^b	"
-# Near 2^64: a 20-digit count below 2^64 is kept exactly as far as a
-# double holds it; one that takes the total to 2^64 is skipped, so the
-# frame widths never wrap around.
+# Near 2^64: a 20-digit count below 2^64 is kept exactly; one that takes
+# the total to 2^64 is skipped, so the frame widths never wrap around.
 printf 'a;b 18446744073709549568\na;c 2048\nd 5\n' > near.txt
 check_exit "near 2^64: renders" 0 flamegraph-render near.txt -o near.svg
 check_contains "near 2^64: total overflow warned" err "skipped 1 lines whose count takes the total to 2\^64 samples or more \(first at near.txt:2\)"
@@ -119,3 +118,37 @@ check_exit "near 2^64: diff-folded" 0 flamegraph-diff-folded -o near.diff near.t
 check_contains "near 2^64: diff keeps the count" near.diff "^a;b 18446744073709549568 18446744073709549568$"
 check_exit "near 2^64: diff-folded --normalize" 0 flamegraph-diff-folded --normalize -o near-n.diff near.txt huge.txt
 check_contains "near 2^64: normalised counts stay integers" near-n.diff "^a;c 0 5$"
+# Counts are exact end to end: the largest count alone, and sums past 2^53
+# (where a double would round 9007199254740993 down).
+printf 'a;b 18446744073709551615\n' > max.txt
+check_exit "2^64 - 1: renders" 0 flamegraph-render max.txt -o max.svg
+check_not_contains "2^64 - 1: no warning" err "skipped"
+check_contains "2^64 - 1: the whole count" max.svg "<title>all \(18,446,744,073,709,551,615 samples, 100.00%\)"
+check_contains "2^64 - 1: total_samples exact" max.svg 'total_samples="18446744073709551615"'
+"$FG_SRC/tests/tools/svg-frames" max.svg > max.frames
+check_contains "2^64 - 1: frame width exact" max.frames "^b	0	18446744073709551615$"
+printf 'a;b 9007199254740993\na;c 1\n' > past53.txt
+check_exit "past 2^53: renders" 0 flamegraph-render past53.txt -o past53.svg
+check_contains "past 2^53: total exact" past53.svg "<title>all \(9,007,199,254,740,994 samples"
+check_contains "past 2^53: stack exact" past53.svg "<title>b \(9,007,199,254,740,993 samples"
+check_exit "past 2^53: diff-folded" 0 flamegraph-diff-folded -o past53.diff past53.txt past53.txt
+check_contains "past 2^53: diff exact" past53.diff "^a;b 9007199254740993 9007199254740993$"
+# fractional counts still add up (0.5 twice is one sample)
+printf 'a;b 0.5\na;b 0.5\na;c 2.25\n' > frac.txt
+check_exit "fractions: renders" 0 flamegraph-render frac.txt -o frac.svg
+check_contains "fractions: merged then cut to whole samples" frac.svg "<title>all \(3 samples"
+# --factor past a double's range, and totals of 2^64 or more: the number,
+# with its thousands separators
+printf 'a;b 3\na;c 4\n' > small.folded
+check_exit "--factor 1e308" 0 flamegraph-render --factor 1e308 -o f308.svg small.folded
+check_not_contains "--factor 1e308: not 0 samples" f308.svg "\(0 samples"
+check_contains "--factor 1e308: 7e308, grouped" f308.svg "<title>all \(700,000,000,000,000,00[0-9,]* samples"
+check_exit "--factor 2 past 2^64" 0 flamegraph-render --factor 2 -o f2.svg max.txt
+check_contains "--factor 2 past 2^64: grouped" f2.svg "<title>all \(36,893,488,147,419,103,230 samples"
+# write errors say why
+check_exit "-o /dev/full" 1 flamegraph-render -o /dev/full small.folded
+check_contains "-o /dev/full: says why" err "No space left on device"
+check_exit "> /dev/full" 1 sh -c 'flamegraph-render small.folded > /dev/full'
+check_contains "> /dev/full: says why" err "No space left on device"
+check_exit "diff-folded > /dev/full" 1 sh -c 'flamegraph-diff-folded small.folded small.folded > /dev/full'
+check_contains "diff-folded > /dev/full: says why" err "No space left on device"

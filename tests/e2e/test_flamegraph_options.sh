@@ -9,7 +9,9 @@ cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 wpid=$!
 sleep 0.3
 check_exit "--pid" 0 flamegraph --pid "$wpid" -F 499 --format folded -o pid.folded
-wait "$wpid" || true
+wstatus=0
+wait "$wpid" || wstatus=$?
+check_eq "--pid: the workload ran to its end" 0 "$wstatus"
 check_contains "--pid captured the workload's stacks" pid.folded "main;outer;a [0-9]+$"
 
 # --perfdata-out keeps the recording; --perfdata re-renders it
@@ -47,7 +49,7 @@ if perf version --build-options 2>/dev/null | grep -q 'zstd: \[ on'; then
 	check_contains "-z: perf.data is compressed" zhdr.txt "compressed"
 	check_contains "-z: stacks" z.folded "main;outer;a [0-9]+$"
 else
-	check_exit "-z passes through to perf" 0 flamegraph -v -z 3 --ignore-status --format folded -o z.folded -F 499 -- ./callgraph 300 || true
+	check_exit "-z passes through to perf" 0 flamegraph -v -z 3 --ignore-status --format folded -o z.folded -F 499 -- ./callgraph 300
 fi
 
 # --post-process transforms the stacks (argv split like a shell, no shell)

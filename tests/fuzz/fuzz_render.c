@@ -60,7 +60,8 @@ struct fz_walk {
 	bool have_prev;
 };
 
-static int fz_check_sorted(void *ctx, const char *stack, size_t len, double count, double before)
+static int fz_check_sorted(void *ctx, const char *stack, size_t len, fg_count count,
+			   fg_count before)
 {
 	struct fz_walk *w = ctx;
 	size_t n = len < w->prev_len ? len : w->prev_len;

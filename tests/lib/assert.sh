@@ -53,7 +53,11 @@ check_same_file() {
 # left to the tests that make them.
 check_svgs_wellformed() {
 	local f
-	command -v xmllint >/dev/null || return 0
+	fg_script_checks=$fg_checks
+	if ! command -v xmllint >/dev/null; then
+		fail "xmllint not found: install libxml2-utils (scripts/setup) to check the SVGs"
+		return 0
+	fi
 	while IFS= read -r -d '' f; do
 		[ "$(head -c 5 "$f")" == "<?xml" ] || continue
 		[ "$(stat -c %s "$f")" -le $((64 << 20)) ] || continue
@@ -62,6 +66,11 @@ check_svgs_wellformed() {
 }
 
 finish() {
+	# a test that checked nothing (a typo in a loop, an early return) must
+	# not pass; the SVG checks run for every test and do not count
+	if [ "${fg_script_checks:-$fg_checks}" -eq 0 ]; then
+		fail "the test made no check"
+	fi
 	if [ "$fg_failures" -gt 0 ]; then
 		echo "$fg_failures of $((fg_checks + fg_failures)) checks failed" >&2
 		exit 1

@@ -632,6 +632,47 @@ static void stack_cap_is_exact(void **state)
 	fg_strbuf_release(&in);
 }
 
+/* perf script -F without time, event or dso (SPEC: any field set with ip
+ * and sym): header lines that end after the thread, stack lines without a
+ * module. The text is what perf 6.1 prints for those fields. */
+static void perf_minimal_fields(void **state)
+{
+	static const char *const texts[] = {
+		/* comm,pid,tid,ip,sym */
+		"app 10/11 \n\t    55d0c0a01139 leaf\n\t    55d0c0a01150 main\n\n"
+		"app 10/11 \n\t    7f2a1c2f4a17 [unknown]\n\t    55d0c0a01150 main\n\n"
+		"app 10/12 \n\t    55d0c0a01139 leaf\n\t    55d0c0a01150 main\n\n",
+		/* comm,tid,cpu,ip,sym */
+		"app    11 [001] \n\t    55d0c0a01139 leaf\n\t    55d0c0a01150 main\n\n"
+		"app    11 [000] \n\t    7f2a1c2f4a17 [unknown]\n\t    55d0c0a01150 main\n\n"
+		"app    12 [001] \n\t    55d0c0a01139 leaf\n\t    55d0c0a01150 main\n\n",
+		/* comm,pid,tid,time,ip,sym */
+		"app 10/11  7804.495397: \n\t55d0c0a01139 leaf\n\t55d0c0a01150 main\n\n"
+		"app 10/11  7804.496397: \n\t7f2a1c2f4a17 [unknown]\n\t55d0c0a01150 main\n\n"
+		"app 10/12  7804.497397: \n\t55d0c0a01139 leaf\n\t55d0c0a01150 main",
+	};
+	/* comm,pid,tid,period,ip,sym: the last number weighs the sample */
+	static const char period[] =
+		"app 10/11    1001001 \n\t55d0c0a01139 leaf\n\t55d0c0a01150 main\n\n"
+		"app 10/12        999 \n\t55d0c0a01139 leaf\n\t55d0c0a01150 main\n\n";
+	fg_collapse_stats st;
+	size_t i;
+	char *out;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		collapse_stats(FG_FORMAT_PERF, 1, texts[i], strlen(texts[i]), 7, &out, &st);
+		assert_string_equal(out, "app;main;[unknown] 1\napp;main;leaf 2\n");
+		assert_int_equal(st.nwarnings, 0);
+		assert_int_equal(st.samples, 3);
+		free(out);
+		assert_int_equal(fg_guess_format(texts[i], strlen(texts[i])), FG_FORMAT_PERF);
+	}
+	collapse_stats(FG_FORMAT_PERF, 1, period, strlen(period), 4096, &out, &st);
+	assert_string_equal(out, "app;main;leaf 1002000\n");
+	assert_int_equal(st.nwarnings, 0);
+	free(out);
+}
+
 static void guess_format(void **state)
 {
 	assert_int_equal(fg_guess_format(perf_text, strlen(perf_text)), FG_FORMAT_PERF);
@@ -762,6 +803,7 @@ int main(void)
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),
+		cmocka_unit_test(perf_minimal_fields),
 		cmocka_unit_test(guess_format),
 		cmocka_unit_test(guess_deep_dtrace),
 		cmocka_unit_test(api_misuse_is_an_error),

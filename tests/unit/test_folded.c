@@ -1,6 +1,7 @@
 /* Unit tests of the folded-stack reader: chunked feeding, fractional and
  * differential counts, malformed lines, order keeping. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,9 +11,9 @@
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/render.h"
+#include "flamegraph/folded.h"
 #include "util/strbuf.h"
-#include "lib/fold/folded_impl.h"
+#include "lib/fold/folded_impl.h" /* the carry buffer's size, for the line cap */
 
 static const char sample[] =
 	"main;parse;read 30\n"
@@ -23,10 +24,36 @@ static const char sample[] =
 	"main;parse;read 10\n"
 	"idle 10";
 
-static int dump_cb(void *ctx, const char *stack, size_t len, double count, double before)
+/* A count as exact decimal text: "3", "1.75". */
+static void add_count(fg_strbuf *sb, fg_count c)
 {
-	fg_strbuf_addf(ctx, "%.*s=%g/%g\n", (int)len, stack, count, before);
+	char frac[24];
+	size_t n;
+
+	fg_strbuf_addf(sb, "%llu", (unsigned long long)c.n);
+	if (!c.frac)
+		return;
+	n = (size_t)snprintf(frac, sizeof(frac), "%018llu", (unsigned long long)c.frac);
+	while (n && frac[n - 1] == '0')
+		n--;
+	fg_strbuf_addch(sb, '.');
+	fg_strbuf_add(sb, frac, n);
+}
+
+static int dump_cb(void *ctx, const char *stack, size_t len, fg_count count, fg_count before)
+{
+	fg_strbuf_addf(ctx, "%.*s=", (int)len, stack);
+	add_count(ctx, count);
+	fg_strbuf_addch(ctx, '/');
+	add_count(ctx, before);
+	fg_strbuf_addch(ctx, '\n');
 	return 0;
+}
+
+static bool total_is(const fg_folded *f, uint64_t n, uint64_t frac)
+{
+	fg_count t = fg_folded_total(f);
+	return t.n == n && t.frac == frac;
 }
 
 static char *dump(const fg_folded *f)
@@ -55,7 +82,7 @@ static void merges_and_sorts(void **state)
 
 	assert_string_equal(got, "idle=10/0\nmain;parse=5/0\nmain;parse;read=40/0\nmain;render;draw=25/0\n");
 	assert_int_equal(fg_folded_count(f), 4);
-	assert_true(fg_folded_total(f) == 80);
+	assert_true(total_is(f, 80, 0));
 	assert_int_equal(fg_folded_skipped(f), 0);
 	assert_false(fg_folded_is_differential(f));
 	free(got);
@@ -81,10 +108,15 @@ static void any_chunk_size_gives_the_same(void **state)
 
 static void fractional_counts(void **state)
 {
-	fg_folded *f = parse_in_chunks("a;b 1.5\na;b 0.25\nc 2.\nd 14.2343983248722834234\n", 3);
+	/* fractions add up exactly (0.1 + 0.2 is 0.3 here) and carry into
+	 * whole samples; digits past the 18th are dropped */
+	fg_folded *f = parse_in_chunks("a;b 1.5\na;b 0.25\nc 2.\nd 14.2343983248722834234\n"
+				       "e 0.1\ne 0.2\nf 0.7\nf 0.3\nf 9007199254740993.5\n", 3);
 	char *got = dump(f);
 
-	assert_string_equal(got, "a;b=1.75/0\nc=2/0\nd=14.2344/0\n");
+	assert_string_equal(got, "a;b=1.75/0\nc=2/0\nd=14.234398324872283423/0\n"
+			    "e=0.3/0\nf=9007199254740994.5/0\n");
+	assert_true(total_is(f, 9007199254741012ull, 784398324872283423ull));
 	free(got);
 	fg_folded_free(f);
 }
@@ -96,7 +128,7 @@ static void differential_lines(void **state)
 
 	assert_true(fg_folded_is_differential(f));
 	assert_string_equal(got, "a;b=7/3\na;c=0/5\nname with spaces;x=4/2\n");
-	assert_true(fg_folded_total(f) == 11); /* the "after" counts */
+	assert_true(total_is(f, 11, 0)); /* the "after" counts */
 	free(got);
 	fg_folded_free(f);
 }
@@ -125,18 +157,31 @@ static void malformed_lines_are_counted_by_kind(void **state)
 	fg_folded_free(f);
 }
 
-static void add_api_and_negative_counts(void **state)
+static void add_api_and_bad_fractions(void **state)
 {
+	const fg_count tenth = { 0, FG_COUNT_FRAC_ONE / 10 }, bad = { 1, FG_COUNT_FRAC_ONE };
+	const fg_count seven = { 7, 0 };
 	fg_folded *f;
 	char *got;
+	int i;
 
 	assert_int_equal(fg_folded_new(&f), 0);
-	assert_int_equal(fg_folded_add(f, "x;y", 3, 2, -1), 0);
-	assert_int_equal(fg_folded_add(f, "x;y", 3, 3, -1), 0);
-	assert_int_equal(fg_folded_add(f, "x;y", 3, -1, -1), FG_EINVAL);
+	assert_int_equal(fg_folded_add(f, "x;y", 3, 2), 0);
+	assert_int_equal(fg_folded_add(f, "x;y", 3, 3), 0);
+	assert_int_equal(fg_folded_add_count(f, "x;y", 3, bad), FG_EINVAL);
+	assert_int_equal(fg_folded_add_diff(f, "x;y", 3, bad, seven), FG_EINVAL);
+	for (i = 0; i < 15; i++)
+		assert_int_equal(fg_folded_add_count(f, "z", 1, tenth), 0);
+	assert_false(fg_folded_is_differential(f));
 	got = dump(f);
-	assert_string_equal(got, "x;y=5/0\n");
+	assert_string_equal(got, "x;y=5/0\nz=1.5/0\n");
 	free(got);
+	assert_int_equal(fg_folded_add_diff(f, "w", 1, tenth, seven), 0);
+	assert_true(fg_folded_is_differential(f));
+	got = dump(f);
+	assert_string_equal(got, "w=7/0.1\nx;y=5/0\nz=1.5/0\n");
+	free(got);
+	assert_true(total_is(f, 13, FG_COUNT_FRAC_ONE / 2));
 	fg_folded_free(f);
 }
 
@@ -182,7 +227,7 @@ static void long_frame_names_are_cut(void **state)
 	assert_true(st.warnings[k].kept);
 	assert_int_equal(st.warnings[k].count, 1);
 	assert_string_equal(st.warnings[k].where, "<input>:1");
-	assert_true(fg_folded_total(f) == 9);
+	assert_true(total_is(f, 9, 0));
 	fg_strbuf_addstr(&want, "main;short=2/0\nmain;x");
 	for (i = 0; i < FG_FOLDED_MAX_FRAME / 2 - 1; i++)
 		fg_strbuf_addstr(&want, "\xC3\xA9");
@@ -231,9 +276,9 @@ static void long_lines_are_skipped_without_buffering(void **state)
 	free(big);
 }
 
-/* Counts up to 2^64 - 1 parse; 2^64 is refused; a line that would take
- * the total (or the "before" total) to 2^64 is skipped, so the renderer's
- * whole-sample sums never wrap. */
+/* Counts up to 2^64 - 1 parse, exactly; 2^64 is refused; a line that
+ * would take the total (or the "before" total) to 2^64 is skipped, so
+ * the renderer's whole-sample sums never wrap. */
 static void counts_near_two_to_the_64(void **state)
 {
 	const char *text =
@@ -242,24 +287,81 @@ static void counts_near_two_to_the_64(void **state)
 		"c 18446744073709551616\n"     /* 2^64 */
 		"d 1\n"
 		"e 00000000000000000000007\n"  /* leading zeros are no overflow */
-		"f 5 18446744073709551615\n";  /* rounds to 2^64 as a double */
+		"f 5 18446744073709551615\n"   /* rounds to 2^64 as a double */
+		"g 2039.5\n"                   /* total: 2^64 - 1 and a half */
+		"h 0.5\n"                      /* carries the total to 2^64 */
+		"i 0.4\n";                     /* fits */
 	fg_fold_stats st;
 	fg_folded *f = parse_in_chunks(text, 5);
 	size_t k;
 
 	fg_folded_stats(f, &st);
-	assert_int_equal(st.skipped, 3);
+	assert_int_equal(st.skipped, 4);
 	warning_of(&st, "count is 2^64 or more", &k);
 	assert_int_equal(st.warnings[k].count, 1);
 	assert_string_equal(st.warnings[k].where, "<input>:3");
 	warning_of(&st, "takes the total to 2^64", &k);
-	assert_int_equal(st.warnings[k].count, 2);
+	assert_int_equal(st.warnings[k].count, 3);
 	assert_string_equal(st.warnings[k].where, "<input>:2");
-	assert_int_equal(fg_folded_count(f), 3);
-	assert_true(fg_folded_total(f) < 18446744073709551616.0);
+	assert_int_equal(fg_folded_count(f), 5);
+	assert_true(total_is(f, UINT64_MAX, FG_COUNT_FRAC_ONE / 10 * 9));
 	/* the collapsers' entry point is held to the same limit */
-	assert_int_equal(fg_folded_add(f, "g", 1, 1e30, -1), 0);
-	assert_int_equal(fg_folded_count(f), 3);
+	assert_int_equal(fg_folded_add(f, "j", 1, 1), 0);
+	assert_int_equal(fg_folded_count(f), 5);
+	fg_folded_free(f);
+
+	/* the largest count alone, and two counts past 2^53, are exact */
+	f = parse_in_chunks("a;b 18446744073709551615\n", 7);
+	assert_true(total_is(f, UINT64_MAX, 0));
+	fg_folded_stats(f, &st);
+	assert_int_equal(st.skipped, 0);
+	fg_folded_free(f);
+	f = parse_in_chunks("a;b 9007199254740993\na;c 1\na;b 2\n", 9);
+	assert_true(total_is(f, 9007199254740996ull, 0));
+	{
+		char *got = dump(f);
+		assert_string_equal(got, "a;b=9007199254740995/0\na;c=1/0\n");
+		free(got);
+	}
+	fg_folded_free(f);
+}
+
+/* A flame chart's listing: runs of equal consecutive lines, whole
+ * samples, with the fractions of a run adding up before they are cut. */
+static void input_order_listing(void **state)
+{
+	const char *text = "a 0.5\na 0.5\nb 3 1\na 0.5\nb 18446744073709551610\n";
+	fg_folded_list *l;
+	fg_folded *f;
+	const fg_folded_stack *s;
+
+	assert_int_equal(fg_folded_new(&f), 0);
+	assert_int_equal(fg_folded_list_new(&l, f, FG_FOLDED_INPUT_ORDER), FG_EINVAL);
+	assert_null(l);
+	fg_folded_free(f);
+	assert_int_equal(fg_folded_new_ex(&f, FG_FOLDED_KEEP_ORDER), 0);
+	assert_true(fg_folded_keeps_order(f));
+	assert_int_equal(fg_folded_feed(f, text, strlen(text)), 0);
+	assert_int_equal(fg_folded_finish(f), 0);
+	assert_int_equal(fg_folded_list_new(&l, f, FG_FOLDED_INPUT_ORDER), 0);
+	assert_int_equal(fg_folded_list_len(l), 4);
+	s = fg_folded_list_at(l, 0);
+	assert_memory_equal(s->stack, "a", 1);
+	assert_true(s->count == 1 && s->before == 0);
+	s = fg_folded_list_at(l, 1);
+	assert_memory_equal(s->stack, "b", 1);
+	assert_true(s->count == 1 && s->before == 3);
+	s = fg_folded_list_at(l, 2);
+	assert_true(s->count == 0 && s->len == 1);
+	s = fg_folded_list_at(l, 3);
+	assert_true(s->count == 18446744073709551610ull);
+	fg_folded_list_free(l);
+	/* the sorted listing of the same stacks: merged */
+	assert_int_equal(fg_folded_list_new(&l, f, FG_FOLDED_SORTED), 0);
+	assert_int_equal(fg_folded_list_len(l), 2);
+	assert_true(fg_folded_list_at(l, 0)->count == 1);
+	assert_true(fg_folded_list_at(l, 1)->count == 18446744073709551611ull);
+	fg_folded_list_free(l);
 	fg_folded_free(f);
 }
 
@@ -277,7 +379,7 @@ static void sort_matches_a_bytewise_comparison(void **state)
 {
 	enum { N = 5000 };
 	fg_strbuf *keys = calloc(N, sizeof(*keys));
-	struct fg_folded_sorted *v;
+	fg_folded_list *v;
 	fg_folded *f;
 	uint64_t x = 88172645463325252ull;
 	size_t i, n = 0;
@@ -299,7 +401,7 @@ static void sort_matches_a_bytewise_comparison(void **state)
 		}
 		/* a new key when the count grew (the add comes first: the two
 		 * sides of == are unsequenced) */
-		assert_int_equal(fg_folded_add(f, k->buf, k->len, 1, -1), 0);
+		assert_int_equal(fg_folded_add(f, k->buf, k->len, 1), 0);
 		if (fg_folded_count(f) == n + 1)
 			n++;
 		else
@@ -307,16 +409,17 @@ static void sort_matches_a_bytewise_comparison(void **state)
 	}
 	assert_int_equal(fg_folded_count(f), n);
 	qsort(keys, n, sizeof(*keys), cmp_plain);
-	v = fg_folded_sorted(f);
-	assert_non_null(v);
+	assert_int_equal(fg_folded_list_new(&v, f, FG_FOLDED_SORTED), 0);
+	assert_int_equal(fg_folded_list_len(v), n);
 	for (i = 0; i < n; i++) {
-		assert_int_equal(v[i].len, keys[i].len);
-		assert_memory_equal(v[i].key, keys[i].buf, keys[i].len);
+		const fg_folded_stack *s = fg_folded_list_at(v, i);
+		assert_int_equal(s->len, keys[i].len);
+		assert_memory_equal(s->stack, keys[i].buf, keys[i].len);
 	}
 	for (i = 0; i < n; i++)
 		fg_strbuf_release(&keys[i]);
 	free(keys);
-	free(v);
+	fg_folded_list_free(v);
 	fg_folded_free(f);
 }
 
@@ -328,12 +431,13 @@ int main(void)
 		cmocka_unit_test(fractional_counts),
 		cmocka_unit_test(differential_lines),
 		cmocka_unit_test(malformed_lines_are_counted_by_kind),
-		cmocka_unit_test(add_api_and_negative_counts),
+		cmocka_unit_test(add_api_and_bad_fractions),
 		cmocka_unit_test(read_file_missing),
 		cmocka_unit_test(long_frame_names_are_cut),
 		cmocka_unit_test(long_lines_are_skipped_without_buffering),
 		cmocka_unit_test(counts_near_two_to_the_64),
 		cmocka_unit_test(sort_matches_a_bytewise_comparison),
+		cmocka_unit_test(input_order_listing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,33 @@ static void same_file_by_inode(void **state)
 	assert_false(fg_same_file("/nonexistent/a", "/nonexistent/a"));
 }
 
+/* Adding context to a callee's message passes the message buffer itself
+ * as an argument: it must come out once, prefixed once. */
+static void error_set_may_quote_the_last_error(void **state)
+{
+	char longer[900];
+	int i;
+
+	fg_error_set(FG_EPARSE, "unterminated quote");
+	assert_int_equal(fg_error_set(FG_EINVAL, "-c/--cmd: %s", fg_error_last()), FG_EINVAL);
+	assert_string_equal(fg_error_last(), "-c/--cmd: unterminated quote");
+	assert_int_equal(fg_error_last_code(), FG_EINVAL);
+	fg_error_set(FG_EINVAL, "%s; %s", fg_error_last(), fg_error_last());
+	assert_string_equal(fg_error_last(),
+			    "-c/--cmd: unterminated quote; -c/--cmd: unterminated quote");
+
+	/* near the buffer's size: cut, still NUL-terminated, no overrun */
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	fg_error_set(FG_EIO, "%s", longer);
+	for (i = 0; i < 3; i++)
+		fg_error_set(FG_EIO, "again: %s", fg_error_last());
+	assert_true(strlen(fg_error_last()) < 1024);
+	assert_memory_equal(fg_error_last(), "again: again: again: xxx", 24);
+	fg_error_clear();
+	assert_string_equal(fg_error_last(), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +183,7 @@ int main(void)
 		cmocka_unit_test(options_parse_from_the_table),
 		cmocka_unit_test(arrays_grow_by_doubling),
 		cmocka_unit_test(same_file_by_inode),
+		cmocka_unit_test(error_set_may_quote_the_last_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
  * the only state carried across a stream (perf's default event type, the
  * first one seen) is decided by the reading thread before a chunk is
  * handed out; counts are summed, and the output is sorted. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ static const char *const warn_text[FG_CWARN_KINDS] = {
 	[FG_CWARN_NUL] = "lines with NUL bytes, binary data? (bytes shown as U+FFFD)",
 	[FG_CWARN_NOCOUNT] = "DTrace stacks cut off at the end of the input without a count (dropped)",
 	[FG_CWARN_COUNT] = "DTrace counts too large for 64 bits (stacks dropped)",
+	[FG_CWARN_BADCOUNT] = "DTrace stacks whose count line is not a whole number (stacks dropped)",
 	[FG_CWARN_PERIOD] = "perf sample periods too large for 64 bits (events dropped)",
 	[FG_CWARN_LONGNAME] = "frame names longer than 64 KiB (cut to 64 KiB, ending in " FG_COLLAPSE_TRUNCATED ")",
 	[FG_CWARN_LONGLINE] = "lines longer than 16 MiB (their stacks dropped)",
@@ -141,11 +143,6 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	pthread_cond_init(&c->cv_done, NULL);
 	*out = c;
 	return 0;
-}
-
-fg_format fg_collapser_format(const fg_collapser *c)
-{
-	return c->format;
 }
 
 /* --- chunks ------------------------------------------------------------ */
@@ -806,7 +803,7 @@ static int write_line(void *ctx, const char *stack, size_t len, uint64_t count)
 	*end++ = '\n';
 	if (fwrite(stack, 1, len, out) != len || putc(' ', out) == EOF ||
 	    fwrite(num, 1, (size_t)(end - num), out) != (size_t)(end - num))
-		return fg_error_set(FG_EIO, "cannot write the folded stacks");
+		return fg_error_set(FG_EIO, "cannot write the folded stacks: %s", strerror(errno));
 	return 0;
 }
 
@@ -819,7 +816,7 @@ int fg_collapser_write(const fg_collapser *c, FILE *out)
 	if (c->sh.opts.keep_order) {
 		if ((err = foreach_in_order(c, write_line, out)))
 			return err;
-		return fflush(out) ? fg_error_set(FG_EIO, "cannot write the folded stacks") : 0;
+		return fflush(out) ? fg_error_set(FG_EIO, "cannot write the folded stacks: %s", strerror(errno)) : 0;
 	}
 	if ((err = ensure_sorted(c)))
 		return err;
@@ -836,14 +833,14 @@ int fg_collapser_write(const fg_collapser *c, FILE *out)
 		sb.len = (size_t)(p - sb.buf); /* filled in place after fg_strbuf_grow */
 		if (sb.len >= 64 * 1024 || i + 1 == c->result->count) {
 			if (fwrite(sb.buf, 1, sb.len, out) != sb.len) {
-				err = fg_error_set(FG_EIO, "cannot write the folded stacks");
+				err = fg_error_set(FG_EIO, "cannot write the folded stacks: %s", strerror(errno));
 				goto done;
 			}
 			fg_strbuf_reset(&sb);
 		}
 	}
 	if (fflush(out))
-		err = fg_error_set(FG_EIO, "cannot write the folded stacks");
+		err = fg_error_set(FG_EIO, "cannot write the folded stacks: %s", strerror(errno));
 done:
 	fg_strbuf_release(&sb);
 	return err;

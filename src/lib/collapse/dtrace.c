@@ -34,6 +34,23 @@ static bool is_count(fg_view t)
 	return t.len > 0;
 }
 
+/* A line meant as a count that is not a whole number ("1.5", "-3",
+ * "1,024", "2e6"): digits with signs, points, commas or exponents. No
+ * frame looks like that (addresses are "0x..." or "module`func+0x..."). */
+static bool is_bad_count(fg_view t)
+{
+	size_t i;
+
+	if (!t.len || !((t.ptr[0] >= '0' && t.ptr[0] <= '9') ||
+			(t.len > 1 && (t.ptr[0] == '-' || t.ptr[0] == '+') &&
+			 t.ptr[1] >= '0' && t.ptr[1] <= '9')))
+		return false;
+	for (i = 0; i < t.len; i++)
+		if (!memchr("0123456789.,+-eE", t.ptr[i], 16))
+			return false;
+	return true;
+}
+
 /* Removes arguments and templates after the first "::": everything from
  * the last '(' or '<' on ("ns::f(int)" -> "ns::f"). */
 static fg_view uncpp(fg_view f)
@@ -151,6 +168,8 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 		if (!plain)
 			t = fg_cworker_clean_line(w, t, seq, lineno);
 		t = trim(t);
+		/* not an end of stack: stack() and ustack() keys of one entry
+		 * are separated by an empty line */
 		if (!t.len)
 			continue;
 		if (is_count(t)) {
@@ -158,6 +177,12 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 				w->nframes = 0;
 			drop = false;
 			count_line(w, sh, t, seq, lineno);
+		} else if (is_bad_count(t)) {
+			/* the stack is dropped, as for a count too large */
+			if (w->nframes && !drop)
+				fg_cworker_warn(w, FG_CWARN_BADCOUNT, seq, lineno);
+			w->nframes = 0;
+			drop = false;
 		} else if (!drop) {
 			frame_line(w, sh, t);
 		}

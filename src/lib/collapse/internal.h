@@ -41,6 +41,7 @@ enum fg_cwarn {
 	FG_CWARN_NUL,         /* NUL bytes (replaced with U+FFFD) */
 	FG_CWARN_NOCOUNT,     /* dtrace: a stack at the end without its count */
 	FG_CWARN_COUNT,       /* dtrace: a count too large for 64 bits */
+	FG_CWARN_BADCOUNT,    /* dtrace: a stack ended by a line that is no count */
 	FG_CWARN_PERIOD,      /* perf: a sample period too large for 64 bits */
 	FG_CWARN_LONGNAME,    /* a frame name over FG_COLLAPSE_MAX_FRAME (truncated) */
 	FG_CWARN_LONGLINE,    /* a line over FG_COLLAPSE_MAX_LINE (its stack dropped) */

@@ -170,14 +170,16 @@ struct perf_header {
 };
 
 /* Finds the first all-digit word after the command name, which may
- * itself contain spaces ("V8 WorkerThread 24636/25607 [000] ..."). */
+ * itself contain spaces ("V8 WorkerThread 24636/25607 [000] ..."). The
+ * word may end the line: `perf script -F comm,pid,tid,ip,sym` prints
+ * nothing after it. */
 static bool split_comm(fg_view line, struct perf_header *h, fg_view *rest)
 {
 	size_t i, word = 0, slash = 0;
 	bool digits = false, last_space = false;
 
-	for (i = 0; i < line.len; i++) {
-		char c = line.ptr[i];
+	for (i = 0; i <= line.len; i++) {
+		char c = i < line.len ? line.ptr[i] : ' ';
 		if (c == ' ') {
 			if (digits && !last_space) {
 				h->comm = trim_end(trim_start(fg_view_of(line.ptr, word - 1)));
@@ -230,7 +232,9 @@ static bool all_digits(fg_view t)
 
 /* After comm and pid: "[cpu] time: period event: [frame]", every part
  * optional. The event is the first word ending in ':' that is not a
- * time stamp. */
+ * time stamp. Without an event (-F without `event`), a period is the
+ * last word, all digits: pid and tid are taken, the cpu is bracketed
+ * and a time ends in ':'. */
 static void parse_event(fg_view rest, struct perf_header *h)
 {
 	fg_view prev = { NULL, 0 }, tok;
@@ -261,6 +265,13 @@ static void parse_event(fg_view rest, struct perf_header *h)
 		h->inline_frame = trim_end(trim_start(fg_view_of(p, (size_t)(end - p))));
 		return;
 	}
+	if (all_digits(prev) && prev.ptr + prev.len == end) {
+		unsigned long long v;
+		if (!fg_parse_u64(prev, &v))
+			h->period = v;
+		else
+			h->period_overflow = true;
+	}
 }
 
 bool fg_perf_header_ok(fg_view line)
@@ -270,6 +281,17 @@ bool fg_perf_header_ok(fg_view line)
 
 	memset(&h, 0, sizeof(h));
 	return split_comm(line, &h, &rest);
+}
+
+/* perf prints addresses as bare hex digits. */
+static bool is_address(fg_view t)
+{
+	size_t i;
+
+	for (i = 0; i < t.len; i++)
+		if (!is_hex(t.ptr[i]))
+			return false;
+	return t.len > 0;
 }
 
 #ifdef __SSE2__
@@ -303,7 +325,9 @@ static inline bool find_address(fg_view line, fg_view *pc)
 #endif
 
 /* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
- * last; the symbol is what lies between (it may contain spaces). */
+ * last; the symbol is what lies between (it may contain spaces). Without
+ * `dso` in perf script's -F there is no module: "ADDR SYMBOL", and *mod
+ * is empty. */
 static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
 {
 	const char *sp, *last;
@@ -326,11 +350,18 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 	}
 	rest = fg_view_of(sp + 1, line.len - pc->len - 1);
 	last = last_space(rest.ptr, rest.len);
+	*mod = last ? fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1)) : rest;
+	if (mod->len >= 2 && mod->ptr[0] == '(' && mod->ptr[mod->len - 1] == ')') {
+		*mod = fg_view_of(mod->ptr + 1, mod->len - 2);
+	} else if (!last || !mod->len || mod->ptr[mod->len - 1] != ')') {
+		/* no module: all of it is the symbol ("ADDR SYM"), and the
+		 * address must be one, or any two words would pass */
+		*func = trim_end(trim_start(rest));
+		*mod = fg_view_of("", 0);
+		return func->len && is_address(*pc);
+	}
 	if (!last)
 		return false;
-	*mod = fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1));
-	if (mod->len >= 2 && mod->ptr[0] == '(' && mod->ptr[mod->len - 1] == ')')
-		*mod = fg_view_of(mod->ptr + 1, mod->len - 2);
 	*func = trim_end(trim_start(fg_view_of(rest.ptr, (size_t)(last - rest.ptr))));
 	if (!func->len)
 		*func = fg_view_of(" ", 1); /* "ADDR  (MODULE)": as stackcollapse-perf.pl */
@@ -380,7 +411,7 @@ static fg_view unknown_name(fg_cworker *w, const fg_cshared *sh, fg_view pc, fg_
 	size_t n;
 	char *p;
 
-	if (!fg_view_eq(mod, "[unknown]")) {
+	if (mod.len && !fg_view_eq(mod, "[unknown]")) {
 		slash = find_last(mod.ptr, mod.len, '/');
 		name = slash ? fg_view_of(slash + 1, (size_t)(mod.ptr + mod.len - slash - 1)) : mod;
 	}

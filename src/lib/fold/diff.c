@@ -1,4 +1,5 @@
 /* flamegraph-diff-folded's library half: joins two merged profiles. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,8 +12,10 @@
 #include "util/strbuf.h"
 #include "util/banned.h"
 
+/* Whole samples. Each side sums to at most its profile's total, which
+ * fg_folded keeps below 2^64. */
 struct pair {
-	double before, after;
+	uint64_t before, after;
 };
 
 struct join {
@@ -51,7 +54,7 @@ static int strip_hex(fg_strbuf *sb, const char *s, size_t n)
 	return err ? FG_ENOMEM : 0;
 }
 
-static int add(struct join *j, const char *s, size_t n, double count, bool after)
+static int add(struct join *j, const char *s, size_t n, uint64_t count, bool after)
 {
 	fg_strmap_entry *e;
 	int err;
@@ -83,31 +86,25 @@ static int add(struct join *j, const char *s, size_t n, double count, bool after
 	return 0;
 }
 
-/* Drops the fraction of a merged count. floor(), not a cast: the cast of
- * a value past 2^64 would be undefined. */
-static double whole_samples(double count)
-{
-	return floor(count);
-}
-
-/* Adds every stack of f to the join, summing the whole counts in *total. */
-static int join(struct join *j, const fg_folded *f, bool after, double *total)
+/* Adds every stack of f to the join (whole samples: the fraction of
+ * each merged count is dropped), summing them in *total. */
+static int join(struct join *j, const fg_folded *f, bool after, uint64_t *total)
 {
 	const fg_strmap_entry *e;
 	size_t it = 0;
 	int err = 0;
 
 	while (!err && (e = fg_strmap_next(&f->map, &it))) {
-		double c = whole_samples(fg_folded_rec_of(f, e)->count);
+		uint64_t c = fg_folded_count_of(f, e, false).n;
 		*total += c;
 		err = add(j, e->key, e->len, c, after);
 	}
 	return err;
 }
 
-/* A count for printing. The readers keep each profile's total below 2^64,
- * but a normalised count can round past it: clamp, as the conversion of
- * a larger value is undefined. */
+/* A normalised count for printing. The readers keep each profile's total
+ * below 2^64, but a normalised count can round past it: clamp, as the
+ * conversion of a larger value is undefined. */
 static unsigned long long to_u64(double v)
 {
 	if (!(v > 0))
@@ -121,7 +118,8 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 	fg_diff_opts defaults = FG_DIFF_OPTS_INIT;
 	struct join j = { FG_STRMAP_INIT, NULL, 0, 0, FG_STRBUF_INIT, false };
 	fg_strmap_entry **sorted = NULL;
-	double tb = 0, ta = 0, scale = 1;
+	uint64_t tb = 0, ta = 0;
+	double scale = 1;
 	size_t i;
 	int err = 0;
 
@@ -140,7 +138,7 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 		goto done;
 	}
 	if (opts->normalize && tb > 0)
-		scale = ta / tb;
+		scale = (double)ta / (double)tb;
 	if (!(sorted = fg_strmap_sorted(&j.map))) {
 		err = FG_ENOMEM;
 		goto done;
@@ -148,10 +146,13 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 	for (i = 0; i < j.n; i++) {
 		const struct pair *p = &j.pairs[sorted[i]->value.u - 1];
 		fwrite(sorted[i]->key, 1, sorted[i]->len, out);
-		fprintf(out, " %llu %llu\n", to_u64(p->before * scale + 1e-9), to_u64(p->after));
+		fprintf(out, " %llu %llu\n", opts->normalize ?
+			to_u64((double)p->before * scale + 1e-9) : (unsigned long long)p->before,
+			(unsigned long long)p->after);
 	}
 	if (fflush(out) || ferror(out))
-		err = fg_error_set(FG_EIO, "could not write the differential stacks");
+		err = fg_error_set(FG_EIO, "could not write the differential stacks: %s",
+				   strerror(errno));
 done:
 	free(sorted);
 	free(j.pairs);

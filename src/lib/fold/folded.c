@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/render.h"
+#include "flamegraph/folded.h"
 #include "folded_impl.h"
 #include "util/input.h"
 #include "util/strbuf.h"
@@ -25,10 +25,6 @@ static const char *const warn_what[FG_FW_NKINDS] = {
 	"lines longer than 16 MiB",
 	("frame names longer than 64 KiB, cut to 64 KiB and marked " FG_FOLDED_CUT_MARK),
 };
-
-/* Counts and totals stay below this, so every whole-sample conversion to
- * uint64_t is defined and no sum wraps. */
-#define COUNT_LIMIT 18446744073709551616.0 /* 2^64 */
 
 int fg_folded_new_ex(fg_folded **out, unsigned flags)
 {
@@ -58,6 +54,7 @@ void fg_folded_free(fg_folded *f)
 		return;
 	fg_strmap_release(&f->map);
 	free(f->recs);
+	free(f->fracs);
 	free(f->seq);
 	free(f->source);
 	fg_strbuf_release(&f->carry);
@@ -89,9 +86,27 @@ static void warn(fg_folded *f, enum fg_folded_warn_kind kind)
 			 (unsigned long long)f->lineno);
 }
 
+/* Grows the fractions beside the records to the records' capacity;
+ * the first call allocates them, zero for the records already there. */
+static int grow_fracs(fg_folded *f)
+{
+	size_t from = f->fracs ? f->nrecs : 0;
+	struct fg_folded_frac *v = fg_realloc_array(f->fracs, f->arecs, sizeof(*v));
+
+	if (!v)
+		return FG_ENOMEM;
+	memset(v + from, 0, (f->arecs - from) * sizeof(*v));
+	f->fracs = v;
+	return 0;
+}
+
 static int push_rec(fg_folded *f, fg_strmap_entry *e)
 {
+	size_t had = f->arecs;
+
 	if (FG_ALLOC_GROW(f->recs, f->nrecs + 1, f->arecs, 1024))
+		return FG_ENOMEM;
+	if (f->fracs && f->arecs != had && grow_fracs(f))
 		return FG_ENOMEM;
 	f->recs[f->nrecs].count = 0;
 	f->recs[f->nrecs].before = 0;
@@ -99,22 +114,48 @@ static int push_rec(fg_folded *f, fg_strmap_entry *e)
 	return 0;
 }
 
-static int push_seq(fg_folded *f, const char *key, size_t len, double count,
-		    double before)
+/* *n + *frac/ONE += c (frac may be NULL when c has no fraction). The
+ * caller has checked that the sum fits: no part of a total can overflow
+ * once the total does not. */
+static inline void count_add(uint64_t *n, uint64_t *frac, fg_count c)
 {
-	if (f->nseq && f->seq[f->nseq - 1].key == key) {
-		/* consecutive equal lines are one box in a flame chart too */
-		f->seq[f->nseq - 1].count += count;
-		f->seq[f->nseq - 1].before += before;
-		return 0;
+	*n += c.n;
+	if (c.frac) {
+		*frac += c.frac;
+		if (*frac >= FG_COUNT_FRAC_ONE) {
+			*frac -= FG_COUNT_FRAC_ONE;
+			++*n;
+		}
 	}
-	if (FG_ALLOC_GROW(f->seq, f->nseq + 1, f->aseq, 1024))
-		return FG_ENOMEM;
-	f->seq[f->nseq].key = key;
-	f->seq[f->nseq].len = len;
-	f->seq[f->nseq].count = count;
-	f->seq[f->nseq].before = before;
-	f->nseq++;
+}
+
+/* Whether total + c stays below 2^64. */
+static inline bool count_fits(fg_count total, fg_count c)
+{
+	uint64_t room = UINT64_MAX - total.n;
+	bool carry = c.frac && total.frac + c.frac >= FG_COUNT_FRAC_ONE;
+
+	return carry ? c.n < room : c.n <= room;
+}
+
+static int push_seq(fg_folded *f, const char *key, size_t len, fg_count count,
+		    fg_count before)
+{
+	fg_folded_stack *q;
+
+	if (!f->nseq || f->seq[f->nseq - 1].stack != key) {
+		if (FG_ALLOC_GROW(f->seq, f->nseq + 1, f->aseq, 1024))
+			return FG_ENOMEM;
+		q = &f->seq[f->nseq++];
+		q->stack = key;
+		q->len = len;
+		q->count = q->before = 0;
+		f->seq_frac.count = f->seq_frac.before = 0;
+	}
+	/* consecutive equal lines are one box in a flame chart too */
+	q = &f->seq[f->nseq - 1];
+	count_add(&q->count, &f->seq_frac.count, count);
+	count_add(&q->before, &f->seq_frac.before, before);
 	return 0;
 }
 
@@ -171,14 +212,13 @@ static int cut_long_frames(fg_folded *f, const char *p, size_t len)
 }
 
 static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash,
-		      double count, double before)
+		      fg_count count, fg_count before)
 {
 	fg_strmap_entry *e;
-	struct fg_folded_rec *r;
+	size_t i;
 	int err;
 
-	/* written so that a NaN fails too */
-	if (!(count < COUNT_LIMIT - f->total && before < COUNT_LIMIT - f->total_before)) {
+	if (!count_fits(f->total, count) || !count_fits(f->total_before, before)) {
 		warn(f, FG_FW_SUM);
 		return 0;
 	}
@@ -194,25 +234,43 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 		return FG_ENOMEM;
 	if (!e->value.u && (err = push_rec(f, e)))
 		return err;
-	r = &f->recs[e->value.u - 1];
-	r->count += count;
-	r->before += before;
-	f->total += count;
-	f->total_before += before;
+	if ((count.frac || before.frac) && !f->fracs && (err = grow_fracs(f)))
+		return err;
+	i = e->value.u - 1;
+	count_add(&f->recs[i].count, f->fracs ? &f->fracs[i].count : NULL, count);
+	count_add(&f->recs[i].before, f->fracs ? &f->fracs[i].before : NULL, before);
+	count_add(&f->total.n, &f->total.frac, count);
+	count_add(&f->total_before.n, &f->total_before.frac, before);
 	if (f->keep_order)
 		return push_seq(f, e->key, e->len, count, before);
 	return 0;
 }
 
-int fg_folded_add(fg_folded *f, const char *stack, size_t len, double count, double after)
+static const fg_count no_count = { 0, 0 };
+
+int fg_folded_add(fg_folded *f, const char *stack, size_t len, uint64_t count)
 {
-	if (!(count >= 0))
-		return fg_error_set(FG_EINVAL, "negative sample count %g", count);
-	if (after >= 0) {
-		f->differential = true;
-		return add_hashed(f, stack, len, fg_hash_bytes(stack, len), after, count);
-	}
-	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), count, 0);
+	fg_count c = { count, 0 };
+
+	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), c, no_count);
+}
+
+int fg_folded_add_count(fg_folded *f, const char *stack, size_t len, fg_count count)
+{
+	if (count.frac >= FG_COUNT_FRAC_ONE)
+		return fg_error_set(FG_EINVAL, "a sample count's fraction must be below %llu",
+				    FG_COUNT_FRAC_ONE);
+	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), count, no_count);
+}
+
+int fg_folded_add_diff(fg_folded *f, const char *stack, size_t len, fg_count before,
+		       fg_count after)
+{
+	if (before.frac >= FG_COUNT_FRAC_ONE || after.frac >= FG_COUNT_FRAC_ONE)
+		return fg_error_set(FG_EINVAL, "a sample count's fraction must be below %llu",
+				    FG_COUNT_FRAC_ONE);
+	f->differential = true;
+	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), after, before);
 }
 
 static inline bool is_digit(char c)
@@ -225,16 +283,19 @@ static inline bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-static const double pow10_neg[19] = {
-	1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
-	1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18,
+/* 10^(18 - k): scales k fraction digits to units of 10^-18. */
+static const uint64_t frac_scale[19] = {
+	1000000000000000000ull, 100000000000000000ull, 10000000000000000ull,
+	1000000000000000ull, 100000000000000ull, 10000000000000ull, 1000000000000ull,
+	100000000000ull, 10000000000ull, 1000000000ull, 100000000ull, 10000000ull,
+	1000000ull, 100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull,
 };
 
 /* Parses the number that ends at `end` (digits with at most one '.'),
  * scanning backwards; returns its first byte, or NULL when the bytes
  * before `end` are not a count. A whole part of 2^64 or more sets *huge;
  * fraction digits past the 18th are ignored. */
-static const char *parse_count_back(const char *start, const char *end, double *out,
+static const char *parse_count_back(const char *start, const char *end, fg_count *out,
 				    bool *huge)
 {
 	const char *p = end, *dot = NULL, *q;
@@ -256,14 +317,15 @@ static const char *parse_count_back(const char *start, const char *end, double *
 	if (dot)
 		for (q = dot + 1; q < end && nf < 18; q++, nf++)
 			fp = fp * 10 + (uint64_t)(*q - '0');
-	*out = (double)ip + (nf ? (double)fp * pow10_neg[nf] : 0.0);
+	out->n = ip;
+	out->frac = fp * frac_scale[nf];
 	return p;
 }
 
 /* One line, without its '\n'. */
 static int feed_line(fg_folded *f, const char *p, const char *e)
 {
-	double count, before = 0;
+	fg_count count, before = { 0, 0 };
 	const char *num, *num2;
 	bool diff = false, huge = false, huge2 = false;
 
@@ -297,7 +359,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 		while (e > p && is_blank(e[-1]))
 			e--;
 	} else {
-		before = 0;
+		before = no_count;
 	}
 	if (e == p) {
 		warn(f, FG_FW_EMPTY);
@@ -431,7 +493,7 @@ done:
 	return err;
 }
 
-double fg_folded_total(const fg_folded *f)
+fg_count fg_folded_total(const fg_folded *f)
 {
 	return f->total;
 }
@@ -449,6 +511,21 @@ uint64_t fg_folded_skipped(const fg_folded *f)
 bool fg_folded_is_differential(const fg_folded *f)
 {
 	return f->differential;
+}
+
+bool fg_folded_keeps_order(const fg_folded *f)
+{
+	return f->keep_order;
+}
+
+fg_count fg_folded_count_of(const fg_folded *f, const fg_strmap_entry *e, bool before)
+{
+	size_t i = e->value.u - 1;
+	fg_count c = { before ? f->recs[i].before : f->recs[i].count, 0 };
+
+	if (f->fracs)
+		c.frac = before ? f->fracs[i].before : f->fracs[i].count;
+	return c;
 }
 
 void fg_folded_stats(const fg_folded *f, fg_fold_stats *out)
@@ -482,6 +559,23 @@ void fg_folded_stats(const fg_folded *f, fg_fold_stats *out)
  * of keys sharing megabytes of prefix needs no deep recursion; the integer
  * sort is an in-place introsort with a heapsort fallback. */
 
+/* A distinct stack being sorted, then (in place) its listing entry:
+ * while sorting, prefix/sortlen/e are the sort keys; once sorted, the
+ * slot is overwritten with the stack and its whole counts, so walking
+ * the stacks in order reads one array instead of chasing map slots and
+ * records. */
+struct slot {
+	union {
+		struct {
+			uint64_t prefix;  /* 8 key bytes, big-endian, zero-padded */
+			size_t sortlen;   /* len, or SIZE_MAX: runs past the digit */
+			const fg_strmap_entry *e;
+			size_t len;
+		};
+		fg_folded_stack out;
+	};
+};
+
 static uint64_t digit_at(const char *s, size_t len, size_t depth)
 {
 	uint64_t v = 0;
@@ -498,7 +592,7 @@ static uint64_t digit_at(const char *s, size_t len, size_t depth)
 }
 
 /* Full comparison of two keys that agree on their first depth bytes. */
-static int cmp_from(const struct fg_folded_sorted *a, const struct fg_folded_sorted *b,
+static int cmp_from(const struct slot *a, const struct slot *b,
 		    size_t depth)
 {
 	size_t la = a->len, lb = b->len, n = la < lb ? la : lb;
@@ -513,7 +607,7 @@ static int cmp_from(const struct fg_folded_sorted *a, const struct fg_folded_sor
  * the others (its padding zeros matched their bytes), so the shorter goes
  * first; keys running past the digit (len compared as "long") tie. With
  * `full`, the keys themselves are compared from depth on. */
-static inline bool less_at(const struct fg_folded_sorted *a, const struct fg_folded_sorted *b,
+static inline bool less_at(const struct slot *a, const struct slot *b,
 			   size_t depth, bool full)
 {
 	if (full)
@@ -523,14 +617,14 @@ static inline bool less_at(const struct fg_folded_sorted *a, const struct fg_fol
 
 #define less(a, b) less_at((a), (b), depth, full)
 
-static inline void swap(struct fg_folded_sorted *a, struct fg_folded_sorted *b)
+static inline void swap(struct slot *a, struct slot *b)
 {
-	struct fg_folded_sorted t = *a;
+	struct slot t = *a;
 	*a = *b;
 	*b = t;
 }
 
-static void sift_down(struct fg_folded_sorted *v, size_t i, size_t n, size_t depth, bool full)
+static void sift_down(struct slot *v, size_t i, size_t n, size_t depth, bool full)
 {
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -545,7 +639,7 @@ static void sift_down(struct fg_folded_sorted *v, size_t i, size_t n, size_t dep
 	}
 }
 
-static void heap_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool full)
+static void heap_sort(struct slot *v, size_t n, size_t depth, bool full)
 {
 	size_t i;
 
@@ -557,12 +651,12 @@ static void heap_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool f
 	}
 }
 
-static void insertion_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool full)
+static void insertion_sort(struct slot *v, size_t n, size_t depth, bool full)
 {
 	size_t i, j;
 
 	for (i = 1; i < n; i++) {
-		struct fg_folded_sorted t = v[i];
+		struct slot t = v[i];
 		for (j = i; j > 0 && less(&t, &v[j - 1]); j--)
 			v[j] = v[j - 1];
 		v[j] = t;
@@ -573,9 +667,9 @@ static void insertion_sort(struct fg_folded_sorted *v, size_t n, size_t depth, b
  * working on the smaller part first and deferring the larger one to an
  * explicit stack (so at most log2(n) entries), heapsort once the depth
  * budget is spent. */
-static void intro_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool full)
+static void intro_sort(struct slot *v, size_t n, size_t depth, bool full)
 {
-	struct { struct fg_folded_sorted *v; size_t n; unsigned budget; } stack[64];
+	struct { struct slot *v; size_t n; unsigned budget; } stack[64];
 	size_t top = 0;
 	unsigned budget = 0;
 
@@ -583,7 +677,7 @@ static void intro_sort(struct fg_folded_sorted *v, size_t n, size_t depth, bool 
 		budget += 2;
 	for (;;) {
 		while (n > 16) {
-			struct fg_folded_sorted *lo = v, *hi = v + n - 1, *mid = v + n / 2;
+			struct slot *lo = v, *hi = v + n - 1, *mid = v + n / 2;
 			size_t i, j;
 
 			if (!budget--) {
@@ -641,7 +735,7 @@ struct range {
 
 /* How many bytes from depth on all keys of the range share: one pass that
  * skips a long common prefix at memcmp speed instead of 8 bytes a round. */
-static size_t common_from(const struct fg_folded_sorted *w, size_t n, size_t depth)
+static size_t common_from(const struct slot *w, size_t n, size_t depth)
 {
 	const char *k0 = w[0].e->key;
 	size_t lcp = w[0].len - depth, i, j;
@@ -671,14 +765,14 @@ static size_t common_from(const struct fg_folded_sorted *w, size_t n, size_t dep
  * touch every key once per 8 bytes of the prefixes they share. */
 #define FULL_SORT_MAX 1024
 
-static int msd_sort(struct fg_folded_sorted *v, size_t n)
+static int msd_sort(struct slot *v, size_t n)
 {
 	struct range *work = NULL, r = { 0, n, 0 };
 	size_t nwork = 0, awork = 0, i, j;
 	int err = 0;
 
 	for (;;) {
-		struct fg_folded_sorted *w = v + r.start;
+		struct slot *w = v + r.start;
 
 		if (r.n <= FULL_SORT_MAX) {
 			intro_sort(w, r.n, r.depth, true);
@@ -716,9 +810,11 @@ done:
 
 #undef less
 
-struct fg_folded_sorted *fg_folded_sorted(const fg_folded *f)
+/* The distinct stacks sorted bytewise, each slot still pointing at its
+ * map entry; NULL on FG_ENOMEM. */
+static struct slot *sort_stacks(const fg_folded *f)
 {
-	struct fg_folded_sorted *v = fg_calloc(f->map.count, sizeof(*v));
+	struct slot *v = fg_calloc(f->map.count ? f->map.count : 1, sizeof(*v));
 	const fg_strmap_entry *e;
 	size_t it = 0, n = 0;
 
@@ -732,26 +828,82 @@ struct fg_folded_sorted *fg_folded_sorted(const fg_folded *f)
 		free(v);
 		return NULL;
 	}
-	for (it = 0; it < n; it++) {
-		const fg_strmap_entry *x = v[it].e;
-		const struct fg_folded_rec *r = fg_folded_rec_of(f, x);
-		v[it].count = r->count;
-		v[it].before = r->before;
-		v[it].key = x->key;
-	}
 	return v;
 }
 
 int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 {
-	struct fg_folded_sorted *v = fg_folded_sorted(f);
+	struct slot *v = sort_stacks(f);
 	size_t i;
 	int rc = 0;
 
 	if (!v)
 		return FG_ENOMEM;
 	for (i = 0; i < f->nrecs && !rc; i++)
-		rc = cb(ctx, v[i].key, v[i].len, v[i].count, v[i].before);
+		rc = cb(ctx, v[i].e->key, v[i].len, fg_folded_count_of(f, v[i].e, false),
+			fg_folded_count_of(f, v[i].e, true));
 	free(v);
 	return rc;
+}
+
+/* ---- listings ---------------------------------------------------------- */
+
+struct fg_folded_list {
+	struct slot *sorted;        /* FG_FOLDED_SORTED, else NULL */
+	const fg_folded_stack *seq; /* FG_FOLDED_INPUT_ORDER: the fg_folded's runs */
+	size_t n;
+};
+
+int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_order order)
+{
+	fg_folded_list *l;
+	size_t i;
+
+	*out = NULL;
+	if (order == FG_FOLDED_INPUT_ORDER && !f->keep_order)
+		return fg_error_set(FG_EINVAL, "the input order of the stacks was not kept "
+				    "(FG_FOLDED_KEEP_ORDER)");
+	if (!(l = fg_calloc(1, sizeof(*l))))
+		return FG_ENOMEM;
+	if (order == FG_FOLDED_INPUT_ORDER) {
+		l->seq = f->seq;
+		l->n = f->nseq;
+		*out = l;
+		return 0;
+	}
+	if (!(l->sorted = sort_stacks(f))) {
+		free(l);
+		return FG_ENOMEM;
+	}
+	l->n = f->nrecs;
+	for (i = 0; i < l->n; i++) {
+		const fg_strmap_entry *e = l->sorted[i].e;
+		const struct fg_folded_rec *r = &f->recs[e->value.u - 1];
+		fg_folded_stack *o = &l->sorted[i].out;
+
+		o->stack = e->key;
+		o->len = e->len;
+		o->count = r->count;
+		o->before = r->before;
+	}
+	*out = l;
+	return 0;
+}
+
+size_t fg_folded_list_len(const fg_folded_list *l)
+{
+	return l->n;
+}
+
+const fg_folded_stack *fg_folded_list_at(const fg_folded_list *l, size_t i)
+{
+	return l->sorted ? &l->sorted[i].out : &l->seq[i];
+}
+
+void fg_folded_list_free(fg_folded_list *l)
+{
+	if (!l)
+		return;
+	free(l->sorted);
+	free(l);
 }

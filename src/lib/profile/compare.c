@@ -2,6 +2,7 @@
  * joined text is kept in memory (one line per distinct stack, small next
  * to the recordings) so that the SVG and the folded copy come from one
  * join. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,10 @@ static int write_text(const char *path, const char *text, size_t len)
 	if (err)
 		return err;
 	if (len && fwrite(text, 1, len, fg_outfile_stream(of)) != len) {
+		int e = errno;
+
 		fg_outfile_abort(of);
-		return fg_error_set(FG_EIO, "cannot write %s", path);
+		return fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(e));
 	}
 	return fg_outfile_commit(of);
 }

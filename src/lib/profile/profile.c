@@ -542,7 +542,7 @@ static int collapse(run *r)
 
 static int add_stack(void *ctx, const char *stack, size_t len, uint64_t count)
 {
-	return fg_folded_add(ctx, stack, len, (double)count, -1.0);
+	return fg_folded_add(ctx, stack, len, count);
 }
 
 static int append_line(void *ctx, const char *stack, size_t len, uint64_t count)
@@ -619,7 +619,7 @@ static int build_stacks(run *r)
 	if ((err = fg_folded_feed(r->stacks, r->post.buf, r->post.len)) ||
 	    (err = fg_folded_finish(r->stacks)))
 		return err;
-	if (fg_folded_total(r->stacks) <= 0)
+	if (!fg_folded_total(r->stacks).n && !fg_folded_total(r->stacks).frac)
 		return fg_error_set(FG_ENODATA, "--post-process '%s' left no stacks — check its "
 				    "output format (\"a;b;c COUNT\" lines)", r->o->post_process);
 	return 0;

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "flamegraph/error.h"
+#include "flamegraph/folded.h"
 #include "flamegraph/render.h"
-#include "../fold/folded_impl.h"
 #include "palette.h"
 #include "svgout.h"
 #include "util/hashmap.h"
@@ -27,14 +27,6 @@ extern const char fg_template_flamegraph_css[];
 extern const size_t fg_template_flamegraph_css_len;
 
 #define XPAD 10
-
-/* One stack, in drawing order, with its whole-sample count. */
-struct item {
-	const char *s;
-	size_t len;
-	uint64_t count;
-	double delta;   /* after - before, differential only */
-};
 
 struct frame {
 	const char *name;
@@ -71,6 +63,7 @@ struct render {
 	struct open_frame *open;
 	size_t aopen;
 	unsigned depthmax;
+	uint64_t samples;   /* the sum of the stacks' whole-sample counts */
 	uint64_t time;
 	double timemax, widthpertime, min_time, maxdelta;
 	fg_strmap palmap;
@@ -175,46 +168,35 @@ static bool transform(const fg_render_opts *o, const char *s, size_t n, fg_strbu
 	return true;
 }
 
-static void set_item(struct item *it, const char *s, size_t len, double count,
-		     double before)
+/* after - before of a differential stack; exact up to the conversion. */
+static double delta_of(const fg_folded_stack *it)
 {
-	it->s = s;
-	it->len = len;
-	/* fractional counts: whole samples per stack, as inferno draws them.
-	 * The reader keeps counts below 2^64; the clamp only keeps the
-	 * conversion defined whatever a caller built. */
-	it->count = count < 18446744073709551616.0 ? (uint64_t)count : UINT64_MAX;
-	it->delta = (double)it->count - floor(before);
+	return it->count >= it->before ? (double)(it->count - it->before) :
+					 -(double)(it->before - it->count);
 }
 
 /* The stacks to draw, without copying them: the sorted distinct stacks,
- * or the runs of input lines for a flame chart. */
+ * or the runs of input lines for a flame chart, walked last to first. */
 struct stacks {
-	const fg_folded *f;
-	struct fg_folded_sorted *sorted; /* NULL for a flame chart */
-	bool backwards;                  /* walk the runs last to first */
+	fg_folded_list *list;
+	bool backwards;
 	size_t n;
 };
 
-static void stack_at(const struct stacks *st, size_t i, struct item *it)
+static const fg_folded_stack *stack_at(const struct stacks *st, size_t i)
 {
-	if (!st->sorted) {
-		const struct fg_folded_seq *q = &st->f->seq[st->backwards ? st->n - 1 - i : i];
-		set_item(it, q->key, q->len, q->count, q->before);
-	} else {
-		const struct fg_folded_sorted *v = &st->sorted[i];
-		set_item(it, v->key, v->len, v->count, v->before);
-	}
+	return fg_folded_list_at(st->list, st->backwards ? st->n - 1 - i : i);
 }
 
 static int stacks_of(const fg_folded *f, bool chart, bool backwards, struct stacks *st)
 {
-	st->f = f;
-	st->sorted = NULL;
-	st->backwards = backwards;
-	st->n = chart ? f->nseq : f->nrecs;
-	if (!chart && !(st->sorted = fg_folded_sorted(f)))
-		return FG_ENOMEM;
+	int err = fg_folded_list_new(&st->list, f, chart ? FG_FOLDED_INPUT_ORDER :
+				     FG_FOLDED_SORTED);
+
+	if (err)
+		return err;
+	st->backwards = chart && backwards;
+	st->n = fg_folded_list_len(st->list);
 	return 0;
 }
 
@@ -225,10 +207,9 @@ static int stacks_of(const fg_folded *f, bool chart, bool backwards, struct stac
 static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
 		   struct stacks *st)
 {
-	const bool chart = o->flamechart && f->keep_order;
+	const bool chart = o->flamechart && fg_folded_keeps_order(f);
 	fg_strbuf sb = FG_STRBUF_INIT;
-	struct stacks in;
-	struct item it;
+	struct stacks in = { NULL, false, 0 };
 	size_t i;
 	int err;
 
@@ -240,15 +221,16 @@ static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
 	if ((err = fg_folded_new_ex(tmp, FG_FOLDED_KEEP_ORDER)))
 		goto done;
 	for (i = 0; i < in.n && !err; i++) {
-		stack_at(&in, i, &it);
-		if (it.count && transform(o, it.s, it.len, &sb))
-			err = fg_folded_add(*tmp, sb.buf, sb.len, (double)it.count - it.delta,
-					    (double)it.count);
+		const fg_folded_stack *it = stack_at(&in, i);
+		fg_count before = { it->before, 0 }, after = { it->count, 0 };
+
+		if (it->count && transform(o, it->stack, it->len, &sb))
+			err = fg_folded_add_diff(*tmp, sb.buf, sb.len, before, after);
 	}
 	if (!err)
 		err = stacks_of(*tmp, o->flamechart, false, st);
 done:
-	free(in.sorted);
+	fg_folded_list_free(in.list);
 	fg_strbuf_release(&sb);
 	return err;
 }
@@ -303,19 +285,18 @@ static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
 static int flow(struct render *r, const struct stacks *st)
 {
 	size_t nopen = 0, i;
-	struct item it;
 	int err;
 
 	for (i = 0; i < st->n; i++) {
+		const fg_folded_stack *it = stack_at(st, i);
 		const char *p, *e, *semi;
 		size_t depth = 0;
 		bool done = false;
 
-		stack_at(st, i, &it);
-		if (!it.count)
+		if (!it->count)
 			continue;
-		p = it.s;
-		e = p + it.len;
+		p = it->stack;
+		e = p + it->len;
 		/* skip the frames this stack shares with the open ones */
 		while (!done) {
 			semi = memchr(p, ';', (size_t)(e - p));
@@ -346,8 +327,8 @@ static int flow(struct render *r, const struct stacks *st)
 		}
 		/* differential: the change belongs to the leaf, as flamegraph.pl */
 		if (nopen)
-			r->open[nopen - 1].delta += it.delta;
-		r->time += it.count;
+			r->open[nopen - 1].delta += delta_of(it);
+		r->time += it->count;
 	}
 	while (nopen > 0) {
 		nopen--;
@@ -706,7 +687,6 @@ static int write_frames(struct render *r, double height, double ypad2)
 		size_t dn = display_len(fr->name, fr->len);
 		uint64_t w = fr->end - fr->start;
 		double y, x_pct = (double)fr->start * pct_per_time;
-		double samples = round((double)w * o->factor);
 		uint32_t c = color_of(r, fr, &err);
 		const struct attrset *as = NULL;
 
@@ -734,10 +714,7 @@ static int write_frames(struct render *r, double height, double ypad2)
 		} else {
 			fg_svgout_xml(out, fr->name, dn);
 			fg_svgout_add(out, " (", 2);
-			if (samples >= 0 && samples < 1.8e19)
-				fg_svgout_grouped(out, (uint64_t)samples);
-			else
-				fg_svgout_fixed(out, samples, 0);
+			fg_svgout_scaled(out, w, o->factor);
 			fg_svgout_add(out, " ", 1);
 			if (o->count_name)
 				fg_svgout_xml(out, o->count_name, strlen(o->count_name));
@@ -852,7 +829,10 @@ static int write_svg(struct render *r)
 	fg_svgout_str(&r->out, "<svg id=\"frames\" x=\"10\" width=\"");
 	fg_svgout_u64(&r->out, o->image_width - 2 * XPAD);
 	fg_svgout_str(&r->out, "\" total_samples=\"");
-	fg_svgout_fixed(&r->out, r->timemax, 0);
+	if (r->o->total > (double)r->samples)
+		fg_svgout_fixed(&r->out, r->o->total, 0);
+	else
+		fg_svgout_u64(&r->out, r->samples);
 	fg_svgout_str(&r->out, "\">\n");
 	if ((err = write_frames(r, height, ypad2)))
 		return err;
@@ -865,8 +845,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 {
 	fg_render_opts defaults = FG_RENDER_OPTS_INIT;
 	struct render r;
-	struct stacks st = { NULL, NULL, false, 0 };
-	struct item it;
+	struct stacks st = { NULL, false, 0 };
 	fg_folded *tmp = NULL;
 	struct open_frame all = { "all", 3, 0, 0 };
 	int err;
@@ -885,23 +864,23 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 		goto done;
 	if ((err = collect(f, r.o, &tmp, &st)))
 		goto done;
-	r.differential = f->differential;
+	r.differential = fg_folded_is_differential(f);
 	for (size_t i = 0; i < st.n; i++) {
-		stack_at(&st, i, &it);
-		if (__builtin_add_overflow(r.time, it.count, &r.time)) {
+		/* fg_folded keeps its total below 2^64; this only guards the
+		 * sum against a future change there */
+		if (__builtin_add_overflow(r.samples, stack_at(&st, i)->count, &r.samples)) {
 			err = fg_error_set(FG_ELIMIT, "the sample counts add up to 2^64 or more — "
 					   "scale them down (e.g. divide by the sampling period)");
 			goto done;
 		}
 	}
-	if (r.time == 0) {
+	if (r.samples == 0) {
 		err = write_empty(&r);
 		goto done;
 	}
-	r.timemax = r.o->total > (double)r.time ? r.o->total : (double)r.time;
+	r.timemax = r.o->total > (double)r.samples ? r.o->total : (double)r.samples;
 	r.widthpertime = (r.o->image_width - 2.0 * XPAD) / r.timemax;
 	r.min_time = r.o->min_width / r.widthpertime;
-	r.time = 0;
 	if ((err = flow(&r, &st)))
 		goto done;
 	if ((err = close_frame(&r, 0, &all)))
@@ -911,7 +890,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	if (r.palmap_dirty)
 		err = fg_palette_map_save(&r.palmap, r.o->palette_map);
 done:
-	free(st.sorted);
+	fg_folded_list_free(st.list);
 	fg_folded_free(tmp);
 	free(r.frames);
 	free(r.open);

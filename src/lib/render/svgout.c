@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,7 @@ void fg_svgout_flush(fg_svgout *o)
 {
 	if (!o->err && o->buf.len &&
 	    fwrite(o->buf.buf, 1, o->buf.len, o->out) != o->buf.len)
-		o->err = fg_error_set(FG_EIO, "could not write the SVG");
+		o->err = fg_error_set(FG_EIO, "could not write the SVG: %s", strerror(errno));
 	fg_strbuf_reset(&o->buf);
 }
 
@@ -107,6 +108,45 @@ void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 	if (neg && !all_zero(tmp + i, sizeof(tmp) - i))
 		tmp[--i] = '-';
 	fg_svgout_add(o, tmp + i, sizeof(tmp) - i);
+}
+
+/* Decimal digits (with an optional leading '-') and thousands separators. */
+static void group_digits(fg_svgout *o, const char *p, size_t n)
+{
+	size_t i;
+
+	if (n && *p == '-') {
+		fg_svgout_add(o, p++, 1);
+		n--;
+	}
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			fg_svgout_add(o, ",", 1);
+		fg_svgout_add(o, p + i, 1);
+	}
+}
+
+void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor)
+{
+	char tmp[340];
+	double d = (double)v * factor;
+	int len;
+
+	if (factor == 1) {
+		fg_svgout_grouped(o, v);
+		return;
+	}
+	if (isfinite(d) && d < 9007199254740992.0) { /* 2^53 */
+		fg_svgout_grouped(o, (uint64_t)round(d));
+		return;
+	}
+	/* past 2^53 (or past DBL_MAX with a huge --factor): long double has
+	 * the range (and on x86 the precision) a double lacks */
+	len = snprintf(tmp, sizeof(tmp), "%.0Lf", (long double)v * (long double)factor);
+	if (len <= 0 || (size_t)len >= sizeof(tmp) || !strchr("0123456789", tmp[0]))
+		fg_svgout_str(o, "inf");
+	else
+		group_digits(o, tmp, (size_t)len);
 }
 
 void fg_svgout_grouped(fg_svgout *o, uint64_t v)

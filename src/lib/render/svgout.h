@@ -25,6 +25,9 @@ void fg_svgout_u64(fg_svgout *o, uint64_t v);
 void fg_svgout_fixed(fg_svgout *o, double v, int decimals);
 /* An unsigned integer with thousands separators ("1,234,567"). */
 void fg_svgout_grouped(fg_svgout *o, uint64_t v);
+/* v * factor rounded to a whole number, with thousands separators: exact
+ * for factor 1, never "0" for a product too large for a double. */
+void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor);
 /* XML character data or attribute value: & < > " ' escaped, control
  * characters and invalid UTF-8 replaced with U+FFFD, so the document stays
  * well-formed whatever bytes a symbol name holds. */

@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "flamegraph/error.h"
 
@@ -18,11 +19,16 @@ int fg_error_last_code(void)
 
 int fg_error_set(int code, const char *fmt, ...)
 {
+	/* Callers may pass fg_error_last() itself as an argument, to add
+	 * context to the message a callee set; formatting straight into
+	 * last_message would then read the buffer while writing it. */
+	char tmp[sizeof(last_message)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_message, sizeof(last_message), fmt, ap);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
+	memcpy(last_message, tmp, sizeof(tmp));
 	last_code = code;
 	return code;
 }

@@ -1,0 +1,38 @@
+# The shell-test harness itself: a test that checks nothing fails, and so
+# does one whose SVGs cannot be checked because xmllint is missing.
+runner=$FG_SRC/tests/lib/run-test.sh
+
+cat >nocheck.sh <<'EOF'
+echo "did some work, checked nothing"
+EOF
+check_exit "a test with no check fails" 1 bash "$runner" "$PWD/nocheck.sh"
+check_contains "a test with no check: says so" err "made no check"
+
+# its SVGs are checked, but that is not the test's own check
+cat >svgonly.sh <<'EOF'
+printf 'a;b 1\n' | flamegraph-render -o only.svg
+EOF
+check_exit "a test whose only checks are the SVG ones fails" 1 bash "$runner" "$PWD/svgonly.sh"
+check_contains "SVG checks only: says so" err "made no check"
+
+cat >onecheck.sh <<'EOF'
+check_eq "one check" 1 1
+printf 'a;b 1\n' | flamegraph-render -o one.svg
+EOF
+check_exit "a test with a check passes" 0 bash "$runner" "$PWD/onecheck.sh"
+check_contains "a test with a check: counted, with its SVG" out "2 checks passed"
+
+cat >failing.sh <<'EOF'
+check_eq "a failing check" 1 2
+EOF
+check_exit "a failing check fails the test" 1 bash "$runner" "$PWD/failing.sh"
+
+# without xmllint the SVG check fails rather than skipping: only the tools
+# the runner needs on PATH
+mkdir tools
+for t in bash env mktemp dirname rm mkdir find head stat cat sed grep printf; do
+	p=$(command -v "$t") && [ -x "$p" ] && ln -s "$p" "tools/$t"
+done
+check_exit "no xmllint: a test that wrote an SVG fails" 1 \
+	env PATH="$PWD/tools" FG_BIN="$FG_BIN" bash "$runner" "$PWD/onecheck.sh"
+check_contains "no xmllint: says what to install" err "xmllint not found: install libxml2-utils"
