@@ -57,6 +57,11 @@ check_contains "--bin tool: its functions, rooted in main" tool.folded "^tool;.*
 check_exit "--bin tool_os (the source stem)" 0 flamegraph-build --manifest-path mk --bin tool_os --call-graph fp -o stem.svg -- 500
 check_exit "--bin tool-bench (a guessed bench)" 0 flamegraph-build --manifest-path mk --bin tool-bench --call-graph fp -o b.svg --folded b.folded
 check_contains "--bin tool-bench: its functions" b.folded "main;.*mix [0-9]+$"
+# features and profiles have nothing to act on: refused, not ignored
+for opt in "--features fast" "--dev" "--profile profiling" "--all-features"; do
+	check_exit "$opt refused" 1 flamegraph-build --manifest-path mk $opt --bin tool
+	check_contains "$opt refused: what to do instead" err "${opt%% *} cannot apply to .*compile_commands.json: .*regenerate it"
+done
 check_exit "--bin tol (a typo)" 1 flamegraph-build --manifest-path mk --bin tol
 check_contains "--bin tol: did you mean" err "did you mean 'tool'"
 

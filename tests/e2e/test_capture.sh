@@ -177,8 +177,8 @@ for prog in flamegraph-collapse-perf flamegraph-collapse-dtrace flamegraph-colla
 	exec 3<>in.fifo
 	$prog -o "out-${prog%% *}.txt" in.fifo 2>/dev/null &
 	pid=$!
-	for _ in $(seq 50); do ls -a | grep -q "^\.out-${prog%% *}.txt.tmp" && break; sleep 0.1; done
-	ls -a | grep -q "^\.out-${prog%% *}.txt.tmp" && pass || fail "$prog: no temporary output while reading"
+	for _ in $(seq 50); do compgen -G ".out-${prog%% *}.txt.tmp*" >/dev/null && break; sleep 0.1; done
+	compgen -G ".out-${prog%% *}.txt.tmp*" >/dev/null && pass || fail "$prog: no temporary output while reading"
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" 2>/dev/null || rc=$?

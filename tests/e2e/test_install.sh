@@ -38,12 +38,15 @@ check_contains "installed flamegraph-build: the example's functions" crunch.fold
 # the library: shared with a versioned SONAME, and static
 lib=$(find "$prefix" -name 'libflamegraph.so.*.*' | head -1)
 [ -n "$lib" ] && pass || fail "no versioned libflamegraph.so"
-readelf -d "$lib" | grep -q 'SONAME.*libflamegraph\.so\.[0-9]' && pass || fail "libflamegraph.so has no versioned SONAME"
+# (outputs go through files: grep -q ending a pipe early would fail it)
+readelf -d "$lib" > dynamic.txt
+grep -q 'SONAME.*libflamegraph\.so\.[0-9]' dynamic.txt && pass || fail "libflamegraph.so has no versioned SONAME"
 [ -n "$(find "$prefix" -name libflamegraph.a)" ] && pass || fail "no libflamegraph.a"
 libdir=$(dirname "$lib")
 # only the public API is exported
-nm -D --defined-only "$lib" | grep -q ' T fg_folded_new$' && pass || fail "fg_folded_new is not exported"
-nm -D --defined-only "$lib" | grep -q ' T fg_strbuf_addf$' && fail "internal fg_strbuf_addf is exported" || pass
+nm -D --defined-only "$lib" > exported.txt
+grep -q ' T fg_folded_new$' exported.txt && pass || fail "fg_folded_new is not exported"
+grep -q ' T fg_strbuf_addf$' exported.txt && fail "internal fg_strbuf_addf is exported" || pass
 
 cat > app.c <<'EOF'
 #include <stdio.h>

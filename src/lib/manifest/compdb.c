@@ -711,6 +711,24 @@ int fg_compdb_add_targets(fg_project *p)
 	return db ? add_targets(p, db) : fg_error_set(FG_EINVAL, "no compile database was read");
 }
 
+/* A compile database describes one build of the project: features and
+ * profiles have nothing to act on, so they are refused, never ignored. */
+static int refuse_variants(const fg_project *p)
+{
+	const fg_project_opts *o = &p->opts;
+	const char *what = o->nfeatures ? "--features" : o->all_features ? "--all-features" :
+			   o->no_default_features ? "--no-default-features" :
+			   o->profile && !strcmp(o->profile, "dev") ? "--dev" :
+			   o->profile && strcmp(o->profile, "release") ? "--profile" : NULL;
+
+	if (!what)
+		return 0;
+	return fg_error_set(FG_EINVAL, "%s cannot apply to %s: a compile database fixes every "
+			    "compile command — regenerate it with the flags you want (e.g. `bear -- "
+			    "make CFLAGS=\"-O1 -DFEATURE\"`), or describe the project in a "
+			    "flamegraph.toml, which has features and profiles", what, p->loc.file);
+}
+
 int fg_compdb_open(fg_project *p)
 {
 	struct fg_compdb *db = attach_db(p);
@@ -720,6 +738,8 @@ int fg_compdb_open(fg_project *p)
 
 	if (!db)
 		return FG_ENOMEM;
+	if ((err = refuse_variants(p)))
+		return err;
 	if ((err = load_entries(p, db)) || (err = read_toml(p)))
 		return err;
 	if (!(all = fg_calloc(p->nunits, sizeof(*all))))
