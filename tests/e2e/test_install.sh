@@ -3,6 +3,12 @@
 # folders (bash completion offers the project's real target names), and a
 # C program builds against the installed library through pkg-config and
 # through CMake's find_package.
+# a sanitizer build is not one to install: programs linked against its
+# library would need the sanitizer runtime loaded first
+if grep -qs '^FG_SANITIZE:BOOL=ON' "$FG_BIN/CMakeCache.txt"; then
+	echo "sanitizer build: the install is tested with the plain build" >&2
+	exit 77
+fi
 prefix=$PWD/prefix
 check_exit "cmake --install" 0 cmake --install "$FG_BIN" --prefix "$prefix"
 # from here on, nothing of the build folder
