@@ -34,8 +34,13 @@ check_contains "differential title" diff.svg "Differential Flame Graph"
 check_contains "differential folded lines" diff.folded "^stress2;.* [0-9.]+ [0-9.]+$"
 awk '/sort_phase/ { b += $(NF-1); a += $NF } END { print (a > 4 * b && b > 0) ? "grew" : "flat " b " " a }' diff.folded > sort.txt
 check_eq "sort_phase grew in the folded counts" "grew" "$(cat sort.txt)"
-awk '/fill_table/ { b += $(NF-1); a += $NF } END { print (a < 2 * b && b < 2 * a) ? "same" : "changed " b " " a }' diff.folded > fill.txt
-check_eq "fill_table about the same" "same" "$(cat fill.txt)"
+# fill_table's own cost moves with the allocator's state, which the bigger
+# sort changes (up to 2x between the runs); what the graph must show is
+# that sort_phase grew far more than fill_table did
+awk '/fill_table/ { fb += $(NF-1); fa += $NF } /sort_phase/ { sb += $(NF-1); sa += $NF }
+	END { if (fb == 0 || fa == 0 || sb == 0) { print "missing " fb " " fa " " sb; exit }
+	      print (sa / sb > 3 * (fa / fb)) ? "sort grew most" : "fill " fb " " fa " sort " sb " " sa }' diff.folded > fill.txt
+check_eq "sort_phase grew far more than fill_table" "sort grew most" "$(cat fill.txt)"
 # in the SVG the frames of the sort are red: rgb(255,g,g) with little g
 grep -oE '<title>(sort_work|sift_down) [^<]*</title><rect [^>]*fill="rgb\(255,[0-9]+,[0-9]+\)"' diff.svg |
 	grep -oE 'rgb\(255,[0-9]+' | cut -d, -f2 | sort -n | head -1 > red.txt

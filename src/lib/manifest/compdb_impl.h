@@ -1,5 +1,5 @@
 /* compile_commands.json projects (SPEC 3c): state shared by the reader
- * (src/lib/manifest/compdb.c) and the linker (src/lib/build/compdb_link.c).
+ * (src/lib/manifest/compdb.c) and the linker (src/lib/builder/compdb_link.c).
  *
  * Which translation unit defines main is read from the objects' symbol
  * tables, not guessed from the source text (macros, #ifdef'd mains and

@@ -1,5 +1,5 @@
 /* Internals shared by the manifest readers (src/lib/manifest) and the
- * build stage (src/lib/build): the concrete project and target structs. */
+ * build stage (src/lib/builder): the concrete project and target structs. */
 #ifndef FG_LIB_MANIFEST_PROJECT_H
 #define FG_LIB_MANIFEST_PROJECT_H
 
@@ -115,7 +115,7 @@ int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n);
 int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 int fg_units_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 
-/* The compile engine (src/lib/build/units.c), generic over struct fg_unit.
+/* The compile engine (src/lib/builder/units.c), generic over struct fg_unit.
  *
  * fg_units_compile compiles the units listed (indexes into p->units), up
  * to opts.jobs at a time (0: one per CPU). Each runs its argv as is, in

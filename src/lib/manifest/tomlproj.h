@@ -1,5 +1,5 @@
 /* flamegraph.toml projects: what the schema reader (tomlproj.c) hands the
- * builders (src/lib/build/units_cc.c) and the CMake reader. */
+ * builders (src/lib/builder/units_cc.c) and the CMake reader. */
 #ifndef FG_LIB_MANIFEST_TOMLPROJ_H
 #define FG_LIB_MANIFEST_TOMLPROJ_H
 
