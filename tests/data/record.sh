@@ -6,6 +6,11 @@
 #   perf-threads.txt.gz   dwarf call graphs of flamegraph-collapse-perf -n 2
 #                         folding a generated stream: two threads of our own
 #                         code, libc, inlined frames and kernel frames
+#   perf-fp.txt.gz        frame-pointer call graphs of examples/callgraph
+#                         (main -> outer -> a, b; a does twice b's work),
+#                         user and kernel frames
+# and the folded stacks the collapser made of them, checked by hand when
+# they were recorded (expected/*.folded, see tests/cli/test_collapse_golden.sh)
 # Usage: tests/data/record.sh [BUILD_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,4 +25,17 @@ perf record -q -F 4999 --call-graph dwarf,16384 -g -o threads.data -- \
 # paths of this machine's build folder are replaced by a neutral one
 perf script -i threads.data 2>/dev/null | sed "s|$build|/opt/flamegraph/bin|g" |
 	gzip -9n > "$here/perf-threads.txt.gz"
-ls -l "$here/perf-threads.txt.gz"
+cc -O2 -g -fno-omit-frame-pointer -o callgraph "$here/../../examples/callgraph/callgraph.c"
+perf record -q -F 1999 -g -o fp.data -- ./callgraph 400 > /dev/null
+perf script -i fp.data 2>/dev/null | sed "s|$work|/opt/flamegraph/examples|g" |
+	gzip -9n > "$here/perf-fp.txt.gz"
+ls -l "$here/perf-threads.txt.gz" "$here/perf-fp.txt.gz"
+# the expected outputs: review them (git diff) before committing
+mkdir -p "$here/expected"
+collapse=$build/flamegraph-collapse-perf
+$collapse "$here/perf-fp.txt.gz" > "$here/expected/fp.folded"
+$collapse --all --tid "$here/perf-fp.txt.gz" > "$here/expected/fp-all-tid.folded"
+$collapse "$here/perf-threads.txt.gz" > "$here/expected/threads.folded"
+$collapse --pid --no-inline "$here/perf-threads.txt.gz" > "$here/expected/threads-pid-noinline.folded"
+$collapse --addrs --kernel "$here/perf-threads.txt.gz" > "$here/expected/threads-addrs-kernel.folded"
+wc -l "$here"/expected/*.folded

@@ -1,9 +1,10 @@
 # compile_commands.json projects built under bear: targets are named after
 # the executables the project's own build made (main in cli/tool_os.c,
 # program `tool`), the source stem stays a second name, and a guessed kind
-# is only a hint. Then lz4 from its Debian source, built with its own
-# Makefiles: programs/lz4 is linked from lz4cli.c, a dozen objects and the
-# library.
+# is only a hint. Then two Debian source packages built with their own
+# Makefiles: lz4 (programs/lz4 is linked from lz4cli.c, a dozen objects and
+# the library) and bzip2 (bzip2 from bzip2.c and the seven objects of
+# libbz2, bzip2recover from its own file).
 command -v bear >/dev/null || { echo "bear not installed"; exit 77; }
 if ! perf record -q -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
@@ -82,4 +83,22 @@ if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" lz4); then
 	check_contains "lz4 graph: its compressor, rooted in main" lz4.folded "^lz4;.*main;.*LZ4_compress"
 else
 	fail "apt-get source lz4 failed"
+fi
+
+# bzip2 with its own Makefile under bear ---------------------------------------
+if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2); then
+	cp -r "$dir" bzip2
+	# Debian's Makefile links bzip2 with libbz2.so, made from seven objects
+	(cd bzip2 && bear -- make -s -j2 bzip2 bzip2recover >/dev/null 2>&1) || true
+	check_exit "bzip2: its Makefile built bzip2" 0 test -x bzip2/bzip2
+	check_exit "bzip2 --list" 0 flamegraph-build --manifest-path bzip2 --list
+	check_contains "bzip2 --list: both programs by name" out "^bin +bzip2, bzip2recover$"
+	awk 'BEGIN { srand(5); for (i = 0; i < 60000; i++)
+		printf "%d,%d,%x sample line of text\n", i, int(rand() * 1e6), int(rand() * 65536) }' > small.txt
+	check_exit "bzip2 --bin bzip2" 0 flamegraph-build --manifest-path bzip2 --bin bzip2 \
+		--call-graph fp -o bzip2.svg --folded bzip2.folded -- -k -f -9 small.txt
+	check_contains "bzip2 graph: its block sort, rooted in main" bzip2.folded "^bzip2;.*main;compress;.*BZ2_blockSort"
+	check_exit "bzip2 compressed the file" 0 test -s small.txt.bz2
+else
+	fail "apt-get source bzip2 failed"
 fi
