@@ -6,15 +6,21 @@
 # streams: FlameGraph's example profile repeated, and synthetic events with
 # tens of thousands of distinct stacks. Checks that the repeated example
 # gives exactly N times the counts of one copy.
-# Usage: bench-collapse-stream.sh BUILD_DIR SHARED_DIR [MB]
+# Without SHARED_DIR (or with an empty one) the repeated profile is the
+# project's own recording, tests/data/perf-threads.txt.gz.
+# Usage: bench-collapse-stream.sh BUILD_DIR [SHARED_DIR [MB]]
 set -euo pipefail
 build=$1
-shared=$2
+shared=${2:-}
 target_mb=${3:-2000}
 prog=${FG_COLLAPSE_PROG:-$build/flamegraph-collapse-perf}
 gen="$build/bench/bench-collapse_gen"
 [ -x "$gen" ] || gen="$build/bench-collapse_gen"
-src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
+if [ -n "$shared" ]; then
+	src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
+else # the project's own recording (tests/data), for a clone with nothing beside it
+	src="$(cd "$(dirname "$0")/.." && pwd)/tests/data/perf-threads.txt.gz"
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/fgbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -2,13 +2,19 @@
 # Collapse throughput: FlameGraph's example-perf-stacks.txt.gz repeated to
 # about 150 MB, folded with 1 thread and with all threads. Prints MB/s and
 # peak RSS (which must not grow with the input: compare the 150 MB and the
-# 3 MB runs). Usage: bench-collapse.sh BUILD_DIR SHARED_DIR [MB]
+# 3 MB runs). Without SHARED_DIR (or with an empty one) the input is the
+# project's own recording, tests/data/perf-threads.txt.gz.
+# Usage: bench-collapse.sh BUILD_DIR [SHARED_DIR [MB]]
 set -euo pipefail
 build=$1
-shared=$2
+shared=${2:-}
 target_mb=${3:-150}
 prog=${FG_COLLAPSE_PROG:-$build/flamegraph-collapse-perf}
-src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
+if [ -n "$shared" ]; then
+	src="$shared/conformance/flamegraph-pl/example-perf-stacks.txt.gz"
+else # the project's own recording (tests/data), for a clone with nothing beside it
+	src="$(cd "$(dirname "$0")/.." && pwd)/tests/data/perf-threads.txt.gz"
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/fgbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -18,7 +24,7 @@ reps=$(( (target_mb * 1000000 + one - 1) / one ))
 for _ in $(seq "$reps"); do cat "$work/one.txt"; done > "$work/big.txt"
 size=$(stat -c %s "$work/big.txt")
 cores=$(nproc)
-echo "input: $reps x example-perf-stacks.txt = $((size / 1000000)) MB; $cores cores"
+echo "input: $reps x $(basename "$src" .gz) = $((size / 1000000)) MB; $cores cores"
 
 # run NAME FILE ARGS...: best of five wall times (and the CPU time of that
 # run: on a shared machine wall time also counts waiting), peak RSS. Wall

@@ -2,10 +2,16 @@
 # Render-stage throughput: FlameGraph's example stacks, collapsed, 50 times
 # over (~32 MB of folded text), parsed, merged and rendered to SVG; plus
 # the render time and size for a profile with 100k distinct frames.
-# Usage: bench-render.sh BUILD_DIR SHARED_DIR
+# Without SHARED_DIR the input is the project's own folded stacks
+# (tests/data/expected/threads.folded).
+# Usage: bench-render.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
-build=$1 shared=$2
-input=$shared/conformance/inferno/collapse-perf/results/example-perf-stacks-collapsed.txt
+build=$1 shared=${2:-}
+if [ -n "$shared" ]; then
+	input=$shared/conformance/inferno/collapse-perf/results/example-perf-stacks-collapsed.txt
+else
+	input="$(cd "$(dirname "$0")/.." && pwd)/tests/data/expected/threads.folded"
+fi
 "$build/bench/bench-render" "$input" 50
 # The same through the program, as a user runs it (file in, SVG out).
 tmp=$(mktemp -d)
