@@ -17,6 +17,7 @@
 #include "flamegraph/collapse.h"  /* profiler text -> folded stacks */
 #include "flamegraph/folded.h"    /* folded stacks: the stages' currency */
 #include "flamegraph/render.h"    /* folded stacks -> SVG */
+#include "flamegraph/pprof.h"     /* folded stacks -> pprof profile.proto */
 #include "flamegraph/diff.h"      /* two folded profiles -> differential */
 #include "flamegraph/compare.h"   /* --compare: differential graph of two runs */
 #include "flamegraph/profile.h"   /* record -> collapse -> render in one call */

@@ -1,0 +1,53 @@
+/* pprof export: folded stacks as a gzip-compressed profile.proto, the
+ * format of `go tool pprof` and of continuous-profiling servers.
+ *
+ * Each distinct frame name becomes one function and one location (a
+ * folded stack carries names only: no addresses, files or lines), each
+ * distinct stack one sample whose location ids run leaf first, as pprof
+ * wants them. */
+#ifndef FLAMEGRAPH_PPROF_H
+#define FLAMEGRAPH_PPROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "flamegraph/api.h"
+#include "flamegraph/folded.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+FG_API_BEGIN
+
+typedef struct fg_pprof_opts {
+	/* what a sample's value measures: ("samples", "count") for plain
+	 * counts; ("cpu", "nanoseconds") for perf's cpu-clock periods */
+	const char *sample_type;
+	const char *sample_unit;
+	int64_t period;         /* the sampling period in sample_unit, 0: unknown */
+	int64_t time_nanos;     /* when the recording started (Unix ns), 0: unknown */
+	int64_t duration_nanos; /* how long it ran, 0: unknown */
+	const char *comment;    /* one comment line (e.g. the command), or NULL */
+} fg_pprof_opts;
+
+#define FG_PPROF_OPTS_INIT                                                  \
+	{                                                                   \
+		.sample_type = "samples", .sample_unit = "count", .period = 0, \
+		.time_nanos = 0, .duration_nanos = 0, .comment = NULL       \
+	}
+
+/* Writes the stacks of f to out as a gzip-compressed profile.proto.
+ * Differential input is written with its "after" counts; fractions of a
+ * sample are dropped; counts above INT64_MAX (pprof's values are signed)
+ * are written as INT64_MAX. Returns 0, FG_EINVAL (no sample type or
+ * unit), FG_ENOMEM, or FG_EIO when out fails (with the reason). */
+int fg_pprof_write(const fg_folded *f, const fg_pprof_opts *opts, FILE *out);
+
+FG_API_END
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
