@@ -19,6 +19,7 @@
 #include "flamegraph/render.h"    /* folded stacks -> SVG */
 #include "flamegraph/pprof.h"     /* folded stacks -> pprof profile.proto */
 #include "flamegraph/diff.h"      /* two folded profiles -> differential */
+#include "flamegraph/regress.h"   /* two profiles -> regression gate */
 #include "flamegraph/compare.h"   /* --compare: differential graph of two runs */
 #include "flamegraph/profile.h"   /* record -> collapse -> render in one call */
 #include "flamegraph/git.h"       /* provenance and REV checkouts */

@@ -13,6 +13,8 @@ enum {
 	FG_EXIT_NODATA = 4,  /* no samples: nothing to draw */
 	FG_EXIT_WORKLOAD = 5,/* the profiled program crashed or exited
 				non-zero (the graph was still written) */
+	FG_EXIT_REGRESSION = 6, /* the regression gate failed: a function's
+				   share grew past --fail-above */
 	/* interrupted: 128 + the signal (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) */
 	FG_EXIT_SIGNAL_BASE = 128,
 };
