@@ -27,3 +27,11 @@ check_exit "collapse-guess" 0 flamegraph-collapse-guess "$data/perf-fp.txt.gz"
 check_same_file "collapse-guess folded" "$data/expected/fp.folded" out
 check_exit "stdin" 0 sh -c "zcat '$data/perf-threads.txt.gz' | flamegraph-collapse-perf"
 check_same_file "stdin folded" "$data/expected/threads.folded" out
+# --per-thread: each thread of the recording under NAME-TID (the collapser's
+# main thread and its two workers), every sample kept
+check_exit "--per-thread" 0 flamegraph-collapse-perf --per-thread "$data/perf-threads.txt.gz"
+cut -d';' -f1 out | sort -u > roots.txt
+check_eq "one root per thread of the collapser" "3" "$(grep -c '^flamegraph-coll-[0-9]*$' roots.txt)"
+awk '{ n += $NF } END { print n }' out > per.txt
+awk '{ n += $NF } END { print n }' "$data/expected/threads.folded" > all.txt
+check_eq "--per-thread keeps every sample" "$(cat all.txt)" "$(cat per.txt)"

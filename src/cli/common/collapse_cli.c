@@ -21,6 +21,7 @@ struct collapse_args {
 #define PERF_OPTIONS(a) \
 	FG_OPT_BOOL(0, "pid", &(a)->opts.include_pid, "prefix stacks with the process: comm-PID"), \
 	FG_OPT_BOOL(0, "tid", &(a)->opts.include_tid, "prefix stacks with process and thread: comm-PID/TID"), \
+	FG_OPT_BOOL(0, "per-thread", &(a)->opts.per_thread, "each thread under its own root frame: NAME-TID"), \
 	FG_OPT_BOOL(0, "kernel", &(a)->opts.annotate_kernel, "mark kernel frames with _[k]"), \
 	FG_OPT_BOOL(0, "jit", &(a)->opts.annotate_jit, "mark JIT-compiled frames (perf maps, jitdump) with _[j]"), \
 	FG_OPT_BOOL(0, "all", &(a)->all, "all annotations: --kernel --jit"), \

@@ -648,6 +648,9 @@ static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_hea
 	if (sh->opts.include_tid) {
 		err |= fg_strbuf_addch(sb, '/');
 		err |= fg_strbuf_add(sb, h->tid.ptr, h->tid.len);
+	} else if (sh->opts.per_thread && !sh->opts.include_pid) {
+		err |= fg_strbuf_addch(sb, '-');
+		err |= fg_strbuf_add(sb, h->tid.ptr, h->tid.len);
 	}
 	if (!err && sb->len > FG_CMAX_FRAME) {
 		/* the process is the root frame: same cap as any frame */
