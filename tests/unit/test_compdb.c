@@ -15,7 +15,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
-#include "lib/manifest/compdb_impl.h"
+#include "lib/builder/compdb_link.h"
 
 /* One unit of the synthetic database: defined and undefined symbols,
  * space-separated. */
@@ -49,7 +49,7 @@ static struct fg_compdb *fake_db(const struct fake *f, size_t n)
 {
 	struct fg_compdb *db = calloc(1, sizeof(*db));
 	db->ux = calloc(n, sizeof(*db->ux));
-	db->n = db->nalloc = n;
+	db->n = n;
 	for (size_t i = 0; i < n; i++) {
 		struct fg_compdb_unit *x = &db->ux[i];
 		x->has_main = f[i].main;
