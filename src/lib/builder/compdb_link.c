@@ -408,9 +408,8 @@ done:
 	return err;
 }
 
-static void compdb_free(void *data)
+void fg_compdb_free(struct fg_compdb *db)
 {
-	struct fg_compdb *db = data;
 
 	if (!db)
 		return;
@@ -423,6 +422,11 @@ static void compdb_free(void *data)
 	fg_strmap_release(&db->defs);
 	fg_strmap_release(&db->sys);
 	free(db);
+}
+
+static void compdb_free(void *data)
+{
+	fg_compdb_free(data);
 }
 
 int fg_compdb_compile_all(fg_project *p)

@@ -29,6 +29,9 @@ struct fg_compdb {
 	unsigned sys_loaded; /* bit mask of the libraries read into `sys` */
 };
 
+/* Frees db and its tables; NULL is a no-op. */
+void fg_compdb_free(struct fg_compdb *db);
+
 /* Reads the symbol table of unit ui's object into db->ux[ui] (and its
  * has_main into p->units[ui]) and records its definitions in db->defs.
  * FG_EIO when the object is no ELF file. */
