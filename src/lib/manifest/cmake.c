@@ -366,6 +366,7 @@ int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n)
 	char *defaults = NULL, *pkg_dir = NULL;
 	int err;
 
+	p->system = FG_BUILD_CMAKE;
 	if (!(cache = fg_cmake_load_reply(p, &mem, "cache")) || !(model = fg_cmake_load_reply(p, &mem, "codemodel"))) {
 		err = fg_error_last_code() ? fg_error_last_code() : FG_EPARSE;
 		goto done;
