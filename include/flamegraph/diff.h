@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "flamegraph/render.h"
+#include "flamegraph/folded.h"
 
 #include "flamegraph/api.h"
 

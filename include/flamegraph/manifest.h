@@ -78,15 +78,18 @@ typedef struct fg_project_opts {
 	fg_note_fn note;
 	void *note_ctx;
 } fg_project_opts;
-#define FG_PROJECT_OPTS_INIT { "release", NULL, NULL, NULL, 0, false, false, \
-			       NULL, 0, NULL, NULL, NULL, 0, false, NULL, NULL }
+/* Fields not named are 0, false or NULL. */
+#define FG_PROJECT_OPTS_INIT { .profile = "release" }
 
 typedef struct fg_project fg_project;
 typedef struct fg_target fg_target; /* owned by its project */
 
 /* Reads the manifest at loc and lists its targets. For CMake this
  * configures the project into the flamegraph build directory (the File API
- * needs a configured tree); the user's own build trees are never touched.
+ * needs a configured tree), for a compile database it compiles every
+ * entry there (main is found in the objects' symbol tables); the user's
+ * own build trees are never touched. Implemented by the build stage,
+ * which runs those tools (src/lib/builder/open.c).
  * Errors: FG_EPARSE (file:line:col), FG_EBUILD (configure failed; CMake's
  * own message went to stderr), FG_EINVAL (unknown feature, listing the
  * known ones), FG_ENOTFOUND. */
@@ -112,8 +115,8 @@ int fg_project_select(const fg_target **out, const fg_project *p,
  * NAME NULL: the only one. Errors as fg_project_select. */
 int fg_project_select_unit(const fg_target **out, const fg_project *p, const char *name);
 
-/* Writes the targets grouped by kind, one per line, to `out` (a
- * fg_strbuf-free API: the text is malloc'd; free() it). */
+/* The targets grouped by kind, one line per kind ("bin      a, b (exe)"),
+ * as malloc'd text (free() it), or NULL when out of memory. */
 char *fg_project_describe(const fg_project *p);
 /* The names of one kind, one per line, for completions and scripts (free()
  * it): "bin", "test", "bench", "example", "unit-test" (test executables

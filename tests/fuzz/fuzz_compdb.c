@@ -10,7 +10,7 @@
  * object under <build>/obj/ with no "/../" climbing out of it: a recorded
  * path must never make us write into the user's tree); target names are
  * distinct; every error has a message. */
-#include "lib/manifest/compdb_impl.h"
+#include "lib/manifest/project.h"
 #include "fuzz_project.h"
 
 static void check_unit(const fg_project *p, const struct fg_unit *u)
@@ -52,14 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = fg_compdb_parse_memory(p, (const char *)data, size);
 	fz_check_error(err);
 	if (!err) {
-		struct fg_compdb *db = p->reader_data;
 		uint64_t mains = fz_next(&rng);
-		if (db->n != p->nunits)
-			fz_fail("compile db state out of step with the units");
 		for (size_t i = 0; i < p->nunits; i++) {
 			check_unit(p, &p->units[i]);
 			/* mostly one or two mains, sometimes all of them */
-			db->ux[i].has_main = (mains & 3) == 0 || ((mains >> (2 + i % 60)) & 1);
+			p->units[i].has_main = (mains & 3) == 0 || ((mains >> (2 + i % 60)) & 1);
 		}
 		err = fg_compdb_add_targets(p);
 		fz_check_error(err);

@@ -15,7 +15,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
-#include "lib/manifest/compdb_impl.h"
+#include "lib/builder/compdb_link.h"
 
 /* One unit of the synthetic database: defined and undefined symbols,
  * space-separated. */
@@ -49,7 +49,7 @@ static struct fg_compdb *fake_db(const struct fake *f, size_t n)
 {
 	struct fg_compdb *db = calloc(1, sizeof(*db));
 	db->ux = calloc(n, sizeof(*db->ux));
-	db->n = db->nalloc = n;
+	db->n = n;
 	for (size_t i = 0; i < n; i++) {
 		struct fg_compdb_unit *x = &db->ux[i];
 		x->has_main = f[i].main;
@@ -57,18 +57,6 @@ static struct fg_compdb *fake_db(const struct fake *f, size_t n)
 		add_syms(db, f[i].undefs, &x->undefs, &x->nundefs, &x->aundefs, i, false);
 	}
 	return db;
-}
-
-static void free_db(struct fg_compdb *db)
-{
-	for (size_t i = 0; i < db->n; i++) {
-		free(db->ux[i].defs);
-		free(db->ux[i].undefs);
-	}
-	free(db->ux);
-	fg_strmap_release(&db->names);
-	fg_strmap_release(&db->defs);
-	free(db);
 }
 
 static void test_select_transitive(void **state)
@@ -103,7 +91,7 @@ static void test_select_transitive(void **state)
 	assert_int_equal(sel[1], 3);
 	free(sel);
 	fg_strvec_clear(&missing);
-	free_db(db);
+	fg_compdb_free(db);
 }
 
 static void test_select_self_contained(void **state)
@@ -123,7 +111,7 @@ static void test_select_self_contained(void **state)
 	assert_string_equal(missing.v[0], "puts");
 	free(sel);
 	fg_strvec_clear(&missing);
-	free_db(db);
+	fg_compdb_free(db);
 }
 
 static char root[256];

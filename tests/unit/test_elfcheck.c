@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "flamegraph/build.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "util/input.h"
@@ -70,6 +71,54 @@ static void collect(void *ctx, const char *msg)
 		snprintf(seen[nseen++], sizeof(seen[0]), "%s", msg);
 }
 
+/* fg_build_linker_of names the linker family from the check's .comment
+ * reading ("LLD 14.0.6" is "LLD"): the two never disagree. */
+static void linker_of_follows_the_check(void **state)
+{
+	fg_elfcheck_report r;
+	char buf[32] = "x", path[] = "/tmp/fg-linker-XXXXXX";
+	int fd;
+
+	assert_int_equal(fg_elfcheck_file("/proc/self/exe", &r), 0);
+	assert_int_equal(fg_build_linker_of("/proc/self/exe", buf, sizeof(buf)), 0);
+	if (strstr(r.linker, "LLD"))
+		assert_string_equal(buf, "LLD");
+	else if (strstr(r.linker, "mold"))
+		assert_string_equal(buf, "mold");
+	else
+		assert_string_equal(buf, "GNU ld");
+	/* no ELF file: an error, and no linker */
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	assert_int_equal(fg_build_linker_of(path, buf, sizeof(buf)), FG_EIO);
+	assert_string_equal(buf, "");
+	unlink(path);
+	assert_int_equal(fg_build_linker_of("/nonexistent/prog", buf, sizeof(buf)), FG_ENOTFOUND);
+}
+
+/* A program linked by ld.lld, when the machine has it: "LLD". */
+static void linker_of_lld(void **state)
+{
+	char dir[] = "/tmp/fg-lld-XXXXXX", cmd[1024], src[256], exe[256], buf[32];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/p.c", dir);
+	snprintf(exe, sizeof(exe), "%s/p", dir);
+	assert_non_null(f = fopen(src, "w"));
+	fputs("int main(void) { return 0; }\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -fuse-ld=lld -o %s %s 2>/dev/null", exe, src);
+	if (system(cmd) == 0) {
+		assert_int_equal(fg_build_linker_of(exe, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "LLD");
+	}
+	unlink(exe);
+	unlink(src);
+	rmdir(dir);
+}
+
 static void warnings_carry_the_fix(void **state)
 {
 	fg_elfcheck_report r;
@@ -104,6 +153,8 @@ int main(void)
 		cmocka_unit_test(self_has_debug_info_and_frame_pointers),
 		cmocka_unit_test(memory_image_matches_file),
 		cmocka_unit_test(not_elf_and_missing),
+		cmocka_unit_test(linker_of_follows_the_check),
+		cmocka_unit_test(linker_of_lld),
 		cmocka_unit_test(warnings_carry_the_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,62 +1,34 @@
-/* Building the chosen target, and the link-layout fix: executables linked
- * by lld or mold get -Wl,--no-rosegment (SPEC 5), added here because
- * flamegraph-build controls the link. */
+/* Building the chosen target: the build system the manifest reader chose
+ * (p->system), then the link-layout fix (rosegment.c). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <gelf.h>
-#include <libelf.h>
-
 #include "flamegraph/error.h"
-#include "lib/manifest/project.h"
+#include "lib/builder/builder.h"
 #include "util/banned.h"
 
-#define ROSEGMENT_FILE "flamegraph-no-rosegment"
-
-int fg_build_linker_of(const char *elf_path, char *buf, size_t size)
+int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st)
 {
-	Elf *e = NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	int fd, err = 0;
+	fg_strbuf shown = FG_STRBUF_INIT;
+	int err, null_fd = -1;
 
-	if (size)
-		buf[0] = '\0';
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fg_error_set(FG_EIO, "libelf is unusable");
-	if ((fd = open(elf_path, O_RDONLY | O_CLOEXEC)) < 0)
-		return fg_error_set(FG_EIO, "cannot open %s", elf_path);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
-		err = fg_error_set(FG_EIO, "%s is not an ELF file", elf_path);
-		goto done;
+	if (p->opts.verbose) {
+		fg_strvec_join_quoted(&cmd->argv, &shown);
+		fg_project_note(p, "running %s", shown.buf);
+		fg_strbuf_release(&shown);
 	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".comment") || !(d = elf_getdata(scn, NULL)))
-			continue;
-		/* .comment is a list of NUL-separated producer strings */
-		const char *s = d->d_buf, *end = s + d->d_size;
-		for (; s < end;) {
-			size_t n = strnlen(s, (size_t)(end - s));
-			const char *hit = memmem(s, n, "LLD", 3) ? "LLD" : memmem(s, n, "mold", 4) ? "mold" : NULL;
-			if (hit) {
-				snprintf(buf, size, "%s", hit);
-				break;
-			}
-			s += n + 1;
-		}
+	/* chatter on stdout is dropped; the tools report failures on stderr,
+	 * which stays the user's */
+	if (quiet && !p->opts.verbose && (null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0)
+		cmd->stdout_fd = null_fd;
+	err = fg_cmd_run(cmd, st);
+	if (null_fd >= 0) {
+		close(null_fd);
+		cmd->stdout_fd = -1;
 	}
-done:
-	if (e)
-		elf_end(e);
-	close(fd);
 	return err;
 }
 
@@ -87,7 +59,7 @@ int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *re
 {
 	const char *exe = t->build_name ? t->exe : NULL;
 	long long before = exe ? fg_path_mtime(exe) : -1;
-	bool failed = false;
+	bool failed = false, relink;
 	int err;
 
 	if ((err = cmake_build_once(p, t, &failed)))
@@ -96,20 +68,11 @@ int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *re
 		return fg_error_set(FG_EBUILD, "building %s failed (the compiler's output is above) — "
 				    "fix the error and run again", t->build_name ? t->build_name : p->name);
 	res->rebuilt = !exe || fg_path_mtime(exe) != before;
-	if (!exe || fg_build_linker_of(exe, res->linker, sizeof(res->linker))) {
-		fg_error_clear();
+	if (!exe)
 		return 0;
-	}
-	if ((!strcmp(res->linker, "LLD") || !strcmp(res->linker, "mold")) && !p->no_rosegment) {
-		/* remember the choice, so every later configure keeps the flag */
-		char *marker = fg_path_join(p->build_dir, ROSEGMENT_FILE);
-		FILE *f = marker ? fopen(marker, "w") : NULL;
-		if (f)
-			fclose(f);
-		free(marker);
-		fg_project_note(p, "%s is linked by %s: adding -Wl,--no-rosegment to "
-				"CMAKE_EXE_LINKER_FLAGS so perf maps its code correctly", t->build_name,
-				res->linker);
+	fg_rosegment_after_link(p, exe, t->build_name, " to CMAKE_EXE_LINKER_FLAGS", res, &relink);
+	if (relink) {
+		/* configure again: the flag joins CMAKE_EXE_LINKER_FLAGS */
 		unlink(exe);
 		if ((err = fg_cmake_configure(p)) || (err = cmake_build_once(p, t, &failed)))
 			return err;
@@ -117,12 +80,10 @@ int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *re
 			return fg_error_set(FG_EBUILD, "building %s failed — fix the error and run again",
 					    t->build_name);
 		res->rebuilt = true;
-	}
-	if (p->no_rosegment && (!strcmp(res->linker, "LLD") || !strcmp(res->linker, "mold"))) {
 		res->no_rosegment = true;
-		if (res->rebuilt)
-			fg_project_note(p, "linked with %s: -Wl,--no-rosegment added", res->linker);
 	}
+	if (res->no_rosegment && res->rebuilt)
+		fg_project_note(p, "linked with %s: -Wl,--no-rosegment added", res->linker);
 	return 0;
 }
 
@@ -132,10 +93,23 @@ int fg_project_build(fg_project *p, const fg_target *t, fg_build_result *res)
 	int err;
 
 	*res = empty;
-	if (p->loc.type == FG_MANIFEST_CMAKE)
+	switch (p->system) {
+	case FG_BUILD_CMAKE:
 		err = fg_cmake_build(p, t, res);
-	else
-		err = fg_units_build(p, t, res);
+		break;
+	case FG_BUILD_CC:
+		err = fg_cc_build(p, t, res);
+		break;
+	case FG_BUILD_COMMAND:
+		err = fg_command_build(p, t, res);
+		break;
+	case FG_BUILD_COMPDB:
+		err = fg_compdb_build(p, t, res);
+		break;
+	default:
+		err = fg_error_set(FG_EINVAL, "%s: no way to build target '%s'", p->loc.file, t->name);
+		break;
+	}
 	if (!err && !res->rebuilt)
 		fg_project_note(p, "%s is up to date", t->build_name ? t->build_name : t->name);
 	return err;

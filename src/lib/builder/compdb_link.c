@@ -15,7 +15,7 @@
 #include <libelf.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/compdb_impl.h"
+#include "lib/builder/compdb_link.h"
 #include "util/input.h"
 #include "util/banned.h"
 
@@ -108,7 +108,7 @@ int fg_compdb_read_symbols(struct fg_compdb *db, fg_project *p, size_t ui)
 	int fd, err;
 
 	x->ndefs = x->nundefs = 0;
-	x->has_main = false;
+	x->has_main = p->units[ui].has_main = false;
 	if ((err = open_elf(path, &fd, &e)))
 		return err;
 	if (elf_kind(e) != ELF_K_ELF)
@@ -118,6 +118,7 @@ int fg_compdb_read_symbols(struct fg_compdb *db, fg_project *p, size_t ui)
 		err = walk_symbols(e, SHT_SYMTAB, unit_sym, &c);
 	elf_end(e);
 	close(fd);
+	p->units[ui].has_main = x->has_main;
 	if (err || x->has_main)
 		return err;
 	/* only objects without main can be linked into another program */
@@ -364,10 +365,10 @@ static void describe_left(const fg_project *p, const struct fg_compdb *db, const
 
 int fg_compdb_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	struct fg_compdb *db = p->reader_data;
+	struct fg_compdb *db = p->builder_data;
 	fg_strvec missing = FG_STRVEC_INIT, libs = FG_STRVEC_INIT, left = FG_STRVEC_INIT;
 	fg_strbuf why = FG_STRBUF_INIT;
-	const struct fg_compdb_unit *tx = &db->ux[t->unit];
+	const struct fg_unit *tx = &p->units[t->unit];
 	const char *cc = p->units[t->unit].argv.v[0];
 	size_t *sel = NULL, nsel = 0, nlibs = p->libs.n;
 	int err;
@@ -404,5 +405,56 @@ done:
 	fg_strvec_clear(&libs);
 	fg_strvec_clear(&left);
 	fg_strbuf_release(&why);
+	return err;
+}
+
+void fg_compdb_free(struct fg_compdb *db)
+{
+
+	if (!db)
+		return;
+	for (size_t i = 0; i < db->n; i++) {
+		free(db->ux[i].defs);
+		free(db->ux[i].undefs);
+	}
+	free(db->ux);
+	fg_strmap_release(&db->names);
+	fg_strmap_release(&db->defs);
+	fg_strmap_release(&db->sys);
+	free(db);
+}
+
+static void compdb_free(void *data)
+{
+	fg_compdb_free(data);
+}
+
+int fg_compdb_compile_all(fg_project *p)
+{
+	struct fg_compdb *db = fg_calloc(1, sizeof(*db));
+	size_t *all = fg_calloc(p->nunits ? p->nunits : 1, sizeof(*all));
+	bool changed = false;
+	int err;
+
+	if (db && !(db->ux = fg_calloc(p->nunits ? p->nunits : 1, sizeof(*db->ux)))) {
+		free(db);
+		db = NULL;
+	}
+	if (!db || !all) {
+		free(all);
+		compdb_free(db);
+		return FG_ENOMEM;
+	}
+	db->n = p->nunits;
+	if (p->builder_free)
+		p->builder_free(p->builder_data);
+	p->builder_data = db;
+	p->builder_free = compdb_free;
+	for (size_t i = 0; i < p->nunits; i++)
+		all[i] = i;
+	err = fg_units_compile(p, all, p->nunits, &changed);
+	free(all);
+	for (size_t i = 0; !err && i < p->nunits; i++)
+		err = fg_compdb_read_symbols(db, p, i);
 	return err;
 }

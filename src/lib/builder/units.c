@@ -17,11 +17,9 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/project.h"
+#include "lib/builder/builder.h"
 #include "util/input.h"
 #include "util/banned.h"
-
-#define ROSEGMENT_MARKER "flamegraph-no-rosegment"
 
 /* Serialises an argv as NUL-separated words, so a stamp comparison cannot
  * be fooled by spaces inside arguments. */
@@ -377,48 +375,15 @@ done:
 	return err;
 }
 
-static bool is_lld_or_mold(const char *linker)
-{
-	return !strcmp(linker, "LLD") || !strcmp(linker, "mold");
-}
-
 int fg_units_link(fg_project *p, const struct fg_target *t, const size_t *units, size_t n,
 		  bool changed, fg_build_result *res)
 {
-	char *marker = fg_path_join(p->build_dir, ROSEGMENT_MARKER);
+	bool relink;
 	int err;
 
-	if (!marker)
-		return FG_ENOMEM;
-	/* an earlier run found lld or mold: keep the flag so the link
-	 * command, and with it the up-to-date check, stays the same */
-	if (fg_path_is_file(marker))
-		p->no_rosegment = true;
+	fg_rosegment_load(p);
 	if ((err = link_once(p, t, units, n, changed, res)))
-		goto done;
-	if (fg_build_linker_of(t->exe, res->linker, sizeof(res->linker))) {
-		fg_error_clear();
-		goto done;
-	}
-	if (is_lld_or_mold(res->linker) && !p->no_rosegment) {
-		FILE *f = fopen(marker, "w");
-		if (f)
-			fclose(f);
-		p->no_rosegment = true;
-		fg_project_note(p, "%s is linked by %s: adding -Wl,--no-rosegment so perf maps its "
-				"code correctly", t->name, res->linker);
-		if ((err = link_once(p, t, units, n, true, res)))
-			goto done;
-	}
-	res->no_rosegment = p->no_rosegment && is_lld_or_mold(res->linker);
-done:
-	free(marker);
-	return err;
-}
-
-int fg_units_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
-{
-	if (p->build_hook)
-		return p->build_hook(p, t, res);
-	return fg_error_set(FG_EINVAL, "%s: no way to build target '%s'", p->loc.file, t->name);
+		return err;
+	fg_rosegment_after_link(p, t->exe, t->name, "", res, &relink);
+	return relink ? link_once(p, t, units, n, true, res) : 0;
 }

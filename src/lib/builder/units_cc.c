@@ -8,15 +8,14 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/project.h"
-#include "lib/manifest/tomlproj.h"
+#include "lib/builder/builder.h"
 #include "util/banned.h"
 
 /* The compiler command words: [build] cc, else $CC, else cc. Either may
  * carry words of its own ("ccache gcc", "gcc -m32"). */
-static int cc_words(const fg_project *p, const struct fg_tomlproj *tp, fg_strvec *out)
+static int cc_words(const fg_project *p, const struct fg_build_recipe *rc, fg_strvec *out)
 {
-	const char *cc = tp->cc ? tp->cc : p->opts.cc && *p->opts.cc ? p->opts.cc : "cc";
+	const char *cc = rc->cc ? rc->cc : p->opts.cc && *p->opts.cc ? p->opts.cc : "cc";
 	int err = fg_strvec_split(out, cc);
 
 	if (!err && !out->n)
@@ -29,7 +28,7 @@ static int cc_words(const fg_project *p, const struct fg_tomlproj *tp, fg_strvec
  * -mno-omit-leaf-frame-pointer; ask the compiler rather than guess. The
  * probe compiles a real file in the build dir: never -o /dev/null, which
  * a failing compiler run as root deletes. */
-static bool accepts_flag(const fg_project *p, const fg_strvec *cc, const char *flag)
+bool fg_cc_accepts(const fg_project *p, const fg_strvec *cc, const char *flag)
 {
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_exit_status st = { 1, 0 };
@@ -73,24 +72,24 @@ done:
 /* The flags every source is compiled with, in the order that lets the
  * forced ones win: profile, [build] and feature cflags, $CFLAGS, -I/-D,
  * then -g and the frame-pointer flags last. */
-static int compile_flags(const fg_project *p, const struct fg_tomlproj *tp, const fg_strvec *cc,
+static int compile_flags(const fg_project *p, const struct fg_build_recipe *rc, const fg_strvec *cc,
 			 fg_strvec *out)
 {
 	int err;
 
 	if ((err = fg_strvec_pushv(out, (const char *const *)cc->v, cc->n)) ||
-	    (err = fg_strvec_pushv(out, (const char *const *)tp->profile_cflags.v, tp->profile_cflags.n)) ||
-	    (err = fg_strvec_pushv(out, (const char *const *)tp->cflags.v, tp->cflags.n)))
+	    (err = fg_strvec_pushv(out, (const char *const *)rc->profile_cflags.v, rc->profile_cflags.n)) ||
+	    (err = fg_strvec_pushv(out, (const char *const *)rc->cflags.v, rc->cflags.n)))
 		return err;
 	if (p->opts.cflags && (err = fg_strvec_split(out, p->opts.cflags)))
 		return fg_error_set(err, "cannot split $CFLAGS (an unmatched quote?) — fix $CFLAGS");
-	if ((err = fg_strvec_pushv(out, (const char *const *)tp->cppflags.v, tp->cppflags.n)) ||
+	if ((err = fg_strvec_pushv(out, (const char *const *)rc->cppflags.v, rc->cppflags.n)) ||
 	    (err = fg_strvec_push(out, "-g")) || (err = fg_strvec_push(out, "-fno-omit-frame-pointer")))
 		return err;
-	if (accepts_flag(p, cc, "-mno-omit-leaf-frame-pointer"))
+	if (fg_cc_accepts(p, cc, "-mno-omit-leaf-frame-pointer"))
 		err = fg_strvec_push(out, "-mno-omit-leaf-frame-pointer");
 	/* clang then keeps its flags in the debug info, for the link check */
-	if (!err && accepts_flag(p, cc, "-grecord-command-line"))
+	if (!err && fg_cc_accepts(p, cc, "-grecord-command-line"))
 		err = fg_strvec_push(out, "-grecord-command-line");
 	return err;
 }
@@ -137,7 +136,7 @@ static int unit_for(fg_project *p, const fg_strvec *flags, const char *source, s
 
 /* [build] libs: "m" means -lm; anything with a slash is a file of the
  * project; flags ("-l...", "-Wl,...") pass as written. */
-static int link_setup(fg_project *p, const struct fg_tomlproj *tp, const fg_strvec *cc)
+static int link_setup(fg_project *p, const struct fg_build_recipe *rc, const fg_strvec *cc)
 {
 	size_t i;
 	int err = 0;
@@ -149,12 +148,12 @@ static int link_setup(fg_project *p, const struct fg_tomlproj *tp, const fg_strv
 		return FG_ENOMEM;
 	for (i = 1; !err && i < cc->n; i++)
 		err = fg_strvec_push(&p->ldflags, cc->v[i]);
-	for (i = 0; !err && i < tp->profile_ldflags.n; i++)
-		err = fg_strvec_push(&p->ldflags, tp->profile_ldflags.v[i]);
-	for (i = 0; !err && i < tp->ldflags.n; i++)
-		err = fg_strvec_push(&p->ldflags, tp->ldflags.v[i]);
-	for (i = 0; !err && i < tp->libs.n; i++) {
-		const char *l = tp->libs.v[i];
+	for (i = 0; !err && i < rc->profile_ldflags.n; i++)
+		err = fg_strvec_push(&p->ldflags, rc->profile_ldflags.v[i]);
+	for (i = 0; !err && i < rc->ldflags.n; i++)
+		err = fg_strvec_push(&p->ldflags, rc->ldflags.v[i]);
+	for (i = 0; !err && i < rc->libs.n; i++) {
+		const char *l = rc->libs.v[i];
 		if (l[0] == '-')
 			err = fg_strvec_push(&p->libs, l);
 		else if (strchr(l, '/')) {
@@ -167,9 +166,9 @@ static int link_setup(fg_project *p, const struct fg_tomlproj *tp, const fg_strv
 	return err;
 }
 
-int fg_tomlproj_build_cc(fg_project *p, const struct fg_target *t, fg_build_result *res)
+int fg_cc_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	const struct fg_tomlproj *tp = p->reader_data;
+	const struct fg_build_recipe *rc = &p->recipe;
 	fg_strvec cc = FG_STRVEC_INIT, flags = FG_STRVEC_INIT;
 	size_t *units = fg_calloc(t->sources.n ? t->sources.n : 1, sizeof(*units)), i;
 	bool changed = false;
@@ -177,12 +176,12 @@ int fg_tomlproj_build_cc(fg_project *p, const struct fg_target *t, fg_build_resu
 
 	if (!units)
 		return FG_ENOMEM;
-	if ((err = cc_words(p, tp, &cc)) || (err = compile_flags(p, tp, &cc, &flags)))
+	if ((err = cc_words(p, rc, &cc)) || (err = compile_flags(p, rc, &cc, &flags)))
 		goto done;
 	for (i = 0; !err && i < t->sources.n; i++)
 		err = unit_for(p, &flags, t->sources.v[i], &units[i]);
 	if (err || (err = fg_units_compile(p, units, t->sources.n, &changed)) ||
-	    (err = link_setup(p, tp, &cc)))
+	    (err = link_setup(p, rc, &cc)))
 		goto done;
 	err = fg_units_link(p, t, units, t->sources.n, changed, res);
 done:
@@ -220,15 +219,15 @@ static int command_argv(const fg_project *p, const char *tmpl, fg_strvec *argv)
 /* CFLAGS and LDFLAGS for the project's own build: its profile, [build]
  * and the flags a profile needs, then the caller's $CFLAGS / $LDFLAGS, for
  * build files that take them from the environment. */
-static int command_env(const fg_project *p, const struct fg_tomlproj *tp, fg_cmd *cmd)
+static int command_env(const fg_project *p, const struct fg_build_recipe *rc, fg_cmd *cmd)
 {
 	fg_strvec words = FG_STRVEC_INIT;
 	fg_strbuf sb = FG_STRBUF_INIT;
 	int err;
 
-	fg_strvec_pushv(&words, (const char *const *)tp->profile_cflags.v, tp->profile_cflags.n);
-	fg_strvec_pushv(&words, (const char *const *)tp->cflags.v, tp->cflags.n);
-	fg_strvec_pushv(&words, (const char *const *)tp->cppflags.v, tp->cppflags.n);
+	fg_strvec_pushv(&words, (const char *const *)rc->profile_cflags.v, rc->profile_cflags.n);
+	fg_strvec_pushv(&words, (const char *const *)rc->cflags.v, rc->cflags.n);
+	fg_strvec_pushv(&words, (const char *const *)rc->cppflags.v, rc->cppflags.n);
 	fg_strvec_push(&words, "-g");
 	fg_strvec_push(&words, "-fno-omit-frame-pointer");
 	fg_strvec_join_quoted(&words, &sb);
@@ -237,8 +236,8 @@ static int command_env(const fg_project *p, const struct fg_tomlproj *tp, fg_cmd
 	err = fg_strvec_pushf(&cmd->env, "CFLAGS=%s", sb.buf);
 	fg_strvec_clear(&words);
 	fg_strbuf_reset(&sb);
-	fg_strvec_pushv(&words, (const char *const *)tp->profile_ldflags.v, tp->profile_ldflags.n);
-	fg_strvec_pushv(&words, (const char *const *)tp->ldflags.v, tp->ldflags.n);
+	fg_strvec_pushv(&words, (const char *const *)rc->profile_ldflags.v, rc->profile_ldflags.n);
+	fg_strvec_pushv(&words, (const char *const *)rc->ldflags.v, rc->ldflags.n);
 	fg_strvec_join_quoted(&words, &sb);
 	if (p->opts.ldflags)
 		fg_strbuf_addf(&sb, "%s%s", sb.len ? " " : "", p->opts.ldflags);
@@ -251,18 +250,18 @@ static int command_env(const fg_project *p, const struct fg_tomlproj *tp, fg_cmd
 	return err;
 }
 
-int fg_tomlproj_build_command(fg_project *p, const struct fg_target *t, fg_build_result *res)
+int fg_command_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	const struct fg_tomlproj *tp = p->reader_data;
+	const struct fg_build_recipe *rc = &p->recipe;
 	long long before = fg_path_mtime(t->exe);
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_exit_status st = { 0, 0 };
 	int err;
 
-	if ((err = command_argv(p, tp->command, &cmd.argv)) || (err = command_env(p, tp, &cmd)) ||
+	if ((err = command_argv(p, rc->command, &cmd.argv)) || (err = command_env(p, rc, &cmd)) ||
 	    (err = fg_cmd_set_cwd(&cmd, p->loc.root)))
 		goto done;
-	fg_project_note(p, "running the build command of %s: %s", p->name, tp->command);
+	fg_project_note(p, "running the build command of %s: %s", p->name, rc->command);
 	err = fg_run_checked(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "the build command's program '%s' was not found — "

@@ -1,5 +1,5 @@
 /* Internals of fg_folded, shared by the files of the fold stage only
- * (folded.c, diff.c). Other stages use flamegraph/folded.h. */
+ * (folded.c, sort.c, diff.c). Other stages use flamegraph/folded.h. */
 #ifndef FG_FOLD_FOLDED_IMPL_H
 #define FG_FOLD_FOLDED_IMPL_H
 
@@ -60,6 +60,27 @@ struct fg_folded {
 	uint64_t lineno, lines, skipped;
 	struct fg_folded_warn warn[FG_FW_NKINDS];
 };
+
+/* A distinct stack being sorted, then (in place) its listing entry:
+ * while sorting, prefix/sortlen/e are the sort keys; once sorted, the
+ * slot is overwritten with the stack and its whole counts, so walking
+ * the stacks in order reads one array instead of chasing map slots and
+ * records. */
+struct fg_folded_slot {
+	union {
+		struct {
+			uint64_t prefix;  /* 8 key bytes, big-endian, zero-padded */
+			size_t sortlen;   /* len, or SIZE_MAX: runs past the digit */
+			const fg_strmap_entry *e;
+			size_t len;
+		};
+		fg_folded_stack out;
+	};
+};
+
+/* The distinct stacks sorted bytewise, each slot still pointing at its
+ * map entry (sort.c); NULL on FG_ENOMEM. free() it. */
+struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f);
 
 /* The merged counts of the stack of map entry e. */
 fg_count fg_folded_count_of(const fg_folded *f, const fg_strmap_entry *e, bool before);

@@ -1,8 +1,9 @@
 /* compile_commands.json projects (SPEC 3c): each entry becomes a compile
  * unit whose command is rerun into the flamegraph build directory with
  * `-g -fno-omit-frame-pointer` appended last; every unit whose object
- * defines main becomes a target. See compdb_impl.h for why everything is
- * compiled when the project is opened. */
+ * defines main becomes a target. The builder compiles the units and reads
+ * their symbol tables between fg_compdb_load and fg_compdb_add_targets
+ * (src/lib/builder/open.c says why). */
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/toml.h"
 #include "lib/manifest/compdb_impl.h"
+#include "util/hashmap.h"
 #include "util/input.h"
 #include "util/banned.h"
 
@@ -383,7 +385,7 @@ static bool is_clang(const char *compiler)
 
 /* Turns an entry into a unit (skipping exact duplicates, which tools like
  * bear record when a file is built twice the same way). */
-static int add_unit(fg_project *p, struct fg_compdb *db, struct entry *e, fg_strmap *seen)
+static int add_unit(fg_project *p, struct entry *e, fg_strmap *seen)
 {
 	fg_strvec compile = FG_STRVEC_INIT, link = FG_STRVEC_INIT;
 	char *output = e->output ? fg_strdup(e->output) : NULL;
@@ -395,17 +397,6 @@ static int add_unit(fg_project *p, struct fg_compdb *db, struct entry *e, fg_str
 			goto done;
 	if (err)
 		goto done;
-	if (db->n == db->nalloc) {
-		size_t cap = db->n ? 2 * db->n : 16;
-		struct fg_compdb_unit *ux = fg_realloc_array(db->ux, cap, sizeof(*ux));
-		if (!ux) {
-			err = FG_ENOMEM;
-			goto done;
-		}
-		db->ux = ux;
-		db->nalloc = cap;
-		memset(ux + db->n, 0, (cap - db->n) * sizeof(*ux));
-	}
 	if (!(u = fg_project_add_unit(p))) {
 		err = FG_ENOMEM;
 		goto done;
@@ -428,11 +419,10 @@ static int add_unit(fg_project *p, struct fg_compdb *db, struct entry *e, fg_str
 	/* only an entry that writes an executable links; its link flags
 	 * then belong to the program */
 	if (u->output && is_exe_name(u->output)) {
-		db->ux[db->n].linkflags = link;
+		u->linkflags = link;
 		link.v = NULL;
 		link.n = link.alloc = 0;
 	}
-	db->n++;
 done:
 	fg_strvec_clear(&compile);
 	fg_strvec_clear(&link);
@@ -441,7 +431,7 @@ done:
 }
 
 /* Reads the entries of the database text (of p->loc.file) into units. */
-static int parse_entries(fg_project *p, struct fg_compdb *db, const char *data, size_t len)
+static int parse_entries(fg_project *p, const char *data, size_t len)
 {
 	char *json_dir = NULL;
 	fg_strbuf missing = FG_STRBUF_INIT;
@@ -468,7 +458,7 @@ static int parse_entries(fg_project *p, struct fg_compdb *db, const char *data, 
 			if (nmissing++ < 10)
 				fg_strbuf_addf(&missing, "\n  %s", e.source);
 		} else if (!err)
-			err = add_unit(p, db, &e, &seen);
+			err = add_unit(p, &e, &seen);
 		entry_release(&e);
 		if (err)
 			goto done;
@@ -490,14 +480,14 @@ done:
 	return err;
 }
 
-static int load_entries(fg_project *p, struct fg_compdb *db)
+static int load_entries(fg_project *p)
 {
 	char *data = NULL;
 	size_t len = 0;
 	int err = fg_read_file(p->loc.file, &data, &len);
 
 	if (!err)
-		err = parse_entries(p, db, data, len);
+		err = parse_entries(p, data, len);
 	free(data);
 	return err;
 }
@@ -591,14 +581,14 @@ static char *unique_name(const fg_project *p, const struct fg_unit *u)
 	return fg_strbuf_detach(&sb, NULL);
 }
 
-static int add_targets(fg_project *p, struct fg_compdb *db)
+int fg_compdb_add_targets(fg_project *p)
 {
 	for (size_t i = 0; i < p->nunits; i++) {
 		const struct fg_unit *u = &p->units[i];
 		char *name;
 		struct fg_target *t;
 
-		if (!db->ux[i].has_main)
+		if (!u->has_main)
 			continue;
 		if (!(name = unique_name(p, u)))
 			return FG_ENOMEM;
@@ -664,51 +654,10 @@ done:
 	return err;
 }
 
-static void compdb_free(void *data)
-{
-	struct fg_compdb *db = data;
-
-	if (!db)
-		return;
-	for (size_t i = 0; i < db->n; i++) {
-		fg_strvec_clear(&db->ux[i].linkflags);
-		free(db->ux[i].defs);
-		free(db->ux[i].undefs);
-	}
-	free(db->ux);
-	fg_strmap_release(&db->names);
-	fg_strmap_release(&db->defs);
-	fg_strmap_release(&db->sys);
-	free(db);
-}
-
-/* Hands p a fresh reader state (freed with the project). */
-static struct fg_compdb *attach_db(fg_project *p)
-{
-	struct fg_compdb *db = fg_calloc(1, sizeof(*db));
-
-	if (!db)
-		return NULL;
-	p->reader_data = db;
-	p->reader_free = compdb_free;
-	p->build_hook = fg_compdb_build;
-	return db;
-}
-
 int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len)
 {
-	struct fg_compdb *db = p->reader_data ? p->reader_data : attach_db(p);
-
-	return db ? parse_entries(p, db, data, len) : FG_ENOMEM;
-}
-
-int fg_compdb_add_targets(fg_project *p)
-{
-	struct fg_compdb *db = p->reader_data;
-
-	for (size_t i = 0; db && i < p->nunits; i++)
-		p->units[i].has_main = db->ux[i].has_main;
-	return db ? add_targets(p, db) : fg_error_set(FG_EINVAL, "no compile database was read");
+	p->system = FG_BUILD_COMPDB;
+	return parse_entries(p, data, len);
 }
 
 /* A compile database describes one build of the project: features and
@@ -729,28 +678,12 @@ static int refuse_variants(const fg_project *p)
 			    "flamegraph.toml, which has features and profiles", what, p->loc.file);
 }
 
-int fg_compdb_open(fg_project *p)
+int fg_compdb_load(fg_project *p)
 {
-	struct fg_compdb *db = attach_db(p);
-	size_t *all = NULL;
-	bool changed = false;
 	int err;
 
-	if (!db)
-		return FG_ENOMEM;
-	if ((err = refuse_variants(p)))
+	p->system = FG_BUILD_COMPDB;
+	if ((err = refuse_variants(p)) || (err = load_entries(p)))
 		return err;
-	if ((err = load_entries(p, db)) || (err = read_toml(p)))
-		return err;
-	if (!(all = fg_calloc(p->nunits, sizeof(*all))))
-		return FG_ENOMEM;
-	for (size_t i = 0; i < p->nunits; i++)
-		all[i] = i;
-	err = fg_units_compile(p, all, p->nunits, &changed);
-	free(all);
-	for (size_t i = 0; !err && i < p->nunits; i++) {
-		if (!(err = fg_compdb_read_symbols(db, p, i)))
-			p->units[i].has_main = db->ux[i].has_main;
-	}
-	return err ? err : add_targets(p, db);
+	return read_toml(p);
 }

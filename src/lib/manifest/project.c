@@ -1,17 +1,14 @@
-/* The target model: opening a project through its reader, selecting a
- * target by name, and turning a target into the command that runs it. */
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
+/* The target model: a project and its targets (filled by the readers),
+ * selecting a target by name, and turning a target into the command that
+ * runs it. Opening a project, which may need a configure or a compile
+ * first, is the builder's (src/lib/builder/open.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
-#include "lib/manifest/tomlproj.h"
 #include "util/suggest.h"
 #include "util/banned.h"
 
@@ -76,91 +73,19 @@ struct fg_unit *fg_project_add_unit(fg_project *p)
 	return u;
 }
 
-char *fg_path_join(const char *a, const char *b)
+void fg_build_recipe_release(struct fg_build_recipe *r)
 {
-	fg_strbuf sb = FG_STRBUF_INIT;
-
-	if (b[0] == '/' || !a || !*a)
-		fg_strbuf_addstr(&sb, b);
-	else if (a[strlen(a) - 1] == '/')
-		fg_strbuf_addf(&sb, "%s%s", a, b);
-	else
-		fg_strbuf_addf(&sb, "%s/%s", a, b);
-	return fg_strbuf_detach(&sb, NULL);
+	free(r->cc);
+	free(r->command);
+	fg_strvec_clear(&r->cflags);
+	fg_strvec_clear(&r->cppflags);
+	fg_strvec_clear(&r->ldflags);
+	fg_strvec_clear(&r->libs);
+	fg_strvec_clear(&r->profile_cflags);
+	fg_strvec_clear(&r->profile_ldflags);
 }
 
-int fg_mkdir_p(const char *path)
-{
-	char *copy = fg_strdup(path), *s;
-	int err = 0;
-
-	if (!copy)
-		return FG_ENOMEM;
-	for (s = copy + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-			err = fg_error_set(FG_EIO, "cannot create folder %s: %s", copy, strerror(errno));
-			break;
-		}
-		if (!(*s = c))
-			break;
-	}
-	free(copy);
-	return err;
-}
-
-bool fg_path_is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool fg_path_is_file(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-long long fg_path_mtime(const char *path)
-{
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return -1;
-	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-}
-
-const char *fg_path_base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st)
-{
-	fg_strbuf shown = FG_STRBUF_INIT;
-	int err, null_fd = -1;
-
-	if (p->opts.verbose) {
-		fg_strvec_join_quoted(&cmd->argv, &shown);
-		fg_project_note(p, "running %s", shown.buf);
-		fg_strbuf_release(&shown);
-	}
-	/* chatter on stdout is dropped; the tools report failures on stderr,
-	 * which stays the user's */
-	if (quiet && !p->opts.verbose && (null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0)
-		cmd->stdout_fd = null_fd;
-	err = fg_cmd_run(cmd, st);
-	if (null_fd >= 0) {
-		close(null_fd);
-		cmd->stdout_fd = -1;
-	}
-	return err;
-}
-
-int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
+int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
 {
 	fg_project *p = fg_calloc(1, sizeof(*p));
 	const char *profile = opts->profile && *opts->profile ? opts->profile : "release";
@@ -191,21 +116,7 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 				   profile);
 		goto done;
 	}
-	switch (loc->type) {
-	case FG_MANIFEST_CMAKE:
-		/* a flamegraph.toml beside it augments the CMake project */
-		if (p->loc.toml && (err = fg_tomlproj_cmake_pre(p)))
-			break;
-		if (!(err = fg_cmake_open(p)) && p->loc.toml)
-			err = fg_tomlproj_cmake_post(p);
-		break;
-	case FG_MANIFEST_COMPDB:
-		err = fg_compdb_open(p);
-		break;
-	default:
-		err = fg_tomlproj_open(p);
-		break;
-	}
+	err = 0;
 done:
 	if (err) {
 		fg_project_free(p);
@@ -237,6 +148,8 @@ void fg_project_free(fg_project *p)
 		return;
 	if (p->reader_free)
 		p->reader_free(p->reader_data);
+	if (p->builder_free)
+		p->builder_free(p->builder_data);
 	for (i = 0; i < p->ntargets; i++)
 		target_release(&p->targets[i]);
 	for (i = 0; i < p->nunits; i++) {
@@ -245,6 +158,7 @@ void fg_project_free(fg_project *p)
 		free(p->units[i].object);
 		free(p->units[i].output);
 		fg_strvec_clear(&p->units[i].argv);
+		fg_strvec_clear(&p->units[i].linkflags);
 	}
 	free(p->targets);
 	free(p->units);
@@ -252,14 +166,13 @@ void fg_project_free(fg_project *p)
 	free(p->name);
 	free(p->profile);
 	free(p->build_dir);
-	free(p->cmake_target_dir);
 	free(p->cc);
 	fg_strvec_clear(&p->bool_options);
 	fg_strvec_clear(&p->feature_names);
 	fg_strvec_clear(&p->profile_names);
 	fg_strvec_clear(&p->libs);
 	fg_strvec_clear(&p->ldflags);
-	fg_strvec_clear(&p->cflags);
+	fg_build_recipe_release(&p->recipe);
 	free(p);
 }
 

@@ -1,5 +1,13 @@
-/* Internals shared by the manifest readers (src/lib/manifest) and the
- * build stage (src/lib/builder): the concrete project and target structs. */
+/* The project model: what the manifest readers (src/lib/manifest) make of
+ * a project and the builder (src/lib/builder) turns into executables.
+ *
+ * This is the one header of a stage that other stages include (see
+ * docs/ARCHITECTURE.md): it holds data and the readers' entry points,
+ * nothing that runs a tool. The readers only read and describe (manifest
+ * files, File API replies, introspection); configuring, compiling,
+ * linking and reading the symbols of built objects are the builder's, and
+ * src/lib/builder/open.c calls the two in turn when a project is opened.
+ * Implemented by src/lib/manifest/project.c and the readers. */
 #ifndef FG_LIB_MANIFEST_PROJECT_H
 #define FG_LIB_MANIFEST_PROJECT_H
 
@@ -7,8 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "flamegraph/build.h"
 #include "flamegraph/manifest.h"
+#include "util/path.h"
 #include "util/process.h"
 #include "util/strbuf.h"
 
@@ -37,6 +45,30 @@ struct fg_unit {
 	fg_strvec argv;     /* the full compile command, -c and -o included */
 	bool has_main;      /* known after compiling */
 	char *output;       /* compile db: what the entry's -o named (or NULL) */
+	fg_strvec linkflags; /* compile db: -l/-L/-Wl,... of an entry that also
+				links (they belong to its program) */
+};
+
+/* How a project is built; the reader decides, the builder follows. */
+enum fg_build_system {
+	FG_BUILD_NONE = 0,  /* not read yet */
+	FG_BUILD_CMAKE,     /* cmake --build in the configured build_dir */
+	FG_BUILD_CC,        /* flamegraph.toml system = "cc": p->units, compiled and linked */
+	FG_BUILD_COMMAND,   /* flamegraph.toml system = "command": run it, use each `path` */
+	FG_BUILD_COMPDB,    /* compile_commands.json: rerun each compile, link by symbols */
+};
+
+/* flamegraph.toml's [build], features and profile, resolved by the reader
+ * for FG_BUILD_CC and FG_BUILD_COMMAND. */
+struct fg_build_recipe {
+	char *cc;                 /* [build] cc or NULL */
+	char *command;            /* [build] command or NULL */
+	fg_strvec cflags;         /* [build] cflags + enabled features' cflags */
+	fg_strvec cppflags;       /* -I and -D from [build] and the features */
+	fg_strvec ldflags;        /* [build] ldflags */
+	fg_strvec libs;           /* [build] libs + features' libs, as written */
+	fg_strvec profile_cflags; /* -O level and cflags along the inherits chain */
+	fg_strvec profile_ldflags;
 };
 
 struct fg_project {
@@ -54,16 +86,16 @@ struct fg_project {
 	fg_strvec profile_names; /* flamegraph.toml: its [profile.*] */
 	fg_strvec libs;         /* extra link libraries (-lfoo or paths) */
 	fg_strvec ldflags;
-	fg_strvec cflags;       /* cc system: final compile flags */
-	char *cmake_target_dir; /* unused placeholder for future use */
 	bool no_rosegment;      /* link with -Wl,--no-rosegment */
-	char *cc;               /* link driver for fg_units_link; NULL: the first
+	char *cc;               /* link driver for the builder; NULL: the first
 				 * unit's compiler, else opts.cc, else "cc" */
-	/* How fg_units_build builds a target of a non-CMake project; set by
-	 * the reader (cc system, command system, compile db). */
-	int (*build_hook)(fg_project *p, const struct fg_target *t, fg_build_result *res);
+	enum fg_build_system system;
+	struct fg_build_recipe recipe; /* FG_BUILD_CC, FG_BUILD_COMMAND */
 	void *reader_data;      /* the reader's own state, freed by reader_free */
 	void (*reader_free)(void *data);
+	void *builder_data;     /* the builder's own state (compile db symbol
+				 * tables), freed by builder_free */
+	void (*builder_free)(void *data);
 };
 
 /* Notes a progress line through opts.note (printf-style). */
@@ -74,25 +106,71 @@ struct fg_target *fg_project_add_target(fg_project *p, const char *name,
 					fg_target_kind kind);
 struct fg_unit *fg_project_add_unit(fg_project *p);
 
-/* Readers: fill p's targets. */
-int fg_cmake_open(fg_project *p);
-/* (Re)configures a CMake project when its arguments changed. */
-int fg_cmake_configure(fg_project *p);
-int fg_compdb_open(fg_project *p);
+void fg_build_recipe_release(struct fg_build_recipe *r);
+
+/* A fresh project for the manifest at loc (no targets yet): name, profile
+ * and build_dir decided, the profile name checked. FG_ENOMEM, FG_EINVAL. */
+int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts);
+
+/* The readers. Each fills p's targets (and p->system, p->units, p->recipe
+ * for the builder) from what is on disk; none configures, compiles or
+ * links (the one program they may run is `ctest --show-only`, which only
+ * lists the tests).
+ *
+ * fg_tomlproj_open reads a flamegraph.toml project. A CMake project is
+ * read from its configured build_dir (the builder configures it first):
+ * fg_tomlproj_cmake_pre, before the configure, turns a flamegraph.toml
+ * beside the CMakeLists.txt into -D entries (p->opts.defines/features are
+ * pointed at arrays owned by p->reader_data); fg_cmake_read reads the File
+ * API replies and `ctest --show-only=json-v1`; fg_tomlproj_cmake_post
+ * then applies the toml's [[bin]]/[[test]]/... tables to those targets.
+ * A compile database is read in two steps around the builder's compile:
+ * fg_compdb_load reads the entries into p->units (and [build] libs and
+ * ldflags of a flamegraph.toml beside it); fg_compdb_add_targets, once
+ * the units' has_main flags are known, names a target after each. */
 int fg_tomlproj_open(fg_project *p);
+int fg_tomlproj_cmake_pre(fg_project *p);
+int fg_cmake_read(fg_project *p);
+int fg_tomlproj_cmake_post(fg_project *p);
+int fg_compdb_load(fg_project *p);
+int fg_compdb_add_targets(fg_project *p);
 
 /* Memory entry points of the readers, for fuzzing and tests: they parse
- * what the readers above read from disk, but build, configure and run
- * nothing. p needs loc.file, loc.root and build_dir set, and no reader
- * state yet (or only state these functions made).
+ * what the readers above read from disk, but run nothing. p needs
+ * loc.file, loc.root and build_dir set, and no reader state yet (or only
+ * state these functions made).
  *
  * fg_compdb_parse_memory reads compile_commands.json text (the contents
  * of p->loc.file; relative folders resolve against its folder) into
- * p->units, as fg_compdb_open does before compiling. Errors as that. */
+ * p->units, as fg_compdb_load does. Errors as that. */
 int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len);
-/* Names a target after every unit whose compdb has_main flag is set (the
- * flags fg_compdb_open reads from the objects' symbol tables). */
-int fg_compdb_add_targets(fg_project *p);
+
+/* The CMake File API, for the builder's configure step (the replies are
+ * the manifest's to read):
+ *  - fg_cmake_write_queries asks for codemodel-v2 and cache-v2 replies in
+ *    p->build_dir (FG_EIO);
+ *  - fg_cmake_has_reply: whether a configure has answered them yet;
+ *  - fg_cmake_load_cache: the newest cache-v2 reply (cJSON_Delete it), or
+ *    NULL with the error set;
+ *  - fg_cmake_cache_value: the value of cache entry `name`, or NULL;
+ *  - fg_cmake_cache_defaults: the cache's BOOL entries as "\nNAME=ON\n..."
+ *    (malloc'd), the defaults a first configure chose;
+ *  - fg_cmake_feature_args resolves p->opts' features against the cache's
+ *    BOOL options (kept in p->bool_options) into -DNAME=ON|OFF entries
+ *    appended to args; feature-like options not asked for get their
+ *    default from `defaults`. FG_EINVAL (listing the options) for an
+ *    unknown feature;
+ *  - fg_cmake_features_in_cache: whether every -DNAME=VALUE of
+ *    args[from..] already is the cache's value. */
+struct cJSON;
+int fg_cmake_write_queries(const fg_project *p);
+bool fg_cmake_has_reply(const fg_project *p);
+struct cJSON *fg_cmake_load_cache(const fg_project *p);
+const char *fg_cmake_cache_value(const struct cJSON *cache, const char *name);
+char *fg_cmake_cache_defaults(const struct cJSON *cache);
+int fg_cmake_feature_args(fg_project *p, const struct cJSON *cache, const char *defaults,
+			  fg_strvec *args);
+bool fg_cmake_features_in_cache(const struct cJSON *cache, const fg_strvec *args, size_t from);
 
 /* A CMake File API reply file held in memory: its name in the reply
  * folder (.cmake/api/v1/reply) and its JSON text. */
@@ -104,51 +182,11 @@ typedef struct fg_cmake_reply {
 
 /* Reads a configured CMake project's targets from reply files in memory
  * instead of p->build_dir: the newest index-*.json, its cache-v2 reply
- * (BOOL options, p->opts.features resolved into -D switches as
- * fg_cmake_configure does) and its codemodel-v2 reply with the target
+ * (BOOL options, p->opts.features resolved into -D switches as the
+ * configure step does) and its codemodel-v2 reply with the target
  * replies it names (executables; p->opts.package applied). A file named
  * "ctest.json" stands for the output of `ctest --show-only=json-v1`
- * (tests become targets). Errors as fg_cmake_open. */
+ * (tests become targets). Errors as fg_cmake_read. */
 int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n);
-
-/* Builders. */
-int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-int fg_units_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-
-/* The compile engine (src/lib/builder/units.c), generic over struct fg_unit.
- *
- * fg_units_compile compiles the units listed (indexes into p->units), up
- * to opts.jobs at a time (0: one per CPU). Each runs its argv as is, in
- * u->dir, with "-MMD -MF <object>.d" appended; a unit is recompiled only
- * when its object is missing, its command changed since the last good
- * compile (<object>.cmd), or a file in its dependency list is newer than
- * the object. Notes "compiling SRC" per compile. *changed: whether
- * anything was compiled. FG_EBUILD when a compile failed (the compiler's
- * output went to stderr; running compiles are waited for, none started
- * after), FG_ENOTFOUND when the compiler does not exist.
- *
- * fg_units_link links the units' objects into t->exe: driver p->cc (else
- * the first unit's argv[0], else opts.cc, else "cc"), then p->ldflags,
- * opts.ldflags, -Wl,--no-rosegment when needed, -o EXE, the objects,
- * p->libs. It relinks only when `changed`, the exe is missing or older
- * than an object, or the link command changed (<exe>.link). When the
- * result is linked by lld or mold it relinks once with
- * -Wl,--no-rosegment and remembers that in the build dir. Sets
- * res->rebuilt, res->linker, res->no_rosegment. */
-int fg_units_compile(fg_project *p, const size_t *units, size_t n, bool *changed);
-int fg_units_link(fg_project *p, const struct fg_target *t, const size_t *units, size_t n,
-		  bool changed, fg_build_result *res);
-
-/* Path helpers. */
-char *fg_path_join(const char *a, const char *b);
-int fg_mkdir_p(const char *path);
-bool fg_path_is_dir(const char *path);
-bool fg_path_is_file(const char *path);
-/* Modification time in nanoseconds, or -1 when the file does not exist. */
-long long fg_path_mtime(const char *path);
-const char *fg_path_base(const char *path);
-/* Runs cmd and reports whether it exited 0; FG_ENOTFOUND when the
- * program does not exist. `quiet`: its stdout is discarded. */
-int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st);
 
 #endif

@@ -164,11 +164,11 @@ static int read_build(struct rd *r, const fg_toml_value *root)
 	if ((err = want_table(r, b, "[build]")) || (b && (err = check_keys(r, b, "[build]", build_keys))) ||
 	    (err = get_str(r, b, "system", &system)) || (err = get_str(r, b, "cc", &cc)) ||
 	    (err = get_str(r, b, "command", &command)) ||
-	    (err = get_strs(r, b, "cflags", "", &tp->cflags)) ||
-	    (err = get_strs(r, b, "ldflags", "", &tp->ldflags)) ||
-	    (err = get_paths(r, b, "include", "-I", &tp->cppflags)) ||
-	    (err = get_strs(r, b, "defines", "-D", &tp->cppflags)) ||
-	    (err = get_strs(r, b, "libs", "", &tp->libs)))
+	    (err = get_strs(r, b, "cflags", "", &tp->build.cflags)) ||
+	    (err = get_strs(r, b, "ldflags", "", &tp->build.ldflags)) ||
+	    (err = get_paths(r, b, "include", "-I", &tp->build.cppflags)) ||
+	    (err = get_strs(r, b, "defines", "-D", &tp->build.cppflags)) ||
+	    (err = get_strs(r, b, "libs", "", &tp->build.libs)))
 		return err;
 	if (tp->augment && system && strcmp(system, "cmake"))
 		return fg_toml_error(r->doc, fg_toml_get(b, "system"), "beside a CMakeLists.txt the "
@@ -187,7 +187,7 @@ static int read_build(struct rd *r, const fg_toml_value *root)
 	if (tp->system == FG_TOMLPROJ_COMMAND && !command)
 		return fg_toml_error(r->doc, b, "system = \"command\" needs `command` "
 				     "(e.g. command = \"make -j{jobs}\")");
-	if ((cc && !(tp->cc = fg_strdup(cc))) || (command && !(tp->command = fg_strdup(command))))
+	if ((cc && !(tp->build.cc = fg_strdup(cc))) || (command && !(tp->build.command = fg_strdup(command))))
 		return FG_ENOMEM;
 	return 0;
 }
@@ -337,17 +337,10 @@ static void tomlproj_free(void *data)
 
 	if (!tp)
 		return;
-	free(tp->cc);
-	free(tp->command);
-	fg_strvec_clear(&tp->cflags);
-	fg_strvec_clear(&tp->cppflags);
-	fg_strvec_clear(&tp->ldflags);
-	fg_strvec_clear(&tp->libs);
+	fg_build_recipe_release(&tp->build);
 	fg_strvec_clear(&tp->cmake_args);
 	fg_strvec_clear(&tp->features);
 	fg_strvec_clear(&tp->cmake_options);
-	fg_strvec_clear(&tp->profile_cflags);
-	fg_strvec_clear(&tp->profile_ldflags);
 	if (tp->overrides) {
 		/* borrowed strings: only the targets are the scratch project's own */
 		tp->overrides->loc.root = NULL;
@@ -448,7 +441,9 @@ int fg_tomlproj_open(fg_project *p)
 	if (p->opts.package && strcmp(p->opts.package, p->name))
 		return fg_error_set(FG_ENOTFOUND, "no package '%s' here: %s holds the single package "
 				    "'%s'", p->opts.package, p->loc.file, p->name);
-	p->build_hook = tp->system == FG_TOMLPROJ_COMMAND ? fg_tomlproj_build_command
-							    : fg_tomlproj_build_cc;
+	/* what the builder needs, handed over */
+	p->system = tp->system == FG_TOMLPROJ_COMMAND ? FG_BUILD_COMMAND : FG_BUILD_CC;
+	p->recipe = tp->build;
+	memset(&tp->build, 0, sizeof(tp->build));
 	return 0;
 }

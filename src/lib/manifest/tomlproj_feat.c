@@ -183,11 +183,11 @@ static int apply_feature(const fg_project *p, const char *name, const fg_toml_va
 		return err;
 	if (fg_toml_type(v) != FG_TOML_TABLE)
 		return 0;
-	if ((err = push_all(&tp->cppflags, fg_toml_get(v, "defines"), "-D", NULL)) ||
-	    (err = push_all(&tp->cppflags, fg_toml_get(v, "include"), "-I", p->loc.root)) ||
-	    (err = push_all(&tp->cflags, fg_toml_get(v, "cflags"), "", NULL)))
+	if ((err = push_all(&tp->build.cppflags, fg_toml_get(v, "defines"), "-D", NULL)) ||
+	    (err = push_all(&tp->build.cppflags, fg_toml_get(v, "include"), "-I", p->loc.root)) ||
+	    (err = push_all(&tp->build.cflags, fg_toml_get(v, "cflags"), "", NULL)))
 		return err;
-	return push_all(&tp->libs, fg_toml_get(v, "libs"), "", NULL);
+	return push_all(&tp->build.libs, fg_toml_get(v, "libs"), "", NULL);
 }
 
 int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_tomlproj *tp)
@@ -362,18 +362,18 @@ int fg_tomlproj_profile(const char *name, const fg_toml *doc, struct fg_tomlproj
 		ol = fg_toml_get(fg_toml_get(profiles, chain[i]), "opt-level");
 	size_t ol_at = ol ? i - 1 : n; /* chain index of the profile that set it */
 	if (!ol)
-		err = fg_strvec_push(&tp->profile_cflags, !strcmp(chain[n - 1], "dev") ? "-O0" : "-O2");
+		err = fg_strvec_push(&tp->build.profile_cflags, !strcmp(chain[n - 1], "dev") ? "-O0" : "-O2");
 	/* flags accumulate from the root down, so a child's -O3 comes later and
 	 * wins; the opt-level goes after the flags of the profiles above the one
 	 * that sets it */
 	for (i = n; !err && i-- > 0;) {
 		v = fg_toml_get(profiles, chain[i]);
 		if (i == ol_at)
-			err = opt_flag(ol, &tp->profile_cflags);
+			err = opt_flag(ol, &tp->build.profile_cflags);
 		if (!err && fg_toml_get(v, "cflags"))
-			err = push_all(&tp->profile_cflags, fg_toml_get(v, "cflags"), "", NULL);
+			err = push_all(&tp->build.profile_cflags, fg_toml_get(v, "cflags"), "", NULL);
 		if (!err && fg_toml_get(v, "ldflags"))
-			err = push_all(&tp->profile_ldflags, fg_toml_get(v, "ldflags"), "", NULL);
+			err = push_all(&tp->build.profile_ldflags, fg_toml_get(v, "ldflags"), "", NULL);
 	}
 	return err;
 }

@@ -9,8 +9,9 @@
 
 #include "flamegraph/compare.h"
 #include "flamegraph/error.h"
-#include "lib/manifest/project.h"
 #include "util/outfile.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 #include "util/banned.h"
 
 static int read_folded(fg_folded **out, const char *path)

@@ -14,6 +14,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/folded.h"
 #include "flamegraph/render.h"
+#include "nameattr.h"
 #include "palette.h"
 #include "svgout.h"
 #include "util/hashmap.h"
@@ -43,17 +44,6 @@ struct open_frame {
 	double delta;
 };
 
-/* Extra attributes for frames by name (--nameattr). */
-struct nameattr {
-	fg_strmap names;    /* name -> index + 1 into sets */
-	struct attrset {
-		char *title;    /* replaces the tooltip */
-		bool link;      /* an <a> (href given) instead of <g> */
-		fg_strbuf attrs; /* ready to paste: ` k="v"` pairs, escaped */
-	} *sets;
-	size_t nsets;
-};
-
 struct render {
 	const fg_render_opts *o;
 	enum fg_palette pal;
@@ -68,7 +58,7 @@ struct render {
 	double timemax, widthpertime, min_time, maxdelta;
 	fg_strmap palmap;
 	bool palmap_dirty;
-	struct nameattr na;
+	struct fg_nameattr na;
 	uint64_t rng;
 	fg_svgout out;
 };
@@ -398,161 +388,6 @@ static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
 	return c;
 }
 
-/* ---- --nameattr -------------------------------------------------------- */
-
-static bool attr_name_ok(fg_view k)
-{
-	size_t i;
-
-	if (!k.len)
-		return false;
-	for (i = 0; i < k.len; i++) {
-		char c = k.ptr[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
-		      (i && ((c >= '0' && c <= '9') || c == '-' || c == '.'))))
-			return false;
-	}
-	return true;
-}
-
-static void add_attr(fg_strbuf *sb, fg_view k, fg_view v)
-{
-	fg_svgout tmp = { *sb, NULL, 0 };
-
-	fg_strbuf_addch(&tmp.buf, ' ');
-	fg_strbuf_add(&tmp.buf, k.ptr, k.len);
-	fg_strbuf_add(&tmp.buf, "=\"", 2);
-	fg_svgout_xml(&tmp, v.ptr, v.len);
-	fg_strbuf_addch(&tmp.buf, '"');
-	*sb = tmp.buf;
-}
-
-/* g_extra / a_extra hold raw `k="v" k2="v2"` text: re-emitted pair by pair,
- * escaped, so a bad file cannot break the document. */
-static int add_extra(fg_strbuf *sb, fg_view raw, const char *file, size_t lineno)
-{
-	const char *p = raw.ptr, *e = raw.ptr + raw.len;
-
-	while (p < e) {
-		const char *eq, *q1, *q2;
-		while (p < e && *p == ' ')
-			p++;
-		if (p == e)
-			break;
-		eq = memchr(p, '=', (size_t)(e - p));
-		if (!eq || eq + 1 >= e || eq[1] != '"' ||
-		    !(q2 = memchr(eq + 2, '"', (size_t)(e - eq - 2))) ||
-		    !attr_name_ok(fg_view_of(p, (size_t)(eq - p))))
-			return fg_error_set(FG_EPARSE, "%s:%zu: extra attributes must be name=\"value\" pairs",
-					    file, lineno);
-		q1 = eq + 2;
-		add_attr(sb, fg_view_of(p, (size_t)(eq - p)), fg_view_of(q1, (size_t)(q2 - q1)));
-		p = q2 + 1;
-	}
-	return 0;
-}
-
-static int nameattr_line(struct nameattr *na, fg_view line, const char *file, size_t lineno)
-{
-	const char *tab = memchr(line.ptr, '\t', line.len);
-	const char *p, *e = line.ptr + line.len;
-	fg_strbuf g = FG_STRBUF_INIT, a = FG_STRBUF_INIT;
-	fg_view href = { NULL, 0 }, target = { "_top", 4 };
-	struct attrset *set, *v;
-	fg_strmap_entry *ent;
-	int err = 0;
-
-	if (!tab)
-		return fg_error_set(FG_EPARSE, "%s:%zu: expected 'name<TAB>attr=value...'", file, lineno);
-	if (!(v = fg_realloc_array(na->sets, na->nsets + 1, sizeof(*v))))
-		return FG_ENOMEM;
-	na->sets = v;
-	set = &na->sets[na->nsets];
-	memset(set, 0, sizeof(*set));
-	fg_strbuf_init(&set->attrs, 0);
-	for (p = tab + 1; p < e && !err;) {
-		const char *t = memchr(p, '\t', (size_t)(e - p)), *fe = t ? t : e, *eq;
-		fg_view k, val;
-
-		eq = memchr(p, '=', (size_t)(fe - p));
-		if (!eq || !attr_name_ok(k = fg_view_of(p, (size_t)(eq - p)))) {
-			err = fg_error_set(FG_EPARSE, "%s:%zu: expected attr=value", file, lineno);
-			break;
-		}
-		val = fg_view_of(eq + 1, (size_t)(fe - eq - 1));
-		if (fg_view_eq(k, "title")) {
-			free(set->title);
-			set->title = fg_strndup(val.ptr, val.len);
-		} else if (fg_view_eq(k, "href")) {
-			href = val;
-		} else if (fg_view_eq(k, "target")) {
-			target = val;
-		} else if (fg_view_eq(k, "g_extra")) {
-			err = add_extra(&g, val, file, lineno);
-		} else if (fg_view_eq(k, "a_extra")) {
-			err = add_extra(&a, val, file, lineno);
-		} else {
-			add_attr(&set->attrs, k, val);
-		}
-		p = t ? t + 1 : e;
-	}
-	if (!err) {
-		fg_strbuf_add(&set->attrs, g.buf, g.len);
-		if (href.ptr) {
-			set->link = true;
-			add_attr(&set->attrs, fg_view_cstr("xlink:href"), href);
-			add_attr(&set->attrs, fg_view_cstr("target"), target);
-			fg_strbuf_add(&set->attrs, a.buf, a.len);
-		}
-		if (!(ent = fg_strmap_put(&na->names, line.ptr, (size_t)(tab - line.ptr))))
-			err = FG_ENOMEM;
-		else
-			ent->value.u = ++na->nsets;
-	}
-	if (err) {
-		free(set->title);
-		fg_strbuf_release(&set->attrs);
-	}
-	fg_strbuf_release(&g);
-	fg_strbuf_release(&a);
-	return err;
-}
-
-static int nameattr_load(struct nameattr *na, const char *path)
-{
-	char *data = NULL, *p, *e, *nl;
-	size_t len, lineno = 0;
-	int err;
-
-	if ((err = fg_read_file(path, &data, &len)))
-		return err;
-	for (p = data, e = data + len; p < e && !err; p = nl + 1) {
-		fg_view line;
-		if (!(nl = memchr(p, '\n', (size_t)(e - p))))
-			nl = e;
-		lineno++;
-		line = fg_view_of(p, (size_t)(nl - p));
-		while (line.len && (line.ptr[line.len - 1] == '\r' || line.ptr[line.len - 1] == ' '))
-			line.len--;
-		if (line.len)
-			err = nameattr_line(na, line, path, lineno);
-	}
-	free(data);
-	return err;
-}
-
-static void nameattr_release(struct nameattr *na)
-{
-	size_t i;
-
-	for (i = 0; i < na->nsets; i++) {
-		free(na->sets[i].title);
-		fg_strbuf_release(&na->sets[i].attrs);
-	}
-	free(na->sets);
-	fg_strmap_release(&na->names);
-}
-
 /* ---- writing ----------------------------------------------------------- */
 
 static void put_rgb(fg_svgout *o, uint32_t c)
@@ -688,7 +523,7 @@ static int write_frames(struct render *r, double height, double ypad2)
 		uint64_t w = fr->end - fr->start;
 		double y, x_pct = (double)fr->start * pct_per_time;
 		uint32_t c = color_of(r, fr, &err);
-		const struct attrset *as = NULL;
+		const struct fg_nameattr_set *as = NULL;
 
 		if (r->na.nsets) {
 			fg_strmap_entry *e = fg_strmap_get(&r->na.names, fr->name, dn);
@@ -860,7 +695,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 		goto done;
 	if (r.o->palette_map && (err = fg_palette_map_load(&r.palmap, r.o->palette_map)))
 		goto done;
-	if (r.o->nameattr && (err = nameattr_load(&r.na, r.o->nameattr)))
+	if (r.o->nameattr && (err = fg_nameattr_load(&r.na, r.o->nameattr)))
 		goto done;
 	if ((err = collect(f, r.o, &tmp, &st)))
 		goto done;
@@ -895,7 +730,7 @@ done:
 	free(r.frames);
 	free(r.open);
 	fg_strmap_release(&r.palmap);
-	nameattr_release(&r.na);
+	fg_nameattr_release(&r.na);
 	fg_strbuf_release(&r.out.buf);
 	return err;
 }

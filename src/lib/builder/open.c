@@ -1,0 +1,66 @@
+/* Opening a project: the manifest reader, and for two kinds a build step
+ * before or between its reads. A CMake project's targets come from the
+ * File API replies of a configured build folder, so it is configured
+ * first; which translation unit of a compile database defines main is
+ * read from the objects' symbol tables, not guessed from the source text
+ * (macros, #ifdef'd mains and generated code make text scans wrong), so
+ * every entry is compiled between reading the database and naming the
+ * targets. The objects and their .cmd/.d stamps are the cache: a re-run
+ * recompiles nothing and only reads the symbol tables again, and every
+ * object is needed anyway, as a target's link picks the objects that
+ * define its undefined symbols.
+ *
+ * This sequence lives in the builder because the builder runs the tools;
+ * the readers (src/lib/manifest) only read, so the dependency goes one
+ * way: builder -> manifest. */
+#include "flamegraph/error.h"
+#include "lib/builder/builder.h"
+#include "util/banned.h"
+
+static int open_cmake(fg_project *p)
+{
+	int err;
+
+	/* a flamegraph.toml beside it augments the CMake project */
+	if (p->loc.toml && (err = fg_tomlproj_cmake_pre(p)))
+		return err;
+	if ((err = fg_cmake_configure(p)) || (err = fg_cmake_read(p)))
+		return err;
+	return p->loc.toml ? fg_tomlproj_cmake_post(p) : 0;
+}
+
+static int open_compdb(fg_project *p)
+{
+	int err;
+
+	if ((err = fg_compdb_load(p)) || (err = fg_compdb_compile_all(p)))
+		return err;
+	return fg_compdb_add_targets(p);
+}
+
+int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
+{
+	fg_project *p = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = fg_project_new(&p, loc, opts)))
+		return err;
+	switch (loc->type) {
+	case FG_MANIFEST_CMAKE:
+		err = open_cmake(p);
+		break;
+	case FG_MANIFEST_COMPDB:
+		err = open_compdb(p);
+		break;
+	default:
+		err = fg_tomlproj_open(p);
+		break;
+	}
+	if (err) {
+		fg_project_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,272 @@
+/* Sorting the distinct stacks of an fg_folded (folded.c).
+ *
+ * The flow merge needs the stacks in bytewise order. Stacks share long
+ * prefixes ("main;worker;..."), so comparing keys through pointers with
+ * memcmp is slow, and qsort's merge sort would need a copy of the array
+ * (160 MB more for 10 million stacks). Instead: a most-significant-digit
+ * sort with 8-byte digits. A range of keys that agree on their first
+ * `depth` bytes is sorted by the next 8 bytes (one integer compare, the
+ * key's length breaking ties), then each run of equal digits is sorted on
+ * from depth + 8. Ranges wait on an explicit work list, so a hostile input
+ * of keys sharing megabytes of prefix needs no deep recursion; the integer
+ * sort is an in-place introsort with a heapsort fallback. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "folded_impl.h"
+#include "util/banned.h"
+
+static uint64_t digit_at(const char *s, size_t len, size_t depth)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (depth + 8 <= len) {
+		for (i = 0; i < 8; i++)
+			v = v << 8 | (unsigned char)s[depth + i];
+		return v;
+	}
+	for (i = depth; i < depth + 8; i++)
+		v = v << 8 | (i < len ? (unsigned char)s[i] : 0);
+	return v;
+}
+
+/* Full comparison of two keys that agree on their first depth bytes. */
+static int cmp_from(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
+		    size_t depth)
+{
+	size_t la = a->len, lb = b->len, n = la < lb ? la : lb;
+	int c = n > depth ? memcmp(a->e->key + depth, b->e->key + depth, n - depth) : 0;
+
+	if (c)
+		return c;
+	return (la > lb) - (la < lb);
+}
+
+/* Keys with equal digits: one that ends within the digit is a prefix of
+ * the others (its padding zeros matched their bytes), so the shorter goes
+ * first; keys running past the digit (len compared as "long") tie. With
+ * `full`, the keys themselves are compared from depth on. */
+static inline bool less_at(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
+			   size_t depth, bool full)
+{
+	if (full)
+		return cmp_from(a, b, depth) < 0;
+	return a->prefix != b->prefix ? a->prefix < b->prefix : a->sortlen < b->sortlen;
+}
+
+#define less(a, b) less_at((a), (b), depth, full)
+
+static inline void swap(struct fg_folded_slot *a, struct fg_folded_slot *b)
+{
+	struct fg_folded_slot t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void sift_down(struct fg_folded_slot *v, size_t i, size_t n, size_t depth, bool full)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && less(&v[c], &v[c + 1]))
+			c++;
+		if (!less(&v[i], &v[c]))
+			return;
+		swap(&v[i], &v[c]);
+		i = c;
+	}
+}
+
+static void heap_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool full)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(v, i, n, depth, full);
+	for (i = n; i-- > 1;) {
+		swap(&v[0], &v[i]);
+		sift_down(v, 0, i, depth, full);
+	}
+}
+
+static void insertion_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool full)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct fg_folded_slot t = v[i];
+		for (j = i; j > 0 && less(&t, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+/* Sorts v[0..n) by (prefix, len): quicksort with the median of three,
+ * working on the smaller part first and deferring the larger one to an
+ * explicit stack (so at most log2(n) entries), heapsort once the depth
+ * budget is spent. */
+static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool full)
+{
+	struct { struct fg_folded_slot *v; size_t n; unsigned budget; } stack[64];
+	size_t top = 0;
+	unsigned budget = 0;
+
+	for (size_t m = n; m; m >>= 1)
+		budget += 2;
+	for (;;) {
+		while (n > 16) {
+			struct fg_folded_slot *lo = v, *hi = v + n - 1, *mid = v + n / 2;
+			size_t i, j;
+
+			if (!budget--) {
+				heap_sort(v, n, depth, full);
+				n = 0;
+				break;
+			}
+			if (less(mid, lo))
+				swap(mid, lo);
+			if (less(hi, mid)) {
+				swap(hi, mid);
+				if (less(mid, lo))
+					swap(mid, lo);
+			}
+			swap(mid, v + n - 2); /* pivot out of the way */
+			i = 0;
+			j = n - 2;
+			for (;;) {
+				while (less(&v[++i], &v[n - 2]))
+					;
+				while (j > 0 && less(&v[n - 2], &v[--j]))
+					;
+				if (i >= j)
+					break;
+				swap(&v[i], &v[j]);
+			}
+			swap(&v[i], &v[n - 2]);
+			/* left: v[0..i), right: v[i+1..n) */
+			if (i < n - 1 - i) {
+				stack[top].v = v + i + 1;
+				stack[top].n = n - 1 - i;
+				stack[top++].budget = budget;
+				n = i;
+			} else {
+				stack[top].v = v;
+				stack[top].n = i;
+				stack[top++].budget = budget;
+				v += i + 1;
+				n = n - 1 - i;
+			}
+		}
+		insertion_sort(v, n, depth, full);
+		if (!top)
+			return;
+		top--;
+		v = stack[top].v;
+		n = stack[top].n;
+		budget = stack[top].budget;
+	}
+}
+
+struct range {
+	size_t start, n, depth;
+};
+
+/* How many bytes from depth on all keys of the range share: one pass that
+ * skips a long common prefix at memcmp speed instead of 8 bytes a round. */
+static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth)
+{
+	const char *k0 = w[0].e->key;
+	size_t lcp = w[0].len - depth, i, j;
+
+	for (i = 1; i < n && lcp; i++) {
+		const char *k = w[i].e->key + depth, *a = k0 + depth;
+		size_t m = w[i].len - depth < lcp ? w[i].len - depth : lcp;
+		uint64_t x, y;
+
+		/* memcmp is vectorised: let it skip the bulk of a long prefix */
+		for (j = 0; j + 64 <= m && !memcmp(a + j, k + j, 64); j += 64)
+			;
+		for (; j + 8 <= m; j += 8) {
+			memcpy(&x, a + j, 8);
+			memcpy(&y, k + j, 8);
+			if (x != y)
+				break;
+		}
+		while (j < m && a[j] == k[j])
+			j++;
+		lcp = j;
+	}
+	return lcp;
+}
+
+/* Ranges this small are sorted by comparing keys: digit rounds would
+ * touch every key once per 8 bytes of the prefixes they share. */
+#define FULL_SORT_MAX 1024
+
+static int msd_sort(struct fg_folded_slot *v, size_t n)
+{
+	struct range *work = NULL, r = { 0, n, 0 };
+	size_t nwork = 0, awork = 0, i, j;
+	int err = 0;
+
+	for (;;) {
+		struct fg_folded_slot *w = v + r.start;
+
+		if (r.n <= FULL_SORT_MAX) {
+			intro_sort(w, r.n, r.depth, true);
+		} else {
+			/* all keys here run past depth (shorter ones were placed) */
+			r.depth += common_from(w, r.n, r.depth);
+			for (i = 0; i < r.n; i++) {
+				w[i].prefix = digit_at(w[i].e->key, w[i].len, r.depth);
+				w[i].sortlen = w[i].len > r.depth + 8 ? SIZE_MAX : w[i].len;
+			}
+			intro_sort(w, r.n, r.depth, false);
+			for (i = 0; i < r.n; i = j) {
+				for (j = i + 1; j < r.n && w[j].prefix == w[i].prefix &&
+						w[j].sortlen == w[i].sortlen; j++)
+					;
+				if (j - i < 2 || w[i].sortlen != SIZE_MAX)
+					continue;
+				if (FG_ALLOC_GROW(work, nwork + 1, awork, 64)) {
+					err = FG_ENOMEM;
+					goto done;
+				}
+				work[nwork].start = r.start + i;
+				work[nwork].n = j - i;
+				work[nwork++].depth = r.depth + 8;
+			}
+		}
+		if (!nwork)
+			break;
+		r = work[--nwork];
+	}
+done:
+	free(work);
+	return err;
+}
+
+#undef less
+
+struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f)
+{
+	struct fg_folded_slot *v = fg_calloc(f->map.count ? f->map.count : 1, sizeof(*v));
+	const fg_strmap_entry *e;
+	size_t it = 0, n = 0;
+
+	if (!v)
+		return NULL;
+	while ((e = fg_strmap_next(&f->map, &it))) {
+		v[n].len = e->len;
+		v[n++].e = e;
+	}
+	if (msd_sort(v, n)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}

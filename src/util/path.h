@@ -1,0 +1,21 @@
+/* File-system path helpers shared by every layer (the manifest readers,
+ * the builder, the orchestration). */
+#ifndef FG_UTIL_PATH_H
+#define FG_UTIL_PATH_H
+
+#include <stdbool.h>
+
+/* a/b, or b alone when it is absolute or a is NULL or empty (malloc'd;
+ * NULL when out of memory). */
+char *fg_path_join(const char *a, const char *b);
+/* Creates path and its missing parents (mode 0777 before the umask).
+ * FG_EIO naming the folder that could not be made, FG_ENOMEM. */
+int fg_mkdir_p(const char *path);
+bool fg_path_is_dir(const char *path);
+bool fg_path_is_file(const char *path);
+/* Modification time in nanoseconds, or -1 when the file does not exist. */
+long long fg_path_mtime(const char *path);
+/* The part after the last '/' (a pointer into path). */
+const char *fg_path_base(const char *path);
+
+#endif

@@ -1,0 +1,96 @@
+# The dependency rule of docs/ARCHITECTURE.md, checked on the #include
+# lines of src/ and include/ by tests/tools/check-layers; then the checker
+# itself, on small trees with one violation each, must fail and name it.
+layers=$FG_SRC/tests/tools/check-layers
+
+check_exit "the source tree follows the dependency rule" 0 bash "$layers" "$FG_SRC"
+check_contains "the checker says what it checked" out 'no violation'
+check_not_contains "no violation printed" out '^src/|^include/|^cycle'
+
+# A tree that follows the rule: util <- stages <- profile <- cli, public
+# headers in include/flamegraph/, the shared project model.
+clean_tree() {
+	rm -rf "$1"
+	mkdir -p "$1"/src/util "$1"/src/cli "$1"/include/flamegraph \
+		"$1"/src/lib/manifest "$1"/src/lib/builder "$1"/src/lib/profile "$1"/src/lib/fold
+	printf '#include "util/strbuf.h"\n' >"$1"/src/util/strbuf.c
+	printf '/* strbuf */\n' >"$1"/src/util/strbuf.h
+	printf '#include "flamegraph/error.h"\n' >"$1"/src/util/error.c
+	printf '/* errors */\n' >"$1"/include/flamegraph/error.h
+	printf '#include "flamegraph/api.h"\n' >"$1"/include/flamegraph/manifest.h
+	printf '#include "flamegraph/manifest.h"\n' >"$1"/include/flamegraph/build.h
+	printf '/* api */\n' >"$1"/include/flamegraph/api.h
+	printf '#include "flamegraph/folded.h"\n' >"$1"/include/flamegraph/render.h
+	printf '/* folded */\n' >"$1"/include/flamegraph/folded.h
+	printf '#include "flamegraph/manifest.h"\n#include "util/strbuf.h"\n' >"$1"/src/lib/manifest/project.h
+	printf '#include "lib/manifest/project.h"\n#include "lib/manifest/reader.h"\n' >"$1"/src/lib/manifest/cmake.c
+	printf '/* private */\n' >"$1"/src/lib/manifest/reader.h
+	printf '#include "flamegraph/build.h"\n#include "lib/manifest/project.h"\n' >"$1"/src/lib/builder/build.c
+	printf '#include "flamegraph/folded.h"\n#include "folded_impl.h"\n' >"$1"/src/lib/fold/folded.c
+	printf '/* private */\n' >"$1"/src/lib/fold/folded_impl.h
+	printf '#include "flamegraph/build.h"\n#include "flamegraph/render.h"\n' >"$1"/src/lib/profile/profile.c
+	printf '#include "flamegraph/build.h"\n#include "util/strbuf.h"\n' >"$1"/src/cli/prog.c
+}
+
+# expect_violation WHAT TREE PATTERN: the checker fails on TREE, and its
+# report matches PATTERN
+expect_violation() {
+	check_exit "$1: the checker fails" 1 bash "$layers" "$2"
+	check_contains "$1: the violation is named" out "$3"
+	check_contains "$1: the summary counts it" out 'violation\(s\) of the dependency rule'
+}
+
+t=$TMPDIR/layers
+clean_tree "$t"
+check_exit "a clean fixture passes" 0 bash "$layers" "$t"
+
+clean_tree "$t"
+printf '#include "lib/manifest/project.h"\n' >>"$t"/src/util/strbuf.c
+expect_violation "util including lib" "$t" \
+	'^src/util/strbuf.c:2: util includes src/lib/manifest/project.h'
+
+clean_tree "$t"
+printf '#include "cli/prog.c"\n' >>"$t"/src/util/error.c
+expect_violation "util including cli" "$t" '^src/util/error.c:2: util includes src/cli/prog.c'
+
+clean_tree "$t"
+printf '#include "flamegraph/folded.h"\n' >>"$t"/src/util/strbuf.h
+expect_violation "util including a stage's public header" "$t" \
+	'^src/util/strbuf.h:2: util includes include/flamegraph/folded.h, the public header of stage fold'
+
+clean_tree "$t"
+printf '#include "cli/prog.c"\n' >>"$t"/src/lib/fold/folded.c
+expect_violation "lib including cli" "$t" \
+	'^src/lib/fold/folded.c:3: the library includes src/cli/prog.c'
+
+clean_tree "$t"
+printf '#include "lib/manifest/reader.h"\n' >>"$t"/src/lib/builder/build.c
+expect_violation "a stage including another's private header" "$t" \
+	'^src/lib/builder/build.c:3: stage builder includes src/lib/manifest/reader.h, a private header of stage manifest'
+
+clean_tree "$t"
+printf '#include "../fold/folded_impl.h"\n' >>"$t"/src/lib/profile/profile.c
+expect_violation "a relative include of another stage's private header" "$t" \
+	'^src/lib/profile/profile.c:3: stage profile includes src/lib/fold/folded_impl.h, a private header'
+
+clean_tree "$t"
+printf '#include "flamegraph/build.h"\n' >>"$t"/src/lib/manifest/project.h
+expect_violation "a cycle through public headers" "$t" '^cycle between stage folders: builder, manifest$'
+check_contains "the cycle's edges are shown" out 'manifest -> builder: src/lib/manifest/project.h:3 includes include/flamegraph/build.h'
+
+clean_tree "$t"
+printf '#include "flamegraph/render.h"\n' >>"$t"/include/flamegraph/folded.h
+expect_violation "a cycle of two public headers" "$t" '^cycle between stage folders: fold, render$'
+
+clean_tree "$t"
+mkdir -p "$t"/src/lib/render
+printf '#include "flamegraph/render.h"\n' >"$t"/src/lib/render/render.c
+printf '#include "flamegraph/build.h"\n' >>"$t"/src/lib/fold/folded.c
+printf '#include "flamegraph/render.h"\n' >>"$t"/src/lib/manifest/cmake.c
+expect_violation "a cycle of three stages" "$t" '^cycle between stage folders: builder, fold, manifest, render$'
+
+clean_tree "$t"
+printf '#include "lib/profile/profile.h"\n' >>"$t"/src/lib/fold/folded.c
+printf '/* orchestration */\n' >"$t"/src/lib/profile/profile.h
+expect_violation "a stage including the orchestration" "$t" \
+	'^src/lib/fold/folded.c:3: stage fold includes src/lib/profile/profile.h of the orchestration'
