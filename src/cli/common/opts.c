@@ -23,6 +23,23 @@ int fg_strlist_push(fg_strlist *l, const char *s)
 	return 0;
 }
 
+int fg_strlist_split_commas(fg_strlist *out, const fg_strlist *in)
+{
+	for (size_t i = 0; i < in->count; i++) {
+		/* the argv string is ours to cut at the commas */
+		char *p = (char *)in->items[i];
+		while (p) {
+			char *comma = strchr(p, ',');
+			if (comma)
+				*comma = '\0';
+			if (*p && fg_strlist_push(out, p))
+				return -1;
+			p = comma ? comma + 1 : NULL;
+		}
+	}
+	return 0;
+}
+
 void fg_strlist_release(fg_strlist *l)
 {
 	free(l->items);

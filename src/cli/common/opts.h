@@ -69,6 +69,10 @@ typedef struct fg_strlist {
 #define FG_STRLIST_INIT { NULL, 0, 0 }
 int fg_strlist_push(fg_strlist *l, const char *s);
 void fg_strlist_release(fg_strlist *l);
+/* Appends the comma-separated parts of every item of in to out ("a,b" and
+ * "c" give a, b, c; empty parts are dropped). The items are argv strings,
+ * cut in place. -1 when out of memory. */
+int fg_strlist_split_commas(fg_strlist *out, const fg_strlist *in);
 
 typedef struct fg_cli {
 	const char *prog;      /* program name, as in messages */

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 #include "cli/common/opts.h"
+#include "flamegraph/pipeline.h"
 #include "flamegraph/profile.h"
 
 typedef struct fg_profile_root {
@@ -110,11 +111,24 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc);
 
 /* Runs the pipeline and reports: warnings, the workload's fate, where the
  * graph went; opens it with --open. Returns the exit code (SPEC 10). */
-int fg_profile_cli_run(fg_profile_opts *po, const fg_profile_cli *pc);
+int fg_profile_cli_run(const fg_profile_opts *po, const fg_profile_cli *pc);
+
+/* The two halves of fg_profile_cli_run, for runs the library starts
+ * itself (--compare): before names the program on the status line;
+ * report prints the outcome of fg_profile_run (err, res) and returns the
+ * exit code. */
+void fg_profile_cli_before(const fg_profile_opts *po);
+int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
+			  const fg_profile_result *res, int err);
 
 /* Opens path with $BROWSER, else xdg-open (open on macOS). Returns 0 or
  * prints a warning and returns -1. */
 int fg_profile_cli_open(const char *path);
+
+/* Reports the runs of a comparison (fg_pipeline_compare) as
+ * fg_profile_cli_run reports one; a failed run stops it with its exit
+ * code. pc must outlive the comparison. */
+void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc);
 
 void fg_profile_cli_release(fg_profile_cli *pc);
 
