@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,16 @@ int fg_strlist_split_commas(fg_strlist *out, const fg_strlist *in)
 			p = comma ? comma + 1 : NULL;
 		}
 	}
+	return 0;
+}
+
+int fg_opt_to_unsigned(unsigned *out, long long v, const char *flag)
+{
+	if (v < 0 || (unsigned long long)v > UINT_MAX) {
+		fg_errorf("%s %lld is not a number of pixels", flag, v);
+		return -1;
+	}
+	*out = (unsigned)v;
 	return 0;
 }
 

@@ -74,6 +74,13 @@ void fg_strlist_release(fg_strlist *l);
  * cut in place. -1 when out of memory. */
 int fg_strlist_split_commas(fg_strlist *out, const fg_strlist *in);
 
+/* A whole-number option value (FG_OPT_INT) as the unsigned field of a
+ * library options struct. Only whether it fits is checked here: the
+ * range that makes sense is the library's to check (fg_render_opts_check
+ * and the like), once. Prints a usage error and returns -1 when it does
+ * not fit. */
+int fg_opt_to_unsigned(unsigned *out, long long v, const char *flag);
+
 typedef struct fg_cli {
 	const char *prog;      /* program name, as in messages */
 	const char *usage;     /* "[OPTIONS] [FILE...]" */

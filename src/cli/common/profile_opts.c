@@ -171,10 +171,9 @@ static int apply_render(fg_render_opts *ro, const fg_profile_cli *pc)
 	ro->flamechart = pc->flamechart;
 	if (pc->min_width >= 0)
 		ro->min_width = pc->min_width;
-	if (pc->image_width < 0 || pc->image_width > 1000000)
-		return usage("%s", "--image-width wants a width in pixels, e.g. 1200");
-	if (pc->image_width)
-		ro->image_width = (unsigned)pc->image_width;
+	/* the range is checked once, by the library, before anything runs */
+	if (pc->image_width && fg_opt_to_unsigned(&ro->image_width, pc->image_width, "--image-width"))
+		return FG_EXIT_USAGE;
 	return 0;
 }
 

@@ -102,7 +102,7 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_BOOL(0, "flamechart", &(pc).flamechart, "flame chart: x is time, stacks not merged"), \
 	FG_OPT_DOUBLE(0, "min-width", &(pc).min_width, "PX", "omit frames narrower than PX (default 0.1)"), \
 	FG_OPT_INT(0, "image-width", &(pc).image_width, "PX", "width of the SVG (default 1200)"), \
-	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", "hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust", "colour palette (default hot)")
+	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", fg_render_palettes, "colour palette (default hot)")
 
 /* Validates the shared options and fills po (record, outputs, render
  * options, tool paths from $PERF/$DTRACE, $TMPDIR, event printer).

@@ -755,6 +755,12 @@ static int check_opts(const fg_profile_opts *o)
 	if (o->record.custom && o->record.freq && o->record.freq != 997)
 		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
 				    "combined with -F — put -F in the -c string");
+	/* bad graph options fail before a recording, not after it */
+	if (o->format == FG_OUTPUT_SVG) {
+		int err = fg_render_opts_check(&o->render);
+		if (err)
+			return err;
+	}
 	return check_paths(o);
 }
 
