@@ -67,7 +67,10 @@ typedef struct fg_collapse_opts {
 				  the number of samples) */
 } fg_collapse_opts;
 
-#define FG_COLLAPSE_OPTS_INIT { false, false, false, false, false, NULL, NULL, 0, false, true, 0, false }
+#define FG_COLLAPSE_OPTS_INIT { .include_pid = false, .include_tid = false, \
+	.annotate_kernel = false, .annotate_jit = false, .include_addrs = false, \
+	.event_filter = NULL, .skip_after = NULL, .nskip_after = 0, .include_offset = false, \
+	.inline_frames = true, .nthreads = 0, .keep_order = false }
 
 typedef struct fg_collapser fg_collapser;
 

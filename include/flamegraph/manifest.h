@@ -47,7 +47,7 @@ typedef struct fg_manifest_loc {
 	char *root;     /* absolute project directory */
 	char *toml;     /* a flamegraph.toml augmenting a CMake project, or NULL */
 } fg_manifest_loc;
-#define FG_MANIFEST_LOC_INIT { FG_MANIFEST_TOML, NULL, NULL, NULL }
+#define FG_MANIFEST_LOC_INIT { .type = FG_MANIFEST_TOML, .file = NULL, .root = NULL, .toml = NULL }
 
 /* Finds the manifest for `path`: with `explicit_path` false, path is the
  * directory where the upward search starts; with it true, path is what
@@ -78,8 +78,10 @@ typedef struct fg_project_opts {
 	fg_note_fn note;
 	void *note_ctx;
 } fg_project_opts;
-#define FG_PROJECT_OPTS_INIT { "release", NULL, NULL, NULL, 0, false, false, \
-			       NULL, 0, NULL, NULL, NULL, 0, false, NULL, NULL }
+#define FG_PROJECT_OPTS_INIT { .profile = "release", .build_dir = NULL, .package = NULL, \
+	.features = NULL, .nfeatures = 0, .no_default_features = false, .all_features = false, \
+	.defines = NULL, .ndefines = 0, .cc = NULL, .cflags = NULL, .ldflags = NULL, .jobs = 0, \
+	.verbose = false, .note = NULL, .note_ctx = NULL }
 
 typedef struct fg_project fg_project;
 typedef struct fg_target fg_target; /* owned by its project */
@@ -147,7 +149,7 @@ typedef struct fg_run_spec {
 	size_t nenv;
 	char *cwd;   /* NULL: the caller's */
 } fg_run_spec;
-#define FG_RUN_SPEC_INIT { NULL, 0, NULL, 0, NULL }
+#define FG_RUN_SPEC_INIT { .argv = NULL, .argc = 0, .env = NULL, .nenv = 0, .cwd = NULL }
 int fg_target_run_spec(fg_run_spec *out, const fg_target *t,
 		       const char *const *extra, size_t nextra, bool as_filter);
 void fg_run_spec_release(fg_run_spec *spec);
