@@ -15,12 +15,13 @@
 
 static struct {
 	const char *bin, *example, *test, *bench, *unit_test, *manifest;
-	const char *profile, *compare, *perfdata, *list_names;
-	bool unit_test_given, dev, release, list, compare_outputs;
+	const char *profile, *perfdata, *list_names;
+	bool unit_test_given, dev, release, list;
 	fg_strlist features, defines;
 } o;
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
-static fg_project_opts proj = FG_PROJECT_OPTS_INIT; /* the rows fill it */
+static fg_project_opts proj = FG_PROJECT_OPTS_INIT;            /* the rows fill */
+static fg_pipeline_compare_opts cmp = FG_PIPELINE_COMPARE_OPTS_INIT; /* these two */
 
 static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 {
@@ -58,9 +59,9 @@ static const fg_option options[] = {
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
 		      "render a kept recording (--perfdata-out) with new graph options; nothing is built or run"),
-	FG_OPT_STRING(0, "compare", &o.compare, "REV",
+	FG_OPT_STRING(0, "compare", &cmp.rev, "REV",
 		      "also build and profile git revision REV; write a differential graph (red: grew, blue: shrank)"),
-	FG_OPT_BOOL(0, "compare-outputs", &o.compare_outputs,
+	FG_OPT_BOOL(0, "compare-outputs", &cmp.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
@@ -95,11 +96,11 @@ static int render_perfdata(int npos, int dashdash, char **argv)
 	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
 	int code;
 
-	if (o.compare || o.list || dashdash > 0 || npos > 0) {
+	if (cmp.rev || o.list || dashdash > 0 || npos > 0) {
 		fg_errorf(dashdash > 0 || npos > 0 ? "--perfdata renders a recording: program "
 			  "arguments ('%s') have no use" : "--perfdata renders a recording; it cannot "
 			  "be combined with --%s", dashdash > 0 || npos > 0 ? argv[0] :
-			  o.compare ? "compare" : "list");
+			  cmp.rev ? "compare" : "list");
 		return FG_EXIT_USAGE;
 	}
 	if ((code = fg_profile_cli_apply(&po, &pc)))
@@ -126,21 +127,15 @@ static fg_pipeline_target chosen(void)
 static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t,
 		   const fg_manifest_loc *loc)
 {
-	fg_pipeline_compare_opts co = FG_PIPELINE_COMPARE_OPTS_INIT;
-	const char *out = pl->profile.output ? pl->profile.output :
-			  fg_output_default_name(pl->profile.format);
 	int r;
 
-	co.rev = o.compare;
-	co.side_outputs = o.compare_outputs;
-	co.build_dir = proj.build_dir;
-	co.loc = loc;
-	co.project = &proj;
-	fg_profile_cli_compare_hooks(&co, &pc);
-	if ((r = fg_pipeline_compare(pl, &co, p, t)))
+	cmp.build_dir = proj.build_dir;
+	cmp.loc = loc;
+	cmp.project = &proj;
+	fg_profile_cli_compare_hooks(&cmp, &pc);
+	if ((r = fg_pipeline_compare(pl, &cmp, p, t)))
 		return r > 0 ? r : fg_die_lib(r);
-	if (pc.open && out && strcmp(out, "-"))
-		fg_profile_cli_open(out);
+	fg_profile_cli_open_graph(&pl->profile, &pc);
 	return 0;
 }
 
@@ -214,7 +209,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 	}
 	pl.args = (const char *const *)argv + dashdash;
 	pl.nargs = (size_t)(npos - dashdash);
-	code = o.compare ? compare(&pl, p, t, &loc) : profile(&pl, p, t);
+	code = cmp.rev ? compare(&pl, p, t, &loc) : profile(&pl, p, t);
 done:
 	fg_project_free(p);
 	fg_manifest_loc_release(&loc);

@@ -284,7 +284,8 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 	char size[32];
 	const char *out = graph_name(po);
 
-	out = !out ? "nothing yet" : strcmp(out, "-") ? out : "stdout";
+	/* one side of a comparison writes no graph of its own */
+	out = !out ? "no graph" : strcmp(out, "-") ? out : "stdout";
 	if (!res->recorded) {
 		fg_notef("wrote %s (%llu samples, %llu stacks)", out, (unsigned long long)res->samples,
 			 (unsigned long long)res->stacks);
@@ -323,7 +324,6 @@ int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
 			  const fg_profile_result *res, int err)
 {
 	const char *what = the_printer.what;
-	const char *out = graph_name(po);
 	int code;
 
 	clear_line(&the_printer);
@@ -338,9 +338,16 @@ int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
 	}
 	code = report_workload(po, res, what);
 	summary(po, res);
+	fg_profile_cli_open_graph(po, pc);
+	return code;
+}
+
+void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *pc)
+{
+	const char *out = graph_name(po);
+
 	if (pc->open && out && strcmp(out, "-") != 0)
 		fg_profile_cli_open(out);
-	return code;
 }
 
 int fg_profile_cli_run(const fg_profile_opts *po, const fg_profile_cli *pc)

@@ -130,6 +130,9 @@ int fg_profile_cli_open(const char *path);
  * code. pc must outlive the comparison. */
 void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc);
 
+/* With --open, opens the graph po wrote (not stdout). */
+void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *pc);
+
 void fg_profile_cli_release(fg_profile_cli *pc);
 
 #endif
