@@ -21,7 +21,7 @@ typedef struct fg_build_result {
 	bool no_rosegment;   /* -Wl,--no-rosegment was added (lld or mold link) */
 	char linker[32];     /* "LLD", "mold", "GNU ld" or "" when unknown */
 } fg_build_result;
-#define FG_BUILD_RESULT_INIT { false, false, "" }
+#define FG_BUILD_RESULT_INIT { .rebuilt = false, .no_rosegment = false, .linker = "" }
 
 /* Builds target t of p (only what it needs). The compiler's output goes to
  * the inherited stderr. Errors: FG_EBUILD (the build failed: the tools

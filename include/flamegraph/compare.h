@@ -26,13 +26,20 @@ typedef struct fg_compare_opts {
 	const char *folded_out;   /* also write the differential folded text here, or NULL */
 } fg_compare_opts;
 
-#define FG_COMPARE_OPTS_INIT { FG_DIFF_OPTS_INIT, FG_RENDER_OPTS_INIT, FG_OUTPUT_SVG, NULL }
+#define FG_COMPARE_OPTS_INIT { .diff = FG_DIFF_OPTS_INIT, .render = FG_RENDER_OPTS_INIT, \
+	.format = FG_OUTPUT_SVG, .folded_out = NULL }
 
-/* Reads the folded files `before` and `after` and writes the differential
- * graph to `output` ("-": stdout), atomically: a failure leaves an existing
- * file untouched. Errors: those of fg_folded_read_file (FG_EIO, FG_ENOTFOUND),
- * FG_ENODATA when both profiles are empty, FG_EINVAL for FG_OUTPUT_JSON
- * (speedscope has no differential form) or bad render options. */
+/* Joins the stacks of a "before" and an "after" run (fg_diff_folded) and
+ * writes the differential graph to `output` ("-": stdout), and its
+ * "stack BEFORE AFTER" text to opts->folded_out when set, atomically: a
+ * failure leaves an existing file untouched. Errors: FG_ENODATA when both
+ * profiles are empty, FG_EINVAL for FG_OUTPUT_JSON (speedscope has no
+ * differential form) or bad render options, FG_EIO. */
+int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, const char *output,
+			    const fg_compare_opts *opts);
+
+/* fg_compare_write_stacks of the folded files `before` and `after`.
+ * Errors: also those of fg_folded_read_file (FG_EIO, FG_ENOTFOUND). */
 int fg_compare_write(const char *before, const char *after, const char *output,
 		     const fg_compare_opts *opts);
 

@@ -24,9 +24,20 @@ typedef struct fg_diff_opts {
 
 #define FG_DIFF_OPTS_INIT { .normalize = false, .strip_hex = false }
 
-/* Writes "stack BEFORE AFTER\n" for every stack of either profile, sorted
- * bytewise, counts as whole samples (a stack missing from one side has 0
- * there). Neither input is modified. FG_EIO on write errors; FG_ENODATA
+/* Joins two profiles into a differential fg_folded (*out, the caller
+ * frees it): every stack of either side, "before" and "after" counts in
+ * whole samples (a stack missing from one side has 0 there). It renders
+ * as is with fg_render_svg. Neither input is modified. FG_ENODATA when
+ * both profiles are empty; FG_ENOMEM. */
+int fg_diff_folded(fg_folded **out, const fg_folded *before, const fg_folded *after,
+		   const fg_diff_opts *opts);
+
+/* Writes a differential fg_folded as "stack BEFORE AFTER" lines, sorted
+ * bytewise. FG_EIO on write errors. */
+int fg_diff_folded_write_stacks(const fg_folded *diff, FILE *out);
+
+/* fg_diff_folded, then fg_diff_folded_write_stacks: "stack BEFORE AFTER"
+ * for every stack of either profile. FG_EIO on write errors; FG_ENODATA
  * when both profiles are empty (nothing is written then). */
 int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 			 const fg_diff_opts *opts, FILE *out);

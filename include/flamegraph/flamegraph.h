@@ -23,5 +23,6 @@
 #include "flamegraph/compare.h"   /* --compare: differential graph of two runs */
 #include "flamegraph/profile.h"   /* record -> collapse -> render in one call */
 #include "flamegraph/git.h"       /* provenance and REV checkouts */
+#include "flamegraph/pipeline.h"  /* a project's target profiled; --compare */
 
 #endif

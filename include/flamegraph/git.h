@@ -54,7 +54,8 @@ typedef struct fg_git_info {
 	bool untracked;
 } fg_git_info;
 
-#define FG_GIT_INFO_INIT { NULL, NULL, "", "", false, false, false, false }
+#define FG_GIT_INFO_INIT { .branch = NULL, .workdir = NULL, .commit = "", .short_id = "", \
+	.detached = false, .unborn = false, .dirty = false, .untracked = false }
 
 /* Fills *out for the repository containing `path` (a file or directory;
  * parent directories are searched, as git does).
@@ -103,7 +104,8 @@ typedef struct fg_git_export_result {
 	char *skipped_submodules;
 } fg_git_export_result;
 
-#define FG_GIT_EXPORT_RESULT_INIT { "", "", 0, 0, 0, 0, NULL }
+#define FG_GIT_EXPORT_RESULT_INIT { .commit = "", .short_id = "", .files = 0, .symlinks = 0, \
+	.dirs = 0, .submodules_skipped = 0, .skipped_submodules = NULL }
 
 /* Writes the tree of commit `rev` of the repository containing `repo_path`
  * into `dest_dir`, which must not exist (it is created, with parents) or

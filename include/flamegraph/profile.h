@@ -34,10 +34,17 @@ typedef enum fg_output_format {
 	FG_OUTPUT_SVG = 0,  /* interactive flame graph */
 	FG_OUTPUT_FOLDED,   /* "a;b;c COUNT" lines */
 	FG_OUTPUT_JSON,     /* speedscope file format (sampled profile) */
+	FG_OUTPUT_NONE,     /* no graph: only fg_profile_opts.stacks_out and
+			       folded_out (one side of a comparison) */
 } fg_output_format;
 
 /* Parses "svg", "folded" or "json" (FG_EINVAL otherwise). */
 int fg_output_format_parse(fg_output_format *out, const char *name);
+
+/* The output file name used when none is given: "flamegraph.svg",
+ * "stacks.folded" or "profile.speedscope.json" (NULL for FG_OUTPUT_NONE).
+ * The one place that decides it. */
+const char *fg_output_default_name(fg_output_format format);
 
 typedef enum fg_profile_event {
 	FG_PROFILE_COMMAND,  /* msg: a command about to run, quoted for display */
@@ -87,9 +94,17 @@ typedef struct fg_profile_opts {
 	size_t npids;
 	const char *perfdata;     /* an existing perf.data (or DTrace output):
 				     re-render it, record nothing */
+	/* Where the command runs: "NAME=VALUE" strings added to its
+	 * environment and its working directory (NULL: ours). Data, not
+	 * process state: the caller's cwd and environment stay as they are,
+	 * and relative output paths stay relative to the caller. */
+	const char *const *env;
+	size_t nenv;
+	const char *cwd;
 
 	/* Outputs. */
-	const char *output;        /* the graph; NULL: "flamegraph.svg"; "-": stdout */
+	const char *output;        /* the graph; NULL: fg_output_default_name;
+				      "-": stdout */
 	fg_output_format format;
 	const char *folded_out;    /* also write the folded stacks here (NULL: no) */
 	const char *perfdata_out;  /* keep perf.data here (NULL: a temporary
@@ -129,6 +144,11 @@ typedef struct fg_profile_opts {
 
 	/* Live status (NULL: none). */
 	fg_profile_status_cb on_status;
+
+	/* When not NULL, receives the folded stacks of the run (the caller
+	 * frees them with fg_folded_free), so a later stage (a comparison)
+	 * takes them as data. */
+	fg_folded **stacks_out;
 
 	/* Where the size cap comes from when record.max_size is 0: half the
 	 * free space where the recording goes. UINT64_MAX in record.max_size
@@ -190,11 +210,18 @@ typedef struct fg_profile_result {
  * res is filled as far as the run got; it may be NULL. */
 int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 
-/* Converts folded text ("a;b;c COUNT" lines, len bytes) to a speedscope
- * JSON document (https://www.speedscope.app file format, one "sampled"
- * profile named `name`) written to out. Lines without a count are
- * skipped. git, when not NULL, goes into a top-level "metadata" object
- * (branch, commit, dirty). FG_EIO on write errors. */
+/* Writes folded stacks as a speedscope JSON document
+ * (https://www.speedscope.app file format, one "sampled" profile named
+ * `name`) to out: frames numbered in order of first appearance, one
+ * weighted sample per stack, in the order fg_folded keeps them (input
+ * order with FG_FOLDED_KEEP_ORDER, else sorted). git, when not NULL, goes
+ * into a top-level "metadata" object (branch, commit, dirty). FG_EIO on
+ * write errors. */
+int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
+			const fg_git_info *git);
+
+/* The same from folded text ("a;b;c COUNT" lines, len bytes); lines
+ * without a count are skipped. */
 int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
 			       const fg_git_info *git);
 

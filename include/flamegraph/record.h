@@ -34,6 +34,8 @@ typedef enum fg_call_graph {
  * 8 KB default loses every caller below a large stack buffer. */
 #define FG_DWARF_STACK_SIZE 65528
 
+struct fg_runner; /* how child processes run: see fg_record_opts.runner */
+
 typedef struct fg_record_opts {
 	fg_recorder recorder;
 	const char *tool;        /* perf or dtrace executable; NULL: "perf"/"dtrace".
@@ -50,6 +52,14 @@ typedef struct fg_record_opts {
 	size_t npids;
 	const char *const *argv; /* ... or run this command (argv[0] the program) */
 	size_t argc;
+	const char *const *env;  /* "NAME=VALUE" added to the command's
+				    environment (a CTest test's), or NULL */
+	size_t nenv;
+	const char *cwd;         /* the command's working directory (NULL: ours).
+				    Relative paths in the other fields are
+				    ours, except where the recorder itself
+				    runs the command (DTrace, -c): give
+				    `output` absolute then. */
 	const char *output;      /* perf.data / DTrace output file */
 	const char *tool_origin; /* where `tool` came from, for messages (the
 				    CLI passes "PERF"); NULL: not said */
@@ -61,6 +71,10 @@ typedef struct fg_record_opts {
 				    the caller, with `-p PID -D -1 --control
 				    fifo:CTL,ACK` instead of running argv */
 	const char *control_ctl, *control_ack; /* the fifos, with attach_pid */
+	/* Starts and ends the recorder, perf script and the workload (NULL:
+	 * real processes). Unit tests substitute their own (src/util/process.h)
+	 * to see the command lines, environments and working directories. */
+	const struct fg_runner *runner;
 } fg_record_opts;
 
 #define FG_RECORD_OPTS_INIT { .recorder = FG_RECORDER_PERF, .freq = 997, \

@@ -8,18 +8,20 @@
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "cli/common/profile_opts.h"
-#include "cli/common/target_run.h"
 #include "flamegraph/build.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
+#include "flamegraph/pipeline.h"
 
 static struct {
-	const char *bin, *example, *test, *bench, *unit_test, *package, *manifest;
-	const char *profile, *build_dir, *compare, *perfdata, *list_names;
-	bool unit_test_given, no_default, all_features, dev, release, list, compare_outputs;
+	const char *bin, *example, *test, *bench, *unit_test, *manifest;
+	const char *profile, *perfdata, *list_names;
+	bool unit_test_given, dev, release, list;
 	fg_strlist features, defines;
 } o;
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
+static fg_project_opts proj = FG_PROJECT_OPTS_INIT;            /* the rows fill */
+static fg_pipeline_compare_opts cmp = FG_PIPELINE_COMPARE_OPTS_INIT; /* these two */
 
 static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 {
@@ -38,7 +40,7 @@ static const fg_option options[] = {
 	{ FG_OPT_CALLBACK_, 0, "unit-test", &o.unit_test, "NAME",
 	  "run test executable NAME directly; arguments after -- are its test filter",
 	  FG_OPTF_OPTARG, unit_test_cb, NULL, "unit-test" },
-	FG_OPT_STRING('p', "package", &o.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project())"),
+	FG_OPT_STRING('p', "package", &proj.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project())"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, compile_commands.json or a folder"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
@@ -46,20 +48,20 @@ static const fg_option options[] = {
 		      "print the project's names of KIND, one per line (for scripts and completions), and exit"),
 	FG_OPT_GROUP("Build"),
 	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options)"),
-	FG_OPT_BOOL(0, "no-default-features", &o.no_default, "turn the default features off"),
-	FG_OPT_BOOL(0, "all-features", &o.all_features, "turn every feature on"),
+	FG_OPT_BOOL(0, "no-default-features", &proj.no_default_features, "turn the default features off"),
+	FG_OPT_BOOL(0, "all-features", &proj.all_features, "turn every feature on"),
 	FG_OPT_BOOL(0, "dev", &o.dev, "build with the dev profile (-O0 -g)"),
 	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
-	FG_OPT_STRING(0, "build-dir", &o.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
+	FG_OPT_STRING(0, "build-dir", &proj.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
 	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
 		      "render a kept recording (--perfdata-out) with new graph options; nothing is built or run"),
-	FG_OPT_STRING(0, "compare", &o.compare, "REV",
+	FG_OPT_STRING(0, "compare", &cmp.rev, "REV",
 		      "also build and profile git revision REV; write a differential graph (red: grew, blue: shrank)"),
-	FG_OPT_BOOL(0, "compare-outputs", &o.compare_outputs,
+	FG_OPT_BOOL(0, "compare-outputs", &cmp.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
@@ -88,30 +90,17 @@ static void note(void *ctx, const char *line)
 	fg_notef("%s", line);
 }
 
-/* --features a,b -f c: split at commas into one list. */
-static void split_features(fg_strlist *out, char **keep)
-{
-	for (size_t i = 0; i < o.features.count; i++) {
-		char *copy = strdup(o.features.items[i]), *s = copy, *comma;
-		keep[i] = copy;
-		for (; s && *s; s = comma ? comma + 1 : NULL) {
-			if ((comma = strchr(s, ',')))
-				*comma = '\0';
-			if (*s)
-				fg_strlist_push(out, s);
-		}
-	}
-}
-
 /* --perfdata: the graph of a kept recording; no manifest, no build. */
-static int render_perfdata(void)
+static int render_perfdata(int npos, int dashdash, char **argv)
 {
 	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
 	int code;
 
-	if (o.compare || o.list) {
-		fg_errorf("--perfdata renders a recording; it cannot be combined with --%s",
-			  o.compare ? "compare" : "list");
+	if (cmp.rev || o.list || dashdash > 0 || npos > 0) {
+		fg_errorf(dashdash > 0 || npos > 0 ? "--perfdata renders a recording: program "
+			  "arguments ('%s') have no use" : "--perfdata renders a recording; it cannot "
+			  "be combined with --%s", dashdash > 0 || npos > 0 ? argv[0] :
+			  cmp.rev ? "compare" : "list");
 		return FG_EXIT_USAGE;
 	}
 	if ((code = fg_profile_cli_apply(&po, &pc)))
@@ -120,66 +109,89 @@ static int render_perfdata(void)
 	return fg_profile_cli_run(&po, &pc);
 }
 
-static int select_target(const fg_target **t, const fg_project *p)
+/* The target the selection options name (the first of them). */
+static fg_pipeline_target chosen(void)
 {
-	if (o.bin) return fg_project_select(t, p, FG_TARGET_BIN, o.bin);
-	if (o.example) return fg_project_select(t, p, FG_TARGET_EXAMPLE, o.example);
-	if (o.bench) return fg_project_select(t, p, FG_TARGET_BENCH, o.bench);
-	if (o.test) return fg_project_select(t, p, FG_TARGET_TEST, o.test);
-	if (o.unit_test_given) return fg_project_select_unit(t, p, o.unit_test);
-	return fg_project_select(t, p, FG_TARGET_BIN, NULL);
+	const struct { const char *name; fg_target_kind kind; } k[] = {
+		{ o.bin, FG_TARGET_BIN }, { o.example, FG_TARGET_EXAMPLE },
+		{ o.bench, FG_TARGET_BENCH }, { o.test, FG_TARGET_TEST },
+	};
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].name)
+			return (fg_pipeline_target){ .kind = k[i].kind, .name = k[i].name };
+	return (fg_pipeline_target){ .kind = FG_TARGET_BIN, .name = o.unit_test,
+				     .unit_test = o.unit_test_given };
+}
+
+static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t,
+		   const fg_manifest_loc *loc)
+{
+	int r;
+
+	cmp.build_dir = proj.build_dir;
+	cmp.loc = loc;
+	cmp.project = &proj;
+	fg_profile_cli_compare_hooks(&cmp, &pc);
+	if ((r = fg_pipeline_compare(pl, &cmp, p, t)))
+		return r > 0 ? r : fg_die_lib(r);
+	fg_profile_cli_open_graph(&pl->profile, &pc);
+	return 0;
+}
+
+static int profile(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t)
+{
+	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
+	int r = fg_pipeline_job_init(&job, pl, p, t);
+	int code = r ? fg_die_lib(r) : fg_profile_cli_run(&job.profile, &pc);
+
+	fg_pipeline_job_release(&job);
+	return code;
 }
 
 int cmd_flamegraph_build(int argc, char **argv)
 {
 	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
-	fg_project_opts po = FG_PROJECT_OPTS_INIT;
+	fg_pipeline_opts pl = FG_PIPELINE_OPTS_INIT;
 	fg_project *p = NULL;
 	const fg_target *t = NULL;
 	fg_build_result br = FG_BUILD_RESULT_INIT;
 	fg_strlist feats = FG_STRLIST_INIT;
-	fg_target_run tr = { &pc, false, NULL, 0, select_target };
-	char *keep[64] = { 0 };
 	int npos = 0, dashdash = 0, r, code = 0;
 
 	fg_diag_init(cli.prog);
 	fg_cli_signals_init();
 	if ((r = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)))
 		return r == FG_OPTS_EXIT ? 0 : FG_EXIT_USAGE;
-	if (o.unit_test_given && !o.unit_test && dashdash == 1)
+	if (o.unit_test_given && !o.unit_test && dashdash == 1) {
 		o.unit_test = argv[0];
-	else if (dashdash > 0) {
+	} else if (dashdash > 0) {
 		fg_errorf("unexpected argument '%s' — program arguments go after --", argv[0]);
 		return FG_EXIT_USAGE;
 	}
 	if (o.perfdata) {
-		if (dashdash > 0 || npos > 0) {
-			fg_errorf("--perfdata renders a recording: program arguments ('%s') have no use",
-				  argv[0]);
-			return FG_EXIT_USAGE;
-		}
-		code = render_perfdata();
-		fg_profile_cli_release(&pc);
-		return code;
+		code = render_perfdata(npos, dashdash, argv);
+		goto done;
 	}
-	if (o.features.count > 64) { fg_errorf("too many --features options"); return FG_EXIT_USAGE; }
-	split_features(&feats, keep);
-	po.profile = o.profile ? o.profile : o.dev ? "dev" : "release";
-	po.build_dir = o.build_dir;
-	po.package = o.package;
-	po.features = feats.items;
-	po.nfeatures = feats.count;
-	po.no_default_features = o.no_default;
-	po.all_features = o.all_features;
-	po.defines = o.defines.items;
-	po.ndefines = o.defines.count;
-	po.cc = getenv("CC");
-	po.cflags = getenv("CFLAGS");
-	po.ldflags = getenv("LDFLAGS");
-	po.verbose = pc.verbose;
-	po.note = note;
+	if ((code = fg_profile_cli_apply(&pl.profile, &pc)))
+		goto done;
+	if (fg_strlist_split_commas(&feats, &o.features)) {
+		code = fg_die_lib(FG_ENOMEM);
+		goto done;
+	}
+	proj.profile = o.profile ? o.profile : o.dev ? "dev" : "release";
+	proj.features = feats.items;
+	proj.nfeatures = feats.count;
+	proj.defines = o.defines.items;
+	proj.ndefines = o.defines.count;
+	proj.cc = getenv("CC");
+	proj.cflags = getenv("CFLAGS");
+	proj.ldflags = getenv("LDFLAGS");
+	proj.verbose = pc.verbose;
+	proj.note = note;
+	pl.target = chosen();
 	if ((r = fg_manifest_find(&loc, o.manifest ? o.manifest : ".", o.manifest != NULL)) ||
-	    (r = fg_project_open(&p, &loc, &po))) {
+	    (r = fg_project_open(&p, &loc, &proj))) {
 		code = fg_die_lib(r);
 		goto done;
 	}
@@ -191,25 +203,18 @@ int cmd_flamegraph_build(int argc, char **argv)
 		free(text);
 		goto done;
 	}
-	if ((r = select_target(&t, p)) || (r = fg_project_build(p, t, &br))) {
+	if ((r = fg_pipeline_select(&t, p, &pl.target)) || (r = fg_project_build(p, t, &br))) {
 		code = fg_die_lib(r);
 		goto done;
 	}
-	tr.args = argv + dashdash;
-	tr.nargs = npos - dashdash;
-	tr.unit_test = o.unit_test_given;
-	if (o.compare)
-		code = fg_target_run_compare(&tr, &(fg_compare_req){ o.compare, o.compare_outputs,
-				o.build_dir }, p, t, &loc, &po);
-	else
-		code = fg_target_run_profile(&tr, p, t, &(fg_run_out){ 0 });
+	pl.args = (const char *const *)argv + dashdash;
+	pl.nargs = (size_t)(npos - dashdash);
+	code = cmp.rev ? compare(&pl, p, t, &loc) : profile(&pl, p, t);
 done:
 	fg_project_free(p);
 	fg_manifest_loc_release(&loc);
 	fg_strlist_release(&feats);
 	fg_profile_cli_release(&pc);
-	for (size_t i = 0; i < 64; i++)
-		free(keep[i]);
 	return code;
 }
 

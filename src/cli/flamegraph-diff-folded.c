@@ -18,15 +18,10 @@
  * rename would clobber the data before anyone noticed. */
 static int output_is_input(const char *output, char **inputs, int n)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(output, "-") && strcmp(inputs[i], "-") && fg_same_file(output, inputs[i])) {
-			fg_errorf("the output '%s' is also an input — write the differential stacks to another file",
-				  output);
-			return -1;
-		}
-	return 0;
+	if (!fg_output_check_inputs(output, (const char *const *)inputs, (size_t)n))
+		return 0;
+	fg_errorf("-o %s", fg_error_last());
+	return -1;
 }
 
 static int read_profile(fg_folded **f, const char *path)

@@ -15,24 +15,10 @@
  * rename would clobber the data before anyone noticed. */
 static int output_is_input(const char *output, char **inputs, int n)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(output, "-") && strcmp(inputs[i], "-") && fg_same_file(output, inputs[i])) {
-			fg_errorf("the output '%s' is also an input — write the SVG to another file",
-				  output);
-			return -1;
-		}
-	return 0;
-}
-
-static int check_size(const char *what, long long v, long long lo, long long hi)
-{
-	if (v < lo || v > hi) {
-		fg_errorf("%s %lld is out of range — use %lld to %lld", what, v, lo, hi);
-		return -1;
-	}
-	return 0;
+	if (!fg_output_check_inputs(output, (const char *const *)inputs, (size_t)n))
+		return 0;
+	fg_errorf("-o %s", fg_error_last());
+	return -1;
 }
 
 static void warn_skipped(const fg_folded *f)
@@ -81,7 +67,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 		FG_OPT_DOUBLE(0, "font-width", &ro.font_width, "RATIO", "average character width / font size, for label fitting (default 0.59)"),
 		FG_OPT_DOUBLE(0, "total", &ro.total, "N", "width of the graph in samples, to compare graphs at one scale"),
 		FG_OPT_GROUP("Colours"),
-		FG_OPT_CHOICE(0, "palette", &ro.palette, "NAME", "hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust",
+		FG_OPT_CHOICE(0, "palette", &ro.palette, "NAME", fg_render_palettes,
 			      "colour palette: hot (default), mem, io, wakeup, java, js, perl, red, green, blue, aqua, yellow, purple, orange, rust"),
 		FG_OPT_BOOL(0, "hash", &hash, "colour by function name hash (similar names, similar colours)"),
 		FG_OPT_BOOL(0, "deterministic", &deterministic, "same name, same colour, in every graph"),
@@ -109,12 +95,11 @@ int cmd_flamegraph_render(int argc, char **argv)
 	fg_cli_signals_init();
 	if ((err = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)) != FG_OPTS_OK)
 		return err == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
+	/* the ranges: fg_render_opts_check, below */
 	if (output_is_input(output, argv, npos) ||
-	    check_size("--image-width", width, 30, 1000000) ||
-	    check_size("--frame-height", height, 2, 1000))
+	    fg_opt_to_unsigned(&ro.image_width, width, "--image-width") ||
+	    fg_opt_to_unsigned(&ro.frame_height, height, "--frame-height"))
 		goto done;
-	ro.image_width = (unsigned)width;
-	ro.frame_height = (unsigned)height;
 	ro.inverted = inverted;
 	ro.reverse = reverse;
 	ro.flamechart = flamechart;

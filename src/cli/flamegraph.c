@@ -10,25 +10,6 @@
 #include "flamegraph/error.h"
 #include "flamegraph/profile.h"
 
-static int split_pids(fg_strlist *out, fg_strlist *in)
-{
-	size_t i;
-
-	for (i = 0; i < in->count; i++) {
-		char *s = (char *)in->items[i], *p;
-		/* the argv string is ours to cut at the commas */
-		for (p = s; p; ) {
-			char *comma = strchr(p, ',');
-			if (comma)
-				*comma = '\0';
-			if (*p && fg_strlist_push(out, p))
-				return -1;
-			p = comma ? comma + 1 : NULL;
-		}
-	}
-	return 0;
-}
-
 int cmd_flamegraph(int argc, char **argv)
 {
 	static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
@@ -71,7 +52,7 @@ int cmd_flamegraph(int argc, char **argv)
 		return code == FG_OPTS_EXIT ? FG_EXIT_OK : FG_EXIT_USAGE;
 	if ((code = fg_profile_cli_apply(&po, &pc)))
 		goto done;
-	if (split_pids(&pids, &pid_args)) {
+	if (fg_strlist_split_commas(&pids, &pid_args)) {
 		code = fg_die_lib(FG_ENOMEM);
 		goto done;
 	}

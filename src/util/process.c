@@ -404,13 +404,54 @@ int fg_cmd_run(const fg_cmd *cmd, fg_exit_status *st)
 
 int fg_cmd_capture(const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st)
 {
+	return fg_runner_capture(NULL, cmd, out, st);
+}
+
+int fg_runner_spawn(const fg_runner *r, const fg_cmd *cmd, fg_child *child)
+{
+	return r && r->spawn ? r->spawn(r->ctx, cmd, child) : fg_cmd_spawn(cmd, child);
+}
+
+int fg_runner_release(const fg_runner *r, fg_child *child)
+{
+	return r && r->release ? r->release(r->ctx, child) : fg_child_release(child);
+}
+
+void fg_runner_discard(const fg_runner *r, fg_child *child)
+{
+	if (r && r->discard)
+		r->discard(r->ctx, child);
+	else
+		fg_child_discard(child);
+}
+
+int fg_runner_wait(const fg_runner *r, fg_child *child, fg_exit_status *st)
+{
+	return r && r->wait ? r->wait(r->ctx, child, st) : fg_child_wait(child, st);
+}
+
+int fg_runner_try_wait(const fg_runner *r, fg_child *child, fg_exit_status *st, bool *done)
+{
+	return r && r->try_wait ? r->try_wait(r->ctx, child, st, done) :
+	       fg_child_try_wait(child, st, done);
+}
+
+int fg_runner_kill(const fg_runner *r, fg_child *child, int sig)
+{
+	if (r && r->kill)
+		return r->kill(r->ctx, child, sig);
+	return child->pid > 0 ? kill(child->pid, sig) : 0;
+}
+
+int fg_runner_capture(const fg_runner *r, const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st)
+{
 	fg_cmd copy = *cmd;
 	fg_child child;
 	ssize_t n;
 	int err;
 
 	copy.pipe_stdout = true;
-	if ((err = fg_cmd_spawn(&copy, &child)))
+	if ((err = fg_runner_spawn(r, &copy, &child)))
 		return err;
 	for (;;) {
 		if ((err = fg_strbuf_grow(out, 64 * 1024)))
@@ -424,7 +465,7 @@ int fg_cmd_capture(const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st)
 		out->buf[out->len] = '\0';
 	}
 	close(child.out_fd);
-	if (fg_child_wait(&child, st) && !err)
+	if (fg_runner_wait(r, &child, st) && !err)
 		err = FG_ECHILD;
 	return err;
 }

@@ -81,6 +81,32 @@ int fg_cmd_run(const fg_cmd *cmd, fg_exit_status *st);
 /* Runs cmd and collects its stdout into out (stderr inherited). */
 int fg_cmd_capture(const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st);
 
+/* How child processes are started and ended. NULL everywhere means the
+ * real thing (fg_cmd_spawn and friends); a unit test passes its own table
+ * to see the exact command lines, environments and working directories
+ * without running anything. A substituted spawn fills child with fds of
+ * its own making (pipes holding canned output, say) and any pid: the
+ * other entries are the only ones that see it. */
+typedef struct fg_runner {
+	int (*spawn)(void *ctx, const fg_cmd *cmd, fg_child *child);
+	int (*release)(void *ctx, fg_child *child);
+	void (*discard)(void *ctx, fg_child *child);
+	int (*wait)(void *ctx, fg_child *child, fg_exit_status *st);
+	int (*try_wait)(void *ctx, fg_child *child, fg_exit_status *st, bool *done);
+	int (*kill)(void *ctx, fg_child *child, int sig);
+	void *ctx;
+} fg_runner;
+
+/* The operations above through r (NULL: the real ones). */
+int fg_runner_spawn(const fg_runner *r, const fg_cmd *cmd, fg_child *child);
+int fg_runner_release(const fg_runner *r, fg_child *child);
+void fg_runner_discard(const fg_runner *r, fg_child *child);
+int fg_runner_wait(const fg_runner *r, fg_child *child, fg_exit_status *st);
+int fg_runner_try_wait(const fg_runner *r, fg_child *child, fg_exit_status *st, bool *done);
+int fg_runner_kill(const fg_runner *r, fg_child *child, int sig);
+/* fg_cmd_capture through r. */
+int fg_runner_capture(const fg_runner *r, const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st);
+
 /* Finds an executable on PATH (or checks a path with a slash); returns a
  * malloc'd path or NULL. */
 char *fg_which(const char *prog);

@@ -54,7 +54,7 @@ mkdir outdir
 check_exit "-o a directory" 1 flamegraph-render -o outdir in.folded
 check_contains "-o a directory: says so" err "outdir is a directory"
 check_exit "-o the input" 1 flamegraph-render -o in.folded in.folded
-check_contains "-o the input: says so" err "the output 'in.folded' is also an input"
+check_contains "-o the input: says so" err "-o in.folded is also an input \(in.folded\)"
 check_same_file "-o the input: input untouched" in.orig in.folded
 ln -s in.folded link.folded
 check_exit "-o a link to the input" 1 flamegraph-render -o link.folded other.folded in.folded

@@ -68,7 +68,6 @@ static void report(const fg_collapser *c, const struct collapse_args *a)
 static int check_output(const char *output, int npos, char **files)
 {
 	struct stat st;
-	int i;
 
 	if (!strcmp(output, "-"))
 		return FG_EXIT_OK;
@@ -77,14 +76,9 @@ static int check_output(const char *output, int npos, char **files)
 			  output);
 		return FG_EXIT_USAGE;
 	}
-	for (i = 0; i < (npos ? npos : 1); i++) {
-		const char *in = npos && strcmp(files[i], "-") ? files[i] : "/dev/stdin";
-		if (fg_same_file(output, in)) {
-			fg_errorf("-o %s is also an input (%s); writing it would destroy the input — "
-				  "give another output file",
-				  output, npos ? files[i] : "stdin");
-			return FG_EXIT_USAGE;
-		}
+	if (fg_output_check_inputs(output, (const char *const *)files, (size_t)npos)) {
+		fg_errorf("-o %s", fg_error_last());
+		return FG_EXIT_USAGE;
 	}
 	return FG_EXIT_OK;
 }

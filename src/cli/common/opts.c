@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,33 @@ int fg_strlist_push(fg_strlist *l, const char *s)
 		l->alloc = n;
 	}
 	l->items[l->count++] = s;
+	return 0;
+}
+
+int fg_strlist_split_commas(fg_strlist *out, const fg_strlist *in)
+{
+	for (size_t i = 0; i < in->count; i++) {
+		/* the argv string is ours to cut at the commas */
+		char *p = (char *)in->items[i];
+		while (p) {
+			char *comma = strchr(p, ',');
+			if (comma)
+				*comma = '\0';
+			if (*p && fg_strlist_push(out, p))
+				return -1;
+			p = comma ? comma + 1 : NULL;
+		}
+	}
+	return 0;
+}
+
+int fg_opt_to_unsigned(unsigned *out, long long v, const char *flag)
+{
+	if (v < 0 || (unsigned long long)v > UINT_MAX) {
+		fg_errorf("%s %lld is not a number of pixels", flag, v);
+		return -1;
+	}
+	*out = (unsigned)v;
 	return 0;
 }
 

@@ -69,6 +69,17 @@ typedef struct fg_strlist {
 #define FG_STRLIST_INIT { NULL, 0, 0 }
 int fg_strlist_push(fg_strlist *l, const char *s);
 void fg_strlist_release(fg_strlist *l);
+/* Appends the comma-separated parts of every item of in to out ("a,b" and
+ * "c" give a, b, c; empty parts are dropped). The items are argv strings,
+ * cut in place. -1 when out of memory. */
+int fg_strlist_split_commas(fg_strlist *out, const fg_strlist *in);
+
+/* A whole-number option value (FG_OPT_INT) as the unsigned field of a
+ * library options struct. Only whether it fits is checked here: the
+ * range that makes sense is the library's to check (fg_render_opts_check
+ * and the like), once. Prints a usage error and returns -1 when it does
+ * not fit. */
+int fg_opt_to_unsigned(unsigned *out, long long v, const char *flag);
 
 typedef struct fg_cli {
 	const char *prog;      /* program name, as in messages */

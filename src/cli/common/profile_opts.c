@@ -171,10 +171,9 @@ static int apply_render(fg_render_opts *ro, const fg_profile_cli *pc)
 	ro->flamechart = pc->flamechart;
 	if (pc->min_width >= 0)
 		ro->min_width = pc->min_width;
-	if (pc->image_width < 0 || pc->image_width > 1000000)
-		return usage("%s", "--image-width wants a width in pixels, e.g. 1200");
-	if (pc->image_width)
-		ro->image_width = (unsigned)pc->image_width;
+	/* the range is checked once, by the library, before anything runs */
+	if (pc->image_width && fg_opt_to_unsigned(&ro->image_width, pc->image_width, "--image-width"))
+		return FG_EXIT_USAGE;
 	return 0;
 }
 
@@ -186,9 +185,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 		return code;
 	if (pc->format && fg_output_format_parse(&po->format, pc->format))
 		return usage("%s", fg_error_last());
-	po->output = pc->output ? pc->output :
-		     po->format == FG_OUTPUT_FOLDED ? "stacks.folded" :
-		     po->format == FG_OUTPUT_JSON ? "profile.speedscope.json" : "flamegraph.svg";
+	po->output = pc->output; /* NULL: the library's default for the format */
 	po->folded_out = pc->folded;
 	po->perfdata_out = pc->perfdata_out;
 	po->tmpdir = getenv("TMPDIR");
@@ -199,7 +196,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->ignore_status = pc->ignore_status;
 	po->continue_at_max = pc->keep_running;
 	/* the graph on stdout: the program's own output goes to stderr */
-	po->workload_stdout_to_stderr = !strcmp(po->output, "-");
+	po->workload_stdout_to_stderr = pc->output && !strcmp(pc->output, "-");
 	the_printer.verbose = pc->verbose;
 	the_printer.tty = isatty(STDERR_FILENO);
 	po->on_event = on_event;
@@ -253,8 +250,18 @@ static const char *signame(int sig)
 	}
 }
 
+/* The graph's file name, for messages; NULL when no graph is written. */
+static const char *graph_name(const fg_profile_opts *po)
+{
+	if (po->format == FG_OUTPUT_NONE)
+		return NULL;
+	return po->output ? po->output : fg_output_default_name(po->format);
+}
+
 static int report_workload(const fg_profile_opts *po, const fg_profile_result *res, const char *what)
 {
+	const char *out = graph_name(po) ? graph_name(po) : "the profile";
+
 	if (res->interrupted) {
 		fg_notef("interrupted: the graph covers the first %.1f s of %s", res->seconds_run, what);
 		return FG_EXIT_SIGNAL_BASE + (res->interrupt_signal ? res->interrupt_signal : SIGINT);
@@ -264,10 +271,10 @@ static int report_workload(const fg_profile_opts *po, const fg_profile_result *r
 	if (res->signal)
 		fg_errorf("%s was killed by %s (signal %d: %s); the graph was still written to %s — "
 			  "pass --ignore-status to exit 0 anyway", what, signame(res->signal),
-			  res->signal, strsignal(res->signal), po->output);
+			  res->signal, strsignal(res->signal), out);
 	else
 		fg_errorf("%s exited with status %d; the graph was still written to %s — pass "
-			  "--ignore-status to exit 0 anyway", what, res->exit_code, po->output);
+			  "--ignore-status to exit 0 anyway", what, res->exit_code, out);
 	return FG_EXIT_WORKLOAD;
 }
 
@@ -275,15 +282,21 @@ static int report_workload(const fg_profile_opts *po, const fg_profile_result *r
 static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 {
 	char size[32];
-	const char *out = strcmp(po->output, "-") ? po->output : "stdout";
+	const char *out = graph_name(po);
 
+	/* one side of a comparison writes no graph of its own */
+	out = !out ? "no graph" : strcmp(out, "-") ? out : "stdout";
 	if (!res->recorded) {
 		fg_notef("wrote %s (%llu samples, %llu stacks)", out, (unsigned long long)res->samples,
 			 (unsigned long long)res->stacks);
 		return;
 	}
 	fg_record_format_size(size, sizeof(size), res->record_bytes);
-	if (res->lost_known)
+	if (!graph_name(po))
+		fg_notef("recorded %llu samples, %llu stacks (%.1f s, %s)",
+			 (unsigned long long)res->samples, (unsigned long long)res->stacks,
+			 res->seconds_run, size);
+	else if (res->lost_known)
 		fg_notef("wrote %s (%llu samples, %llu lost, %llu stacks; %.1f s recorded, %s)", out,
 			 (unsigned long long)res->samples, (unsigned long long)res->lost,
 			 (unsigned long long)res->stacks, res->seconds_run, size);
@@ -302,29 +315,70 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 			 (unsigned long long)res->lost);
 }
 
-int fg_profile_cli_run(fg_profile_opts *po, const fg_profile_cli *pc)
+void fg_profile_cli_before(const fg_profile_opts *po)
 {
-	fg_profile_result res = FG_PROFILE_RESULT_INIT;
-	const char *what = po->argc ? po->argv[0] : po->npids ? "the process" : po->perfdata;
-	int err, code;
+	the_printer.what = po->argc ? po->argv[0] : po->npids ? "the process" : po->perfdata;
+}
 
-	the_printer.what = what;
-	err = fg_profile_run(po, &res);
+int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
+			  const fg_profile_result *res, int err)
+{
+	const char *what = the_printer.what;
+	int code;
+
 	clear_line(&the_printer);
 	if (err) {
-		if (res.recorded && res.workload_failed && res.signal && res.signal != SIGINT)
-			fg_warnf("%s was killed by %s (signal %d: %s)", what, signame(res.signal),
-				 res.signal, strsignal(res.signal));
+		if (res->recorded && res->workload_failed && res->signal && res->signal != SIGINT)
+			fg_warnf("%s was killed by %s (signal %d: %s)", what, signame(res->signal),
+				 res->signal, strsignal(res->signal));
 		code = fg_die_lib(err);
-		if (err == FG_EINTR && res.interrupt_signal)
-			code = FG_EXIT_SIGNAL_BASE + res.interrupt_signal;
+		if (err == FG_EINTR && res->interrupt_signal)
+			code = FG_EXIT_SIGNAL_BASE + res->interrupt_signal;
 		return code;
 	}
-	code = report_workload(po, &res, what);
-	summary(po, &res);
-	if (pc->open && strcmp(po->output, "-") != 0)
-		fg_profile_cli_open(po->output);
+	code = report_workload(po, res, what);
+	summary(po, res);
+	fg_profile_cli_open_graph(po, pc);
 	return code;
+}
+
+void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *pc)
+{
+	const char *out = graph_name(po);
+
+	if (pc->open && out && strcmp(out, "-") != 0)
+		fg_profile_cli_open(out);
+}
+
+int fg_profile_cli_run(const fg_profile_opts *po, const fg_profile_cli *pc)
+{
+	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+
+	fg_profile_cli_before(po);
+	return fg_profile_cli_report(po, pc, &res, fg_profile_run(po, &res));
+}
+
+static void before_run(void *ctx, const fg_profile_opts *po)
+{
+	(void)ctx;
+	fg_profile_cli_before(po);
+}
+
+/* Each side of a comparison is reported as a run of its own; the graph
+ * is opened once, at the end. */
+static int after_run(void *ctx, const fg_profile_opts *po, const fg_profile_result *res, int err)
+{
+	fg_profile_cli side = *(const fg_profile_cli *)ctx;
+
+	side.open = false;
+	return fg_profile_cli_report(po, &side, res, err);
+}
+
+void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc)
+{
+	co->before_run = before_run;
+	co->after_run = after_run;
+	co->run_ctx = (void *)pc;
 }
 
 void fg_profile_cli_release(fg_profile_cli *pc)

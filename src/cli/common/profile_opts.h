@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 #include "cli/common/opts.h"
+#include "flamegraph/pipeline.h"
 #include "flamegraph/profile.h"
 
 typedef struct fg_profile_root {
@@ -101,7 +102,7 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_BOOL(0, "flamechart", &(pc).flamechart, "flame chart: x is time, stacks not merged"), \
 	FG_OPT_DOUBLE(0, "min-width", &(pc).min_width, "PX", "omit frames narrower than PX (default 0.1)"), \
 	FG_OPT_INT(0, "image-width", &(pc).image_width, "PX", "width of the SVG (default 1200)"), \
-	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", "hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust", "colour palette (default hot)")
+	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", fg_render_palettes, "colour palette (default hot)")
 
 /* Validates the shared options and fills po (record, outputs, render
  * options, tool paths from $PERF/$DTRACE, $TMPDIR, event printer).
@@ -110,11 +111,27 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc);
 
 /* Runs the pipeline and reports: warnings, the workload's fate, where the
  * graph went; opens it with --open. Returns the exit code (SPEC 10). */
-int fg_profile_cli_run(fg_profile_opts *po, const fg_profile_cli *pc);
+int fg_profile_cli_run(const fg_profile_opts *po, const fg_profile_cli *pc);
+
+/* The two halves of fg_profile_cli_run, for runs the library starts
+ * itself (--compare): before names the program on the status line;
+ * report prints the outcome of fg_profile_run (err, res) and returns the
+ * exit code. */
+void fg_profile_cli_before(const fg_profile_opts *po);
+int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
+			  const fg_profile_result *res, int err);
 
 /* Opens path with $BROWSER, else xdg-open (open on macOS). Returns 0 or
  * prints a warning and returns -1. */
 int fg_profile_cli_open(const char *path);
+
+/* Reports the runs of a comparison (fg_pipeline_compare) as
+ * fg_profile_cli_run reports one; a failed run stops it with its exit
+ * code. pc must outlive the comparison. */
+void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc);
+
+/* With --open, opens the graph po wrote (not stdout). */
+void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *pc);
 
 void fg_profile_cli_release(fg_profile_cli *pc);
 

@@ -112,26 +112,24 @@ static unsigned long long to_u64(double v)
 	return v < 18446744073709551616.0 ? (unsigned long long)v : ULLONG_MAX;
 }
 
-int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
-			 const fg_diff_opts *opts, FILE *out)
+int fg_diff_folded(fg_folded **out, const fg_folded *before, const fg_folded *after,
+		   const fg_diff_opts *opts)
 {
 	fg_diff_opts defaults = FG_DIFF_OPTS_INIT;
 	struct join j = { FG_STRMAP_INIT, NULL, 0, 0, FG_STRBUF_INIT, false };
-	fg_strmap_entry **sorted = NULL;
+	const fg_strmap_entry *e;
+	fg_folded *d = NULL;
 	uint64_t tb = 0, ta = 0;
 	double scale = 1;
-	size_t i;
-	int err = 0;
+	size_t it = 0;
+	int err;
 
+	*out = NULL;
 	if (!opts)
 		opts = &defaults;
 	j.strip_hex = opts->strip_hex;
 	/* whole samples per stack, as the renderer counts them */
-	if (!err)
-		err = join(&j, before, false, &tb);
-	if (!err)
-		err = join(&j, after, true, &ta);
-	if (err)
+	if ((err = join(&j, before, false, &tb)) || (err = join(&j, after, true, &ta)))
 		goto done;
 	if (!j.n) {
 		err = fg_error_set(FG_ENODATA, "both profiles are empty — nothing to compare");
@@ -139,24 +137,52 @@ int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
 	}
 	if (opts->normalize && tb > 0)
 		scale = (double)ta / (double)tb;
-	if (!(sorted = fg_strmap_sorted(&j.map))) {
-		err = FG_ENOMEM;
+	if ((err = fg_folded_new(&d)))
 		goto done;
+	while (!err && (e = fg_strmap_next(&j.map, &it))) {
+		const struct pair *p = &j.pairs[e->value.u - 1];
+		fg_count b = { opts->normalize ? to_u64((double)p->before * scale + 1e-9) : p->before, 0 };
+		err = fg_folded_add_diff(d, e->key, e->len, b, (fg_count){ p->after, 0 });
 	}
-	for (i = 0; i < j.n; i++) {
-		const struct pair *p = &j.pairs[sorted[i]->value.u - 1];
-		fwrite(sorted[i]->key, 1, sorted[i]->len, out);
-		fprintf(out, " %llu %llu\n", opts->normalize ?
-			to_u64((double)p->before * scale + 1e-9) : (unsigned long long)p->before,
-			(unsigned long long)p->after);
+	if (!err) {
+		*out = d;
+		d = NULL;
 	}
-	if (fflush(out) || ferror(out))
-		err = fg_error_set(FG_EIO, "could not write the differential stacks: %s",
-				   strerror(errno));
 done:
-	free(sorted);
+	fg_folded_free(d);
 	free(j.pairs);
 	fg_strmap_release(&j.map);
 	fg_strbuf_release(&j.key);
+	return err;
+}
+
+static int write_line(void *ctx, const char *stack, size_t len, fg_count count, fg_count before)
+{
+	FILE *out = ctx;
+
+	fwrite(stack, 1, len, out);
+	fprintf(out, " %llu %llu\n", (unsigned long long)before.n, (unsigned long long)count.n);
+	return 0;
+}
+
+int fg_diff_folded_write_stacks(const fg_folded *diff, FILE *out)
+{
+	int err = fg_folded_foreach(diff, write_line, out);
+
+	if (!err && (fflush(out) || ferror(out)))
+		err = fg_error_set(FG_EIO, "could not write the differential stacks: %s",
+				   strerror(errno));
+	return err;
+}
+
+int fg_diff_folded_write(const fg_folded *before, const fg_folded *after,
+			 const fg_diff_opts *opts, FILE *out)
+{
+	fg_folded *d = NULL;
+	int err = fg_diff_folded(&d, before, after, opts);
+
+	if (!err)
+		err = fg_diff_folded_write_stacks(d, out);
+	fg_folded_free(d);
 	return err;
 }

@@ -1,8 +1,6 @@
-/* Differential graph of two folded profiles: join, then render. The
- * joined text is kept in memory (one line per distinct stack, small next
- * to the recordings) so that the SVG and the folded copy come from one
- * join. */
-#include <errno.h>
+/* Differential graph of two folded profiles: joined in memory into one
+ * differential fg_folded, which is rendered (and written as text where a
+ * file of it is asked for). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,39 +18,51 @@ static int read_folded(fg_folded **out, const char *path)
 	return err ? err : fg_folded_read_file(*out, path);
 }
 
-/* Writes len bytes of text to path atomically. */
-static int write_text(const char *path, const char *text, size_t len)
+/* The differential stacks as text (the user asked for a file of them). */
+static int write_text(const char *path, const fg_folded *diff)
 {
 	fg_outfile *of = NULL;
 	int err = fg_outfile_open(&of, path);
 
-	if (err)
-		return err;
-	if (len && fwrite(text, 1, len, fg_outfile_stream(of)) != len) {
-		int e = errno;
-
-		fg_outfile_abort(of);
-		return fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(e));
+	if (!err && !(err = fg_diff_folded_write_stacks(diff, fg_outfile_stream(of)))) {
+		err = fg_outfile_commit(of);
+		of = NULL;
 	}
-	return fg_outfile_commit(of);
+	fg_outfile_abort(of);
+	return err;
 }
 
-static int write_svg(const char *path, const char *text, size_t len, const fg_render_opts *ro)
+static int write_svg(const char *path, const fg_folded *diff, const fg_render_opts *ro)
 {
-	fg_folded *f = NULL;
 	fg_outfile *of = NULL;
+	int err = fg_outfile_open(&of, path);
+
+	if (!err && !(err = fg_render_svg(diff, ro, fg_outfile_stream(of)))) {
+		err = fg_outfile_commit(of);
+		of = NULL;
+	}
+	fg_outfile_abort(of);
+	return err;
+}
+
+int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, const char *output,
+			    const fg_compare_opts *opts)
+{
+	fg_folded *diff = NULL;
 	int err;
 
-	if ((err = fg_folded_new(&f)) || (err = fg_folded_feed(f, text, len)) ||
-	    (err = fg_folded_finish(f)) || (err = fg_outfile_open(&of, path)))
+	if (opts->format == FG_OUTPUT_JSON || opts->format == FG_OUTPUT_NONE)
+		return fg_error_set(FG_EINVAL, "a differential graph has no speedscope form — "
+				    "use --format svg or --format folded with --compare");
+	if ((err = fg_render_opts_check(&opts->render)) ||
+	    (err = fg_diff_folded(&diff, before, after, &opts->diff)))
 		goto done;
-	if ((err = fg_render_svg(f, ro, fg_outfile_stream(of))))
+	if (opts->folded_out && (err = write_text(opts->folded_out, diff)))
 		goto done;
-	err = fg_outfile_commit(of);
-	of = NULL;
+	err = opts->format == FG_OUTPUT_FOLDED ? write_text(output, diff) :
+	      write_svg(output, diff, &opts->render);
 done:
-	fg_outfile_abort(of);
-	fg_folded_free(f);
+	fg_folded_free(diff);
 	return err;
 }
 
@@ -60,34 +70,10 @@ int fg_compare_write(const char *before, const char *after, const char *output,
 		     const fg_compare_opts *opts)
 {
 	fg_folded *b = NULL, *a = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = NULL;
 	int err;
 
-	if (opts->format == FG_OUTPUT_JSON)
-		return fg_error_set(FG_EINVAL, "a differential graph has no speedscope form — "
-				    "use --format svg or --format folded with --compare");
-	if ((err = fg_render_opts_check(&opts->render)) || (err = read_folded(&b, before)) ||
-	    (err = read_folded(&a, after)))
-		goto done;
-	if (!(mem = open_memstream(&text, &len))) {
-		err = FG_ENOMEM;
-		goto done;
-	}
-	err = fg_diff_folded_write(b, a, &opts->diff, mem);
-	if (fclose(mem) != 0 && !err)
-		err = FG_ENOMEM;
-	if (err)
-		goto done;
-	if (opts->folded_out && (err = write_text(opts->folded_out, text, len)))
-		goto done;
-	if (opts->format == FG_OUTPUT_FOLDED)
-		err = write_text(output, text, len);
-	else
-		err = write_svg(output, text, len, &opts->render);
-done:
-	free(text);
+	if (!(err = read_folded(&b, before)) && !(err = read_folded(&a, after)))
+		err = fg_compare_write_stacks(b, a, output, opts);
 	fg_folded_free(b);
 	fg_folded_free(a);
 	return err;

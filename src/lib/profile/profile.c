@@ -95,6 +95,24 @@ int fg_output_format_parse(fg_output_format *out, const char *name)
 			    name ? name : "");
 }
 
+const char *fg_output_default_name(fg_output_format format)
+{
+	switch (format) {
+	case FG_OUTPUT_FOLDED: return "stacks.folded";
+	case FG_OUTPUT_JSON: return "profile.speedscope.json";
+	case FG_OUTPUT_NONE: return NULL;
+	default: return "flamegraph.svg";
+	}
+}
+
+/* The graph's file ("-": stdout), or NULL when none is written. */
+static const char *graph_path(const fg_profile_opts *o)
+{
+	if (o->format == FG_OUTPUT_NONE)
+		return NULL;
+	return o->output ? o->output : fg_output_default_name(o->format);
+}
+
 static int fail_tool_missing(const char *tool, const fg_record_opts *rec)
 {
 	if (rec->tool_origin && rec->tool && *rec->tool)
@@ -172,8 +190,17 @@ static int check_pids(run *r)
 static int check_command(run *r)
 {
 	const char *prog = r->o->argv[0];
+	fg_strbuf in_cwd = FG_STRBUF_INIT;
 
-	if (!(r->program_path = fg_which(prog)))
+	/* a relative path names a file where the command runs */
+	if (r->o->cwd && prog[0] != '/' && strchr(prog, '/')) {
+		fg_strbuf_addf(&in_cwd, "%s/%s", r->o->cwd, prog);
+		r->program_path = fg_which(in_cwd.buf);
+	} else {
+		r->program_path = fg_which(prog);
+	}
+	fg_strbuf_release(&in_cwd);
+	if (!r->program_path)
 		return fg_error_set(FG_ENOTFOUND, "program '%s' was not found%s — check the name, "
 				    "or give its path (./%s)", prog,
 				    strchr(prog, '/') ? " or is not executable" : " on PATH", prog);
@@ -200,6 +227,16 @@ static int make_perfdata(run *r)
 				    keep ? "the folder of --perfdata-out" : "the temporary folder",
 				    strerror(errno));
 	close(fd);
+	/* a recorder that runs the command in its own folder (DTrace, -c)
+	 * must find the recording from there */
+	if (r->o->cwd && r->perfdata.buf[0] != '/') {
+		char *abs = realpath(r->perfdata.buf, NULL);
+		if (abs) {
+			fg_strbuf_reset(&r->perfdata);
+			fg_strbuf_addstr(&r->perfdata, abs);
+			free(abs);
+		}
+	}
 	r->perfdata_is_temp = true;
 	fg_cleanup_add_path(r->perfdata.buf, false);
 	return 0;
@@ -587,7 +624,7 @@ static int post_process(run *r)
 	}
 	cmd.stdin_fd = fd;
 	emit_cmd(r, cmd.argv.v);
-	if ((err = fg_cmd_capture(&cmd, &r->post, &st))) {
+	if ((err = fg_runner_capture(r->rec.runner, &cmd, &r->post, &st))) {
 		if (err == FG_ENOTFOUND)
 			err = fg_error_set(FG_ECHILD, "--post-process: '%s' was not found — check "
 					   "the command", cmd.argv.v[0]);
@@ -642,28 +679,18 @@ static int write_folded(run *r, FILE *fp)
 
 static int write_json(run *r, FILE *fp)
 {
-	fg_strbuf text = FG_STRBUF_INIT;
-	int err = 0;
-
-	if (!r->o->post_process)
-		err = fg_collapser_foreach(r->collapser, append_line, &text);
-	if (!err)
-		err = r->o->post_process ?
-			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", r->post.buf,
-						   r->post.len, r->o->git) :
-			fg_speedscope_write_folded(fp, r->program ? r->program : "profile", text.buf,
-						   text.len, r->o->git);
-	fg_strbuf_release(&text);
-	return err;
+	return fg_speedscope_write(fp, r->program ? r->program : "profile", r->stacks, r->o->git);
 }
 
 static int write_outputs(run *r)
 {
 	double t0 = now();
-	FILE *fp = fg_outfile_stream(r->out);
+	FILE *fp = r->out ? fg_outfile_stream(r->out) : NULL;
 	int err = 0;
 
 	switch (r->o->format) {
+	case FG_OUTPUT_NONE:
+		break;
 	case FG_OUTPUT_FOLDED:
 		err = write_folded(r, fp);
 		break;
@@ -686,6 +713,8 @@ static int write_outputs(run *r)
 		if (err)
 			return err;
 	}
+	if (!r->out)
+		return 0;
 	err = fg_outfile_commit(r->out);
 	r->out = NULL;
 	if (!err)
@@ -697,10 +726,10 @@ static int write_outputs(run *r)
  * atomic rename would replace the input, or one output the other. */
 static int check_paths(const fg_profile_opts *o)
 {
-	const char *out = o->output ? o->output : "flamegraph.svg";
+	const char *out = graph_path(o);
 	const struct { const char *path, *what; } files[] = {
 		{ o->perfdata, "the --perfdata input" },
-		{ strcmp(out, "-") ? out : NULL, "the output (-o)" },
+		{ out && strcmp(out, "-") ? out : NULL, "the output (-o)" },
 		{ o->folded_out, "the --folded output" },
 		{ o->perfdata_out, "the --perfdata-out file" },
 	};
@@ -726,6 +755,12 @@ static int check_opts(const fg_profile_opts *o)
 	if (o->record.custom && o->record.freq && o->record.freq != 997)
 		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
 				    "combined with -F — put -F in the -c string");
+	/* bad graph options fail before a recording, not after it */
+	if (o->format == FG_OUTPUT_SVG) {
+		int err = fg_render_opts_check(&o->render);
+		if (err)
+			return err;
+	}
 	return check_paths(o);
 }
 
@@ -733,7 +768,7 @@ static int open_outputs(run *r)
 {
 	int err;
 
-	if ((err = fg_outfile_open(&r->out, r->o->output ? r->o->output : "flamegraph.svg")))
+	if (graph_path(r->o) && (err = fg_outfile_open(&r->out, graph_path(r->o))))
 		return err;
 	if (r->o->folded_out && (err = fg_outfile_open(&r->folded, r->o->folded_out)))
 		return err;
@@ -863,6 +898,9 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	r.rec.argc = opts->argc;
 	r.rec.pids = opts->pids;
 	r.rec.npids = opts->npids;
+	r.rec.env = opts->env;
+	r.rec.nenv = opts->nenv;
+	r.rec.cwd = opts->cwd;
 	fg_strbuf_init(&r.perfdata, 0);
 	fg_strbuf_init(&r.post, 0);
 	fg_strbuf_init(&r.subtitle, 0);
@@ -874,6 +912,10 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 
 	err = pipeline(&r);
 	fg_interrupt_set_active(false);
+	if (!err && opts->stacks_out) {
+		*opts->stacks_out = r.stacks;
+		r.stacks = NULL;
+	}
 
 	fg_outfile_abort(r.out);
 	fg_outfile_abort(r.folded);

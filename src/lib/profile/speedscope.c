@@ -1,5 +1,6 @@
 /* Folded stacks as a speedscope document: frames are numbered in order of
- * first appearance, each stack becomes one weighted sample. */
+ * first appearance, each stack becomes one weighted sample. Counts stay
+ * exact (fg_count), as in the SVG. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,36 +52,81 @@ static long long frame_index(frames *f, const char *name, size_t len)
 	return (long long)e->value.u - 1;
 }
 
-/* One folded line into a sample ("[0,1,2]") and its weight. */
-static int add_line(frames *f, fg_view line, fg_strbuf *samples, fg_strbuf *weights, double *total)
+typedef struct builder {
+	frames f;
+	fg_strbuf samples, weights;
+	fg_count total;
+} builder;
+
+/* A count as JSON: whole samples, or a decimal with its exact fraction. */
+static void add_count(fg_strbuf *sb, fg_count c)
 {
-	const char *sp = NULL, *p, *end;
-	double count;
+	char frac[24];
+	size_t n;
+
+	if (!c.frac) {
+		fg_strbuf_addf(sb, "%llu", (unsigned long long)c.n);
+		return;
+	}
+	snprintf(frac, sizeof(frac), "%018llu", (unsigned long long)c.frac);
+	for (n = 18; n > 1 && frac[n - 1] == '0'; n--)
+		;
+	fg_strbuf_addf(sb, "%llu.%.*s", (unsigned long long)c.n, (int)n, frac);
+}
+
+static void count_sum(fg_count *sum, fg_count c)
+{
+	sum->n += c.n;
+	sum->frac += c.frac;
+	if (sum->frac >= FG_COUNT_FRAC_ONE) {
+		sum->frac -= FG_COUNT_FRAC_ONE;
+		sum->n++;
+	}
+}
+
+/* One stack into a sample ("[0,1,2]") and its weight. */
+static int add_stack(builder *b, const char *stack, size_t len, fg_count count)
+{
+	const char *p = stack, *end = stack + len;
 	bool first = true;
 
-	line = fg_view_trim(line);
-	for (p = line.ptr + line.len; p > line.ptr; p--)
-		if (p[-1] == ' ') {
-			sp = p - 1;
-			break;
-		}
-	if (!sp || fg_parse_double(fg_view_of(sp + 1, (size_t)(line.ptr + line.len - sp - 1)), &count))
-		return 0;
-	fg_strbuf_addstr(samples, samples->len ? ",[" : "[");
-	for (p = line.ptr, end = sp; p < end; ) {
+	fg_strbuf_addstr(&b->samples, b->samples.len ? ",[" : "[");
+	while (p < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
-		size_t len = semi ? (size_t)(semi - p) : (size_t)(end - p);
-		long long idx = frame_index(f, p, len);
+		size_t n = semi ? (size_t)(semi - p) : (size_t)(end - p);
+		long long idx = frame_index(&b->f, p, n);
 		if (idx < 0)
 			return FG_ENOMEM;
-		fg_strbuf_addf(samples, first ? "%lld" : ",%lld", idx);
+		fg_strbuf_addf(&b->samples, first ? "%lld" : ",%lld", idx);
 		first = false;
-		p += len + (semi ? 1 : 0);
+		p += n + (semi ? 1 : 0);
 	}
-	fg_strbuf_addch(samples, ']');
-	fg_strbuf_addf(weights, weights->len ? ",%.17g" : "%.17g", count);
-	*total += count;
+	fg_strbuf_addch(&b->samples, ']');
+	if (b->weights.len)
+		fg_strbuf_addch(&b->weights, ',');
+	add_count(&b->weights, count);
+	count_sum(&b->total, count);
 	return 0;
+}
+
+static int add_sorted(void *ctx, const char *stack, size_t len, fg_count count, fg_count before)
+{
+	(void)before;
+	return add_stack(ctx, stack, len, count);
+}
+
+/* A flame chart's stacks stay in time order (whole samples per run). */
+static int add_in_order(builder *b, const fg_folded *stacks)
+{
+	fg_folded_list *l = NULL;
+	int err = fg_folded_list_new(&l, stacks, FG_FOLDED_INPUT_ORDER);
+
+	for (size_t i = 0; !err && i < fg_folded_list_len(l); i++) {
+		const fg_folded_stack *st = fg_folded_list_at(l, i);
+		err = add_stack(b, st->stack, st->len, (fg_count){ st->count, 0 });
+	}
+	fg_folded_list_free(l);
+	return err;
 }
 
 /* "metadata":{"git":{...}}, for a profile that says where its code came from */
@@ -93,37 +139,33 @@ static void git_metadata(fg_strbuf *doc, const fg_git_info *git)
 	fg_strbuf_addf(doc, ",\"dirty\":%s}}", git->dirty ? "true" : "false");
 }
 
-int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
-			       const fg_git_info *git)
+int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
+			const fg_git_info *git)
 {
-	frames f = { FG_STRMAP_INIT, FG_STRBUF_INIT, 0 };
-	fg_strbuf samples = FG_STRBUF_INIT, weights = FG_STRBUF_INIT, doc = FG_STRBUF_INIT;
-	const char *p = text, *end = text + len;
-	double total = 0;
-	int err = 0;
+	builder b = { { FG_STRMAP_INIT, FG_STRBUF_INIT, 0 }, FG_STRBUF_INIT, FG_STRBUF_INIT, { 0, 0 } };
+	fg_strbuf doc = FG_STRBUF_INIT;
+	int err;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if ((err = add_line(&f, fg_view_of(p, n), &samples, &weights, &total)))
-			goto done;
-		p += n + 1;
-	}
+	err = fg_folded_keeps_order(stacks) ? add_in_order(&b, stacks) :
+	      fg_folded_foreach(stacks, add_sorted, &b);
+	if (err)
+		goto done;
 	fg_strbuf_addstr(&doc, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 			 "\"shared\":{\"frames\":[");
-	fg_strbuf_add(&doc, f.json.buf, f.json.len);
+	fg_strbuf_add(&doc, b.f.json.buf, b.f.json.len);
 	fg_strbuf_addstr(&doc, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":");
 	json_string(&doc, name, strlen(name));
-	fg_strbuf_addf(&doc, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%.17g,\"samples\":[",
-		       total);
+	fg_strbuf_addstr(&doc, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+	add_count(&doc, b.total);
+	fg_strbuf_addstr(&doc, ",\"samples\":[");
 	if (fwrite(doc.buf, 1, doc.len, out) != doc.len ||
-	    fwrite(samples.buf, 1, samples.len, out) != samples.len) {
+	    fwrite(b.samples.buf, 1, b.samples.len, out) != b.samples.len) {
 		err = fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
 		goto done;
 	}
 	fg_strbuf_reset(&doc);
 	fg_strbuf_addstr(&doc, "],\"weights\":[");
-	fg_strbuf_add(&doc, weights.buf, weights.len);
+	fg_strbuf_add(&doc, b.weights.buf, b.weights.len);
 	fg_strbuf_addstr(&doc, "]}],\"name\":");
 	json_string(&doc, name, strlen(name));
 	if (git)
@@ -132,10 +174,23 @@ int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, si
 	if (fwrite(doc.buf, 1, doc.len, out) != doc.len)
 		err = fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
 done:
-	fg_strmap_release(&f.map);
-	fg_strbuf_release(&f.json);
-	fg_strbuf_release(&samples);
-	fg_strbuf_release(&weights);
+	fg_strmap_release(&b.f.map);
+	fg_strbuf_release(&b.f.json);
+	fg_strbuf_release(&b.samples);
+	fg_strbuf_release(&b.weights);
 	fg_strbuf_release(&doc);
+	return err;
+}
+
+int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
+			       const fg_git_info *git)
+{
+	fg_folded *f = NULL;
+	int err;
+
+	if (!(err = fg_folded_new(&f)) && !(err = fg_folded_feed(f, text, len)) &&
+	    !(err = fg_folded_finish(f)))
+		err = fg_speedscope_write(out, name, f, git);
+	fg_folded_free(f);
 	return err;
 }

@@ -137,6 +137,19 @@ static void close_control(session *s)
 
 /* --- processes -------------------------------------------------------- */
 
+/* The workload's environment and working directory, given as data: the
+ * process running us keeps its own. */
+static int set_place(fg_cmd *cmd, const fg_record_opts *rec)
+{
+	int err = 0;
+
+	if (rec->nenv)
+		err = fg_strvec_pushv(&cmd->env, rec->env, rec->nenv);
+	if (!err && rec->cwd)
+		err = fg_cmd_set_cwd(cmd, rec->cwd);
+	return err;
+}
+
 static int spawn_workload(session *s)
 {
 	fg_cmd cmd = FG_CMD_INIT;
@@ -144,9 +157,11 @@ static int spawn_workload(session *s)
 
 	cmd.hold = true;
 	cmd.stdout_fd = s->o->workload_stdout;
-	err = fg_strvec_pushv(&cmd.argv, s->o->rec.argv, s->o->rec.argc);
+	err = set_place(&cmd, &s->o->rec);
 	if (!err)
-		err = fg_cmd_spawn(&cmd, &s->work);
+		err = fg_strvec_pushv(&cmd.argv, s->o->rec.argv, s->o->rec.argc);
+	if (!err)
+		err = fg_runner_spawn(s->o->rec.runner, &cmd, &s->work);
 	fg_cmd_clear(&cmd);
 	if (!err)
 		s->work_started = true;
@@ -168,7 +183,11 @@ static int spawn_perf(session *s, const fg_record_opts *rec, bool pipe_stderr)
 	cmd.pipe_stderr = pipe_stderr;
 	/* perf prints nothing useful on stdout; keep it off ours (-o -) */
 	cmd.stdout_fd = STDERR_FILENO;
-	err = fg_cmd_spawn(&cmd, &s->perf);
+	/* a recorder that runs the workload itself passes its place on */
+	if (!rec->attach_pid && !rec->npids)
+		err = set_place(&cmd, rec);
+	if (!err)
+		err = fg_runner_spawn(rec->runner, &cmd, &s->perf);
 	fg_cmd_clear(&cmd);
 	if (err == FG_ENOTFOUND)
 		s->out->recorder_missing = true;
@@ -179,10 +198,11 @@ static void reap(session *s)
 {
 	bool done;
 
-	if (!s->perf_done && s->perf.pid > 0 && !fg_child_try_wait(&s->perf, &s->perf_st, &done) && done)
+	if (!s->perf_done && s->perf.pid > 0 &&
+	    !fg_runner_try_wait(s->o->rec.runner, &s->perf, &s->perf_st, &done) && done)
 		s->perf_done = true;
 	if (s->work_started && !s->work_done && s->work.pid > 0 &&
-	    !fg_child_try_wait(&s->work, &s->work_st, &done) && done) {
+	    !fg_runner_try_wait(s->o->rec.runner, &s->work, &s->work_st, &done) && done) {
 		s->work_done = true;
 		s->out->seconds_workload = now() - s->t0;
 	}
@@ -193,7 +213,7 @@ static void stop_perf(session *s)
 	if (s->perf_done || s->t_perf_stop)
 		return;
 	/* perf finishes the file on SIGINT, then dies by it */
-	kill(s->perf.pid, SIGINT);
+	fg_runner_kill(s->o->rec.runner, &s->perf, SIGINT);
 	s->t_perf_stop = now();
 }
 
@@ -208,9 +228,9 @@ static void plan_workload_stop(session *s, double delay, int sig)
 static void kill_all(session *s)
 {
 	if (s->perf.pid > 0 && !s->perf_done)
-		kill(s->perf.pid, SIGKILL);
+		fg_runner_kill(s->o->rec.runner, &s->perf, SIGKILL);
 	if (s->work.pid > 0 && !s->work_done)
-		kill(s->work.pid, SIGKILL);
+		fg_runner_kill(s->o->rec.runner, &s->work, SIGKILL);
 }
 
 /* --- the loop ----------------------------------------------------------- */
@@ -257,16 +277,16 @@ static void timers(session *s)
 
 	if (s->t_work_stop && !s->work_done && t >= s->t_work_stop) {
 		if (!s->work_signalled) {
-			kill(s->work.pid, s->work_stop_sig);
+			fg_runner_kill(s->o->rec.runner, &s->work, s->work_stop_sig);
 			s->work_signalled = true;
 			s->t_work_stop = t + KILL_AFTER;
 		} else if (!s->work_killed) {
-			kill(s->work.pid, SIGKILL);
+			fg_runner_kill(s->o->rec.runner, &s->work, SIGKILL);
 			s->work_killed = true;
 		}
 	}
 	if (s->t_perf_stop && !s->perf_done && t - s->t_perf_stop > PERF_STOP_TIMEOUT)
-		kill(s->perf.pid, SIGKILL);
+		fg_runner_kill(s->o->rec.runner, &s->perf, SIGKILL);
 	if (t - s->t_last_tick >= TICK_MS / 1000.0) {
 		s->t_last_tick = t;
 		emit(s, FG_RECORD_TICK, NULL, t - s->t0, output_size(s));
@@ -350,8 +370,8 @@ static int wait_attached(session *s, bool *attached)
 static int fail_recorder(session *s)
 {
 	if (!s->perf_done) {
-		kill(s->perf.pid, SIGKILL);
-		fg_child_wait(&s->perf, &s->perf_st);
+		fg_runner_kill(s->o->rec.runner, &s->perf, SIGKILL);
+		fg_runner_wait(s->o->rec.runner, &s->perf, &s->perf_st);
 		s->perf_done = true;
 	}
 	while (s->perf.err_fd >= 0)
@@ -380,7 +400,7 @@ static int run_attached(session *s)
 	if (!attached)
 		return fail_recorder(s);
 	s->t0 = now();
-	if ((err = fg_child_release(&s->work))) {
+	if ((err = fg_runner_release(s->o->rec.runner, &s->work))) {
 		char why[256];
 		snprintf(why, sizeof(why), "%s", fg_error_last());
 		err = fg_error_set(err, "%s could not be started (%s)", s->o->rec.argv[0], why);
@@ -430,12 +450,12 @@ static int run_classic(session *s)
 static void release_session(session *s)
 {
 	if (s->work.pid > 0 && s->work.gate_fd >= 0)
-		fg_child_discard(&s->work);
+		fg_runner_discard(s->o->rec.runner, &s->work);
 	kill_all(s);
 	if (s->perf.pid > 0)
-		fg_child_wait(&s->perf, &s->perf_st);
+		fg_runner_wait(s->o->rec.runner, &s->perf, &s->perf_st);
 	if (s->work.pid > 0)
-		fg_child_wait(&s->work, &s->work_st);
+		fg_runner_wait(s->o->rec.runner, &s->work, &s->work_st);
 	if (s->perf.err_fd >= 0)
 		close(s->perf.err_fd);
 	close_control(s);

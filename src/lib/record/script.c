@@ -102,17 +102,17 @@ int fg_record_script_stream(const fg_record_opts *rec, const char *perfdata, boo
 		err = FG_ENOMEM;
 		goto done;
 	}
-	if ((err = fg_cmd_spawn(&cmd, &st.child)))
+	if ((err = fg_runner_spawn(rec->runner, &cmd, &st.child)))
 		goto done;
 	fcntl(st.child.err_fd, F_SETFL, O_NONBLOCK);
 	err = pump(&st);
 	close(st.child.out_fd);
 	if (err)
-		kill(st.child.pid, SIGTERM);
+		fg_runner_kill(rec->runner, &st.child, SIGTERM);
 	else
 		fcntl(st.child.err_fd, F_SETFL, 0); /* read the rest, to EOF */
 	drain_stderr(&st);
-	werr = fg_child_wait(&st.child, &es);
+	werr = fg_runner_wait(rec->runner, &st.child, &es);
 	if (!err && werr)
 		err = werr;
 	if (!err && (es.code != 0 || es.signal)) {

@@ -1,0 +1,129 @@
+/* The pipeline of flamegraph-build, above the stages: a built target of a
+ * project profiled (fg_pipeline_job), and a comparison of two revisions
+ * (fg_pipeline_compare: git export, build, two profiles, a differential
+ * graph).
+ *
+ * Where the workload runs is data: a CTest test's working directory and
+ * environment go into fg_profile_opts (cwd, env) and from there into the
+ * child process; the calling process never changes its own directory or
+ * environment, so relative output paths stay the caller's.
+ *
+ * Like every stage, the pipeline prints nothing: notes and warnings go to
+ * the profile options' on_event. */
+#ifndef FLAMEGRAPH_PIPELINE_H
+#define FLAMEGRAPH_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "flamegraph/compare.h"
+#include "flamegraph/git.h"
+#include "flamegraph/manifest.h"
+#include "flamegraph/profile.h"
+
+#include "flamegraph/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+FG_API_BEGIN
+
+/* The target the user named. */
+typedef struct fg_pipeline_target {
+	fg_target_kind kind;      /* FG_TARGET_BIN... */
+	const char *name;         /* NULL: the only target of the kind */
+	bool unit_test;           /* a test executable run directly, its
+				     trailing arguments a test filter
+				     (--unit-test; kind is not used) */
+} fg_pipeline_target;
+
+/* Finds the target sel names in p (fg_project_select, or
+ * fg_project_select_unit for a unit test); its errors. */
+int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel);
+
+/* What the caller decides for every run of a target. */
+typedef struct fg_pipeline_opts {
+	/* The template of each run: recorder, outputs, render options,
+	 * callbacks. What to run (argv, env, cwd), the ELF check, its fix
+	 * style and the git provenance are filled in per target. */
+	fg_profile_opts profile;
+	fg_pipeline_target target; /* also picked in the other revision of
+				      a comparison */
+	const char *const *args;  /* arguments after --, or NULL */
+	size_t nargs;
+} fg_pipeline_opts;
+
+#define FG_PIPELINE_OPTS_INIT { .profile = FG_PROFILE_OPTS_INIT, \
+	.target = { .kind = FG_TARGET_BIN, .name = NULL, .unit_test = false }, \
+	.args = NULL, .nargs = 0 }
+
+/* One run of a built target, ready for fg_profile_run(&job.profile, ...).
+ * Owns what its profile options point to (the command, environment,
+ * git provenance, subtitle); release it with fg_pipeline_job_release. */
+typedef struct fg_pipeline_job {
+	fg_profile_opts profile;
+	fg_run_spec spec;         /* the target's command, env and cwd */
+	fg_git_info git;          /* the project's provenance ("" when none) */
+	char subtitle[512];
+} fg_pipeline_job;
+
+#define FG_PIPELINE_JOB_INIT { .profile = FG_PROFILE_OPTS_INIT, .spec = FG_RUN_SPEC_INIT, \
+	.git = FG_GIT_INFO_INIT, .subtitle = "" }
+
+/* Prepares the run of target t of project p: its command (with the
+ * trailing arguments, or the filter through the target's template), its
+ * working directory and environment as data, the ELF check (off for a
+ * CTest test run by a script: it would judge the interpreter), fixes in
+ * the project's build terms, git provenance in the subtitle when the
+ * template has none. A CTest test gets a note that says what runs where.
+ * job must be FG_PIPELINE_JOB_INIT. Errors: FG_EINVAL for a test filter
+ * given to a flamegraph.toml test that declares no filter syntax; those
+ * of fg_target_run_spec. */
+int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
+			 const fg_project *p, const fg_target *t);
+void fg_pipeline_job_release(fg_pipeline_job *job);
+
+/* A comparison: the target profiled at a git revision and in the working
+ * tree, then one differential graph (red: grew, blue: shrank). */
+typedef struct fg_pipeline_compare_opts {
+	const char *rev;          /* the revision to compare with */
+	bool side_outputs;        /* also write the plain graphs OUTPUT.before.svg
+				     and OUTPUT.after.svg */
+	const char *build_dir;    /* where exports go: <build_dir>/compare/ID
+				     (NULL: <root>/build/flamegraph) */
+	const fg_manifest_loc *loc;          /* the working tree's manifest */
+	const fg_project_opts *project;      /* how REV's project is opened
+						(its build_dir is not used) */
+	/* Around each of the two profiling runs (NULL: nothing): before it,
+	 * and after it with its result and error. A non-zero return from
+	 * after_run (a workload that failed, say) stops the comparison and
+	 * is returned by fg_pipeline_compare as is. */
+	void (*before_run)(void *ctx, const fg_profile_opts *po);
+	int (*after_run)(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			 int err);
+	void *run_ctx;
+} fg_pipeline_compare_opts;
+
+#define FG_PIPELINE_COMPARE_OPTS_INIT { .rev = NULL, .side_outputs = false, .build_dir = NULL, \
+	.loc = NULL, .project = NULL, .before_run = NULL, \
+	.after_run = NULL, .run_ctx = NULL }
+
+/* Compares target t of project p (built) with the target opts->target
+ * names at copts->rev: exports REV under the build dir (reused when an earlier run
+ * made it), opens and builds it, profiles both with opts (same arguments,
+ * same recorder), joins the two stacks in memory and writes the
+ * differential graph to opts->profile.output (SVG, or "stack BEFORE
+ * AFTER" text for FG_OUTPUT_FOLDED) and the differential text to
+ * folded_out when given. Nothing is read back from a file. Returns 0, a
+ * negative FG_E* code (FG_EINVAL: JSON output, which has no differential
+ * form, side outputs with the graph on stdout, or a project outside a git
+ * work tree; FG_ENOTFOUND: an unknown revision; errors of the stages), or
+ * the non-zero value after_run returned. */
+int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
+			const fg_project *p, const fg_target *t);
+
+FG_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

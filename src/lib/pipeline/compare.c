@@ -1,0 +1,274 @@
+/* Comparing a target with itself at another git revision: export, build,
+ * profile both sides, join the stacks in memory, write one graph. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamegraph/build.h"
+#include "flamegraph/error.h"
+#include "flamegraph/pipeline.h"
+#include "util/strbuf.h"
+#include "util/banned.h"
+
+typedef struct side {
+	const fg_project *p;
+	const fg_target *t;
+	fg_strbuf label;    /* "main @ 1a2b3c4d", "working tree (dirty)" */
+	fg_strbuf graph;    /* OUTPUT.before.svg with side outputs */
+	char subtitle[512]; /* of its plain graph */
+	fg_folded *stacks;
+} side;
+
+typedef struct cmp {
+	const fg_pipeline_opts *o;
+	const fg_pipeline_compare_opts *c;
+	const fg_profile_opts *po;
+	fg_git_info gi;
+	char id[FG_GIT_ID_SIZE];
+	fg_strbuf base;     /* <build dir>; exports go to base/compare/ */
+	fg_project *rp;     /* the project at REV */
+	side before, after;
+	const char *output;
+} cmp;
+
+static void emitf(const cmp *c, fg_profile_event kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void emitf(const cmp *c, fg_profile_event kind, const char *fmt, ...)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	va_list ap;
+
+	if (!c->po->on_event)
+		return;
+	va_start(ap, fmt);
+	fg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	c->po->on_event(c->po->event_ctx, kind, sb.buf, 0);
+	fg_strbuf_release(&sb);
+}
+
+/* The export of REV under the build dir, reused when an earlier run made it. */
+static int export_rev(cmp *c, fg_strbuf *dir, const char *root)
+{
+	fg_git_export_result er = FG_GIT_EXPORT_RESULT_INIT;
+	char *path = NULL;
+	bool reused = false;
+	int err = fg_compare_export(&path, &reused, &er, c->base.buf, root, c->id);
+
+	if (!err && reused)
+		emitf(c, FG_PROFILE_NOTE, "reusing the export of %.12s in %s", c->id, path);
+	else if (!err)
+		emitf(c, FG_PROFILE_NOTE, "exported %.12s (%zu files) to %s", c->id, er.files, path);
+	if (!err && er.skipped_submodules)
+		emitf(c, FG_PROFILE_WARNING, "submodules are not exported (%s): the %.12s build "
+		      "sees them empty", er.skipped_submodules, c->id);
+	if (!err)
+		fg_strbuf_addstr(dir, path);
+	fg_git_export_result_release(&er);
+	free(path);
+	return err;
+}
+
+/* The project as it was at REV: the same manifest, relative to the
+ * repository, in the export; built in its own build/flamegraph. */
+static int open_rev_project(cmp *c, const char *exported)
+{
+	fg_manifest_loc rloc = FG_MANIFEST_LOC_INIT;
+	fg_project_opts ropts = *c->c->project;
+	fg_strbuf path = FG_STRBUF_INIT;
+	const char *workdir = c->gi.workdir;
+	char *real = realpath(c->c->loc->file, NULL);
+	size_t n = strlen(workdir);
+	int err;
+
+	if (!real || strncmp(real, workdir, n) || real[n] != '/') {
+		err = fg_error_set(FG_EINVAL, "%s is not inside the git work tree %s — a comparison "
+				   "needs the project under git", c->c->loc->file, workdir);
+		goto done;
+	}
+	fg_strbuf_addf(&path, "%s/%s", exported, real + n + 1);
+	if (access(path.buf, F_OK) != 0) {
+		err = fg_error_set(FG_ENOTFOUND, "%s does not exist at that revision — compare with a "
+				   "revision that has it", real + n + 1);
+		goto done;
+	}
+	ropts.build_dir = NULL;
+	if (!(err = fg_manifest_find(&rloc, path.buf, true)))
+		err = fg_project_open(&c->rp, &rloc, &ropts);
+done:
+	fg_manifest_loc_release(&rloc);
+	fg_strbuf_release(&path);
+	free(real);
+	return err;
+}
+
+/* OUTPUT.before.svg / OUTPUT.after.svg next to the differential graph. */
+static void side_output(fg_strbuf *out, const char *output, const char *name)
+{
+	size_t n = strlen(output);
+
+	if (n > 4 && !strcmp(output + n - 4, ".svg"))
+		n -= 4;
+	fg_strbuf_addf(out, "%.*s.%s.svg", (int)n, output, name);
+}
+
+/* REV exported, opened and built. */
+static int prepare_rev(cmp *c, const fg_project *p, const fg_target *t)
+{
+	fg_strbuf dir = FG_STRBUF_INIT;
+	fg_build_result br = FG_BUILD_RESULT_INIT;
+	int err;
+
+	if (fg_git_provenance(&c->gi, fg_project_root(p)) || !c->gi.workdir || !*c->gi.workdir)
+		return fg_error_set(FG_EINVAL, "--compare needs a git repository, and %s is not in "
+				    "one — run 'git init' and commit, or drop --compare",
+				    fg_project_root(p));
+	if ((err = fg_git_resolve(c->id, fg_project_root(p), c->c->rev)))
+		return err;
+	if (c->c->build_dir)
+		fg_strbuf_addstr(&c->base, c->c->build_dir);
+	else
+		fg_strbuf_addf(&c->base, "%s/build/flamegraph", fg_project_root(p));
+	if (!(err = export_rev(c, &dir, fg_project_root(p))) && !(err = open_rev_project(c, dir.buf))) {
+		emitf(c, FG_PROFILE_NOTE, "building %s at %s", fg_target_name(t), c->c->rev);
+		if (!(err = fg_pipeline_select(&c->before.t, c->rp, &c->o->target)))
+			err = fg_project_build(c->rp, c->before.t, &br);
+	}
+	c->before.p = c->rp;
+	fg_strbuf_release(&dir);
+	return err;
+}
+
+/* "main @ 1a2b3c4d" (just the id when REV was one), and the working tree's
+ * label. */
+static void make_labels(cmp *c)
+{
+	char label[512];
+
+	snprintf(label, sizeof(label), "%.8s", c->id);
+	if (!strncmp(c->id, c->c->rev, strlen(c->c->rev)))
+		fg_strbuf_addstr(&c->before.label, label);
+	else
+		fg_strbuf_addf(&c->before.label, "%s @ %s", c->c->rev, label);
+	snprintf(c->before.subtitle, sizeof(c->before.subtitle), "%s", c->before.label.buf);
+	fg_git_info_format(c->after.subtitle, sizeof(c->after.subtitle), &c->gi);
+	fg_strbuf_addstr(&c->after.label, c->gi.dirty ? "working tree (dirty)" :
+			 c->after.subtitle);
+	if (c->c->side_outputs) {
+		side_output(&c->before.graph, c->output, "before");
+		side_output(&c->after.graph, c->output, "after");
+	}
+}
+
+/* One side profiled: its plain graph only with side outputs, its stacks
+ * kept for the join; the recording is kept (--perfdata-out) for the
+ * working tree only. */
+static int profile_side(cmp *c, side *s, bool working_tree)
+{
+	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
+	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+	fg_pipeline_opts o = *c->o;
+	fg_profile_opts *po = &o.profile;
+	int err, stop;
+
+	po->format = c->c->side_outputs ? FG_OUTPUT_SVG : FG_OUTPUT_NONE;
+	po->output = c->c->side_outputs ? s->graph.buf : NULL;
+	po->folded_out = NULL;
+	po->render.subtitle = s->subtitle;
+	po->stacks_out = &s->stacks;
+	if (!working_tree)
+		po->perfdata_out = NULL;
+	if (working_tree)
+		emitf(c, FG_PROFILE_NOTE, "profiling %s in the working tree", fg_target_name(s->t));
+	else
+		emitf(c, FG_PROFILE_NOTE, "profiling %s at %s", fg_target_name(s->t), s->label.buf);
+	if ((err = fg_pipeline_job_init(&job, &o, s->p, s->t)))
+		goto done;
+	if (c->c->before_run)
+		c->c->before_run(c->c->run_ctx, &job.profile);
+	err = fg_profile_run(&job.profile, &res);
+	if (c->c->after_run && (stop = c->c->after_run(c->c->run_ctx, &job.profile, &res, err)))
+		err = stop;
+done:
+	fg_pipeline_job_release(&job);
+	return err;
+}
+
+static int write_diff(cmp *c)
+{
+	fg_compare_opts co = FG_COMPARE_OPTS_INIT;
+	fg_strbuf sub = FG_STRBUF_INIT;
+	int err;
+
+	fg_strbuf_addf(&sub, "%s → %s", c->before.label.buf, c->after.label.buf);
+	co.render = c->po->render;
+	if (!co.render.title)
+		co.render.title = "Differential Flame Graph";
+	if (!co.render.subtitle)
+		co.render.subtitle = sub.buf;
+	co.format = c->po->format;
+	co.folded_out = c->po->folded_out;
+	err = fg_compare_write_stacks(c->before.stacks, c->after.stacks, c->output, &co);
+	if (!err && strcmp(c->output, "-"))
+		emitf(c, FG_PROFILE_NOTE, "wrote %s: %s (red: grew, blue: shrank)", c->output, sub.buf);
+	fg_strbuf_release(&sub);
+	return err;
+}
+
+/* Before anything is exported, built or run. */
+static int check(const cmp *c)
+{
+	if (c->po->format == FG_OUTPUT_JSON || c->po->format == FG_OUTPUT_NONE)
+		return fg_error_set(FG_EINVAL, "a differential graph has no speedscope form — use "
+				    "--format svg or --format folded with --compare");
+	if (c->po->format == FG_OUTPUT_SVG && fg_render_opts_check(&c->po->render))
+		return FG_EINVAL;
+	if (c->c->side_outputs && !strcmp(c->output, "-"))
+		return fg_error_set(FG_EINVAL, "the plain graphs of a comparison are named after the "
+				    "output file, and the output is stdout — give -o a file name");
+	return 0;
+}
+
+static void side_release(side *s)
+{
+	fg_strbuf_release(&s->label);
+	fg_strbuf_release(&s->graph);
+	fg_folded_free(s->stacks);
+}
+
+int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
+			const fg_project *p, const fg_target *t)
+{
+	cmp c;
+	fg_git_info gi = FG_GIT_INFO_INIT;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	fg_strbuf_init(&c.before.label, 0);
+	fg_strbuf_init(&c.before.graph, 0);
+	fg_strbuf_init(&c.after.label, 0);
+	fg_strbuf_init(&c.after.graph, 0);
+	c.o = opts;
+	c.c = copts;
+	c.po = &opts->profile;
+	c.gi = gi;
+	c.after.p = p;
+	c.after.t = t;
+	c.output = c.po->output ? c.po->output : fg_output_default_name(c.po->format);
+	fg_strbuf_init(&c.base, 0);
+	if (!(err = check(&c)) && !(err = prepare_rev(&c, p, t))) {
+		make_labels(&c);
+		if (!(err = profile_side(&c, &c.before, false)) &&
+		    !(err = profile_side(&c, &c.after, true)))
+			err = write_diff(&c);
+	}
+	fg_project_free(c.rp);
+	fg_git_info_release(&c.gi);
+	fg_strbuf_release(&c.base);
+	side_release(&c.before);
+	side_release(&c.after);
+	return err;
+}
