@@ -34,6 +34,7 @@ typedef enum fg_output_format {
 	FG_OUTPUT_SVG = 0,  /* interactive flame graph */
 	FG_OUTPUT_FOLDED,   /* "a;b;c COUNT" lines */
 	FG_OUTPUT_JSON,     /* speedscope file format (sampled profile) */
+	FG_OUTPUT_PPROF,    /* gzip-compressed pprof profile.proto */
 	FG_OUTPUT_NONE,     /* no graph: only fg_profile_opts.stacks_out and
 			       folded_out (one side of a comparison) */
 } fg_output_format;
@@ -116,6 +117,8 @@ typedef struct fg_profile_opts {
 	bool no_inline;            /* perf script --no-inline; no inlined frames */
 	const char *const *skip_after; /* drop the callers above these functions */
 	size_t nskip_after;
+	bool per_thread;           /* each thread under its own root frame,
+				      NAME-TID (fg_collapse_opts.per_thread) */
 	const char *post_process;  /* filter the folded stacks through this
 				      command (split like a shell, run without
 				      one): folded text on its stdin, folded

@@ -190,6 +190,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->perfdata_out = pc->perfdata_out;
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
+	po->per_thread = pc->per_thread;
 	po->skip_after = pc->skip_after.items;
 	po->nskip_after = pc->skip_after.count;
 	po->post_process = pc->post_process;

@@ -40,7 +40,7 @@ typedef struct fg_profile_cli {
 	const char *call_graph;  /* NULL: dwarf */
 	fg_profile_root root;
 	long long compression;   /* -1: not given */
-	bool ignore_status, no_inline, verbose;
+	bool ignore_status, no_inline, verbose, per_thread;
 	fg_strlist skip_after;
 	const char *post_process, *folded, *perfdata_out, *format;
 	const char *title, *subtitle, *notes, *palette;
@@ -60,8 +60,8 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 
 /* -o/--output, --open, --format, --folded, --perfdata-out */
 #define FG_PROFILE_CLI_OUTPUT_ROWS(pc) \
-	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg, stacks.folded or profile.speedscope.json by --format; - for stdout)"), \
-	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|folded|json", "output format: svg, folded stacks, or json (speedscope)"), \
+	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg, stacks.folded, profile.speedscope.json or profile.pb.gz by --format; - for stdout)"), \
+	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|folded|json|pprof", "output format: svg, folded stacks, json (speedscope) or pprof (gzipped profile.proto, for go tool pprof)"), \
 	FG_OPT_STRING(0, "folded", &(pc).folded, "FILE", "also write the folded stacks to FILE"), \
 	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: a temporary file, removed)"), \
 	FG_OPT_BOOL(0, "open", &(pc).open, "open the graph when done ($BROWSER, else xdg-open or open)")
@@ -81,6 +81,7 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_BOOL(0, "ignore-status", &(pc).ignore_status, "exit 0 even when the program fails or crashes"), \
 	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (perf script --no-inline; much faster)"), \
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
+	FG_OPT_BOOL(0, "per-thread", &(pc).per_thread, "each thread under its own root frame, NAME-TID"), \
 	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")
 

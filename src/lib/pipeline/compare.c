@@ -221,9 +221,11 @@ static int write_diff(cmp *c)
 /* Before anything is exported, built or run. */
 static int check(const cmp *c)
 {
-	if (c->po->format == FG_OUTPUT_JSON || c->po->format == FG_OUTPUT_NONE)
-		return fg_error_set(FG_EINVAL, "a differential graph has no speedscope form — use "
-				    "--format svg or --format folded with --compare");
+	if (c->po->format == FG_OUTPUT_JSON || c->po->format == FG_OUTPUT_PPROF ||
+	    c->po->format == FG_OUTPUT_NONE)
+		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — use "
+				    "--format svg or --format folded with --compare",
+				    c->po->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
 	if (c->po->format == FG_OUTPUT_SVG && fg_render_opts_check(&c->po->render))
 		return FG_EINVAL;
 	if (c->c->side_outputs && !strcmp(c->output, "-"))

@@ -51,9 +51,11 @@ int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, con
 	fg_folded *diff = NULL;
 	int err;
 
-	if (opts->format == FG_OUTPUT_JSON || opts->format == FG_OUTPUT_NONE)
-		return fg_error_set(FG_EINVAL, "a differential graph has no speedscope form — "
-				    "use --format svg or --format folded with --compare");
+	if (opts->format == FG_OUTPUT_JSON || opts->format == FG_OUTPUT_PPROF ||
+	    opts->format == FG_OUTPUT_NONE)
+		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — "
+				    "use --format svg or --format folded with --compare",
+				    opts->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
 	if ((err = fg_render_opts_check(&opts->render)) ||
 	    (err = fg_diff_folded(&diff, before, after, &opts->diff)))
 		goto done;

@@ -14,6 +14,7 @@
 #include "flamegraph/collapse.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
+#include "flamegraph/pprof.h"
 #include "flamegraph/profile.h"
 #include "lib/profile/capture_notes.h"
 #include "util/cleanup.h"
@@ -82,16 +83,16 @@ static void emit_cmd(run *r, char **argv)
 
 int fg_output_format_parse(fg_output_format *out, const char *name)
 {
-	static const char *const names[] = { "svg", "folded", "json" };
+	static const char *const names[] = { "svg", "folded", "json", "pprof" };
 	unsigned i;
 
-	for (i = 0; name && i < 3; i++) {
+	for (i = 0; name && i < 4; i++) {
 		if (!strcmp(name, names[i])) {
 			*out = (fg_output_format)i;
 			return 0;
 		}
 	}
-	return fg_error_set(FG_EINVAL, "unknown output format '%s' — use svg, folded or json",
+	return fg_error_set(FG_EINVAL, "unknown output format '%s' — use svg, folded, json or pprof",
 			    name ? name : "");
 }
 
@@ -100,6 +101,7 @@ const char *fg_output_default_name(fg_output_format format)
 	switch (format) {
 	case FG_OUTPUT_FOLDED: return "stacks.folded";
 	case FG_OUTPUT_JSON: return "profile.speedscope.json";
+	case FG_OUTPUT_PPROF: return "profile.pb.gz";
 	case FG_OUTPUT_NONE: return NULL;
 	default: return "flamegraph.svg";
 	}
@@ -494,6 +496,7 @@ static int new_collapser(run *r, fg_format fmt)
 	co.skip_after = r->o->skip_after;
 	co.nskip_after = r->o->nskip_after;
 	co.inline_frames = !r->o->no_inline;
+	co.per_thread = r->o->per_thread;
 	/* a flame chart's x axis is time: the samples stay in order */
 	co.keep_order = r->o->render.flamechart;
 	return fg_collapser_new(&r->collapser, fmt, &co);
@@ -682,6 +685,24 @@ static int write_json(run *r, FILE *fp)
 	return fg_speedscope_write(fp, r->program ? r->program : "profile", r->stacks, r->o->git);
 }
 
+/* pprof: perf's default event is cpu-clock, whose sample periods are
+ * nanoseconds of CPU time; another event (-c) is counted in samples. */
+static int write_pprof(run *r, FILE *fp)
+{
+	fg_pprof_opts po = FG_PPROF_OPTS_INIT;
+	const fg_record_opts *rec = &r->o->record;
+
+	if (rec->recorder == FG_RECORDER_PERF && !rec->custom) {
+		po.sample_type = "cpu";
+		po.sample_unit = "nanoseconds";
+		/* a re-rendered recording may have had another rate */
+		if (rec->freq && !r->o->perfdata)
+			po.period = (int64_t)(1000000000u / rec->freq);
+	}
+	po.comment = r->program;
+	return fg_pprof_write(r->stacks, &po, fp);
+}
+
 static int write_outputs(run *r)
 {
 	double t0 = now();
@@ -696,6 +717,9 @@ static int write_outputs(run *r)
 		break;
 	case FG_OUTPUT_JSON:
 		err = write_json(r, fp);
+		break;
+	case FG_OUTPUT_PPROF:
+		err = write_pprof(r, fp);
 		break;
 	default:
 		err = fg_render_svg(r->stacks, &r->render, fp);
