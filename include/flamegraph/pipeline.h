@@ -102,11 +102,15 @@ typedef struct fg_pipeline_compare_opts {
 	int (*after_run)(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
 			 int err);
 	void *run_ctx;
+	/* When not NULL, receive the two runs' folded stacks after the
+	 * differential graph is written (the caller frees them with
+	 * fg_folded_free), for a regression gate (flamegraph/regress.h). */
+	fg_folded **before_out, **after_out;
 } fg_pipeline_compare_opts;
 
 #define FG_PIPELINE_COMPARE_OPTS_INIT { .rev = NULL, .side_outputs = false, .build_dir = NULL, \
 	.loc = NULL, .project = NULL, .before_run = NULL, \
-	.after_run = NULL, .run_ctx = NULL }
+	.after_run = NULL, .run_ctx = NULL, .before_out = NULL, .after_out = NULL }
 
 /* Compares target t of project p (built) with the target opts->target
  * names at copts->rev: exports REV under the build dir (reused when an earlier run

@@ -24,9 +24,15 @@ typedef struct fg_regress_opts {
 	const char *const *watch;    /* only these functions count against the
 					threshold (NULL: all of them) */
 	size_t nwatch;
+	/* Frames above the first frame of this name in a stack (the C
+	 * runtime's entry above main: _start, __libc_start_main...) are
+	 * neither judged nor listed: stack unwinding reaches them in some
+	 * samples and not in others, which would look like a change. NULL:
+	 * every frame counts. */
+	const char *from;
 } fg_regress_opts;
 
-#define FG_REGRESS_OPTS_INIT { .fail_above = -1, .watch = NULL, .nwatch = 0 }
+#define FG_REGRESS_OPTS_INIT { .fail_above = -1, .watch = NULL, .nwatch = 0, .from = NULL }
 
 /* One function's shares, in percent of all samples of its profile. */
 typedef struct fg_regress_row {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/gate.h"
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "cli/common/profile_opts.h"
@@ -22,6 +23,7 @@ static struct {
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
 static fg_project_opts proj = FG_PROJECT_OPTS_INIT;            /* the rows fill */
 static fg_pipeline_compare_opts cmp = FG_PIPELINE_COMPARE_OPTS_INIT; /* these two */
+static fg_gate_cli gate = FG_GATE_CLI_INIT;                     /* --compare's gate */
 
 static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 {
@@ -63,6 +65,7 @@ static const fg_option options[] = {
 		      "also build and profile git revision REV; write a differential graph (red: grew, blue: shrank)"),
 	FG_OPT_BOOL(0, "compare-outputs", &cmp.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
+	FG_GATE_CLI_ROWS(gate),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
 	FG_OPT_GROUP("Graph"),
@@ -127,16 +130,26 @@ static fg_pipeline_target chosen(void)
 static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t,
 		   const fg_manifest_loc *loc)
 {
-	int r;
+	fg_folded *before = NULL, *after = NULL;
+	int r, code = 0;
 
 	cmp.build_dir = proj.build_dir;
 	cmp.loc = loc;
 	cmp.project = &proj;
+	if (fg_gate_cli_wanted(&gate)) {
+		cmp.before_out = &before;
+		cmp.after_out = &after;
+	}
 	fg_profile_cli_compare_hooks(&cmp, &pc);
 	if ((r = fg_pipeline_compare(pl, &cmp, p, t)))
 		return r > 0 ? r : fg_die_lib(r);
 	fg_profile_cli_open_graph(&pl->profile, &pc);
-	return 0;
+	/* the gate judges the two runs once the graph is written */
+	if (before && after && (r = fg_gate_cli_run(&gate, before, after, &code)))
+		code = fg_die_lib(r);
+	fg_folded_free(before);
+	fg_folded_free(after);
+	return code;
 }
 
 static int profile(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t)
@@ -175,6 +188,15 @@ int cmd_flamegraph_build(int argc, char **argv)
 	}
 	if ((code = fg_profile_cli_apply(&pl.profile, &pc)))
 		goto done;
+	if (fg_gate_cli_wanted(&gate) && !cmp.rev) {
+		fg_errorf("--fail-above, --watch and --report judge a comparison — add --compare REV");
+		code = FG_EXIT_USAGE;
+		goto done;
+	}
+	if (fg_gate_cli_apply(&gate)) {
+		code = FG_EXIT_USAGE;
+		goto done;
+	}
 	if (fg_strlist_split_commas(&feats, &o.features)) {
 		code = fg_die_lib(FG_ENOMEM);
 		goto done;
@@ -215,6 +237,7 @@ done:
 	fg_manifest_loc_release(&loc);
 	fg_strlist_release(&feats);
 	fg_profile_cli_release(&pc);
+	fg_gate_cli_release(&gate);
 	return code;
 }
 

@@ -1,17 +1,15 @@
 /* flamegraph-diff-folded: two folded profiles -> "stack BEFORE AFTER". */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/gate.h"
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "flamegraph/diff.h"
 #include "flamegraph/error.h"
-#include "flamegraph/regress.h"
 #include "flamegraph/render.h"
 #include "util/input.h"
-#include "util/strbuf.h"
 #include "util/outfile.h"
 
 /* Refuses an output that would replace one of the inputs: the atomic
@@ -44,75 +42,9 @@ static int read_profile(fg_folded **f, const char *path)
 	return 0;
 }
 
-/* The gate: the table of the largest changes (to stderr, or to
- * --report-out) and whether any function grew past --fail-above. */
-struct gate {
-	const char *fail_above, *report, *report_out;
-	fg_strlist watch;
-	long long top;
-};
-
-static bool gate_wanted(const struct gate *g)
-{
-	return g->fail_above || g->report || g->report_out || g->watch.count;
-}
-
-/* PCT: a finite number of 0 or more */
-static int parse_points(const char *s, double *out)
-{
-	return fg_parse_double(fg_view_cstr(s), out) != 0 || !isfinite(*out) || *out < 0 ? -1 : 0;
-}
-
-static int parse_gate(fg_regress_opts *ro, const struct gate *g)
-{
-	if (g->watch.count && !g->fail_above) {
-		fg_errorf("--watch names the functions --fail-above judges — add --fail-above PCT");
-		return -1;
-	}
-	if (g->fail_above && (parse_points(g->fail_above, &ro->fail_above))) {
-		fg_errorf("--fail-above: '%s' is not a number of percentage points (e.g. 5 or 2.5)",
-			  g->fail_above);
-		return -1;
-	}
-	if (g->top < 0) {
-		fg_errorf("--top: %lld is negative — give how many rows to show (0: all)", g->top);
-		return -1;
-	}
-	ro->watch = g->watch.items;
-	ro->nwatch = g->watch.count;
-	return 0;
-}
-
-static int run_gate(const struct gate *g, const fg_regress_opts *ro, const fg_folded *before,
-		    const fg_folded *after, int *rc)
-{
-	fg_regress *r = NULL;
-	fg_outfile *of = NULL;
-	enum fg_regress_format fmt = g->report && !strcmp(g->report, "md") ? FG_REGRESS_MARKDOWN : FG_REGRESS_TEXT;
-	int err;
-
-	if ((err = fg_regress_compare(&r, before, after, ro)))
-		return err;
-	if (g->report_out) {
-		if (!(err = fg_outfile_open(&of, g->report_out)) &&
-		    !(err = fg_regress_report(r, fmt, (size_t)g->top, fg_outfile_stream(of)))) {
-			err = fg_outfile_commit(of);
-			of = NULL;
-		}
-	} else {
-		err = fg_regress_report(r, fmt, (size_t)g->top, stderr);
-	}
-	if (!err && fg_regress_failures(r))
-		*rc = FG_EXIT_REGRESSION;
-	fg_outfile_abort(of);
-	fg_regress_free(r);
-	return err;
-}
-
 int cmd_flamegraph_diff_folded(int argc, char **argv)
 {
-	struct gate gate = { .watch = FG_STRLIST_INIT, .top = 10 };
-	fg_regress_opts ropts = FG_REGRESS_OPTS_INIT;
+	fg_gate_cli gate = FG_GATE_CLI_INIT;
 	fg_diff_opts dopts = FG_DIFF_OPTS_INIT;
 	const char *output = "-";
 	fg_folded *before = NULL, *after = NULL;
@@ -123,11 +55,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		FG_OPT_BOOL('n', "normalize", &dopts.normalize, "scale BEFORE counts so both profiles have the same total"),
 		FG_OPT_BOOL('s', "strip-hex", &dopts.strip_hex, "replace hex addresses (0x7f3a...) with 0x... before matching stacks"),
 		FG_OPT_GROUP("Regression gate"),
-		FG_OPT_STRING(0, "fail-above", &gate.fail_above, "PCT", "exit 6 when a function's inclusive share of the samples grew by more than PCT percentage points"),
-		FG_OPT_LIST(0, "watch", &gate.watch, "FUNC", "judge only FUNC against --fail-above (repeatable)"),
-		FG_OPT_CHOICE(0, "report", &gate.report, "FORMAT", "text|md", "table of the largest changes: text (default) or md (Markdown, for a review)"),
-		FG_OPT_STRING(0, "report-out", &gate.report_out, "FILE", "write the table to FILE instead of stderr"),
-		FG_OPT_INT(0, "top", &gate.top, "N", "rows in the table (default 10; 0: every function)"),
+		FG_GATE_CLI_ROWS(gate),
 		FG_OPT_END(),
 	};
 	const fg_cli cli = {
@@ -151,9 +79,9 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 			  npos, cli.prog);
 		return FG_EXIT_USAGE;
 	}
-	if (output_is_input(output, argv, npos) || parse_gate(&ropts, &gate) ||
+	if (output_is_input(output, argv, npos) || fg_gate_cli_apply(&gate) ||
 	    (gate.report_out && output_is_input(gate.report_out, argv, npos))) {
-		fg_strlist_release(&gate.watch);
+		fg_gate_cli_release(&gate);
 		return FG_EXIT_USAGE;
 	}
 	/* the output first: an unwritable one fails before the work */
@@ -167,7 +95,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	if (err)
 		goto lib_error;
 	rc = FG_EXIT_OK;
-	if (gate_wanted(&gate) && (err = run_gate(&gate, &ropts, before, after, &rc)))
+	if (fg_gate_cli_wanted(&gate) && (err = fg_gate_cli_run(&gate, before, after, &rc)))
 		goto lib_error;
 	goto done;
 lib_error:
@@ -176,7 +104,7 @@ done:
 	fg_outfile_abort(of);
 	fg_folded_free(before);
 	fg_folded_free(after);
-	fg_strlist_release(&gate.watch);
+	fg_gate_cli_release(&gate);
 	return rc;
 }
 

@@ -57,6 +57,19 @@ check_not_contains "plain graphs are not differential" diff.after.svg "rgb\(255,
 check_eq "HEAD unchanged" "$head_before" "$(gitc rev-parse HEAD)"
 check_eq "tracked files unchanged" "" "$(gitc status --porcelain --untracked-files=no)"
 
+# the regression gate: sort_phase's share grew by far more than 10 points
+check_exit "gate: sorting grew" 6 fgb --bin stress2 --compare HEAD~1 --fail-above 10 --report md \
+	--report-out gate.md -o gate.svg -- --rounds 4
+sed -n 3p gate.md > first.txt
+check_contains "gate: sort_phase first in the table, over" first.txt '^\| `sort_phase` \| .* \*\*\+[0-9.]+ pp\*\* over \|$'
+check_contains "gate: the verdict names it" gate.md '^\*\*gate failed\*\*: .*sort_phase'
+check_exit "gate: the graph is still written" 0 test -s gate.svg
+# a revision compared with itself passes (runs differ by a few points)
+check_exit "gate: HEAD against itself" 0 fgb --bin stress2 --compare HEAD --fail-above 15 -o self.svg -- --rounds 4
+check_contains "gate: passed" err "^gate passed: no function's share grew by more than 15\.00 percentage points$"
+check_exit "gate options without --compare" 1 fgb --bin stress2 --fail-above 5
+check_contains "gate without --compare: what to add" err "add --compare REV"
+
 # a dirty working tree; the export and its build are reused
 echo "/* local edit */" >> proj/src/stress2.c
 check_exit "--compare dirty" 0 fgb --bin stress2 --compare "${base_id:0:10}" -o dirty.svg -- --rounds 3

@@ -104,6 +104,32 @@ static void threshold_and_watch(void **state)
 	fg_folded_free(a);
 }
 
+/* frames above main come and go with the unwinding: not judged */
+static void from_main(void **state)
+{
+	fg_folded *b = folded_of("p;_start;__libc_start_main;main;a 90\np;main;b 10\n"),
+		  *a = folded_of("p;main;a 90\np;_start;main;b 10\n");
+	fg_regress_opts o = FG_REGRESS_OPTS_INIT;
+	fg_regress *r = NULL;
+
+	(void)state;
+	o.fail_above = 1;
+	o.from = "main";
+	assert_int_equal(fg_regress_compare(&r, b, a, &o), 0);
+	assert_int_equal(fg_regress_count(r), 3); /* main, a, b */
+	assert_int_equal(fg_regress_failures(r), 0);
+	assert_float_equal(row_of(r, "a")->after, 90.0, 1e-9);
+	fg_regress_free(r);
+	/* without it, _start swings from 90% to 10% */
+	o.from = NULL;
+	assert_int_equal(fg_regress_compare(&r, b, a, &o), 0);
+	assert_float_equal(row_of(r, "_start")->before, 90.0, 1e-9);
+	assert_float_equal(row_of(r, "_start")->after, 10.0, 1e-9);
+	fg_regress_free(r);
+	fg_folded_free(b);
+	fg_folded_free(a);
+}
+
 static char *report(const fg_regress *r, enum fg_regress_format fmt, size_t top)
 {
 	char *text = NULL;
@@ -156,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shares),
 		cmocka_unit_test(threshold_and_watch),
+		cmocka_unit_test(from_main),
 		cmocka_unit_test(reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

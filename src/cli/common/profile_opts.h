@@ -91,6 +91,7 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	"Exit status:\n" \
 	"  0 graph written, 1 usage, 2 build failed (flamegraph-build), 3 recorder\n" \
 	"  failed, 4 no samples, 5 program failed or crashed (graph written),\n" \
+	"  6 the regression gate of a comparison failed (flamegraph-build),\n" \
 	"  128+N interrupted by signal N (graph of what was recorded written)\n"
 
 #define FG_PROFILE_CLI_RENDER_ROWS(pc) \

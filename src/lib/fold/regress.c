@@ -45,15 +45,33 @@ static struct func *func_of(fg_regress *r, const char *name, size_t len, const c
 	return &r->funcs[e->value.u - 1];
 }
 
+/* Where counting starts in a stack: at its first frame named `from`,
+ * else at its root. */
+static const char *first_counted(const char *stack, size_t len, const char *from)
+{
+	size_t n = from ? strlen(from) : 0;
+	const char *p = stack, *end = stack + len;
+
+	while (n && p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *stop = semi ? semi : end;
+
+		if ((size_t)(stop - p) == n && !memcmp(p, from, n))
+			return p;
+		p = stop + 1;
+	}
+	return stack;
+}
+
 /* Adds the counts of one profile (side 0: before, 1: after). */
-static int add_profile(fg_regress *r, const fg_folded *f, int side)
+static int add_profile(fg_regress *r, const fg_folded *f, int side, const char *from)
 {
 	fg_folded_list *l = NULL;
 	int err = fg_folded_list_new(&l, f, FG_FOLDED_SORTED);
 
 	for (size_t i = 0; !err && i < fg_folded_list_len(l); i++) {
 		const fg_folded_stack *st = fg_folded_list_at(l, i);
-		const char *p = st->stack, *end = st->stack + st->len, *key;
+		const char *p = first_counted(st->stack, st->len, from), *end = st->stack + st->len, *key;
 		uint64_t stamp = ++r->serial;
 
 		while (p <= end) {
@@ -165,7 +183,7 @@ int fg_regress_compare(fg_regress **out, const fg_folded *before, const fg_folde
 	if (!(r = fg_calloc(1, sizeof(*r))))
 		return FG_ENOMEM;
 	r->fail_above = opts->fail_above;
-	if ((err = add_profile(r, before, 0)) || (err = add_profile(r, after, 1)) ||
+	if ((err = add_profile(r, before, 0, opts->from)) || (err = add_profile(r, after, 1, opts->from)) ||
 	    (err = make_rows(r, opts, fg_folded_total(before).n, fg_folded_total(after).n)))
 		goto fail;
 	for (size_t i = 0; i < opts->nwatch; i++)

@@ -266,6 +266,11 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 		if (!(err = profile_side(&c, &c.before, false)) &&
 		    !(err = profile_side(&c, &c.after, true)))
 			err = write_diff(&c);
+		if (!err && copts->before_out && copts->after_out) {
+			*copts->before_out = c.before.stacks;
+			*copts->after_out = c.after.stacks;
+			c.before.stacks = c.after.stacks = NULL;
+		}
 	}
 	fg_project_free(c.rp);
 	fg_git_info_release(&c.gi);

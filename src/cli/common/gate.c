@@ -1,0 +1,75 @@
+/* The regression gate's options and report (see gate.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/common/diag.h"
+#include "cli/common/gate.h"
+#include "flamegraph/error.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+
+bool fg_gate_cli_wanted(const fg_gate_cli *g)
+{
+	return g->fail_above || g->report || g->report_out || g->watch.count;
+}
+
+/* PCT: a finite number of 0 or more */
+static int parse_points(const char *s, double *out)
+{
+	return fg_parse_double(fg_view_cstr(s), out) != 0 || !isfinite(*out) || *out < 0 ? -1 : 0;
+}
+
+int fg_gate_cli_apply(fg_gate_cli *g)
+{
+	if (g->watch.count && !g->fail_above) {
+		fg_errorf("--watch names the functions --fail-above judges — add --fail-above PCT");
+		return -1;
+	}
+	if (g->fail_above && parse_points(g->fail_above, &g->opts.fail_above)) {
+		fg_errorf("--fail-above: '%s' is not a number of percentage points (e.g. 5 or 2.5)",
+			  g->fail_above);
+		return -1;
+	}
+	if (g->top < 0) {
+		fg_errorf("--top: %lld is negative — give how many rows to show (0: all)", g->top);
+		return -1;
+	}
+	/* the C runtime's entry above main is not judged (regress.h) */
+	g->opts.from = "main";
+	g->opts.watch = g->watch.items;
+	g->opts.nwatch = g->watch.count;
+	return 0;
+}
+
+int fg_gate_cli_run(const fg_gate_cli *g, const fg_folded *before, const fg_folded *after,
+		    int *code)
+{
+	enum fg_regress_format fmt = g->report && !strcmp(g->report, "md") ? FG_REGRESS_MARKDOWN :
+									       FG_REGRESS_TEXT;
+	fg_regress *r = NULL;
+	fg_outfile *of = NULL;
+	int err;
+
+	if ((err = fg_regress_compare(&r, before, after, &g->opts)))
+		return err;
+	if (g->report_out) {
+		if (!(err = fg_outfile_open(&of, g->report_out)) &&
+		    !(err = fg_regress_report(r, fmt, (size_t)g->top, fg_outfile_stream(of)))) {
+			err = fg_outfile_commit(of);
+			of = NULL;
+		}
+	} else {
+		err = fg_regress_report(r, fmt, (size_t)g->top, stderr);
+	}
+	if (!err && fg_regress_failures(r))
+		*code = FG_EXIT_REGRESSION;
+	fg_outfile_abort(of);
+	fg_regress_free(r);
+	return err;
+}
+
+void fg_gate_cli_release(fg_gate_cli *g)
+{
+	fg_strlist_release(&g->watch);
+}

@@ -1,0 +1,44 @@
+/* The regression gate's options, shared by flamegraph-diff-folded and
+ * flamegraph-build --compare: --fail-above, --watch, --report,
+ * --report-out, --top. The table goes to stderr or --report-out; a
+ * failed gate is exit status 6 (FG_EXIT_REGRESSION). */
+#ifndef FG_CLI_GATE_H
+#define FG_CLI_GATE_H
+
+#include <stdbool.h>
+
+#include "cli/common/opts.h"
+#include "flamegraph/folded.h"
+#include "flamegraph/regress.h"
+
+typedef struct fg_gate_cli {
+	const char *fail_above, *report, *report_out;
+	fg_strlist watch;
+	long long top;
+	fg_regress_opts opts; /* filled by fg_gate_cli_apply */
+} fg_gate_cli;
+
+#define FG_GATE_CLI_INIT { .watch = FG_STRLIST_INIT, .top = 10, .opts = FG_REGRESS_OPTS_INIT }
+
+#define FG_GATE_CLI_ROWS(g) \
+	FG_OPT_STRING(0, "fail-above", &(g).fail_above, "PCT", "exit 6 when a function's inclusive share of the samples grew by more than PCT percentage points"), \
+	FG_OPT_LIST(0, "watch", &(g).watch, "FUNC", "judge only FUNC against --fail-above (repeatable)"), \
+	FG_OPT_CHOICE(0, "report", &(g).report, "FORMAT", "text|md", "table of the largest changes: text (default) or md (Markdown, for a review)"), \
+	FG_OPT_STRING(0, "report-out", &(g).report_out, "FILE", "write the table to FILE instead of stderr"), \
+	FG_OPT_INT(0, "top", &(g).top, "N", "rows in the table (default 10; 0: every function)")
+
+/* Whether any gate option was given. */
+bool fg_gate_cli_wanted(const fg_gate_cli *g);
+
+/* Validates the options and fills g->opts. Returns 0, or -1 after
+ * printing a usage error. */
+int fg_gate_cli_apply(fg_gate_cli *g);
+
+/* Judges the two profiles and writes the table. Returns 0 (*code set to
+ * FG_EXIT_REGRESSION when the gate failed) or an FG_E* error. */
+int fg_gate_cli_run(const fg_gate_cli *g, const fg_folded *before, const fg_folded *after,
+		    int *code);
+
+void fg_gate_cli_release(fg_gate_cli *g);
+
+#endif
