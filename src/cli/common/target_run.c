@@ -67,7 +67,9 @@ int fg_target_run_profile(const fg_target_run *tr, const fg_project *p, const fg
 	if (fg_target_is_ctest(t)) {
 		fg_strvec v = { spec.argv, spec.argc, spec.argc };
 		fg_strvec_join_quoted(&v, &shown);
-		fg_notef("profiling CTest test %s: %s (in %s; perf follows its child processes)",
+		fg_notef("profiling %s %s: %s (in %s; perf follows its child processes)",
+			 fg_project_type(p) != FG_MANIFEST_MESON ? "CTest test" :
+			 fg_target_kind_of(t) == FG_TARGET_BENCH ? "Meson benchmark" : "Meson test",
 			 fg_target_name(t), shown.buf, spec.cwd ? spec.cwd : ".");
 	}
 	/* the workload runs where its test says, with its environment; the

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "flamegraph/error.h"
+#include "lib/manifest/meson.h"
 #include "lib/manifest/project.h"
 #include "lib/manifest/tomlproj.h"
 #include "util/suggest.h"
@@ -202,6 +203,9 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 	case FG_MANIFEST_COMPDB:
 		err = fg_compdb_open(p);
 		break;
+	case FG_MANIFEST_MESON:
+		err = fg_meson_open(p);
+		break;
 	default:
 		err = fg_tomlproj_open(p);
 		break;
@@ -299,7 +303,8 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 		if (t->exe && strcmp(fg_path_base(t->exe), t->name) && !t->ctest)
 			fg_strbuf_addf(sb, " (%s)", fg_path_base(t->exe));
 		if (t->ctest)
-			fg_strbuf_addstr(sb, " (ctest)");
+			fg_strbuf_addstr(sb, p->loc.type != FG_MANIFEST_MESON ? " (ctest)" :
+					 k == FG_TARGET_BENCH ? " (meson benchmark)" : " (meson test)");
 		if (t->missing_features.n) {
 			fg_strbuf_addstr(sb, " (needs --features ");
 			join_features(t, sb);
