@@ -318,11 +318,33 @@ static int add_run(fg_project *p, fg_meson_state *st, const cJSON *targets, size
 	return 0;
 }
 
+/* A feature option (enabled/disabled/auto): Meson's introspection calls
+ * it a combo of those three choices. */
+static bool is_feature(const cJSON *o)
+{
+	const char *type = jstr(o, "type");
+	const cJSON *c;
+	size_t n = 0;
+
+	if (!type || !strcmp(type, "feature"))
+		return type != NULL;
+	if (strcmp(type, "combo"))
+		return false;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(o, "choices")) {
+		if (!cJSON_IsString(c) || (strcmp(c->valuestring, "enabled") &&
+					   strcmp(c->valuestring, "disabled") && strcmp(c->valuestring, "auto")))
+			return false;
+		n++;
+	}
+	return n == 3;
+}
+
+/* A project option --features can turn on: a boolean or a feature. */
 static bool is_switch(const cJSON *o)
 {
 	const char *section = jstr(o, "section"), *type = jstr(o, "type"), *name = jstr(o, "name");
 	return section && type && name && !strcmp(section, "user") && !strchr(name, ':') &&
-	       (!strcmp(type, "boolean") || !strcmp(type, "feature"));
+	       (!strcmp(type, "boolean") || is_feature(o));
 }
 
 static int read_switches(fg_project *p, const cJSON *options)
@@ -663,7 +685,7 @@ static int feature_args(fg_project *p, const cJSON *options, const char *default
 		const char *n = p->bool_options.v[k], *v;
 		bool feature;
 		o = find_option(options, n);
-		feature = o && jstr(o, "type") && !strcmp(jstr(o, "type"), "feature");
+		feature = o && is_feature(o);
 		if (asked[k] || p->opts.all_features)
 			v = feature ? "enabled" : "true";
 		else if (p->opts.no_default_features)
@@ -818,9 +840,8 @@ static int run_setup(fg_project *p, const fg_strvec *args, const char *mode)
 	else if (!err && st.code != 0) {
 		meson_message(&out, &msg);
 		err = fg_error_set(FG_EBUILD, "configuring %s with meson failed:\n%s\n— fix that in the "
-				   "project or its options (-D NAME=VALUE, --features); the whole log is "
-				   "%s/meson-logs/meson-log.txt", p->loc.file,
-				   msg.len ? msg.buf : "(meson said nothing)", p->build_dir);
+				   "project or its options (-D NAME=VALUE, --features)", p->loc.file,
+				   msg.len ? msg.buf : "(meson said nothing)");
 	}
 	fg_strbuf_release(&out);
 	fg_strbuf_release(&msg);
@@ -1035,28 +1056,51 @@ char *fg_meson_source_of(const char *build_dir)
 	return src;
 }
 
-/* A meson.build that calls project(): its first statement must. */
-bool fg_meson_calls_project(const char *dir)
+/* The first statement of dir's meson.build when it is project(...):
+ * returns where its arguments start, or NULL. */
+static const char *project_call(const char *text)
 {
-	char *path = fg_path_join(dir, "meson.build"), *text = read_text(path);
-	bool found = false;
-
-	for (const char *s = text; s && *s && !found;) {
+	for (const char *s = text; s && *s;) {
 		s += strspn(s, " \t\r\n");
 		if (*s == '#') {
 			s = strchr(s, '\n');
 			continue;
 		}
-		if (!strncmp(s, "project", 7)) {
-			const char *t = s + 7;
-			t += strspn(t, " \t");
-			found = *t == '(';
-		}
-		break;
+		if (strncmp(s, "project", 7))
+			return NULL;
+		s += 7;
+		s += strspn(s, " \t");
+		return *s == '(' ? s + 1 : NULL;
 	}
+	return NULL;
+}
+
+/* A meson.build that calls project(): its first statement must. */
+bool fg_meson_calls_project(const char *dir)
+{
+	char *path = fg_path_join(dir, "meson.build"), *text = read_text(path);
+	bool found = project_call(text) != NULL;
+
 	free(text);
 	free(path);
 	return found;
+}
+
+/* project('NAME', ...): the name, for the messages before the first
+ * configure has run. */
+static char *declared_name(const char *root)
+{
+	char *path = fg_path_join(root, "meson.build"), *text = read_text(path), *name = NULL;
+	const char *s = project_call(text);
+
+	if (s) {
+		s += strspn(s, " \t\r\n");
+		if (*s == '\'' && strchr(s + 1, '\'') && strchr(s + 1, '\'') > s + 1)
+			name = fg_strndup(s + 1, (size_t)(strchr(s + 1, '\'') - s - 1));
+	}
+	free(text);
+	free(path);
+	return name;
 }
 
 /* A build folder of the user's for this source tree: build/, builddir/,
@@ -1101,6 +1145,23 @@ static char *user_build_of(const fg_project *p)
 	return find_user_build(p);
 }
 
+/* The name an earlier configure found, for the messages before this one's. */
+static void project_name(fg_project *p)
+{
+	char *path = info_path(p->build_dir, "intro-projectinfo.json"), *text = read_text(path);
+	cJSON *j = parse_or_null(text);
+	const char *name = jstr(j, "descriptive_name");
+	char *copy = name ? fg_strdup(name) : declared_name(p->loc.root);
+
+	if (copy) {
+		free(p->name);
+		p->name = copy;
+	}
+	cJSON_Delete(j);
+	free(text);
+	free(path);
+}
+
 int fg_meson_open(fg_project *p)
 {
 	fg_meson_state *st = state_of(p);
@@ -1114,6 +1175,7 @@ int fg_meson_open(fg_project *p)
 		free(st->user_build);
 		st->user_build = NULL;
 	}
+	project_name(p);
 	if (st->user_build)
 		fg_project_note(p, "taking the options of the build folder %s", st->user_build);
 	if ((err = fg_meson_configure(p)))
