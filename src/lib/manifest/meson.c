@@ -214,8 +214,14 @@ static bool suite_in_package(const fg_project *p, const cJSON *run)
 		return true;
 	if (!cJSON_IsString(s0))
 		return false;
+	/* Meson writes the project's name with '_' for ' ' and ':' there */
 	n = strcspn(s0->valuestring, ":");
-	return strlen(want) == n && !strncmp(s0->valuestring, want, n);
+	if (strlen(want) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s0->valuestring[i] != (want[i] == ' ' || want[i] == ':' ? '_' : want[i]))
+			return false;
+	return true;
 }
 
 static int add_executables(fg_project *p, fg_meson_state *st, const cJSON *targets)
