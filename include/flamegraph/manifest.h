@@ -1,8 +1,9 @@
 /* Project manifests and the target model of flamegraph-build.
  *
  * A project is found from a starting directory (SPEC 3): flamegraph.toml,
- * then the outermost CMakeLists.txt calling project(), then
- * compile_commands.json (also in build/). Whatever the manifest, the
+ * then the outermost CMakeLists.txt calling project(), then the outermost
+ * meson.build calling project() (or a Meson build folder, which names its
+ * source tree), then compile_commands.json (also in build/). Whatever the manifest, the
  * result is one list of targets -- name, kind, executable, default
  * arguments, working directory, environment -- that the build stage
  * (flamegraph/build.h) builds and the CLI profiles.
@@ -27,6 +28,7 @@ typedef enum fg_manifest_type {
 	FG_MANIFEST_TOML,   /* flamegraph.toml (built-in cc or command system) */
 	FG_MANIFEST_CMAKE,  /* CMakeLists.txt (File API), maybe with a flamegraph.toml */
 	FG_MANIFEST_COMPDB, /* compile_commands.json */
+	FG_MANIFEST_MESON,  /* meson.build or a Meson build folder (introspection) */
 } fg_manifest_type;
 
 typedef enum fg_target_kind {
@@ -43,7 +45,8 @@ const char *fg_target_kind_name(fg_target_kind kind);
 /* A found manifest. Strings are owned; release with fg_manifest_loc_release. */
 typedef struct fg_manifest_loc {
 	fg_manifest_type type;
-	char *file;     /* absolute path of the manifest file */
+	char *file;     /* absolute path of the manifest file (Meson build
+			   folder: its meson-info/meson-info.json) */
 	char *root;     /* absolute project directory */
 	char *toml;     /* a flamegraph.toml augmenting a CMake project, or NULL */
 } fg_manifest_loc;
@@ -51,8 +54,8 @@ typedef struct fg_manifest_loc {
 
 /* Finds the manifest for `path`: with `explicit_path` false, path is the
  * directory where the upward search starts; with it true, path is what
- * --manifest-path named (one of the three files, or a directory holding
- * one; no upward search). FG_ENOTFOUND names every place it looked. */
+ * --manifest-path named (one of the manifest files, a Meson build folder,
+ * or a directory holding one; no upward search). FG_ENOTFOUND names every place it looked. */
 int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path);
 void fg_manifest_loc_release(fg_manifest_loc *loc);
 

@@ -37,26 +37,26 @@ static const fg_option options[] = {
 	FG_OPT_GROUP("Target selection"),
 	FG_OPT_NAMED('b', "bin", &o.bin, "NAME", "bin", "profile the bin target NAME"),
 	FG_OPT_NAMED(0, "example", &o.example, "NAME", "example", "profile the example NAME"),
-	FG_OPT_NAMED(0, "test", &o.test, "NAME", "test", "profile the CTest test or test executable NAME"),
-	FG_OPT_NAMED(0, "bench", &o.bench, "NAME", "bench", "profile the bench NAME"),
+	FG_OPT_NAMED(0, "test", &o.test, "NAME", "test", "profile the CTest or Meson test, or test executable, NAME"),
+	FG_OPT_NAMED(0, "bench", &o.bench, "NAME", "bench", "profile the bench (Meson: benchmark) NAME"),
 	{ FG_OPT_CALLBACK_, 0, "unit-test", &o.unit_test, "NAME",
 	  "run test executable NAME directly; arguments after -- are its test filter",
 	  FG_OPTF_OPTARG, unit_test_cb, NULL, "unit-test" },
-	FG_OPT_STRING('p', "package", &proj.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project())"),
+	FG_OPT_STRING('p', "package", &proj.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
-		      "flamegraph.toml, CMakeLists.txt, compile_commands.json or a folder"),
+		      "flamegraph.toml, CMakeLists.txt, meson.build or compile_commands.json, or a folder holding one (a Meson build folder too)"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
 	FG_OPT_CHOICE(0, "list-names", &o.list_names, "KIND", "bin|test|bench|example|unit-test|feature|profile",
 		      "print the project's names of KIND, one per line (for scripts and completions), and exit"),
 	FG_OPT_GROUP("Build"),
-	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options)"),
+	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options; Meson: boolean and feature options)"),
 	FG_OPT_BOOL(0, "no-default-features", &proj.no_default_features, "turn the default features off"),
 	FG_OPT_BOOL(0, "all-features", &proj.all_features, "turn every feature on"),
 	FG_OPT_BOOL(0, "dev", &o.dev, "build with the dev profile (-O0 -g)"),
 	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
 	FG_OPT_STRING(0, "build-dir", &proj.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
-	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry (repeatable)"),
+	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry or Meson option (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
@@ -76,11 +76,12 @@ static const fg_option options[] = {
 static const fg_cli cli = {
 	"flamegraph-build", "[OPTIONS] [--bin NAME | --test NAME | ...] [-- ARGS...]",
 	"Builds a target of the C project around the current directory (CMake, "
-	"flamegraph.toml or compile_commands.json) with debug info and frame "
+	"Meson, flamegraph.toml or compile_commands.json) with debug info and frame "
 	"pointers, profiles it with perf and writes flamegraph.svg.",
 	FG_PROFILE_CLI_EXIT_HELP
 	"\nExamples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
 	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"
+	"  flamegraph-build --test table_suite    (a CTest or Meson test: its command, env, folder)\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
 	"  flamegraph-build --bin stress2 --perfdata-out run.data\n"
 	"  flamegraph-build --perfdata run.data --reverse -o reversed.svg\n",

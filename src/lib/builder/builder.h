@@ -76,4 +76,10 @@ void fg_rosegment_load(fg_project *p);
 void fg_rosegment_after_link(fg_project *p, const char *exe, const char *name, const char *where,
 			     fg_build_result *res, bool *relink);
 
+/* Meson (builder/meson.c, builder/meson_configure.c). */
+/* Builds a target (p->system FG_BUILD_MESON): meson compile NAME:TYPE. */
+int fg_meson_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+/* (Re)configures the flamegraph build folder when its arguments changed. */
+int fg_meson_configure(fg_project *p);
+
 #endif

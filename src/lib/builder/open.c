@@ -1,7 +1,7 @@
 /* Opening a project: the manifest reader, and for two kinds a build step
  * before or between its reads. A CMake project's targets come from the
  * File API replies of a configured build folder, so it is configured
- * first; which translation unit of a compile database defines main is
+ * first (a Meson project's introspection files likewise); which translation unit of a compile database defines main is
  * read from the objects' symbol tables, not guessed from the source text
  * (macros, #ifdef'd mains and generated code make text scans wrong), so
  * every entry is compiled between reading the database and naming the
@@ -15,6 +15,7 @@
  * way: builder -> manifest. */
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
+#include "lib/manifest/meson.h"
 #include "util/banned.h"
 
 static int open_cmake(fg_project *p)
@@ -27,6 +28,17 @@ static int open_cmake(fg_project *p)
 	if ((err = fg_cmake_configure(p)) || (err = fg_cmake_read(p)))
 		return err;
 	return p->loc.toml ? fg_tomlproj_cmake_post(p) : 0;
+}
+
+/* A Meson project is configured (meson setup) before its introspection
+ * files can be read. */
+static int open_meson(fg_project *p)
+{
+	int err;
+
+	if ((err = fg_meson_prepare(p)) || (err = fg_meson_configure(p)))
+		return err;
+	return fg_meson_read(p);
 }
 
 static int open_compdb(fg_project *p)
@@ -52,6 +64,9 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 		break;
 	case FG_MANIFEST_COMPDB:
 		err = open_compdb(p);
+		break;
+	case FG_MANIFEST_MESON:
+		err = open_meson(p);
 		break;
 	default:
 		err = fg_tomlproj_open(p);

@@ -1,6 +1,8 @@
 /* Manifest discovery (SPEC 3): flamegraph.toml, then CMakeLists.txt (the
- * outermost one of the chain that calls project()), then
- * compile_commands.json, also in build/. */
+ * outermost one of the chain that calls project()), then meson.build (the
+ * same) or a Meson build folder, then compile_commands.json, also in
+ * build/. Meson comes before compile_commands.json because a Meson
+ * project has one in each of its build folders. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "lib/manifest/meson.h"
 #include "lib/manifest/project.h"
 #include "util/input.h"
 #include "util/banned.h"
@@ -102,14 +105,55 @@ static char *cmake_top(const char *dir)
 	return best;
 }
 
-/* Tries the three manifests in dir, in order. 1 when found. */
+/* The outermost directory of the meson.build chain above dir whose
+ * meson.build calls project() (a subdir()'s does not), or dir. */
+static char *meson_top(const char *dir)
+{
+	char *best = fg_strdup(dir), *cur = fg_strdup(dir);
+
+	while (cur) {
+		char *mb = fg_path_join(cur, "meson.build");
+		bool has = mb && fg_path_is_file(mb);
+		free(mb);
+		if (!has)
+			break;
+		if (fg_meson_calls_project(cur)) {
+			free(best);
+			best = fg_strdup(cur);
+		}
+		char *up = parent_of(cur);
+		free(cur);
+		cur = up;
+	}
+	free(cur);
+	return best;
+}
+
+/* A Meson build folder: the project is its source tree, the manifest its
+ * meson-info.json (which tells the reader whose options to carry over). */
+static int meson_build_loc(fg_manifest_loc *out, const char *dir)
+{
+	char *src = fg_meson_source_of(dir);
+	int err;
+
+	if (!src)
+		return fg_error_set(FG_EPARSE, "%s/meson-info/meson-info.json names no source folder — "
+				    "point --manifest-path at the project's meson.build", dir);
+	out->type = FG_MANIFEST_MESON;
+	out->root = src;
+	out->file = fg_path_join(dir, "meson-info/meson-info.json");
+	err = out->file ? 0 : FG_ENOMEM;
+	return err;
+}
+
+/* Tries the manifests in dir, in order. 1 when found. */
 static int try_dir(fg_manifest_loc *out, const char *dir, bool climb, fg_strbuf *looked)
 {
 	static const char *const names[] = { "flamegraph.toml", "CMakeLists.txt",
 					     "compile_commands.json", "build/compile_commands.json" };
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 2; i++) {
 		char *path = fg_path_join(dir, names[i]);
 		bool ok = path && fg_path_is_file(path);
 		free(path);
@@ -125,12 +169,34 @@ static int try_dir(fg_manifest_loc *out, const char *dir, bool climb, fg_strbuf 
 			fg_manifest_loc_release(out);
 			return set_loc(out, FG_MANIFEST_TOML, dir, names[0]) ? FG_ENOMEM : 1;
 		}
-		if (i == 1) {
-			char *top = climb ? cmake_top(dir) : fg_strdup(dir);
-			int err = top ? set_loc(out, FG_MANIFEST_CMAKE, top, "CMakeLists.txt") : FG_ENOMEM;
+		char *top = climb ? cmake_top(dir) : fg_strdup(dir);
+		int err = top ? set_loc(out, FG_MANIFEST_CMAKE, top, "CMakeLists.txt") : FG_ENOMEM;
+		free(top);
+		return err ? err : 1;
+	}
+	{
+		/* a meson.build below the top one cannot be configured alone:
+		 * the project is the top one even with --manifest-path */
+		char *mb = fg_path_join(dir, "meson.build");
+		bool meson = mb && fg_path_is_file(mb);
+		free(mb);
+		if (meson) {
+			char *top = meson_top(dir);
+			int err = top ? set_loc(out, FG_MANIFEST_MESON, top, "meson.build") : FG_ENOMEM;
 			free(top);
 			return err ? err : 1;
 		}
+		if (fg_meson_is_build_dir(dir)) {
+			int err = meson_build_loc(out, dir);
+			return err ? err : 1;
+		}
+	}
+	for (i = 2; i < 4; i++) {
+		char *path = fg_path_join(dir, names[i]);
+		bool ok = path && fg_path_is_file(path);
+		free(path);
+		if (!ok)
+			continue;
 		return set_loc(out, FG_MANIFEST_COMPDB, dir, names[i]) ? FG_ENOMEM : 1;
 	}
 	fg_strbuf_addf(looked, "\n  %s", dir);
@@ -152,12 +218,20 @@ static int from_file(fg_manifest_loc *out, const char *path)
 		else
 			err = try_dir(out, dir, false, &looked) == 1 ? 0 : FG_ENOMEM;
 		fg_strbuf_release(&looked);
+	} else if (!strcmp(base, "meson.build")) {
+		char *top = meson_top(dir);
+		err = top ? set_loc(out, FG_MANIFEST_MESON, top, base) : FG_ENOMEM;
+		free(top);
+	} else if (!strcmp(base, "meson-info.json") && !strcmp(fg_path_base(dir), "meson-info")) {
+		char *build = parent_of(dir);
+		err = build ? meson_build_loc(out, build) : FG_ENOMEM;
+		free(build);
 	} else if (!strcmp(base, "compile_commands.json") || fg_view_ends_with(fg_view_cstr(base), ".json")) {
 		err = set_loc(out, FG_MANIFEST_COMPDB, dir, base);
 	} else {
 		err = fg_error_set(FG_EINVAL, "%s is not a manifest — --manifest-path takes a "
-				   "flamegraph.toml, CMakeLists.txt or compile_commands.json, "
-				   "or a folder holding one", path);
+				   "flamegraph.toml, CMakeLists.txt, meson.build or compile_commands.json, "
+				   "or a folder holding one (a Meson build folder too)", path);
 	}
 	free(dir);
 	return err;
@@ -189,8 +263,8 @@ int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
 	if (r == 1)
 		r = 0;
 	else if (!r)
-		r = fg_error_set(FG_ENOTFOUND, "no flamegraph.toml, CMakeLists.txt or compile_commands.json "
-				 "found; looked in:%s\n— run it inside a C project or point "
+		r = fg_error_set(FG_ENOTFOUND, "no flamegraph.toml, CMakeLists.txt, meson.build or "
+				 "compile_commands.json found; looked in:%s\n— run it inside a C project or point "
 				 "--manifest-path at one", looked.buf);
 done:
 	if (r)

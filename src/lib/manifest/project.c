@@ -212,7 +212,8 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 		if (t->exe && strcmp(fg_path_base(t->exe), t->name) && !t->ctest)
 			fg_strbuf_addf(sb, " (%s)", fg_path_base(t->exe));
 		if (t->ctest)
-			fg_strbuf_addstr(sb, " (ctest)");
+			fg_strbuf_addstr(sb, p->loc.type != FG_MANIFEST_MESON ? " (ctest)" :
+					 k == FG_TARGET_BENCH ? " (meson benchmark)" : " (meson test)");
 		if (t->missing_features.n) {
 			fg_strbuf_addstr(sb, " (needs --features ");
 			join_features(t, sb);

@@ -56,6 +56,7 @@ enum fg_build_system {
 	FG_BUILD_CC,        /* flamegraph.toml system = "cc": p->units, compiled and linked */
 	FG_BUILD_COMMAND,   /* flamegraph.toml system = "command": run it, use each `path` */
 	FG_BUILD_COMPDB,    /* compile_commands.json: rerun each compile, link by symbols */
+	FG_BUILD_MESON,     /* meson compile NAME:TYPE in the configured build_dir */
 };
 
 /* flamegraph.toml's [build], features and profile, resolved by the reader

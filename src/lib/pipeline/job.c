@@ -15,16 +15,19 @@ static void note(const fg_profile_opts *po, const char *msg)
 		po->on_event(po->event_ctx, FG_PROFILE_NOTE, msg, 0);
 }
 
-/* "profiling CTest test NAME: CMD (in DIR; ...)": a test run by a script
- * or in its own folder is not obviously what the graph shows. */
-static void note_ctest(const fg_pipeline_job *job, const fg_target *t)
+/* "profiling CTest test NAME: CMD (in DIR; ...)" (or a Meson test or
+ * benchmark): a test run by a script or in its own folder is not
+ * obviously what the graph shows. */
+static void note_ctest(const fg_pipeline_job *job, const fg_project *p, const fg_target *t)
 {
+	const char *what = fg_project_type(p) != FG_MANIFEST_MESON ? "CTest test" :
+			   fg_target_kind_of(t) == FG_TARGET_BENCH ? "Meson benchmark" : "Meson test";
 	fg_strvec argv = { job->spec.argv, job->spec.argc, job->spec.argc };
 	fg_strbuf shown = FG_STRBUF_INIT, msg = FG_STRBUF_INIT;
 
 	fg_strvec_join_quoted(&argv, &shown);
-	fg_strbuf_addf(&msg, "profiling CTest test %s: %s (in %s; perf follows its child processes)",
-		       fg_target_name(t), shown.buf, job->spec.cwd ? job->spec.cwd : ".");
+	fg_strbuf_addf(&msg, "profiling %s %s: %s (in %s; perf follows its child processes)",
+		       what, fg_target_name(t), shown.buf, job->spec.cwd ? job->spec.cwd : ".");
 	note(&job->profile, msg.buf);
 	fg_strbuf_release(&shown);
 	fg_strbuf_release(&msg);
@@ -85,7 +88,7 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 	}
 	fg_error_clear();
 	if (fg_target_is_ctest(t))
-		note_ctest(job, t);
+		note_ctest(job, p, t);
 	return 0;
 }
 
