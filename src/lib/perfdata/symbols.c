@@ -1,0 +1,816 @@
+/* Symbol sources of the perf.data reader, each loaded once, on the first
+ * address that needs it:
+ * - a mapped ELF file: its PT_LOAD segments (to turn the file-relative
+ *   addresses of the maps into ELF addresses) and the symbol table of the
+ *   first file in perf's order that has one: the debuglink target, the
+ *   build-id debug file under the debug folder, the file itself (or its
+ *   .dynsym when nothing has a .symtab). The file itself is the one the
+ *   map names when its build id is the recorded one, else the copy in
+ *   the build-id cache;
+ * - the DWARF of that symbol file, for inlined frames: the scopes around
+ *   an address, innermost first, as addr2line -i lists them;
+ * - kallsyms for kernel addresses.
+ * Which symbol wins at an address several share, and where one without a
+ * size ends, follow perf's documented choices (sized over unsized, strong
+ * over weak, global over local, fewer leading underscores, the longer
+ * name, else the first); each address is resolved once per module. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/internal.h"
+#include "util/banned.h"
+
+/* Unresolved frames of inlined scopes kept per address, at most. */
+#define MAX_INLINE 64
+
+void pd_symbols_init(pd_symbols *s, const fg_perfdata_opts *opts)
+{
+	fg_strmap empty = FG_STRMAP_INIT;
+
+	memset(s, 0, sizeof(*s));
+	elf_version(EV_CURRENT);
+	s->opts = *opts;
+	s->modules = empty;
+	s->buildids = empty;
+	s->kernel.kernel = true;
+	s->kernel.path = "[kernel.kallsyms]";
+	s->kernel.dwarf_fd = -1;
+}
+
+static void module_release(pd_module *m)
+{
+	if (m->dwarf)
+		dwarf_end(m->dwarf);
+	if (m->dwarf_elf)
+		elf_end(m->dwarf_elf);
+	if (m->dwarf_fd >= 0)
+		close(m->dwarf_fd);
+	free(m->segs);
+	free(m->syms);
+	free(m->pool);
+	fg_strmap_release(&m->cache);
+	fg_arena_release(&m->arena);
+}
+
+void pd_symbols_release(pd_symbols *s)
+{
+	size_t i = 0;
+	fg_strmap_entry *e;
+
+	while ((e = fg_strmap_next(&s->modules, &i))) {
+		pd_module *m = e->value.p;
+		module_release(m);
+		free(m->path);
+		free(m);
+	}
+	fg_strmap_release(&s->modules);
+	fg_strmap_release(&s->buildids);
+	module_release(&s->kernel);
+}
+
+int pd_symbols_add_buildid(pd_symbols *s, const char *path, size_t plen, const uint8_t *id,
+			   size_t idlen)
+{
+	fg_strmap_entry *e = fg_strmap_put(&s->buildids, path, plen);
+	uint8_t *copy;
+
+	if (!e || !(copy = fg_arena_alloc(&s->buildids.keys, 21)))
+		return FG_ENOMEM;
+	if (idlen > 20)
+		idlen = 20;
+	copy[0] = (uint8_t)idlen;
+	memcpy(copy + 1, id, idlen);
+	e->value.p = copy;
+	return 0;
+}
+
+static bool is_kernel_name(const char *path)
+{
+	return !strncmp(path, "[kernel.kallsyms]", 17) || !strncmp(path, "[guest.kernel", 13) ||
+	       (path[0] == '/' && strstr(path, ".ko") && strstr(path, "/lib/modules/"));
+}
+
+pd_module *pd_symbols_module(pd_symbols *s, const char *path)
+{
+	size_t len = strlen(path);
+	fg_strmap_entry *e;
+	pd_module *m;
+
+	if (is_kernel_name(path))
+		return &s->kernel;
+	if (!(e = fg_strmap_put(&s->modules, path, len)))
+		return NULL;
+	if ((m = e->value.p))
+		return m;
+	if (!(m = fg_calloc(1, sizeof(*m))) || !(m->path = fg_strndup(path, len))) {
+		free(m);
+		return NULL;
+	}
+	m->dwarf_fd = -1;
+	m->vdso = !strcmp(path, "[vdso]");
+	if ((e = fg_strmap_get(&s->buildids, path, len))) {
+		const uint8_t *id = e->value.p;
+		m->build_id_len = id[0];
+		memcpy(m->build_id, id + 1, id[0]);
+	}
+	/* after the lookup above: the put may have moved the entries */
+	e = fg_strmap_get(&s->modules, path, len);
+	e->value.p = m;
+	return m;
+}
+
+/* ---- ELF files ---- */
+
+/* The GNU build id of an ELF, in *id (up to 20 bytes); 0: none. */
+static size_t elf_build_id(Elf *elf, uint8_t *id)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_off, "GNU", 4)) {
+				size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+				memcpy(id, (const char *)d->d_buf + desc_off, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool build_id_matches(const pd_module *m, Elf *elf)
+{
+	uint8_t id[20];
+	size_t n;
+
+	if (!m->build_id_len)
+		return true;
+	n = elf_build_id(elf, id);
+	return n == m->build_id_len && !memcmp(id, m->build_id, n);
+}
+
+/* Opens path as an ELF file; *fd gets its descriptor. */
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return elf;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		if (!gelf_getshdr(scn, out) || !(n = elf_strptr(elf, shstrndx, out->sh_name)))
+			continue;
+		if (!strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static bool has_section_type(Elf *elf, uint32_t type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+static int read_segments(pd_module *m, Elf *elf)
+{
+	size_t i, n, alloc = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (FG_ALLOC_GROW(m->segs, m->nsegs + 1, alloc, 4))
+			return FG_ENOMEM;
+		m->segs[m->nsegs].off = ph.p_offset;
+		m->segs[m->nsegs].vaddr = ph.p_vaddr;
+		m->segs[m->nsegs].filesz = ph.p_filesz;
+		m->nsegs++;
+	}
+	return 0;
+}
+
+/* perf's preference between two symbols at one address: true when a
+ * should be kept over b. */
+static bool better(const struct pd_elfsym *a, int abind, const struct pd_elfsym *b, int bbind)
+{
+	size_t ua = 0, ub = 0, la, lb;
+
+	if ((a->end > a->start) != (b->end > b->start))
+		return a->end > a->start;
+	if ((abind == STB_WEAK) != (bbind == STB_WEAK))
+		return bbind == STB_WEAK;
+	if ((abind == STB_GLOBAL) != (bbind == STB_GLOBAL))
+		return abind == STB_GLOBAL;
+	while (a->name[ua] == '_')
+		ua++;
+	while (b->name[ub] == '_')
+		ub++;
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	return la >= lb;
+}
+
+struct rawsym {
+	struct pd_elfsym s;
+	int bind;
+	size_t seq;
+};
+
+static int cmp_rawsym(const void *pa, const void *pb)
+{
+	const struct rawsym *a = pa, *b = pb;
+
+	if (a->s.start != b->s.start)
+		return a->s.start < b->s.start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Sorts raw[0..n), keeps one symbol per address and gives the unsized
+ * ones the next symbol's start as end; the result goes to m->syms. */
+static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n, uint64_t last_end_round)
+{
+	size_t i, k = 0;
+
+	qsort(raw, n, sizeof(*raw), cmp_rawsym);
+	for (i = 0; i < n; i++) {
+		if (k && raw[k - 1].s.start == raw[i].s.start) {
+			if (!better(&raw[k - 1].s, raw[k - 1].bind, &raw[i].s, raw[i].bind))
+				raw[k - 1] = raw[i];
+			continue;
+		}
+		raw[k++] = raw[i];
+	}
+	if (!(m->syms = fg_malloc((k ? k : 1) * sizeof(*m->syms))))
+		return FG_ENOMEM;
+	for (i = 0; i < k; i++) {
+		m->syms[i] = raw[i].s;
+		if (m->syms[i].end == m->syms[i].start) {
+			if (i + 1 < k)
+				m->syms[i].end = raw[i + 1].s.start;
+			else if (last_end_round)
+				m->syms[i].end = (m->syms[i].start & ~(last_end_round - 1)) + 2 * last_end_round;
+		}
+	}
+	m->nsyms = k;
+	return 0;
+}
+
+static bool section_is_text(Elf *elf, size_t shstrndx, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+	const char *name;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		return false;
+	return strstr(name, "text") != NULL;
+}
+
+/* Loads the functions (and labels) of table `type` of elf that lie in
+ * text sections. */
+static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	struct rawsym *raw = NULL;
+	size_t n = 0, alloc = 0, i, count, shstrndx;
+	int err = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			break;
+	if (!scn || !sh.sh_entsize)
+		return finish_symbols(m, raw, 0, 0);
+	{
+		Elf_Data *d = elf_getdata(scn, NULL);
+		count = d ? sh.sh_size / sh.sh_entsize : 0;
+		for (i = 1; i < count; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int t;
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			t = GELF_ST_TYPE(sym.st_info);
+			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
+				continue;
+			if (!sym.st_name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+				continue;
+			if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
+				continue;
+			if (!section_is_text(elf, shstrndx, sym.st_shndx))
+				continue;
+			if (FG_ALLOC_GROW(raw, n + 1, alloc, 256)) {
+				err = FG_ENOMEM;
+				goto done;
+			}
+			raw[n].s.start = sym.st_value;
+			raw[n].s.end = sym.st_value + sym.st_size;
+			if (!(raw[n].s.name = fg_arena_strndup(&m->arena, name, strlen(name)))) {
+				err = FG_ENOMEM;
+				goto done;
+			}
+			raw[n].bind = GELF_ST_BIND(sym.st_info);
+			raw[n].seq = n;
+			n++;
+		}
+	}
+	err = finish_symbols(m, raw, n, 0);
+done:
+	free(raw);
+	return err;
+}
+
+/* The .gnu_debuglink name of elf, or NULL. */
+static const char *debuglink(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d;
+
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !d->d_size)
+		return NULL;
+	if (!memchr(d->d_buf, '\0', d->d_size))
+		return NULL;
+	return d->d_buf;
+}
+
+/* Tries one candidate symbol file: kept (in *elf_out, *fd_out) when it
+ * is an ELF with a .symtab and the module's build id. */
+static bool try_symfile(pd_module *m, const char *path, Elf **elf_out, int *fd_out)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+
+	if (!elf)
+		return false;
+	if (has_section_type(elf, SHT_SYMTAB) && build_id_matches(m, elf)) {
+		*elf_out = elf;
+		*fd_out = fd;
+		return true;
+	}
+	elf_end(elf);
+	close(fd);
+	return false;
+}
+
+static void hex_id(const pd_module *m, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < m->build_id_len; i++) {
+		out[2 * i] = hex[m->build_id[i] >> 4];
+		out[2 * i + 1] = hex[m->build_id[i] & 15];
+	}
+	out[2 * m->build_id_len] = '\0';
+}
+
+/* The separate file with the symbols of m (runtime is its own ELF),
+ * in perf's order; NULL when runtime itself is to be used. */
+static Elf *find_symfile(pd_symbols *s, pd_module *m, Elf *runtime, const char *runtime_path,
+			 int *fd)
+{
+	const char *dbg = s->opts.debug_dir ? s->opts.debug_dir : "/usr/lib/debug";
+	const char *link = debuglink(runtime), *slash = strrchr(runtime_path, '/');
+	size_t dirlen = slash ? (size_t)(slash - runtime_path) : 0;
+	fg_strbuf p = FG_STRBUF_INIT;
+	Elf *elf = NULL;
+	char id[41];
+
+	if (link) {
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%.*s/%s", (int)dirlen, runtime_path, link) &&
+		    strcmp(p.buf, runtime_path) && try_symfile(m, p.buf, &elf, fd))
+			goto done;
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%.*s/.debug/%s", (int)dirlen, runtime_path, link) &&
+		    try_symfile(m, p.buf, &elf, fd))
+			goto done;
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%s%.*s/%s", dbg, (int)dirlen, runtime_path, link) &&
+		    try_symfile(m, p.buf, &elf, fd))
+			goto done;
+	}
+	if (m->build_id_len > 1) {
+		hex_id(m, id);
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%s/.build-id/%.2s/%s.debug", dbg, id, id + 2) &&
+		    try_symfile(m, p.buf, &elf, fd))
+			goto done;
+	}
+done:
+	fg_strbuf_release(&p);
+	return elf;
+}
+
+/* The file the map names, or its copy in the build-id cache when that
+ * one is not the recorded build. */
+static Elf *open_runtime(pd_symbols *s, pd_module *m, fg_strbuf *path, int *fd)
+{
+	Elf *elf = NULL;
+	char id[41];
+
+	fg_strbuf_reset(path);
+	if (!m->vdso && !fg_strbuf_addstr(path, m->path) && (elf = open_elf(path->buf, fd))) {
+		if (build_id_matches(m, elf))
+			return elf;
+		elf_end(elf);
+		close(*fd);
+		elf = NULL;
+	}
+	if (s->opts.buildid_dir && m->build_id_len > 1) {
+		hex_id(m, id);
+		fg_strbuf_reset(path);
+		if (!fg_strbuf_addf(path, "%s/.build-id/%.2s/%s/elf", s->opts.buildid_dir, id, id + 2) &&
+		    (elf = open_elf(path->buf, fd)) && build_id_matches(m, elf))
+			return elf;
+		if (elf) {
+			elf_end(elf);
+			close(*fd);
+		}
+	}
+	return NULL;
+}
+
+/* The vdso of this process: the same kernel made the recording's when
+ * the build ids agree. */
+static Elf *own_vdso(pd_module *m)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t size;
+
+	if (!base)
+		return NULL;
+	/* the image ends with its section headers */
+	if (!(elf = elf_memory((char *)base, 4096)) || !gelf_getehdr(elf, &eh)) {
+		if (elf)
+			elf_end(elf);
+		return NULL;
+	}
+	elf_end(elf);
+	size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	if (!(elf = elf_memory((char *)base, size)))
+		return NULL;
+	if (!build_id_matches(m, elf)) {
+		elf_end(elf);
+		return NULL;
+	}
+	return elf;
+}
+
+static int load_module(pd_symbols *s, pd_module *m)
+{
+	fg_strbuf path = FG_STRBUF_INIT;
+	int fd = -1, sfd = -1, err = 0;
+	Elf *elf = NULL, *symelf = NULL;
+
+	m->loaded = true;
+	elf = open_runtime(s, m, &path, &fd);
+	if (!elf && m->vdso)
+		elf = own_vdso(m);
+	if (!elf)
+		goto done;
+	s->loaded++;
+	/* perf records the build ids of the files with sampled addresses
+	 * only: the others are read from the file, as perf does */
+	if (!m->build_id_len)
+		m->build_id_len = elf_build_id(elf, m->build_id);
+	if ((err = read_segments(m, elf)))
+		goto done;
+	if (!m->vdso)
+		symelf = find_symfile(s, m, elf, path.buf, &sfd);
+	if (symelf) {
+		err = load_elf_symbols(m, symelf, SHT_SYMTAB);
+	} else if (has_section_type(elf, SHT_SYMTAB)) {
+		err = load_elf_symbols(m, elf, SHT_SYMTAB);
+	} else {
+		err = load_elf_symbols(m, elf, SHT_DYNSYM);
+	}
+	if (err || !s->opts.inline_frames || m->vdso)
+		goto done;
+	/* inlined frames come from the DWARF of the symbol file */
+	if (symelf) {
+		m->dwarf = dwarf_begin_elf(symelf, DWARF_C_READ, NULL);
+		if (m->dwarf) {
+			m->dwarf_elf = symelf;
+			m->dwarf_fd = sfd;
+			symelf = NULL;
+			sfd = -1;
+		}
+	} else if ((m->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+		m->dwarf_elf = elf;
+		m->dwarf_fd = fd;
+		elf = NULL;
+		fd = -1;
+	}
+done:
+	if (symelf)
+		elf_end(symelf);
+	if (sfd >= 0)
+		close(sfd);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	fg_strbuf_release(&path);
+	return err;
+}
+
+/* ---- kallsyms ---- */
+
+static bool kallsyms_type_kept(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+static int load_kallsyms(pd_symbols *s, pd_module *m)
+{
+	const char *path = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
+	fg_strbuf text = FG_STRBUF_INIT;
+	struct rawsym *raw = NULL;
+	size_t n = 0, alloc = 0;
+	char chunk[65536];
+	const char *p, *end;
+	int fd, err = 0;
+	ssize_t got;
+
+	m->loaded = true;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0)
+		if ((err = fg_strbuf_add(&text, chunk, (size_t)got)))
+			break;
+	close(fd);
+	if (err)
+		goto done;
+	for (p = text.buf, end = text.buf + text.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *mod;
+		size_t nlen, mlen = 0;
+		uint64_t addr = 0;
+		char t;
+		if (!nl)
+			nl = end;
+		for (q = p; q < nl && *q != ' '; q++) {
+			char c = *q;
+			addr = addr << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+		}
+		if (q + 3 >= nl || q[2] != ' ')
+			goto next;
+		t = q[1];
+		name = q + 3;
+		for (q = name; q < nl && *q != '\t' && *q != ' '; q++)
+			;
+		nlen = (size_t)(q - name);
+		mod = NULL;
+		while (q < nl && (*q == '\t' || *q == ' '))
+			q++;
+		if (q < nl && *q == '[') {
+			mod = q;
+			mlen = (size_t)(nl - q);
+		}
+		if (!kallsyms_type_kept(t) || !addr)
+			goto next;
+		if (FG_ALLOC_GROW(raw, n + 1, alloc, 4096)) {
+			err = FG_ENOMEM;
+			goto done;
+		}
+		raw[n].s.start = raw[n].s.end = addr;
+		/* the module, if any, rides behind the name's NUL */
+		{
+			char *copy = fg_arena_alloc(&m->arena, nlen + 1 + mlen + 1);
+			if (!copy) {
+				err = FG_ENOMEM;
+				goto done;
+			}
+			memcpy(copy, name, nlen);
+			copy[nlen] = '\0';
+			if (mlen)
+				memcpy(copy + nlen + 1, mod, mlen);
+			copy[nlen + 1 + mlen] = '\0';
+			raw[n].s.name = copy;
+		}
+		raw[n].bind = t == 'w' || t == 'W' ? STB_WEAK : (t >= 'A' && t <= 'Z') ? STB_GLOBAL : STB_LOCAL;
+		raw[n].seq = n;
+		n++;
+next:
+		p = nl + 1;
+	}
+	err = finish_symbols(m, raw, n, 4096);
+done:
+	free(raw);
+	fg_strbuf_release(&text);
+	return err;
+}
+
+/* ---- resolution ---- */
+
+static const struct pd_elfsym *find_sym(const pd_module *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	{
+		const struct pd_elfsym *sym = &m->syms[lo - 1];
+		if (addr < sym->end || (addr == sym->start && sym->end == sym->start))
+			return sym;
+	}
+	return NULL;
+}
+
+/* file offset (as the maps give it) -> ELF address */
+static uint64_t to_vaddr(const pd_module *m, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsegs; i++)
+		if (off >= m->segs[i].off && off < m->segs[i].off + m->segs[i].filesz)
+			return off - m->segs[i].off + m->segs[i].vaddr;
+	return off;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)) &&
+	    (n = dwarf_formstring(&a)))
+		return n;
+	if (dwarf_attr_integrate(die, DW_AT_name, &a) && (n = dwarf_formstring(&a)))
+		return n;
+	return NULL;
+}
+
+/* The compilation unit holding addr (the aranges when there are; else
+ * each unit's ranges). */
+static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	if (dwarf_addrdie(dw, addr, out))
+		return true;
+	while (!dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, NULL)) {
+		if (dwarf_haspc(&cudie, addr) > 0) {
+			*out = cudie;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Names of the scopes around addr: inlined instances innermost first,
+ * then the function. Returns how many (0: no DWARF for addr). */
+static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_t max)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	int n, i;
+	size_t k = 0;
+
+	if (!m->dwarf || !cu_of(m->dwarf, addr, &cudie))
+		return 0;
+	if ((n = dwarf_getscopes(&cudie, addr, &scopes)) <= 0)
+		return 0;
+	for (i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		names[k++] = die_name(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	return k;
+}
+
+static fg_perfdata_frame *pool_add(pd_module *m)
+{
+	if (FG_ALLOC_GROW(m->pool, m->npool + 1, m->apool, 256))
+		return NULL;
+	memset(&m->pool[m->npool], 0, sizeof(*m->pool));
+	return &m->pool[m->npool++];
+}
+
+static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_resolved *r)
+{
+	uint64_t addr = m->kernel ? rel : to_vaddr(m, rel);
+	const struct pd_elfsym *sym = find_sym(m, addr);
+	const char *names[MAX_INLINE];
+	size_t n = 0, i;
+	fg_perfdata_frame *f;
+
+	r->first = (uint32_t)m->npool;
+	if (sym && !m->kernel && s->opts.inline_frames)
+		n = scope_names(m, addr, names, MAX_INLINE);
+	for (i = 0; i < n; i++) {
+		if (!(f = pool_add(m)))
+			return FG_ENOMEM;
+		f->addr = rel;
+		f->module = m->path;
+		f->sym = names[i] ? names[i] : "??";
+		f->inlined = strcmp(f->sym, sym->name) != 0;
+		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
+			return FG_ENOMEM;
+		if (!f->inlined)
+			f->sym = sym->name;
+	}
+	if (!n) {
+		if (!(f = pool_add(m)))
+			return FG_ENOMEM;
+		f->addr = rel;
+		f->sym = sym ? sym->name : NULL;
+		f->module = m->path;
+		f->kernel = m->kernel;
+		if (m->kernel && sym) {
+			/* a module's symbol: its "[name]" follows the name */
+			const char *mod = sym->name + strlen(sym->name) + 1;
+			if (*mod)
+				f->module = mod;
+		}
+	}
+	r->n = (uint32_t)(m->npool - r->first);
+	return 0;
+}
+
+int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
+		       size_t *n)
+{
+	fg_strmap_entry *e;
+	struct pd_resolved r;
+	int err;
+
+	if (!m->loaded && (err = m->kernel ? load_kallsyms(s, m) : load_module(s, m)))
+		return err;
+	if ((e = fg_strmap_get(&m->cache, (const char *)&rel, sizeof(rel)))) {
+		r.first = (uint32_t)(e->value.u >> 32);
+		r.n = (uint32_t)e->value.u;
+	} else {
+		if ((err = resolve_new(s, m, rel, &r)))
+			return err;
+		if (!(e = fg_strmap_put(&m->cache, (const char *)&rel, sizeof(rel))))
+			return FG_ENOMEM;
+		e->value.u = (uint64_t)r.first << 32 | r.n;
+	}
+	*frames = m->pool + r.first;
+	*n = r.n;
+	return 0;
+}
