@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flamegraph/error.h"
@@ -167,11 +168,18 @@ static bool build_id_matches(const pd_module *m, Elf *elf)
 /* Opens path as an ELF file; *fd gets its descriptor. */
 static Elf *open_elf(const char *path, int *fd)
 {
+	struct stat st;
 	Elf *elf;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a recording names any path: never block on a FIFO or read a device */
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0)
 		return NULL;
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
