@@ -12,10 +12,10 @@
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/tests/e2e/perfdata/threads.c"
-if ! perf record -q -F 999 -g -o cg.data -- ./callgraph 400 >/dev/null 2>record.err; then
+if ! perf record -q -F 1999 -g -o cg.data -- ./callgraph 600 >/dev/null 2>record.err; then
 	echo "perf cannot record here:"; cat record.err; exit 77
 fi
-check_exit "record threads" 0 perf record -q -F 999 -g -o threads.data -- ./threads 400 3
+check_exit "record threads" 0 perf record -q -F 1999 -g -o threads.data -- ./threads 600 3
 
 # share PERCENT-OUT EXPECTED ACTUAL: prints the share of EXPECTED's weight
 # whose stacks ACTUAL has with the same weight (min of the two per stack)

@@ -278,12 +278,32 @@ static int cmp_rawsym(const void *pa, const void *pb)
 }
 
 /* Sorts raw[0..n), keeps one symbol per address and gives the unsized
- * ones the next symbol's start as end; the result goes to m->syms. */
-static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n, uint64_t last_end_round)
+ * ones the next symbol's start as end; the result goes to m->syms.
+ * kallsyms (whose symbols have no sizes, and the last one page-rounded
+ * ends): perf sets the ends before it picks among symbols at one address,
+ * so that the last of them, the only one with a size, wins. */
+static void fix_ends(struct rawsym *raw, size_t n, bool round_last)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (raw[i].s.end != raw[i].s.start)
+			continue;
+		if (i + 1 < n)
+			raw[i].s.end = raw[i + 1].s.start;
+		else if (round_last)
+			raw[i].s.end = (raw[i].s.start & ~(uint64_t)4095) + 8192;
+	}
+}
+
+static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n, bool kallsyms)
 {
 	size_t i, k = 0;
 
-	qsort(raw, n, sizeof(*raw), cmp_rawsym);
+	if (n)
+		qsort(raw, n, sizeof(*raw), cmp_rawsym);
+	if (kallsyms)
+		fix_ends(raw, n, true);
 	for (i = 0; i < n; i++) {
 		if (k && raw[k - 1].s.start == raw[i].s.start) {
 			if (!better(&raw[k - 1].s, raw[k - 1].bind, &raw[i].s, raw[i].bind))
@@ -292,17 +312,12 @@ static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n, uint64_t l
 		}
 		raw[k++] = raw[i];
 	}
+	if (!kallsyms)
+		fix_ends(raw, k, false);
 	if (!(m->syms = fg_malloc((k ? k : 1) * sizeof(*m->syms))))
 		return FG_ENOMEM;
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < k; i++)
 		m->syms[i] = raw[i].s;
-		if (m->syms[i].end == m->syms[i].start) {
-			if (i + 1 < k)
-				m->syms[i].end = raw[i + 1].s.start;
-			else if (last_end_round)
-				m->syms[i].end = (m->syms[i].start & ~(last_end_round - 1)) + 2 * last_end_round;
-		}
-	}
 	m->nsyms = k;
 	return 0;
 }
@@ -334,7 +349,7 @@ static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
 			break;
 	if (!scn || !sh.sh_entsize)
-		return finish_symbols(m, raw, 0, 0);
+		return finish_symbols(m, raw, 0, false);
 	{
 		Elf_Data *d = elf_getdata(scn, NULL);
 		count = d ? sh.sh_size / sh.sh_entsize : 0;
@@ -368,7 +383,7 @@ static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type)
 			n++;
 		}
 	}
-	err = finish_symbols(m, raw, n, 0);
+	err = finish_symbols(m, raw, n, false);
 done:
 	free(raw);
 	return err;
@@ -651,7 +666,7 @@ static int load_kallsyms(pd_symbols *s, pd_module *m)
 next:
 		p = nl + 1;
 	}
-	err = finish_symbols(m, raw, n, 4096);
+	err = finish_symbols(m, raw, n, true);
 done:
 	free(raw);
 	fg_strbuf_release(&text);
