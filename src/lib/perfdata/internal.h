@@ -19,7 +19,8 @@
 
 struct pd_elfsym {
 	uint64_t start, end;      /* ELF virtual addresses; end exclusive */
-	const char *name;         /* in the module's arena */
+	const char *name;         /* in the module's arena (or text) */
+	const char *mod;          /* kallsyms: "[module]", or NULL */
 };
 
 /* A resolved address: frames[first .. first + n) of the module's pool. */
@@ -41,6 +42,7 @@ typedef struct pd_module {
 	void *dwarf_elf;          /* the Elf * it was opened from */
 	int dwarf_fd;
 	fg_arena arena;           /* names */
+	char *text;               /* kallsyms: the file, names cut in place */
 	fg_strmap cache;          /* 8-byte address -> packed pd_resolved */
 	fg_perfdata_frame *pool;  /* resolved frames */
 	size_t npool, apool;
@@ -51,6 +53,8 @@ typedef struct pd_symbols {
 	fg_strmap modules;        /* path -> pd_module * */
 	pd_module kernel;         /* kallsyms, loaded on first use */
 	fg_strmap buildids;       /* path -> build id (from the BUILD_ID feature) */
+	uint64_t kernel_text;     /* where the recording's kernel map says _text
+				     was (0: not known) */
 	uint64_t loaded;
 } pd_symbols;
 

@@ -609,9 +609,13 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 	if (!(mod = pd_symbols_module(&r->syms, name)))
 		return FG_ENOMEM;
 	pid = (int32_t)pd_u32(p + 8);
-	/* the kernel's and its modules' maps (pid -1) are kallsyms' */
-	if (mod->kernel)
+	/* the kernel's and its modules' maps (pid -1) are kallsyms'; the
+	 * kernel's is named after the symbol it gives the address of */
+	if (mod->kernel) {
+		if (!strcmp(name, "[kernel.kallsyms]_text"))
+			r->syms.kernel_text = pd_u64(p + 32);
 		return 0;
+	}
 	return pd_machine_mmap(&r->machine, pid, pd_u64(p + 16), pd_u64(p + 24), pd_u64(p + 32), mod);
 }
 

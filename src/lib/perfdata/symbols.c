@@ -56,6 +56,7 @@ static void module_release(pd_module *m)
 		close(m->dwarf_fd);
 	free(m->segs);
 	free(m->syms);
+	free(m->text);
 	free(m->pool);
 	fg_strmap_release(&m->cache);
 	fg_arena_release(&m->arena);
@@ -278,32 +279,13 @@ static int cmp_rawsym(const void *pa, const void *pb)
 }
 
 /* Sorts raw[0..n), keeps one symbol per address and gives the unsized
- * ones the next symbol's start as end; the result goes to m->syms.
- * kallsyms (whose symbols have no sizes, and the last one page-rounded
- * ends): perf sets the ends before it picks among symbols at one address,
- * so that the last of them, the only one with a size, wins. */
-static void fix_ends(struct rawsym *raw, size_t n, bool round_last)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (raw[i].s.end != raw[i].s.start)
-			continue;
-		if (i + 1 < n)
-			raw[i].s.end = raw[i + 1].s.start;
-		else if (round_last)
-			raw[i].s.end = (raw[i].s.start & ~(uint64_t)4095) + 8192;
-	}
-}
-
-static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n, bool kallsyms)
+ * ones the next symbol's start as end; the result goes to m->syms. */
+static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n)
 {
 	size_t i, k = 0;
 
 	if (n)
 		qsort(raw, n, sizeof(*raw), cmp_rawsym);
-	if (kallsyms)
-		fix_ends(raw, n, true);
 	for (i = 0; i < n; i++) {
 		if (k && raw[k - 1].s.start == raw[i].s.start) {
 			if (!better(&raw[k - 1].s, raw[k - 1].bind, &raw[i].s, raw[i].bind))
@@ -312,8 +294,9 @@ static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n, bool kalls
 		}
 		raw[k++] = raw[i];
 	}
-	if (!kallsyms)
-		fix_ends(raw, k, false);
+	for (i = 0; i + 1 < k; i++)
+		if (raw[i].s.end == raw[i].s.start)
+			raw[i].s.end = raw[i + 1].s.start;
 	if (!(m->syms = fg_malloc((k ? k : 1) * sizeof(*m->syms))))
 		return FG_ENOMEM;
 	for (i = 0; i < k; i++)
@@ -333,60 +316,114 @@ static bool section_is_text(Elf *elf, size_t shstrndx, size_t ndx)
 	return strstr(name, "text") != NULL;
 }
 
-/* Loads the functions (and labels) of table `type` of elf that lie in
+/* A growing list of symbols before finish_symbols. */
+struct rawlist {
+	struct rawsym *v;
+	size_t n, alloc;
+};
+
+static int raw_add(pd_module *m, struct rawlist *l, uint64_t start, uint64_t size,
+		   const char *name, size_t nlen, int bind)
+{
+	struct rawsym *r;
+
+	if (FG_ALLOC_GROW(l->v, l->n + 1, l->alloc, 256))
+		return FG_ENOMEM;
+	r = &l->v[l->n];
+	r->s.start = start;
+	r->s.end = start + size;
+	r->s.mod = NULL;
+	if (!(r->s.name = fg_arena_strndup(&m->arena, name, nlen)))
+		return FG_ENOMEM;
+	r->bind = bind;
+	r->seq = l->n++;
+	return 0;
+}
+
+/* Adds the functions (and labels) of table `type` of elf that lie in
  * text sections. */
-static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type)
+static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type, struct rawlist *l)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	struct rawsym *raw = NULL;
-	size_t n = 0, alloc = 0, i, count, shstrndx;
-	int err = 0;
+	size_t i, count, shstrndx;
+	Elf_Data *d;
+	int err;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
 			break;
-	if (!scn || !sh.sh_entsize)
-		return finish_symbols(m, raw, 0, false);
-	{
-		Elf_Data *d = elf_getdata(scn, NULL);
-		count = d ? sh.sh_size / sh.sh_entsize : 0;
-		for (i = 1; i < count; i++) {
-			GElf_Sym sym;
-			const char *name;
-			int t;
-			if (!gelf_getsym(d, (int)i, &sym))
-				continue;
-			t = GELF_ST_TYPE(sym.st_info);
-			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
-				continue;
-			if (!sym.st_name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
-				continue;
-			if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
-				continue;
-			if (!section_is_text(elf, shstrndx, sym.st_shndx))
-				continue;
-			if (FG_ALLOC_GROW(raw, n + 1, alloc, 256)) {
-				err = FG_ENOMEM;
-				goto done;
-			}
-			raw[n].s.start = sym.st_value;
-			raw[n].s.end = sym.st_value + sym.st_size;
-			if (!(raw[n].s.name = fg_arena_strndup(&m->arena, name, strlen(name)))) {
-				err = FG_ENOMEM;
-				goto done;
-			}
-			raw[n].bind = GELF_ST_BIND(sym.st_info);
-			raw[n].seq = n;
-			n++;
-		}
+	if (!scn || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		return 0;
+	count = sh.sh_size / sh.sh_entsize;
+	for (i = 1; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int t;
+		if (!gelf_getsym(d, (int)i, &sym))
+			continue;
+		t = GELF_ST_TYPE(sym.st_info);
+		if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
+			continue;
+		if (!sym.st_name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
+			continue;
+		if (!section_is_text(elf, shstrndx, sym.st_shndx))
+			continue;
+		if ((err = raw_add(m, l, sym.st_value, sym.st_size, name, strlen(name),
+				   GELF_ST_BIND(sym.st_info))))
+			return err;
 	}
-	err = finish_symbols(m, raw, n, false);
-done:
-	free(raw);
-	return err;
+	return 0;
+}
+
+/* perf names the PLT entries of a file after the functions they call:
+ * entry i of .plt.sec (or of .plt, after its 16-byte header) is the i-th
+ * relocation of .rela.plt, "NAME@plt" ("@plt" for one without a symbol,
+ * such as an IRELATIVE one). */
+static int plt_symbols(pd_module *m, Elf *elf, struct rawlist *l)
+{
+	GElf_Shdr plt, rela, dynsym;
+	Elf_Scn *rscn, *sscn;
+	Elf_Data *rd, *sd;
+	uint64_t base, entry = 16;
+	size_t i, count;
+	char name[512];
+	int err;
+
+	if (!(rscn = find_section(elf, ".rela.plt", &rela)) || rela.sh_type != SHT_RELA ||
+	    !rela.sh_entsize || !(rd = elf_getdata(rscn, NULL)))
+		return 0;
+	if (find_section(elf, ".plt.sec", &plt))
+		base = plt.sh_addr;
+	else if (find_section(elf, ".plt", &plt))
+		base = plt.sh_addr + 16;
+	else
+		return 0;
+	if (!(sscn = elf_getscn(elf, rela.sh_link)) || !gelf_getshdr(sscn, &dynsym) ||
+	    !(sd = elf_getdata(sscn, NULL)))
+		return 0;
+	count = rela.sh_size / rela.sh_entsize;
+	for (i = 0; i < count; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *sname = "";
+		int len;
+		if (!gelf_getrela(rd, (int)i, &r))
+			continue;
+		if (GELF_R_SYM(r.r_info) && gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) &&
+		    !(sname = elf_strptr(elf, dynsym.sh_link, sym.st_name)))
+			sname = "";
+		len = snprintf(name, sizeof(name), "%s@plt", sname);
+		if (len < 0 || (size_t)len >= sizeof(name))
+			continue;
+		if ((err = raw_add(m, l, base + i * entry, entry, name, (size_t)len, STB_GLOBAL)))
+			return err;
+	}
+	return 0;
 }
 
 /* The .gnu_debuglink name of elf, or NULL. */
@@ -534,6 +571,7 @@ static int load_module(pd_symbols *s, pd_module *m)
 	fg_strbuf path = FG_STRBUF_INIT;
 	int fd = -1, sfd = -1, err = 0;
 	Elf *elf = NULL, *symelf = NULL;
+	struct rawlist raw = { NULL, 0, 0 };
 
 	m->loaded = true;
 	elf = open_runtime(s, m, &path, &fd);
@@ -550,13 +588,15 @@ static int load_module(pd_symbols *s, pd_module *m)
 		goto done;
 	if (!m->vdso)
 		symelf = find_symfile(s, m, elf, path.buf, &sfd);
-	if (symelf) {
-		err = load_elf_symbols(m, symelf, SHT_SYMTAB);
-	} else if (has_section_type(elf, SHT_SYMTAB)) {
-		err = load_elf_symbols(m, elf, SHT_SYMTAB);
-	} else {
-		err = load_elf_symbols(m, elf, SHT_DYNSYM);
-	}
+	if (symelf)
+		err = load_elf_symbols(m, symelf, SHT_SYMTAB, &raw);
+	else
+		err = load_elf_symbols(m, elf, has_section_type(elf, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM,
+				       &raw);
+	if (!err)
+		err = plt_symbols(m, elf, &raw);
+	if (!err)
+		err = finish_symbols(m, raw.v, raw.n);
 	if (err || !s->opts.inline_frames || m->vdso)
 		goto done;
 	/* inlined frames come from the DWARF of the symbol file */
@@ -583,6 +623,7 @@ done:
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
+	free(raw.v);
 	fg_strbuf_release(&path);
 	return err;
 }
@@ -594,83 +635,153 @@ static bool kallsyms_type_kept(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Reads a whole file straight into out (files of /proc have no size to
+ * ask for: the buffer grows as it fills). 1: cannot be opened. */
+static int read_all(const char *path, fg_strbuf *out)
+{
+	ssize_t got;
+	int fd, err = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	for (;;) {
+		size_t room;
+		if ((err = fg_strbuf_grow(out, (size_t)1 << 20)))
+			break;
+		room = out->alloc - out->len - 1;
+		if ((got = read(fd, out->buf + out->len, room)) <= 0)
+			break;
+		out->len += (size_t)got;
+		out->buf[out->len] = '\0';
+	}
+	close(fd);
+	return err;
+}
+
+/* The kernel symbols: the copy perf's build-id cache took for the
+ * recording's kernel when there is one (the addresses of that boot),
+ * else /proc/kallsyms. */
+static int read_kallsyms(pd_symbols *s, fg_strbuf *text)
+{
+	fg_strbuf path = FG_STRBUF_INIT;
+	fg_strmap_entry *e;
+	int rc = 1;
+
+	if (s->opts.kallsyms)
+		return read_all(s->opts.kallsyms, text);
+	if (s->opts.buildid_dir &&
+	    (e = fg_strmap_get(&s->buildids, "[kernel.kallsyms]", 17)) && ((const uint8_t *)e->value.p)[0]) {
+		pd_module tmp;
+		char id[41];
+		tmp.build_id_len = ((const uint8_t *)e->value.p)[0];
+		memcpy(tmp.build_id, (const uint8_t *)e->value.p + 1, tmp.build_id_len);
+		hex_id(&tmp, id);
+		if (!fg_strbuf_addf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->opts.buildid_dir, id))
+			rc = read_all(path.buf, text);
+		if (rc > 0)
+			fg_strbuf_reset(text);
+	}
+	fg_strbuf_release(&path);
+	if (rc > 0)
+		rc = read_all("/proc/kallsyms", text);
+	return rc;
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct pd_elfsym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	/* equal starts: file order, which the name pointers keep */
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* kallsyms ("ADDRESS TYPE NAME[\t[MODULE]]" lines), parsed in place:
+ * names and modules are cut out of the text itself. Symbols have no
+ * sizes: each ends where the next begins, and of several at one address
+ * the last listed is kept (perf sets the ends before it chooses, so only
+ * the last one has a size and wins). */
 static int load_kallsyms(pd_symbols *s, pd_module *m)
 {
-	const char *path = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
 	fg_strbuf text = FG_STRBUF_INIT;
-	struct rawsym *raw = NULL;
-	size_t n = 0, alloc = 0;
-	char chunk[65536];
-	const char *p, *end;
-	int fd, err = 0;
-	ssize_t got;
+	size_t n = 0, alloc = 0, i, k;
+	struct pd_elfsym *v = NULL;
+	char *p, *end;
+	bool sorted = true;
+	int64_t delta = 0;
+	int rc;
 
 	m->loaded = true;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	while ((got = read(fd, chunk, sizeof(chunk))) > 0)
-		if ((err = fg_strbuf_add(&text, chunk, (size_t)got)))
-			break;
-	close(fd);
-	if (err)
-		goto done;
+	if ((rc = read_kallsyms(s, &text)) != 0) {
+		fg_strbuf_release(&text);
+		return rc < 0 ? rc : 0;
+	}
 	for (p = text.buf, end = text.buf + text.len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *mod;
-		size_t nlen, mlen = 0;
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *tab;
 		uint64_t addr = 0;
-		char t;
+		int d;
 		if (!nl)
 			nl = end;
-		for (q = p; q < nl && *q != ' '; q++) {
-			char c = *q;
-			addr = addr << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-		}
-		if (q + 3 >= nl || q[2] != ' ')
+		for (q = p; q < nl && (d = hexval(*q)) >= 0; q++)
+			addr = addr << 4 | (uint64_t)d;
+		if (q + 3 >= nl || q[0] != ' ' || q[2] != ' ' || !kallsyms_type_kept(q[1]) || !addr)
 			goto next;
-		t = q[1];
 		name = q + 3;
-		for (q = name; q < nl && *q != '\t' && *q != ' '; q++)
-			;
-		nlen = (size_t)(q - name);
-		mod = NULL;
-		while (q < nl && (*q == '\t' || *q == ' '))
-			q++;
-		if (q < nl && *q == '[') {
-			mod = q;
-			mlen = (size_t)(nl - q);
+		*nl = '\0';
+		if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 14)) {
+			free(v);
+			fg_strbuf_release(&text);
+			return FG_ENOMEM;
 		}
-		if (!kallsyms_type_kept(t) || !addr)
-			goto next;
-		if (FG_ALLOC_GROW(raw, n + 1, alloc, 4096)) {
-			err = FG_ENOMEM;
-			goto done;
+		v[n].start = v[n].end = addr;
+		v[n].name = name;
+		v[n].mod = NULL;
+		if ((tab = memchr(name, '\t', (size_t)(nl - name)))) {
+			*tab = '\0';
+			if (tab[1] == '[')
+				v[n].mod = tab + 1;
 		}
-		raw[n].s.start = raw[n].s.end = addr;
-		/* the module, if any, rides behind the name's NUL */
-		{
-			char *copy = fg_arena_alloc(&m->arena, nlen + 1 + mlen + 1);
-			if (!copy) {
-				err = FG_ENOMEM;
-				goto done;
-			}
-			memcpy(copy, name, nlen);
-			copy[nlen] = '\0';
-			if (mlen)
-				memcpy(copy + nlen + 1, mod, mlen);
-			copy[nlen + 1 + mlen] = '\0';
-			raw[n].s.name = copy;
-		}
-		raw[n].bind = t == 'w' || t == 'W' ? STB_WEAK : (t >= 'A' && t <= 'Z') ? STB_GLOBAL : STB_LOCAL;
-		raw[n].seq = n;
+		if (n && v[n - 1].start > addr)
+			sorted = false;
 		n++;
 next:
 		p = nl + 1;
 	}
-	err = finish_symbols(m, raw, n, true);
-done:
-	free(raw);
-	fg_strbuf_release(&text);
-	return err;
+	if (!sorted)
+		qsort(v, n, sizeof(*v), cmp_sym);
+	/* the recording's kernel may sit elsewhere than these symbols say
+	 * (another boot, with its own randomized base): move them by the
+	 * difference of the _text the recording saw */
+	if (s->kernel_text) {
+		for (i = 0; i < n; i++)
+			if (!strcmp(v[i].name, "_text") && !v[i].mod) {
+				delta = (int64_t)(s->kernel_text - v[i].start);
+				break;
+			}
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && v[k - 1].start == v[i].start)
+			k--;
+		v[k++] = v[i];
+	}
+	for (i = 0; i < k; i++) {
+		v[i].start += (uint64_t)delta;
+		v[i].end = i + 1 < k ? v[i + 1].start + (uint64_t)delta
+				     : ((v[i].start & ~(uint64_t)4095) + 8192);
+	}
+	m->syms = v;
+	m->nsyms = k;
+	m->text = fg_strbuf_detach(&text, NULL);
+	return 0;
 }
 
 /* ---- resolution ---- */
@@ -803,12 +914,8 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		f->sym = sym ? sym->name : NULL;
 		f->module = m->path;
 		f->kernel = m->kernel;
-		if (m->kernel && sym) {
-			/* a module's symbol: its "[name]" follows the name */
-			const char *mod = sym->name + strlen(sym->name) + 1;
-			if (*mod)
-				f->module = mod;
-		}
+		if (m->kernel && sym && sym->mod)
+			f->module = sym->mod;
 	}
 	r->n = (uint32_t)(m->npool - r->first);
 	return 0;
