@@ -527,7 +527,9 @@ static Elf *open_runtime(pd_symbols *s, pd_module *m, fg_strbuf *path, int *fd)
 	if (s->opts.buildid_dir && m->build_id_len > 1) {
 		hex_id(m, id);
 		fg_strbuf_reset(path);
-		if (!fg_strbuf_addf(path, "%s/.build-id/%.2s/%s/elf", s->opts.buildid_dir, id, id + 2) &&
+		/* perf keeps the vdso it saw as "vdso", other files as "elf" */
+		if (!fg_strbuf_addf(path, "%s/.build-id/%.2s/%s/%s", s->opts.buildid_dir, id, id + 2,
+				    m->vdso ? "vdso" : "elf") &&
 		    (elf = open_elf(path->buf, fd)) && build_id_matches(m, elf))
 			return elf;
 		if (elf) {
