@@ -17,7 +17,9 @@
  * of its separate debug file, found by build id or debuglink under the
  * debug folder) and, when asked, DWARF inlined frames (innermost first,
  * as perf script prints them from addr2line); kernel addresses through
- * kallsyms. Each module is loaded once and each address resolved once.
+ * kallsyms; C++ names demangled (by libstdc++'s __cxa_demangle, when
+ * it can be loaded) without their return type, as perf shows them. Each
+ * module is loaded once and each address resolved once.
  *
  * What is not read yet (fg_perfdata_unsupported says which, before any
  * sample is given): the pipe form (`perf record -o -`), compressed

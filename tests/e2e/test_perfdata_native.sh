@@ -1,7 +1,8 @@
 # flamegraph-collapse-perf reads perf.data itself: for frame-pointer
-# recordings (perf record -g) of examples/callgraph and of a multi-threaded
+# recordings (perf record -g) of examples/callgraph, of a multi-threaded
 # program of ours (tests/e2e/perfdata/threads.c: renamed threads, libc,
-# system calls), the folded stacks of the native reader are those of
+# system calls) and of a C++ one (tests/e2e/perfdata/templates.cpp:
+# demangled template instances, clones, a lambda), the folded stacks of the native reader are those of
 # `perf script | flamegraph-collapse-perf` on the same file, under the
 # collapse options (--pid and --tid against `perf script -F +pid`, which
 # prints the PID the native reader knows; --no-inline against `perf
@@ -16,6 +17,12 @@ if ! perf record -q -F 1999 -g -o cg.data -- ./callgraph 600 >/dev/null 2>record
 	echo "perf cannot record here:"; cat record.err; exit 77
 fi
 check_exit "record threads" 0 perf record -q -F 1999 -g -o threads.data -- ./threads 600 3
+recordings="cg threads"
+if command -v c++ >/dev/null; then
+	c++ -O2 -g -fno-omit-frame-pointer -o templates "$FG_SRC/tests/e2e/perfdata/templates.cpp"
+	check_exit "record templates" 0 perf record -q -F 1999 -g -o cxx.data -- ./templates 400
+	recordings="$recordings cxx"
+fi
 
 # share PERCENT-OUT EXPECTED ACTUAL: prints the share of EXPECTED's weight
 # whose stacks ACTUAL has with the same weight (min of the two per stack)
@@ -48,7 +55,7 @@ compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
 		fail "$name: only $pct% identical (at least 99% expected)"
 }
 
-for rec in cg threads; do
+for rec in $recordings; do
 	compare "$rec" "$rec.data" "" --
 	compare "$rec-all-addrs" "$rec.data" "" -- --all --addrs
 	compare "$rec-pid" "$rec.data" "-F +pid" -- --pid
@@ -58,6 +65,9 @@ done
 check_contains "callgraph: main calls a" cg.native "^callgraph;.*main;a [0-9]+$"
 check_contains "threads: renamed threads" threads-tid-kernel.native "^worker-[0-9]-[0-9]+/[0-9]+;"
 check_contains "threads: libc frames" threads.native ";start_thread;"
+if [ -e cxx.native ]; then
+	check_contains "C++: demangled, no return type" cxx.native ";main;work::churn<long>[; ]"
+fi
 
 # --perf-script: the text path, whatever the input
 check_exit "--perf-script" 0 flamegraph-collapse-perf --perf-script cg.data
