@@ -15,8 +15,7 @@
  * process to an ELF file (the one named by the map when its build id is
  * the recorded one, else the build-id cache), its symbol table (or that
  * of its separate debug file, found by build id or debuglink under the
- * debug folder) and, when asked, DWARF inlined frames (innermost first,
- * as perf script prints them from addr2line); kernel addresses through
+ * debug folder); kernel addresses through
  * kallsyms; C++ names demangled (by libstdc++'s __cxa_demangle, when
  * it can be loaded) without their return type, as perf shows them. Each
  * module is loaded once and each address resolved once.
@@ -47,8 +46,12 @@ extern "C" {
 FG_API_BEGIN
 
 typedef struct fg_perfdata_opts {
-	bool inline_frames;      /* DWARF inlined frames (perf script's default;
-				    false: as `perf script --no-inline`) */
+	bool inline_frames;      /* DWARF inlined frames of the frames the reader
+				    unwinds itself, as perf script without
+				    --no-inline lists them (innermost first).
+				    Frame-pointer chains have none in perf
+				    script's output, and dwarf call graphs are
+				    not read yet: no effect for now */
 	const char *kallsyms;    /* kernel symbols (NULL: /proc/kallsyms) */
 	const char *debug_dir;   /* separate debug files (NULL: /usr/lib/debug) */
 	const char *buildid_dir; /* perf's build-id cache, such as ~/.debug (NULL: none) */
