@@ -33,6 +33,7 @@ typedef struct pd_module {
 	uint8_t build_id[20];
 	size_t build_id_len;      /* 0: the recording gave none */
 	bool loaded, kernel, vdso;
+	bool anon;                /* no file behind it: addresses stay as they are */
 	/* the runtime ELF's PT_LOAD segments: file offset -> address */
 	struct { uint64_t off, vaddr, filesz; } *segs;
 	size_t nsegs;

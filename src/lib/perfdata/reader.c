@@ -517,7 +517,7 @@ static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
 	map = pd_machine_find_map(&r->machine, pid, ip);
 	if (!map || !map->mod)
 		return add_frame(r, &unknown);
-	if (map->mod->kernel) {
+	if (map->mod->kernel || map->mod->anon) {
 		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip, &fs, &n)))
 			return err;
 	} else {

@@ -120,6 +120,11 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path)
 	}
 	m->dwarf_fd = -1;
 	m->vdso = !strcmp(path, "[vdso]");
+	/* memory with no file: perf shows its addresses unchanged */
+	m->anon = !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) ||
+		  !strncmp(path, "/anon_hugepage", 14) || !strncmp(path, "[stack", 6) ||
+		  !strcmp(path, "[heap]") || !strncmp(path, "/SYSV", 5) || !strncmp(path, "[anon:", 6);
+	m->loaded = m->anon;
 	if ((e = fg_strmap_get(&s->buildids, path, len))) {
 		const uint8_t *id = e->value.p;
 		m->build_id_len = id[0];
