@@ -20,6 +20,8 @@
 #include "flamegraph/collapse.h"
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
+#include "lib/perfdata/internal.h"
+#include "util/arena.h"
 #include "util/strbuf.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | \
@@ -505,6 +507,39 @@ static void test_collapse(void **state)
 	free(buf);
 }
 
+/* C++ names as perf shows them (after the collapser drops parameters):
+ * no return type on template instances, operators kept whole. */
+static void test_demangle(void **state)
+{
+	static const struct {
+		const char *mangled, *want;
+	} cases[] = {
+		{ "main", "main" },
+		{ "_Znot_really", "_Znot_really" },
+		{ "_ZN4work5churnIlEElRSt3mapIT_lSt4lessIS2_ESaISt4pairIKS2_lEEEi",
+		  "work::churn<long>(std::map<long, long, std::less<long>, "
+		  "std::allocator<std::pair<long const, long> > >&, int)" },
+		{ "_ZN4work3AccIdE3addERKd.isra.0", "work::Acc<double>::add(double const&) [clone .isra.0]" },
+		{ "_ZN4work3AccIdEpLEi", "work::Acc<double>::operator+=(int)" },
+		{ "_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()(int) const" },
+		{ "_Znwm", "operator new(unsigned long)" },
+		{ "_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo()" },
+		{ "_Z3maxIiET_S0_S0_", "max<int>(int, int)" },
+	};
+	fg_arena a = FG_ARENA_INIT;
+	size_t i;
+
+	(void)state;
+	if (pd_demangle(&a, "_Z3foov") == (const char *)"_Z3foov" ||
+	    !strcmp(pd_demangle(&a, "_Z3foov"), "_Z3foov")) {
+		fg_arena_release(&a);
+		skip(); /* no libstdc++ here */
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(pd_demangle(&a, cases[i].mangled), cases[i].want);
+	fg_arena_release(&a);
+}
+
 static void write_seeds(const char *dir)
 {
 	size_t len;
@@ -533,6 +568,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_malformed_record),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_collapse),
+		cmocka_unit_test(test_demangle),
 	};
 
 	if (perfdata_unit_marker(1) != 4)

@@ -73,6 +73,14 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path);
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
 		       size_t *n);
 
+/* ---- demangle.c ---- */
+
+/* A C++ name ("_Z...") demangled into arena without the return type
+ * template instances carry ("work::churn<long>(std::map<...>&, int)"),
+ * or name itself (not mangled, no demangler, not demangled). The
+ * demangler is libstdc++'s __cxa_demangle, looked up on first use. */
+const char *pd_demangle(fg_arena *arena, const char *name);
+
 /* ---- machine.c ---- */
 
 struct pd_map {

@@ -16,9 +16,7 @@
  * name, else the first); each address is resolved once per module. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <dlfcn.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -886,81 +884,6 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_
 	return k;
 }
 
-/* C++ names are shown demangled, as perf shows them. The demangler is
- * the C++ runtime's own (__cxa_demangle of libstdc++, looked up when
- * first needed, so that C programs need no C++ runtime); without it the
- * names stay mangled. perf prints them without parameters; these keep
- * them, which the collapser removes the same way from both. */
-typedef char *(*demangle_fn)(const char *name, char *buf, size_t *len, int *status);
-static demangle_fn demangler;
-static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
-
-static void find_demangler(void)
-{
-	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	void *fn = h ? dlsym(h, "__cxa_demangle") : NULL;
-
-	memcpy(&demangler, &fn, sizeof(fn));
-}
-
-/* Where the name of a demangled function starts: after the return type
- * that template instances carry ("long work::churn<long>(...)"), which
- * perf does not show. That is after the last space outside brackets
- * before the parameter list, unless it belongs to an operator's name
- * ("operator new", "operator int"). */
-static size_t name_start(const char *d)
-{
-	size_t i, start = 0;
-	int angle = 0, paren = 0;
-
-	for (i = 0; d[i]; i++) {
-		char c = d[i];
-		if (i >= 8 && !memcmp(d + i - 8, "operator", 8)) {
-			/* operator(), operator<, operator new: not brackets; the
-			 * parameter list follows */
-			if (d[i] == '(' && d[i + 1] == ')') {
-				i++;
-				continue;
-			}
-			break;
-		}
-		if (c == '<')
-			angle++;
-		else if (c == '>' && angle)
-			angle--;
-		else if (c == '(' && !angle && strncmp(d + i, "(anonymous namespace)", 21))
-			break;
-		else if (c == '(')
-			paren++;
-		else if (c == ')' && paren)
-			paren--;
-		else if (c == ' ' && !angle && !paren)
-			start = i + 1;
-	}
-	return start;
-}
-
-/* name demangled into m's arena, or name itself */
-static const char *demangle(pd_module *m, const char *name)
-{
-	char *d = NULL;
-	const char *copy;
-	size_t from;
-	int status = -1;
-
-	if (name[0] != '_' || name[1] != 'Z')
-		return name;
-	pthread_once(&demangler_once, find_demangler);
-	if (!demangler || !(d = demangler(name, NULL, NULL, &status)) || status) {
-		free(d);
-		return name;
-	}
-	from = name_start(d);
-	copy = fg_arena_strndup(&m->arena, d + from, strlen(d + from));
-	free(d);
-	return copy ? copy : name;
-}
-
 static fg_perfdata_frame *pool_add(pd_module *m)
 {
 	if (FG_ALLOC_GROW(m->pool, m->npool + 1, m->apool, 256))
@@ -996,7 +919,7 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		if (!(f = pool_add(m)))
 			return FG_ENOMEM;
 		f->addr = rel;
-		f->sym = sym ? demangle(m, sym->name) : NULL;
+		f->sym = sym ? pd_demangle(&m->arena, sym->name) : NULL;
 		f->module = m->path;
 		f->kernel = m->kernel;
 		if (m->kernel && sym && sym->mod)
