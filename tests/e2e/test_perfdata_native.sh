@@ -49,7 +49,8 @@ compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
 		"$(wc -l <"$name.text") stacks)"
 	if ! cmp -s "$name.text" "$name.native"; then
 		echo "$name: differences (< perf script, > native):"
-		diff "$name.text" "$name.native" | grep '^[<>]' | head -20 | sed 's/^/    /'
+		diff "$name.text" "$name.native" >"$name.diff" || true
+		sed -n 's/^\([<>]\)/    \1/p' "$name.diff" | head -20 || true
 	fi
 	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' && pass ||
 		fail "$name: only $pct% identical (at least 99% expected)"

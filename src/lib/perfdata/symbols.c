@@ -694,6 +694,9 @@ static int read_kallsyms(pd_symbols *s, fg_strbuf *text)
 		hex_id(&tmp, id);
 		if (!fg_strbuf_addf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->opts.buildid_dir, id))
 			rc = read_all(path.buf, text);
+		/* a copy perf is still writing ends inside a line */
+		if (!rc && (!text->len || text->buf[text->len - 1] != '\n'))
+			rc = 1;
 		if (rc > 0)
 			fg_strbuf_reset(text);
 	}
