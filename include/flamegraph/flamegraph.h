@@ -15,6 +15,7 @@
 #include "flamegraph/elfcheck.h"  /* link layout, debug info, frame pointers */
 #include "flamegraph/record.h"    /* perf / dtrace command lines */
 #include "flamegraph/collapse.h"  /* profiler text -> folded stacks */
+#include "flamegraph/perfdata.h"  /* perf.data read natively */
 #include "flamegraph/folded.h"    /* folded stacks: the stages' currency */
 #include "flamegraph/render.h"    /* folded stacks -> SVG */
 #include "flamegraph/pprof.h"     /* folded stacks -> pprof profile.proto */

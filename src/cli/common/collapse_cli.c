@@ -6,13 +6,14 @@
 #include "cli/common/diag.h"
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
+#include "cli/common/perfdata_cli.h"
 #include "flamegraph/error.h"
 #include "util/input.h"
 #include "util/outfile.h"
 
 struct collapse_args {
 	fg_collapse_opts opts;
-	bool all, no_inline, quiet;
+	bool all, no_inline, quiet, perf_script;
 	long long nthreads;
 	const char *output;
 	fg_strlist skip_after;
@@ -27,7 +28,8 @@ struct collapse_args {
 	FG_OPT_BOOL(0, "all", &(a)->all, "all annotations: --kernel --jit"), \
 	FG_OPT_BOOL(0, "addrs", &(a)->opts.include_addrs, "keep the address of frames whose symbol is unknown: [module <ADDR>]"), \
 	FG_OPT_STRING(0, "event-filter", &(a)->opts.event_filter, "EVENT", "keep only samples of EVENT (default: the first event type seen)"), \
-	FG_OPT_LIST(0, "skip-after", &(a)->skip_after, "FUNC", "drop the callers of FUNC: stacks start at FUNC (repeatable)")
+	FG_OPT_LIST(0, "skip-after", &(a)->skip_after, "FUNC", "drop the callers of FUNC: stacks start at FUNC (repeatable)"), \
+	FG_OPT_BOOL(0, "perf-script", &(a)->perf_script, "read a perf.data FILE through `perf script` instead of natively")
 
 #define DTRACE_OPTIONS(a) \
 	FG_OPT_BOOL(0, "includeoffset", &(a)->opts.include_offset, "keep +0x offsets of caller frames (DTrace)")
@@ -92,9 +94,17 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 	/* the output first: an unwritable one fails before the work */
 	if ((err = fg_outfile_open(&of, a->output)) || (err = fg_collapser_new(&c, format, &a->opts)))
 		goto done;
-	for (i = 0; i < (npos ? npos : 1); i++)
-		if ((err = fg_collapse_file(c, npos ? files[i] : "-")))
+	for (i = 0; i < (npos ? npos : 1); i++) {
+		const char *in = npos ? files[i] : "-";
+		/* a recording (perf.data) rather than text */
+		if (format != FG_FORMAT_DTRACE && fg_cli_is_perfdata(in))
+			err = fg_cli_collapse_perfdata(c, in, a->opts.inline_frames, a->perf_script,
+						       a->quiet);
+		else
+			err = fg_collapse_file(c, in);
+		if (err)
 			goto done;
+	}
 	if ((err = fg_collapser_finish(c)))
 		goto done;
 	report(c, a);
@@ -131,8 +141,13 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 	case FG_FORMAT_PERF:
 		cli.summary = "Folds `perf script` output into one 'frame;frame;... COUNT' line per distinct "
 			      "stack (root first, counts from the sample periods), sorted, for flamegraph-render. "
-			      "Reads the FILEs (gzip is detected) or stdin.";
-		cli.footer = "Example:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n";
+			      "Reads the FILEs (gzip is detected) or stdin. A FILE that is a perf.data recording "
+			      "is read natively, without perf script: frame-pointer call chains (perf record -g), "
+			      "symbols from ELF symbol tables, debug files and kallsyms, DWARF inlined frames, "
+			      "the same stacks as perf script's text gives. Recordings it does not read yet (dwarf "
+			      "call graphs, -z compression, the pipe form) go through perf script, with a note.";
+		cli.footer = "Examples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
+			     "  flamegraph-collapse-perf perf.data > out.folded\n";
 		cli.options = perf_options;
 		break;
 	case FG_FORMAT_DTRACE:

@@ -1,0 +1,136 @@
+/* The perf.data stage: reads a recording of `perf record` itself and
+ * gives its samples with their call chains symbolized, as `perf script`
+ * prints them, without running perf.
+ *
+ * What is read: the file form of perf.data (magic "PERFILE2", header
+ * size 104) on x86_64; event attributes (sample_type, sample_id_all);
+ * the records COMM, MMAP, MMAP2, FORK, EXIT, SAMPLE, LOST, LOST_SAMPLES
+ * and FINISHED_ROUND (other record types are skipped); the BUILD_ID and
+ * EVENT_DESC header features. Records are handled in time order, as perf
+ * does: those between two FINISHED_ROUND records are sorted by time.
+ * Call chains are the frame-pointer ones the kernel recorded
+ * (PERF_SAMPLE_CALLCHAIN with its PERF_CONTEXT_* markers).
+ *
+ * Symbols: user addresses through the MMAP/MMAP2 maps of the sample's
+ * process to an ELF file (the one named by the map when its build id is
+ * the recorded one, else the build-id cache), its symbol table (or that
+ * of its separate debug file, found by build id or debuglink under the
+ * debug folder); kernel addresses through
+ * kallsyms; C++ names demangled (by libstdc++'s __cxa_demangle, when
+ * it can be loaded) without their return type, as perf shows them. Each
+ * module is loaded once and each address resolved once.
+ *
+ * What is not read yet (fg_perfdata_unsupported says which, before any
+ * sample is given): the pipe form (`perf record -o -`), compressed
+ * records (-z), dwarf call graphs (user registers and stack copies, which
+ * need unwinding), AUX data, other architectures and byte orders. The
+ * caller then runs `perf script` instead.
+ *
+ * Memory: the file is mapped, not read; what the reader holds grows with
+ * the processes, threads, maps and modules of the recording and with the
+ * distinct addresses of its call chains (and the records of one round),
+ * not with the number of samples. */
+#ifndef FLAMEGRAPH_PERFDATA_H
+#define FLAMEGRAPH_PERFDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flamegraph/api.h"
+#include "flamegraph/collapse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+FG_API_BEGIN
+
+typedef struct fg_perfdata_opts {
+	bool inline_frames;      /* DWARF inlined frames of the frames the reader
+				    unwinds itself, as perf script without
+				    --no-inline lists them (innermost first).
+				    Frame-pointer chains have none in perf
+				    script's output, and dwarf call graphs are
+				    not read yet: no effect for now */
+	const char *kallsyms;    /* kernel symbols (NULL: /proc/kallsyms) */
+	const char *debug_dir;   /* separate debug files (NULL: /usr/lib/debug) */
+	const char *buildid_dir; /* perf's build-id cache, such as ~/.debug (NULL: none) */
+} fg_perfdata_opts;
+
+#define FG_PERFDATA_OPTS_INIT { .inline_frames = true, .kallsyms = NULL, \
+				.debug_dir = NULL, .buildid_dir = NULL }
+
+/* One frame of a sample's call chain. */
+typedef struct fg_perfdata_frame {
+	uint64_t addr;       /* as perf script prints it: relative to the module
+				for a mapped user address, else the address */
+	const char *sym;     /* symbol name; NULL: not known */
+	const char *module;  /* file name, "[kernel.kallsyms]", "[vdso]"...;
+				NULL: the address is in no map */
+	bool inlined;        /* a DWARF inlined frame (perf: "(inlined)") */
+	bool kernel;         /* a kernel address */
+} fg_perfdata_frame;
+
+/* One sample. Every pointer is owned by the reader and valid during the
+ * callback only. */
+typedef struct fg_perfdata_sample {
+	const char *comm;    /* the thread's command at the time (":TID" when
+				the recording never named it, as perf) */
+	int32_t pid, tid;
+	uint64_t time;       /* 0 without PERF_SAMPLE_TIME */
+	uint64_t period;     /* the sample's weight */
+	const char *event;   /* event name ("cpu-clock", "cycles:u", ...) */
+	const fg_perfdata_frame *frames; /* leaf first */
+	size_t nframes;
+} fg_perfdata_sample;
+
+typedef struct fg_perfdata_stats {
+	uint64_t samples;    /* samples given */
+	uint64_t lost;       /* samples the kernel reported lost (LOST, LOST_SAMPLES) */
+	uint64_t skipped;    /* records of types the reader does not know */
+	uint64_t modules;    /* ELF files loaded */
+} fg_perfdata_stats;
+
+typedef struct fg_perfdata fg_perfdata;
+
+/* True when buf starts with perf.data's magic ("PERFILE2"). */
+bool fg_perfdata_magic(const void *buf, size_t len);
+
+/* Opens the recording at path (mapped read-only) and reads its header,
+ * attributes and features. opts may be NULL; its strings must outlive r.
+ * Returns 0, FG_ENOTFOUND / FG_EIO (the file), FG_EPARSE ("PATH: offset
+ * N: what is wrong") or FG_ENOMEM. Free with fg_perfdata_free. */
+int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts *opts);
+/* The same for a recording in memory (tests, fuzzing); buf must outlive
+ * r; name is used in messages. */
+int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, size_t len,
+			 const fg_perfdata_opts *opts);
+
+/* NULL when the reader can read this recording, else a short static
+ * phrase saying what it holds that the reader does not support ("dwarf
+ * call graphs", "compressed records", ...). */
+const char *fg_perfdata_unsupported(const fg_perfdata *r);
+
+/* Calls cb for every sample, in time order. A non-zero return from cb
+ * stops and is returned. Returns 0, FG_EPARSE (a truncated or malformed
+ * record: "PATH: offset N: ..."; the samples before it were given),
+ * FG_EINVAL (an unsupported recording, or called twice) or FG_ENOMEM. */
+typedef int (*fg_perfdata_sample_cb)(void *ctx, const fg_perfdata_sample *s);
+int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+
+/* Feeds every sample into c as `perf script` would print it (header
+ * line with comm, PID/TID, period and event; one line per frame; an empty
+ * line), so that the collapser's rules and options apply unchanged.
+ * Returns as fg_perfdata_foreach, or the collapser's error. */
+int fg_perfdata_collapse(fg_perfdata *r, fg_collapser *c);
+
+/* Fills *out; complete after fg_perfdata_foreach. */
+void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out);
+
+void fg_perfdata_free(fg_perfdata *r);
+
+FG_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,22 @@
+/* Collapse input that is a perf.data recording: read natively
+ * (flamegraph/perfdata.h) or, when asked or when the recording holds
+ * what the reader does not support, through `perf script`. */
+#ifndef FG_CLI_PERFDATA_CLI_H
+#define FG_CLI_PERFDATA_CLI_H
+
+#include <stdbool.h>
+
+#include "flamegraph/collapse.h"
+
+/* True when the file at path starts with perf.data's magic. */
+bool fg_cli_is_perfdata(const char *path);
+
+/* Feeds the samples of the perf.data at path into c: natively unless
+ * force_script (or unsupported input: then a one-line note, unless
+ * quiet), else from `perf script -i path` ($PERF overrides perf).
+ * inline_frames: as perf script without --no-inline. Returns 0 or an
+ * FG_E* code (detail in fg_error_last). */
+int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
+			     bool force_script, bool quiet);
+
+#endif

@@ -1,0 +1,158 @@
+/* perf.data samples into the collapser, printed as `perf script` prints
+ * them (with the PID beside the TID, as `perf script -F +pid`):
+ *
+ *   comm PID/TID PERIOD EVENT:
+ *   \tADDR SYMBOL (MODULE)
+ *   ...
+ *   (empty line)
+ *
+ * so every rule of the collapser (the process frame, --pid/--tid, _[k]
+ * marks, [unknown] frames named after their module, --addrs, event
+ * filtering, --skip-after, cleaning of names) applies exactly as to perf
+ * script's text. Samples are batched into blocks, each fed at once. */
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/internal.h"
+#include "util/banned.h"
+
+#define BATCH ((size_t)1 << 20)
+
+/* Ends what was written in place after fg_strbuf_grow (which left room
+ * for it and its NUL). */
+static void set_end(fg_strbuf *b, char *p)
+{
+	b->len = (size_t)(p - b->buf);
+	*p = '\0';
+}
+
+struct sink {
+	fg_collapser *c;
+	fg_strbuf buf;
+	int err;
+};
+
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static int add_frame(fg_strbuf *b, const fg_perfdata_frame *f)
+{
+	const char *sym = f->sym ? f->sym : "[unknown]";
+	const char *mod = f->inlined ? "inlined" : f->module ? f->module : "[unknown]";
+	size_t slen = strlen(sym), mlen = strlen(mod), need = 1 + 16 + 1 + slen + 2 + mlen + 2;
+	char *p;
+	int err;
+
+	if ((err = fg_strbuf_grow(b, need)))
+		return err;
+	p = b->buf + b->len;
+	*p++ = '\t';
+	p = put_hex(p, f->addr);
+	*p++ = ' ';
+	memcpy(p, sym, slen);
+	p += slen;
+	*p++ = ' ';
+	*p++ = '(';
+	memcpy(p, mod, mlen);
+	p += mlen;
+	*p++ = ')';
+	*p++ = '\n';
+	set_end(b, p);
+	return 0;
+}
+
+static int add_header(fg_strbuf *b, const fg_perfdata_sample *s)
+{
+	size_t clen = strlen(s->comm), elen = strlen(s->event);
+	char *p;
+	int err;
+
+	if ((err = fg_strbuf_grow(b, clen + elen + 2 * 12 + 20 + 8)))
+		return err;
+	p = b->buf + b->len;
+	memcpy(p, s->comm, clen);
+	p += clen;
+	*p++ = ' ';
+	if (s->pid < 0)
+		*p++ = '-', p = put_dec(p, (uint64_t)-(int64_t)s->pid);
+	else
+		p = put_dec(p, (uint64_t)s->pid);
+	*p++ = '/';
+	if (s->tid < 0)
+		*p++ = '-', p = put_dec(p, (uint64_t)-(int64_t)s->tid);
+	else
+		p = put_dec(p, (uint64_t)s->tid);
+	*p++ = ' ';
+	p = put_dec(p, s->period);
+	*p++ = ' ';
+	memcpy(p, s->event, elen);
+	p += elen;
+	*p++ = ':';
+	*p++ = '\n';
+	set_end(b, p);
+	return 0;
+}
+
+static int on_sample(void *ctx, const fg_perfdata_sample *s)
+{
+	struct sink *k = ctx;
+	size_t i;
+	int err;
+
+	if ((err = add_header(&k->buf, s)))
+		return err;
+	for (i = 0; i < s->nframes; i++)
+		if ((err = add_frame(&k->buf, &s->frames[i])))
+			return err;
+	if ((err = fg_strbuf_addch(&k->buf, '\n')))
+		return err;
+	if (k->buf.len >= BATCH) {
+		if ((err = fg_collapser_feed(k->c, k->buf.buf, k->buf.len))) {
+			k->err = err;
+			return err;
+		}
+		fg_strbuf_reset(&k->buf);
+	}
+	return 0;
+}
+
+int fg_perfdata_collapse(fg_perfdata *r, fg_collapser *c)
+{
+	struct sink k;
+	int err;
+
+	k.c = c;
+	k.err = 0;
+	fg_strbuf_init(&k.buf, BATCH + 4096);
+	err = fg_perfdata_foreach(r, on_sample, &k);
+	if (!err && k.buf.len)
+		err = fg_collapser_feed(c, k.buf.buf, k.buf.len);
+	fg_strbuf_release(&k.buf);
+	return err;
+}

@@ -1,0 +1,145 @@
+/* Internals of the perf.data stage: the recording's state as the records
+ * build it (threads, processes and their maps: machine.c) and the
+ * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c).
+ * reader.c parses the file and drives both; collapse.c prints samples
+ * for the collapser. */
+#ifndef FG_PERFDATA_INTERNAL_H
+#define FG_PERFDATA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flamegraph/perfdata.h"
+#include "util/arena.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+
+/* ---- symbols.c ---- */
+
+struct pd_elfsym {
+	uint64_t start, end;      /* ELF virtual addresses; end exclusive */
+	const char *name;         /* in the module's arena (or text) */
+	const char *mod;          /* kallsyms: "[module]", or NULL */
+};
+
+/* A resolved address: frames[first .. first + n) of the module's pool. */
+struct pd_resolved {
+	uint32_t first, n;
+};
+
+typedef struct pd_module {
+	char *path;               /* as the map names it */
+	uint8_t build_id[20];
+	size_t build_id_len;      /* 0: the recording gave none */
+	bool loaded, kernel, vdso;
+	bool anon;                /* no file behind it: addresses stay as they are */
+	/* the runtime ELF's PT_LOAD segments: file offset -> address */
+	struct { uint64_t off, vaddr, filesz; } *segs;
+	size_t nsegs;
+	struct pd_elfsym *syms;   /* sorted by start */
+	size_t nsyms;
+	void *dwarf;              /* Dwarf * of the symbol file, or NULL */
+	void *dwarf_elf;          /* the Elf * it was opened from */
+	int dwarf_fd;
+	fg_arena arena;           /* names */
+	char *text;               /* kallsyms: the file, names cut in place */
+	fg_strmap cache;          /* 8-byte address -> packed pd_resolved */
+	fg_perfdata_frame *pool;  /* resolved frames */
+	size_t npool, apool;
+} pd_module;
+
+typedef struct pd_symbols {
+	fg_perfdata_opts opts;
+	fg_strmap modules;        /* path -> pd_module * */
+	pd_module kernel;         /* kallsyms, loaded on first use */
+	fg_strmap buildids;       /* path -> build id (from the BUILD_ID feature) */
+	uint64_t kernel_text;     /* where the recording's kernel map says _text
+				     was (0: not known) */
+	uint64_t loaded;
+} pd_symbols;
+
+void pd_symbols_init(pd_symbols *s, const fg_perfdata_opts *opts);
+void pd_symbols_release(pd_symbols *s);
+/* Records the build id perf saw for a file. */
+int pd_symbols_add_buildid(pd_symbols *s, const char *path, size_t plen, const uint8_t *id,
+			   size_t idlen);
+/* The module of a mapped file name (created, not loaded, on first use). */
+pd_module *pd_symbols_module(pd_symbols *s, const char *path);
+/* Resolves a user address (rel: relative to the file as the map gives
+ * it: address - map start + page offset) or, for the kernel module, an
+ * address: *frames points to n frames (innermost first) valid until the
+ * next call. Returns 0 or FG_ENOMEM. */
+int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
+		       size_t *n);
+
+/* ---- demangle.c ---- */
+
+/* A C++ name ("_Z...") demangled into arena without the return type
+ * template instances carry ("work::churn<long>(std::map<...>&, int)"),
+ * or name itself (not mangled, no demangler, not demangled). The
+ * demangler is libstdc++'s __cxa_demangle, looked up on first use. */
+const char *pd_demangle(fg_arena *arena, const char *name);
+
+/* ---- machine.c ---- */
+
+struct pd_map {
+	uint64_t start, end, pgoff; /* end exclusive */
+	pd_module *mod;
+};
+
+typedef struct pd_proc {
+	struct pd_map *maps;      /* sorted by start, not overlapping */
+	size_t n, alloc;
+} pd_proc;
+
+typedef struct pd_thread {
+	int32_t pid, tid;
+	const char *comm;         /* interned; NULL: never named */
+} pd_thread;
+
+typedef struct pd_machine {
+	fg_strmap threads;        /* 4-byte tid -> pd_thread * */
+	fg_strmap procs;          /* 4-byte pid -> pd_proc * */
+	fg_strmap names;          /* interned comms */
+	fg_arena arena;           /* threads */
+} pd_machine;
+
+void pd_machine_init(pd_machine *m);
+void pd_machine_release(pd_machine *m);
+/* The thread (created with its process' maps on first sight). NULL:
+ * FG_ENOMEM. */
+pd_thread *pd_machine_thread(pd_machine *m, int32_t pid, int32_t tid);
+pd_proc *pd_machine_proc(pd_machine *m, int32_t pid);
+int pd_machine_comm(pd_machine *m, int32_t pid, int32_t tid, const char *comm, size_t len);
+int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
+/* Adds a map to pid's process, replacing what it overlaps. */
+int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    pd_module *mod);
+/* The map of pid holding addr, or NULL. */
+const struct pd_map *pd_machine_find_map(pd_machine *m, int32_t pid, uint64_t addr);
+
+/* ---- byte access ---- */
+
+static inline uint64_t pd_u64(const unsigned char *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t pd_u32(const unsigned char *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t pd_u16(const unsigned char *p)
+{
+	uint16_t v;
+	__builtin_memcpy(&v, p, 2);
+	return v;
+}
+
+#endif

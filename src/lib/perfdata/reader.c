@@ -1,0 +1,787 @@
+/* perf.data, file form: a fixed header; the event attributes; the data
+ * section (the kernel's records and perf's own); after it, one {offset,
+ * size} per feature bit set in the header, pointing at the features.
+ *
+ * The file is mapped and walked record by record. Records between two
+ * FINISHED_ROUND records may be out of time order (perf writes one CPU's
+ * buffer after the other), so they are queued as {time, position} and,
+ * at each round's end, those up to the newest time of the rounds before
+ * are handled in time order (records of equal time in file order): the
+ * order perf itself uses, so a sample sees the names and maps perf shows
+ * with it. Nothing of a record is copied. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/internal.h"
+#include "util/banned.h"
+
+#define HEADER_SIZE 104
+#define FEAT_BUILD_ID 2
+#define FEAT_ARCH 6
+#define FEAT_EVENT_DESC 12
+#define FEAT_AUXTRACE 18
+#define FEAT_DIR_FORMAT 24
+#define FEAT_COMPRESSED 27
+
+/* perf's own record types (linux/perf_event.h has the kernel's) */
+#define REC_FINISHED_ROUND 68
+#define REC_AUXTRACE 71
+#define REC_COMPRESSED 81
+
+/* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
+#define MAX_STACK 127
+
+struct pd_attr {
+	uint64_t sample_type;
+	uint64_t sample_period;
+	const char *name;
+	const unsigned char *ids; /* u64 ids in the file */
+	size_t nids;
+};
+
+struct qent {
+	uint64_t time, seq, off;
+};
+
+struct fg_perfdata {
+	char *name;
+	const unsigned char *base;
+	size_t size;
+	bool mapped, used;
+	fg_perfdata_opts opts;
+	const char *unsupported;
+	struct pd_attr *attrs;
+	size_t nattrs;
+	uint64_t sample_type;     /* common to all attrs */
+	bool id_all;
+	uint64_t data_off, data_end;
+	pd_machine machine;
+	pd_symbols syms;
+	fg_perfdata_stats stats;
+	fg_arena arena;
+	struct qent *q;
+	size_t nq, aq;
+	uint64_t seq, next_flush, max_time;
+	fg_perfdata_frame *frames;
+	size_t nframes, aframes;
+	char comm_buf[24];
+};
+
+bool fg_perfdata_magic(const void *buf, size_t len)
+{
+	return len >= 8 && !memcmp(buf, "PERFILE2", 8);
+}
+
+static int bad(const fg_perfdata *r, uint64_t off, const char *what)
+{
+	return fg_error_set(FG_EPARSE, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+}
+
+/* True when [off, off + len) lies in the file. */
+static bool in_file(const fg_perfdata *r, uint64_t off, uint64_t len)
+{
+	return off <= r->size && len <= r->size - off;
+}
+
+/* A perf header string (u32 length, then the bytes, NUL-padded) at
+ * *off, bounded by end; NULL when malformed. */
+static const char *header_string(fg_perfdata *r, uint64_t *off, uint64_t end)
+{
+	uint32_t len;
+	const char *s;
+
+	if (*off + 4 > end)
+		return NULL;
+	len = pd_u32(r->base + *off);
+	if (len > end - *off - 4)
+		return NULL;
+	s = fg_arena_strndup(&r->arena, (const char *)r->base + *off + 4,
+			     strnlen((const char *)r->base + *off + 4, len));
+	*off += 4 + (uint64_t)len;
+	return s;
+}
+
+static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t size)
+{
+	/* each entry: the attribute, then the {offset, size} of its ids */
+	uint64_t entry = attr_size, i;
+
+	if (attr_size < 64 + 16 || attr_size > 4096)
+		return bad(r, 16, "attribute size out of range");
+	attr_size -= 16;
+	if (!in_file(r, off, size) || size % entry)
+		return bad(r, 24, "attribute section outside the file");
+	r->nattrs = size / entry;
+	if (!r->nattrs)
+		return bad(r, 24, "no event attributes");
+	if (!(r->attrs = fg_calloc(r->nattrs, sizeof(*r->attrs))))
+		return FG_ENOMEM;
+	for (i = 0; i < r->nattrs; i++) {
+		const unsigned char *a = r->base + off + i * entry;
+		struct pd_attr *at = &r->attrs[i];
+		uint64_t flags = pd_u64(a + 40), ids_off = pd_u64(a + attr_size),
+			 ids_size = pd_u64(a + attr_size + 8);
+		at->sample_type = pd_u64(a + 24);
+		at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
+		if (!in_file(r, ids_off, ids_size))
+			return bad(r, off + i * entry + attr_size, "event ids outside the file");
+		at->ids = r->base + ids_off;
+		at->nids = (size_t)(ids_size / 8);
+		if (i == 0) {
+			r->sample_type = at->sample_type;
+			r->id_all = (flags >> 18) & 1;
+		} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1)) {
+			if (!r->unsupported)
+				r->unsupported = "events with different sample formats";
+		}
+		if ((at->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) && !r->unsupported)
+			r->unsupported = "dwarf call graphs (user registers and stack copies)";
+		if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
+			r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
+	}
+	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
+		r->unsupported = "samples without an address or call chain";
+	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
+		r->unsupported = "samples without a thread id";
+	return 0;
+}
+
+static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
+{
+	uint32_t nr, attr_size, i;
+
+	if (off + 8 > end)
+		return bad(r, off, "event description truncated");
+	nr = pd_u32(r->base + off);
+	attr_size = pd_u32(r->base + off + 4);
+	off += 8;
+	for (i = 0; i < nr; i++) {
+		uint32_t nids;
+		const char *name;
+		if (attr_size > end - off || end - off - attr_size < 4)
+			return bad(r, off, "event description truncated");
+		off += attr_size;
+		nids = pd_u32(r->base + off);
+		off += 4;
+		if (!(name = header_string(r, &off, end)))
+			return bad(r, off, "event name truncated");
+		if ((uint64_t)nids * 8 > end - off)
+			return bad(r, off, "event ids truncated");
+		off += (uint64_t)nids * 8;
+		if (i < r->nattrs)
+			r->attrs[i].name = name;
+	}
+	return 0;
+}
+
+static int read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
+{
+	while (off + 8 <= end) {
+		uint16_t misc = pd_u16(r->base + off + 4), size = pd_u16(r->base + off + 6);
+		const char *name;
+		size_t idlen = 20;
+		int err;
+		if (size < 36 || size > end - off)
+			return bad(r, off, "build id record truncated");
+		if (misc & (1u << 15)) /* the id's size is given */
+			idlen = r->base[off + 12 + 20] > 20 ? 20 : r->base[off + 12 + 20];
+		name = (const char *)r->base + off + 36;
+		if ((err = pd_symbols_add_buildid(&r->syms, name, strnlen(name, size - 36u),
+						  r->base + off + 12, idlen)))
+			return err;
+		off += size;
+	}
+	return 0;
+}
+
+/* The feature sections this reader uses; others are skipped. */
+static int read_features(fg_perfdata *r, const unsigned char *bits)
+{
+	uint64_t table = r->data_end, off, size;
+	int feat, err, idx = 0;
+
+	for (feat = 0; feat < 256; feat++) {
+		if (!(bits[feat / 8] >> (feat % 8) & 1))
+			continue;
+		if (!in_file(r, table + (uint64_t)idx * 16, 16))
+			return bad(r, table + (uint64_t)idx * 16, "feature table truncated");
+		off = pd_u64(r->base + table + (uint64_t)idx * 16);
+		size = pd_u64(r->base + table + (uint64_t)idx * 16 + 8);
+		idx++;
+		if (!in_file(r, off, size))
+			return bad(r, table + (uint64_t)(idx - 1) * 16, "feature section outside the file");
+		err = 0;
+		switch (feat) {
+		case FEAT_BUILD_ID:
+			err = read_build_ids(r, off, off + size);
+			break;
+		case FEAT_EVENT_DESC:
+			err = read_event_desc(r, off, off + size);
+			break;
+		case FEAT_ARCH: {
+			uint64_t p = off;
+			const char *arch = header_string(r, &p, off + size);
+			if (arch && strcmp(arch, "x86_64") && !r->unsupported)
+				r->unsupported = "recordings of other architectures than x86_64";
+			break;
+		}
+		case FEAT_COMPRESSED:
+			if (!r->unsupported)
+				r->unsupported = "compressed records (perf record -z)";
+			break;
+		case FEAT_AUXTRACE:
+			if (!r->unsupported)
+				r->unsupported = "AUX area data";
+			break;
+		case FEAT_DIR_FORMAT:
+			if (!r->unsupported)
+				r->unsupported = "perf.data folders";
+			break;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_header(fg_perfdata *r)
+{
+	const unsigned char *h = r->base;
+	uint64_t hsize, data_off, data_size;
+
+	if (r->size < 16 || !fg_perfdata_magic(h, r->size)) {
+		if (r->size >= 8 && !memcmp(h, "2ELIFREP", 8)) {
+			r->unsupported = "perf.data of the other byte order";
+			return 0;
+		}
+		return bad(r, 0, "not a perf.data file (no PERFILE2 magic)");
+	}
+	hsize = pd_u64(h + 8);
+	if (hsize == 16) {
+		r->unsupported = "the pipe form of perf.data (perf record -o -)";
+		return 0;
+	}
+	if (hsize != HEADER_SIZE)
+		return bad(r, 8, "unknown header size");
+	if (r->size < HEADER_SIZE)
+		return bad(r, r->size, "file ends inside its header");
+	data_off = pd_u64(h + 40);
+	data_size = pd_u64(h + 48);
+	if (!in_file(r, data_off, data_size))
+		return bad(r, 40, "data section outside the file (truncated recording?)");
+	r->data_off = data_off;
+	r->data_end = data_off + data_size;
+	if (pd_u64(h + 16) > 4096)
+		return bad(r, 16, "attribute size out of range");
+	{
+		int err = read_attrs(r, pd_u64(h + 16), pd_u64(h + 24), pd_u64(h + 32));
+		if (err)
+			return err;
+	}
+	return read_features(r, h + 72);
+}
+
+static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
+{
+	fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
+
+	r->opts = opts ? *opts : defaults;
+	if (!(r->name = fg_strdup(name)))
+		return FG_ENOMEM;
+	pd_machine_init(&r->machine);
+	pd_symbols_init(&r->syms, &r->opts);
+	/* perf script lists inlined frames only for the frames it unwinds
+	 * itself (dwarf call graphs): never for the kernel's frame-pointer
+	 * chains, the only ones read here so far */
+	r->syms.opts.inline_frames = false;
+	return parse_header(r);
+}
+
+int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, size_t len,
+			 const fg_perfdata_opts *opts)
+{
+	fg_perfdata *r;
+	int err;
+
+	*out = NULL;
+	if (!(r = fg_calloc(1, sizeof(*r))))
+		return FG_ENOMEM;
+	r->base = buf;
+	r->size = len;
+	if ((err = setup(r, name, opts))) {
+		fg_perfdata_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts *opts)
+{
+	struct stat st;
+	void *map = NULL;
+	int fd, err;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO, "%s: %s", path,
+				    strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return fg_error_set(FG_EIO, "%s: not a regular file", path);
+	}
+	if (st.st_size > 0 &&
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		err = fg_error_set(FG_EIO, "%s: %s", path, strerror(errno));
+		close(fd);
+		return err;
+	}
+	close(fd);
+	if (map)
+		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	err = fg_perfdata_open_mem(out, path, map ? map : "", (size_t)st.st_size, opts);
+	if (err) {
+		if (map)
+			munmap(map, (size_t)st.st_size);
+		return err;
+	}
+	(*out)->mapped = map != NULL;
+	return 0;
+}
+
+const char *fg_perfdata_unsupported(const fg_perfdata *r)
+{
+	return r->unsupported;
+}
+
+void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out)
+{
+	*out = r->stats;
+	out->modules = r->syms.loaded;
+}
+
+void fg_perfdata_free(fg_perfdata *r)
+{
+	if (!r)
+		return;
+	if (r->mapped)
+		munmap((void *)r->base, r->size);
+	pd_machine_release(&r->machine);
+	pd_symbols_release(&r->syms);
+	fg_arena_release(&r->arena);
+	free(r->attrs);
+	free(r->q);
+	free(r->frames);
+	free(r->name);
+	free(r);
+}
+
+/* ---- records ---- */
+
+/* Position of the time in a non-sample record's sample_id trailer,
+ * counted back from the record's end; 0: none. */
+static size_t trailer_time_back(const fg_perfdata *r)
+{
+	uint64_t t = r->sample_type;
+	size_t back = 8;
+
+	if (!r->id_all || !(t & PERF_SAMPLE_TIME))
+		return 0;
+	back += (t & PERF_SAMPLE_ID) ? 8 : 0;
+	back += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	back += (t & PERF_SAMPLE_CPU) ? 8 : 0;
+	back += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	return back;
+}
+
+/* The sample fields this reader uses, from a SAMPLE record. */
+struct sample {
+	uint64_t ip, time, id, period;
+	int32_t pid, tid;
+	const unsigned char *chain;
+	uint64_t nchain;
+	bool has_id;
+};
+
+static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struct sample *s)
+{
+	const unsigned char *p = r->base + off + 8, *end = r->base + off + size;
+	uint64_t t = r->sample_type;
+
+	memset(s, 0, sizeof(*s));
+#define NEED(n) do { if ((size_t)(end - p) < (n)) return bad(r, off, "sample record shorter than its fields"); } while (0)
+	if (t & PERF_SAMPLE_IDENTIFIER) {
+		NEED(8);
+		s->id = pd_u64(p);
+		s->has_id = true;
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_IP) {
+		NEED(8);
+		s->ip = pd_u64(p);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_TID) {
+		NEED(8);
+		s->pid = (int32_t)pd_u32(p);
+		s->tid = (int32_t)pd_u32(p + 4);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_TIME) {
+		NEED(8);
+		s->time = pd_u64(p);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_ADDR) {
+		NEED(8);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_ID) {
+		NEED(8);
+		s->id = pd_u64(p);
+		s->has_id = true;
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_STREAM_ID) {
+		NEED(8);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_CPU) {
+		NEED(8);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_PERIOD) {
+		NEED(8);
+		s->period = pd_u64(p);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		NEED(8);
+		s->nchain = pd_u64(p);
+		p += 8;
+		if (s->nchain > (uint64_t)(end - p) / 8)
+			return bad(r, off, "call chain longer than its record");
+		s->chain = p;
+	}
+#undef NEED
+	return 0;
+}
+
+static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
+{
+	size_t i, k;
+
+	if (r->nattrs == 1 || !s->has_id)
+		return &r->attrs[0];
+	for (i = 0; i < r->nattrs; i++)
+		for (k = 0; k < r->attrs[i].nids; k++)
+			if (pd_u64(r->attrs[i].ids + 8 * k) == s->id)
+				return &r->attrs[i];
+	return &r->attrs[0];
+}
+
+static int add_frame(fg_perfdata *r, const fg_perfdata_frame *f)
+{
+	if (FG_ALLOC_GROW(r->frames, r->nframes + 1, r->aframes, 64))
+		return FG_ENOMEM;
+	r->frames[r->nframes++] = *f;
+	return 0;
+}
+
+/* Appends the frames of one address, in the context (user or kernel)
+ * its call chain marker gave. */
+static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
+{
+	const fg_perfdata_frame *fs;
+	fg_perfdata_frame unknown = { ip, NULL, NULL, false, kernel };
+	const struct pd_map *map;
+	size_t n, i;
+	int err;
+
+	if (kernel) {
+		if ((err = pd_symbols_resolve(&r->syms, &r->syms.kernel, ip, &fs, &n)))
+			return err;
+		for (i = 0; i < n; i++)
+			if ((err = add_frame(r, &fs[i])))
+				return err;
+		return 0;
+	}
+	map = pd_machine_find_map(&r->machine, pid, ip);
+	if (!map || !map->mod)
+		return add_frame(r, &unknown);
+	if (map->mod->kernel || map->mod->anon) {
+		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip, &fs, &n)))
+			return err;
+	} else {
+		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip - map->start + map->pgoff, &fs, &n)))
+			return err;
+	}
+	for (i = 0; i < n; i++)
+		if ((err = add_frame(r, &fs[i])))
+			return err;
+	return 0;
+}
+
+static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
+		     fg_perfdata_sample_cb cb, void *ctx)
+{
+	struct sample s;
+	const struct pd_attr *attr;
+	fg_perfdata_sample out;
+	pd_thread *t;
+	int err;
+
+	if ((err = parse_sample(r, off, size, &s)))
+		return err;
+	attr = attr_of(r, &s);
+	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
+		return FG_ENOMEM;
+	r->nframes = 0;
+	if (s.chain) {
+		bool kernel = false;
+		uint64_t i, depth = 0;
+		for (i = 0; i < s.nchain && depth < MAX_STACK; i++) {
+			uint64_t ip = pd_u64(s.chain + 8 * i);
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+				continue;
+			}
+			depth++;
+			if ((err = add_address(r, s.pid, ip, kernel)))
+				return err;
+		}
+	} else if ((err = add_address(r, s.pid, s.ip,
+				      (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL))) {
+		return err;
+	}
+	memset(&out, 0, sizeof(out));
+	if (t->comm) {
+		out.comm = t->comm;
+	} else {
+		snprintf(r->comm_buf, sizeof(r->comm_buf), ":%d", (int)s.tid);
+		out.comm = r->comm_buf;
+	}
+	out.pid = s.pid;
+	out.tid = s.tid;
+	out.time = s.time;
+	out.period = (r->sample_type & PERF_SAMPLE_PERIOD) ? s.period : attr->sample_period;
+	out.event = attr->name ? attr->name : "event";
+	out.frames = r->frames;
+	out.nframes = r->nframes;
+	r->stats.samples++;
+	return cb(ctx, &out);
+}
+
+/* A record's file name field: NUL-terminated within the record. */
+static const char *record_name(const fg_perfdata *r, uint64_t off, uint16_t size, size_t at)
+{
+	const char *s = (const char *)r->base + off + at;
+
+	if (at >= size || !memchr(s, '\0', size - at))
+		return NULL;
+	return s;
+}
+
+static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
+{
+	const unsigned char *p = r->base + off;
+	size_t name_at = type == PERF_RECORD_MMAP2 ? 72 : 40;
+	const char *name = record_name(r, off, size, name_at);
+	pd_module *mod;
+	int32_t pid;
+
+	if (!name)
+		return bad(r, off, "map record without a file name");
+	if (type == PERF_RECORD_MMAP2 && (pd_u16(p + 4) & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		uint8_t n = p[40] > 20 ? 20 : p[40];
+		if (!fg_strmap_get(&r->syms.buildids, name, strlen(name)) &&
+		    pd_symbols_add_buildid(&r->syms, name, strlen(name), p + 44, n))
+			return FG_ENOMEM;
+	}
+	if (!(mod = pd_symbols_module(&r->syms, name)))
+		return FG_ENOMEM;
+	pid = (int32_t)pd_u32(p + 8);
+	/* the kernel's and its modules' maps (pid -1) are kallsyms'; the
+	 * kernel's is named after the symbol it gives the address of */
+	if (mod->kernel) {
+		if (!strcmp(name, "[kernel.kallsyms]_text"))
+			r->syms.kernel_text = pd_u64(p + 32);
+		return 0;
+	}
+	return pd_machine_mmap(&r->machine, pid, pd_u64(p + 16), pd_u64(p + 24), pd_u64(p + 32), mod);
+}
+
+static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *ctx)
+{
+	const unsigned char *p = r->base + off;
+	uint32_t type = pd_u32(p);
+	uint16_t misc = pd_u16(p + 4), size = pd_u16(p + 6);
+	const char *comm;
+
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+		return do_sample(r, off, size, misc, cb, ctx);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (size < (type == PERF_RECORD_MMAP2 ? 72 : 40))
+			return bad(r, off, "map record too short");
+		return do_mmap(r, off, size, type);
+	case PERF_RECORD_COMM:
+		if (size < 16 || !(comm = record_name(r, off, size, 16)))
+			return bad(r, off, "comm record too short");
+		return pd_machine_comm(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12), comm,
+				       strlen(comm));
+	case PERF_RECORD_FORK:
+		if (size < 32)
+			return bad(r, off, "fork record too short");
+		return pd_machine_fork(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12),
+				       (int32_t)pd_u32(p + 16), (int32_t)pd_u32(p + 20));
+	case PERF_RECORD_LOST:
+		if (size >= 24)
+			r->stats.lost += pd_u64(p + 16);
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (size >= 16)
+			r->stats.lost += pd_u64(p + 8);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_qent(const void *pa, const void *pb)
+{
+	const struct qent *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Handles the queued records up to time limit (all: UINT64_MAX). */
+static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void *ctx)
+{
+	size_t i, n;
+	int err = 0;
+
+	qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
+	for (n = 0; n < r->nq && r->q[n].time <= limit; n++)
+		if ((err = handle(r, r->q[n].off, cb, ctx)))
+			break;
+	if (err)
+		return err;
+	for (i = n; i < r->nq; i++)
+		r->q[i - n] = r->q[i];
+	r->nq -= n;
+	return 0;
+}
+
+static bool is_queued_type(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		return true;
+	}
+	return false;
+}
+
+/* The time of the record at off (0 when it carries none). */
+static int record_time(const fg_perfdata *r, uint64_t off, uint32_t type, uint16_t size,
+		       uint64_t *time)
+{
+	*time = 0;
+	if (!(r->sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (type == PERF_RECORD_SAMPLE) {
+		struct sample s;
+		int err = parse_sample(r, off, size, &s);
+		if (err)
+			return err;
+		*time = s.time;
+	} else {
+		size_t back = trailer_time_back(r);
+		if (back && back <= (size_t)size - 8)
+			*time = pd_u64(r->base + off + size - back);
+	}
+	return 0;
+}
+
+static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint64_t off = r->data_off, time;
+	bool ordered = (r->sample_type & PERF_SAMPLE_TIME) != 0;
+	int err;
+
+	while (off < r->data_end) {
+		uint32_t type;
+		uint16_t size;
+		if (r->data_end - off < 8)
+			return bad(r, off, "record header truncated");
+		type = pd_u32(r->base + off);
+		size = pd_u16(r->base + off + 6);
+		if (size < 8)
+			return bad(r, off, "record smaller than its header");
+		if (size > r->data_end - off)
+			return bad(r, off, "record truncated (the recording was cut short?)");
+		if (type == REC_COMPRESSED)
+			return fg_error_set(FG_EINVAL, "%s: offset %llu: compressed records are not "
+				"supported", r->name, (unsigned long long)off);
+		if (type == REC_FINISHED_ROUND) {
+			if ((err = flush(r, r->next_flush, cb, ctx)))
+				return err;
+			r->next_flush = r->max_time;
+		} else if (is_queued_type(type)) {
+			if ((err = record_time(r, off, type, size, &time)))
+				return err;
+			if (!ordered) {
+				if ((err = handle(r, off, cb, ctx)))
+					return err;
+			} else {
+				if (FG_ALLOC_GROW(r->q, r->nq + 1, r->aq, 1024))
+					return FG_ENOMEM;
+				r->q[r->nq].time = time;
+				r->q[r->nq].seq = r->seq++;
+				r->q[r->nq++].off = off;
+				if (time > r->max_time)
+					r->max_time = time;
+			}
+		} else if (type < PERF_RECORD_MAX || type >= 64) {
+			if (type == REC_AUXTRACE && size >= 16) {
+				/* its data follows the record */
+				uint64_t extra = pd_u64(r->base + off + 8);
+				if (extra > r->data_end - off - size)
+					return bad(r, off, "AUX data truncated");
+				off += extra;
+			}
+		} else {
+			r->stats.skipped++;
+		}
+		off += size;
+	}
+	return flush(r, UINT64_MAX, cb, ctx);
+}
+
+int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	if (r->unsupported)
+		return fg_error_set(FG_EINVAL, "%s: %s are not supported", r->name, r->unsupported);
+	if (r->used)
+		return fg_error_set(FG_EINVAL, "%s: samples already read", r->name);
+	r->used = true;
+	return walk(r, cb, ctx);
+}

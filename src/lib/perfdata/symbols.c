@@ -1,0 +1,957 @@
+/* Symbol sources of the perf.data reader, each loaded once, on the first
+ * address that needs it:
+ * - a mapped ELF file: its PT_LOAD segments (to turn the file-relative
+ *   addresses of the maps into ELF addresses) and the symbol table of the
+ *   first file in perf's order that has one: the debuglink target, the
+ *   build-id debug file under the debug folder, the file itself (or its
+ *   .dynsym when nothing has a .symtab). The file itself is the one the
+ *   map names when its build id is the recorded one, else the copy in
+ *   the build-id cache;
+ * - the DWARF of that symbol file, for inlined frames: the scopes around
+ *   an address, innermost first, as addr2line -i lists them;
+ * - kallsyms for kernel addresses.
+ * Which symbol wins at an address several share, and where one without a
+ * size ends, follow perf's documented choices (sized over unsized, strong
+ * over weak, global over local, fewer leading underscores, the longer
+ * name, else the first); each address is resolved once per module. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/internal.h"
+#include "util/banned.h"
+
+/* Unresolved frames of inlined scopes kept per address, at most. */
+#define MAX_INLINE 64
+
+void pd_symbols_init(pd_symbols *s, const fg_perfdata_opts *opts)
+{
+	fg_strmap empty = FG_STRMAP_INIT;
+
+	memset(s, 0, sizeof(*s));
+	elf_version(EV_CURRENT);
+	s->opts = *opts;
+	s->modules = empty;
+	s->buildids = empty;
+	s->kernel.kernel = true;
+	s->kernel.path = "[kernel.kallsyms]";
+	s->kernel.dwarf_fd = -1;
+}
+
+static void module_release(pd_module *m)
+{
+	if (m->dwarf)
+		dwarf_end(m->dwarf);
+	if (m->dwarf_elf)
+		elf_end(m->dwarf_elf);
+	if (m->dwarf_fd >= 0)
+		close(m->dwarf_fd);
+	free(m->segs);
+	free(m->syms);
+	free(m->text);
+	free(m->pool);
+	fg_strmap_release(&m->cache);
+	fg_arena_release(&m->arena);
+}
+
+void pd_symbols_release(pd_symbols *s)
+{
+	size_t i = 0;
+	fg_strmap_entry *e;
+
+	while ((e = fg_strmap_next(&s->modules, &i))) {
+		pd_module *m = e->value.p;
+		module_release(m);
+		free(m->path);
+		free(m);
+	}
+	fg_strmap_release(&s->modules);
+	fg_strmap_release(&s->buildids);
+	module_release(&s->kernel);
+}
+
+int pd_symbols_add_buildid(pd_symbols *s, const char *path, size_t plen, const uint8_t *id,
+			   size_t idlen)
+{
+	fg_strmap_entry *e = fg_strmap_put(&s->buildids, path, plen);
+	uint8_t *copy;
+
+	if (!e || !(copy = fg_arena_alloc(&s->buildids.keys, 21)))
+		return FG_ENOMEM;
+	if (idlen > 20)
+		idlen = 20;
+	copy[0] = (uint8_t)idlen;
+	memcpy(copy + 1, id, idlen);
+	e->value.p = copy;
+	return 0;
+}
+
+static bool is_kernel_name(const char *path)
+{
+	return !strncmp(path, "[kernel.kallsyms]", 17) || !strncmp(path, "[guest.kernel", 13) ||
+	       (path[0] == '/' && strstr(path, ".ko") && strstr(path, "/lib/modules/"));
+}
+
+pd_module *pd_symbols_module(pd_symbols *s, const char *path)
+{
+	size_t len = strlen(path);
+	fg_strmap_entry *e;
+	pd_module *m;
+
+	if (is_kernel_name(path))
+		return &s->kernel;
+	if (!(e = fg_strmap_put(&s->modules, path, len)))
+		return NULL;
+	if ((m = e->value.p))
+		return m;
+	if (!(m = fg_calloc(1, sizeof(*m))) || !(m->path = fg_strndup(path, len))) {
+		free(m);
+		return NULL;
+	}
+	m->dwarf_fd = -1;
+	m->vdso = !strcmp(path, "[vdso]");
+	/* memory with no file: perf shows its addresses unchanged */
+	m->anon = !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) ||
+		  !strncmp(path, "/anon_hugepage", 14) || !strncmp(path, "[stack", 6) ||
+		  !strcmp(path, "[heap]") || !strncmp(path, "/SYSV", 5) || !strncmp(path, "[anon:", 6);
+	m->loaded = m->anon;
+	if ((e = fg_strmap_get(&s->buildids, path, len))) {
+		const uint8_t *id = e->value.p;
+		m->build_id_len = id[0];
+		memcpy(m->build_id, id + 1, id[0]);
+	}
+	/* after the lookup above: the put may have moved the entries */
+	e = fg_strmap_get(&s->modules, path, len);
+	e->value.p = m;
+	return m;
+}
+
+/* ---- ELF files ---- */
+
+/* The GNU build id of an ELF, in *id (up to 20 bytes); 0: none. */
+static size_t elf_build_id(Elf *elf, uint8_t *id)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_off, "GNU", 4)) {
+				size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+				memcpy(id, (const char *)d->d_buf + desc_off, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool build_id_matches(const pd_module *m, Elf *elf)
+{
+	uint8_t id[20];
+	size_t n;
+
+	if (!m->build_id_len)
+		return true;
+	n = elf_build_id(elf, id);
+	return n == m->build_id_len && !memcmp(id, m->build_id, n);
+}
+
+/* Opens path as an ELF file; *fd gets its descriptor. */
+static Elf *open_elf(const char *path, int *fd)
+{
+	struct stat st;
+	Elf *elf;
+
+	/* a recording names any path: never block on a FIFO or read a device */
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0)
+		return NULL;
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return elf;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		if (!gelf_getshdr(scn, out) || !(n = elf_strptr(elf, shstrndx, out->sh_name)))
+			continue;
+		if (!strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static bool has_section_type(Elf *elf, uint32_t type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+static int read_segments(pd_module *m, Elf *elf)
+{
+	size_t i, n, alloc = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (FG_ALLOC_GROW(m->segs, m->nsegs + 1, alloc, 4))
+			return FG_ENOMEM;
+		m->segs[m->nsegs].off = ph.p_offset;
+		m->segs[m->nsegs].vaddr = ph.p_vaddr;
+		m->segs[m->nsegs].filesz = ph.p_filesz;
+		m->nsegs++;
+	}
+	return 0;
+}
+
+/* perf's preference between two symbols at one address: true when a
+ * should be kept over b. */
+static bool better(const struct pd_elfsym *a, int abind, const struct pd_elfsym *b, int bbind)
+{
+	size_t ua = 0, ub = 0, la, lb;
+
+	if ((a->end > a->start) != (b->end > b->start))
+		return a->end > a->start;
+	if ((abind == STB_WEAK) != (bbind == STB_WEAK))
+		return bbind == STB_WEAK;
+	if ((abind == STB_GLOBAL) != (bbind == STB_GLOBAL))
+		return abind == STB_GLOBAL;
+	while (a->name[ua] == '_')
+		ua++;
+	while (b->name[ub] == '_')
+		ub++;
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	return la >= lb;
+}
+
+struct rawsym {
+	struct pd_elfsym s;
+	int bind;
+	size_t seq;
+};
+
+static int cmp_rawsym(const void *pa, const void *pb)
+{
+	const struct rawsym *a = pa, *b = pb;
+
+	if (a->s.start != b->s.start)
+		return a->s.start < b->s.start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Sorts raw[0..n), keeps one symbol per address and gives the unsized
+ * ones the next symbol's start as end; the result goes to m->syms. */
+static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n)
+{
+	size_t i, k = 0;
+
+	if (n)
+		qsort(raw, n, sizeof(*raw), cmp_rawsym);
+	for (i = 0; i < n; i++) {
+		if (k && raw[k - 1].s.start == raw[i].s.start) {
+			if (!better(&raw[k - 1].s, raw[k - 1].bind, &raw[i].s, raw[i].bind))
+				raw[k - 1] = raw[i];
+			continue;
+		}
+		raw[k++] = raw[i];
+	}
+	for (i = 0; i + 1 < k; i++)
+		if (raw[i].s.end == raw[i].s.start)
+			raw[i].s.end = raw[i + 1].s.start;
+	if (!(m->syms = fg_malloc((k ? k : 1) * sizeof(*m->syms))))
+		return FG_ENOMEM;
+	for (i = 0; i < k; i++)
+		m->syms[i] = raw[i].s;
+	m->nsyms = k;
+	return 0;
+}
+
+static bool section_is_text(Elf *elf, size_t shstrndx, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+	const char *name;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		return false;
+	return strstr(name, "text") != NULL || strstr(name, "data") != NULL;
+}
+
+/* A growing list of symbols before finish_symbols. */
+struct rawlist {
+	struct rawsym *v;
+	size_t n, alloc;
+};
+
+static int raw_add(pd_module *m, struct rawlist *l, uint64_t start, uint64_t size,
+		   const char *name, size_t nlen, int bind)
+{
+	struct rawsym *r;
+
+	if (FG_ALLOC_GROW(l->v, l->n + 1, l->alloc, 256))
+		return FG_ENOMEM;
+	r = &l->v[l->n];
+	r->s.start = start;
+	r->s.end = start + size;
+	r->s.mod = NULL;
+	if (!(r->s.name = fg_arena_strndup(&m->arena, name, nlen)))
+		return FG_ENOMEM;
+	r->bind = bind;
+	r->seq = l->n++;
+	return 0;
+}
+
+/* Adds the functions and labels of table `type` of elf. */
+static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type, struct rawlist *l)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i, count, shstrndx;
+	Elf_Data *d;
+	int err;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			break;
+	if (!scn || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		return 0;
+	count = sh.sh_size / sh.sh_entsize;
+	for (i = 1; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int t;
+		if (!gelf_getsym(d, (int)i, &sym))
+			continue;
+		t = GELF_ST_TYPE(sym.st_info);
+		if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
+			continue;
+		if (!sym.st_name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
+			continue;
+		/* functions in any section (_init in .init); labels only in
+		 * text (or data) sections, as perf takes them */
+		if (t == STT_NOTYPE && !section_is_text(elf, shstrndx, sym.st_shndx))
+			continue;
+		if ((err = raw_add(m, l, sym.st_value, sym.st_size, name, strlen(name),
+				   GELF_ST_BIND(sym.st_info))))
+			return err;
+	}
+	return 0;
+}
+
+/* perf names the PLT entries of a file after the functions they call:
+ * entry i of .plt.sec (or of .plt, after its 16-byte header) is the i-th
+ * relocation of .rela.plt, "NAME@plt" ("@plt" for one without a symbol,
+ * such as an IRELATIVE one). */
+static int plt_symbols(pd_module *m, Elf *elf, struct rawlist *l)
+{
+	GElf_Shdr plt, rela, dynsym;
+	Elf_Scn *rscn, *sscn;
+	Elf_Data *rd, *sd;
+	uint64_t base, entry = 16;
+	size_t i, count;
+	char name[512];
+	int err;
+
+	if (!(rscn = find_section(elf, ".rela.plt", &rela)) || rela.sh_type != SHT_RELA ||
+	    !rela.sh_entsize || !(rd = elf_getdata(rscn, NULL)))
+		return 0;
+	if (find_section(elf, ".plt.sec", &plt))
+		base = plt.sh_addr;
+	else if (find_section(elf, ".plt", &plt))
+		base = plt.sh_addr + 16;
+	else
+		return 0;
+	if (!(sscn = elf_getscn(elf, rela.sh_link)) || !gelf_getshdr(sscn, &dynsym) ||
+	    !(sd = elf_getdata(sscn, NULL)))
+		return 0;
+	count = rela.sh_size / rela.sh_entsize;
+	for (i = 0; i < count; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *sname = "";
+		int len;
+		if (!gelf_getrela(rd, (int)i, &r))
+			continue;
+		if (GELF_R_SYM(r.r_info) && gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) &&
+		    !(sname = elf_strptr(elf, dynsym.sh_link, sym.st_name)))
+			sname = "";
+		len = snprintf(name, sizeof(name), "%s@plt", sname);
+		if (len < 0 || (size_t)len >= sizeof(name))
+			continue;
+		if ((err = raw_add(m, l, base + i * entry, entry, name, (size_t)len, STB_GLOBAL)))
+			return err;
+	}
+	return 0;
+}
+
+/* The .gnu_debuglink name of elf, or NULL. */
+static const char *debuglink(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d;
+
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !d->d_size)
+		return NULL;
+	if (!memchr(d->d_buf, '\0', d->d_size))
+		return NULL;
+	return d->d_buf;
+}
+
+/* Tries one candidate symbol file: kept (in *elf_out, *fd_out) when it
+ * is an ELF with a .symtab and the module's build id. */
+static bool try_symfile(pd_module *m, const char *path, Elf **elf_out, int *fd_out)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+
+	if (!elf)
+		return false;
+	if (has_section_type(elf, SHT_SYMTAB) && build_id_matches(m, elf)) {
+		*elf_out = elf;
+		*fd_out = fd;
+		return true;
+	}
+	elf_end(elf);
+	close(fd);
+	return false;
+}
+
+static void hex_id(const pd_module *m, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < m->build_id_len; i++) {
+		out[2 * i] = hex[m->build_id[i] >> 4];
+		out[2 * i + 1] = hex[m->build_id[i] & 15];
+	}
+	out[2 * m->build_id_len] = '\0';
+}
+
+/* The separate file with the symbols of m (runtime is its own ELF),
+ * in perf's order; NULL when runtime itself is to be used. */
+static Elf *find_symfile(pd_symbols *s, pd_module *m, Elf *runtime, const char *runtime_path,
+			 int *fd)
+{
+	const char *dbg = s->opts.debug_dir ? s->opts.debug_dir : "/usr/lib/debug";
+	const char *link = debuglink(runtime), *slash = strrchr(runtime_path, '/');
+	size_t dirlen = slash ? (size_t)(slash - runtime_path) : 0;
+	fg_strbuf p = FG_STRBUF_INIT;
+	Elf *elf = NULL;
+	char id[41];
+
+	if (link) {
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%.*s/%s", (int)dirlen, runtime_path, link) &&
+		    strcmp(p.buf, runtime_path) && try_symfile(m, p.buf, &elf, fd))
+			goto done;
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%.*s/.debug/%s", (int)dirlen, runtime_path, link) &&
+		    try_symfile(m, p.buf, &elf, fd))
+			goto done;
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%s%.*s/%s", dbg, (int)dirlen, runtime_path, link) &&
+		    try_symfile(m, p.buf, &elf, fd))
+			goto done;
+	}
+	if (m->build_id_len > 1) {
+		hex_id(m, id);
+		fg_strbuf_reset(&p);
+		if (!fg_strbuf_addf(&p, "%s/.build-id/%.2s/%s.debug", dbg, id, id + 2) &&
+		    try_symfile(m, p.buf, &elf, fd))
+			goto done;
+	}
+done:
+	fg_strbuf_release(&p);
+	return elf;
+}
+
+/* The file the map names, or its copy in the build-id cache when that
+ * one is not the recorded build. */
+static Elf *open_runtime(pd_symbols *s, pd_module *m, fg_strbuf *path, int *fd)
+{
+	Elf *elf = NULL;
+	char id[41];
+
+	fg_strbuf_reset(path);
+	if (!m->vdso && !fg_strbuf_addstr(path, m->path) && (elf = open_elf(path->buf, fd))) {
+		if (build_id_matches(m, elf))
+			return elf;
+		elf_end(elf);
+		close(*fd);
+		elf = NULL;
+	}
+	if (s->opts.buildid_dir && m->build_id_len > 1) {
+		hex_id(m, id);
+		fg_strbuf_reset(path);
+		/* perf keeps the vdso it saw as "vdso", other files as "elf" */
+		if (!fg_strbuf_addf(path, "%s/.build-id/%.2s/%s/%s", s->opts.buildid_dir, id, id + 2,
+				    m->vdso ? "vdso" : "elf") &&
+		    (elf = open_elf(path->buf, fd)) && build_id_matches(m, elf))
+			return elf;
+		if (elf) {
+			elf_end(elf);
+			close(*fd);
+		}
+	}
+	return NULL;
+}
+
+/* The vdso of this process: the same kernel made the recording's when
+ * the build ids agree. */
+static Elf *own_vdso(pd_module *m)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t size;
+
+	if (!base)
+		return NULL;
+	/* the image ends with its section headers */
+	if (!(elf = elf_memory((char *)base, 4096)) || !gelf_getehdr(elf, &eh)) {
+		if (elf)
+			elf_end(elf);
+		return NULL;
+	}
+	elf_end(elf);
+	size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	if (!(elf = elf_memory((char *)base, size)))
+		return NULL;
+	if (!build_id_matches(m, elf)) {
+		elf_end(elf);
+		return NULL;
+	}
+	return elf;
+}
+
+static int load_module(pd_symbols *s, pd_module *m)
+{
+	fg_strbuf path = FG_STRBUF_INIT;
+	int fd = -1, sfd = -1, err = 0;
+	Elf *elf = NULL, *symelf = NULL;
+	struct rawlist raw = { NULL, 0, 0 };
+
+	m->loaded = true;
+	elf = open_runtime(s, m, &path, &fd);
+	if (!elf && m->vdso)
+		elf = own_vdso(m);
+	if (!elf)
+		goto done;
+	s->loaded++;
+	/* perf records the build ids of the files with sampled addresses
+	 * only: the others are read from the file, as perf does */
+	if (!m->build_id_len)
+		m->build_id_len = elf_build_id(elf, m->build_id);
+	if ((err = read_segments(m, elf)))
+		goto done;
+	if (!m->vdso)
+		symelf = find_symfile(s, m, elf, path.buf, &sfd);
+	if (symelf)
+		err = load_elf_symbols(m, symelf, SHT_SYMTAB, &raw);
+	else
+		err = load_elf_symbols(m, elf, has_section_type(elf, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM,
+				       &raw);
+	if (!err)
+		err = plt_symbols(m, elf, &raw);
+	if (!err)
+		err = finish_symbols(m, raw.v, raw.n);
+	if (err || !s->opts.inline_frames || m->vdso)
+		goto done;
+	/* inlined frames come from the DWARF of the symbol file */
+	if (symelf) {
+		m->dwarf = dwarf_begin_elf(symelf, DWARF_C_READ, NULL);
+		if (m->dwarf) {
+			m->dwarf_elf = symelf;
+			m->dwarf_fd = sfd;
+			symelf = NULL;
+			sfd = -1;
+		}
+	} else if ((m->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+		m->dwarf_elf = elf;
+		m->dwarf_fd = fd;
+		elf = NULL;
+		fd = -1;
+	}
+done:
+	if (symelf)
+		elf_end(symelf);
+	if (sfd >= 0)
+		close(sfd);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(raw.v);
+	fg_strbuf_release(&path);
+	return err;
+}
+
+/* ---- kallsyms ---- */
+
+static bool kallsyms_type_kept(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Reads a whole file straight into out (files of /proc have no size to
+ * ask for: the buffer grows as it fills). 1: cannot be opened. */
+static int read_all(const char *path, fg_strbuf *out)
+{
+	ssize_t got;
+	int fd, err = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	for (;;) {
+		size_t room;
+		if ((err = fg_strbuf_grow(out, (size_t)1 << 20)))
+			break;
+		room = out->alloc - out->len - 1;
+		if ((got = read(fd, out->buf + out->len, room)) <= 0)
+			break;
+		out->len += (size_t)got;
+		out->buf[out->len] = '\0';
+	}
+	close(fd);
+	return err;
+}
+
+/* The kernel symbols: the copy perf's build-id cache took for the
+ * recording's kernel when there is one (the addresses of that boot),
+ * else /proc/kallsyms. */
+static int read_kallsyms(pd_symbols *s, fg_strbuf *text)
+{
+	fg_strbuf path = FG_STRBUF_INIT;
+	fg_strmap_entry *e;
+	int rc = 1;
+
+	if (s->opts.kallsyms)
+		return read_all(s->opts.kallsyms, text);
+	if (s->opts.buildid_dir &&
+	    (e = fg_strmap_get(&s->buildids, "[kernel.kallsyms]", 17)) && ((const uint8_t *)e->value.p)[0]) {
+		pd_module tmp;
+		char id[41];
+		tmp.build_id_len = ((const uint8_t *)e->value.p)[0];
+		memcpy(tmp.build_id, (const uint8_t *)e->value.p + 1, tmp.build_id_len);
+		hex_id(&tmp, id);
+		if (!fg_strbuf_addf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->opts.buildid_dir, id))
+			rc = read_all(path.buf, text);
+		/* a copy perf is still writing ends inside a line */
+		if (!rc && (!text->len || text->buf[text->len - 1] != '\n'))
+			rc = 1;
+		if (rc > 0)
+			fg_strbuf_reset(text);
+	}
+	fg_strbuf_release(&path);
+	if (rc > 0)
+		rc = read_all("/proc/kallsyms", text);
+	return rc;
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct pd_elfsym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	/* equal starts: file order, which the name pointers keep */
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* kallsyms ("ADDRESS TYPE NAME[\t[MODULE]]" lines), parsed in place:
+ * names and modules are cut out of the text itself. Symbols have no
+ * sizes: each ends where the next begins, and of several at one address
+ * the last listed is kept (perf sets the ends before it chooses, so only
+ * the last one has a size and wins). */
+static int load_kallsyms(pd_symbols *s, pd_module *m)
+{
+	fg_strbuf text = FG_STRBUF_INIT;
+	size_t n = 0, alloc = 0, i, k;
+	struct pd_elfsym *v = NULL;
+	char *p, *end;
+	bool sorted = true;
+	int64_t delta = 0;
+	int rc;
+
+	m->loaded = true;
+	if ((rc = read_kallsyms(s, &text)) != 0) {
+		fg_strbuf_release(&text);
+		return rc < 0 ? rc : 0;
+	}
+	for (p = text.buf, end = text.buf + text.len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *tab;
+		uint64_t addr = 0;
+		int d;
+		if (!nl)
+			nl = end;
+		for (q = p; q < nl && (d = hexval(*q)) >= 0; q++)
+			addr = addr << 4 | (uint64_t)d;
+		if (q + 3 >= nl || q[0] != ' ' || q[2] != ' ' || !kallsyms_type_kept(q[1]) || !addr)
+			goto next;
+		name = q + 3;
+		*nl = '\0';
+		if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 14)) {
+			free(v);
+			fg_strbuf_release(&text);
+			return FG_ENOMEM;
+		}
+		v[n].start = v[n].end = addr;
+		v[n].name = name;
+		v[n].mod = NULL;
+		if ((tab = memchr(name, '\t', (size_t)(nl - name)))) {
+			*tab = '\0';
+			if (tab[1] == '[')
+				v[n].mod = tab + 1;
+		}
+		if (n && v[n - 1].start > addr)
+			sorted = false;
+		n++;
+next:
+		p = nl + 1;
+	}
+	if (!sorted)
+		qsort(v, n, sizeof(*v), cmp_sym);
+	/* the recording's kernel may sit elsewhere than these symbols say
+	 * (another boot, with its own randomized base): move them by the
+	 * difference of the _text the recording saw */
+	if (s->kernel_text) {
+		for (i = 0; i < n; i++)
+			if (!strcmp(v[i].name, "_text") && !v[i].mod) {
+				delta = (int64_t)(s->kernel_text - v[i].start);
+				break;
+			}
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && v[k - 1].start == v[i].start)
+			k--;
+		v[k++] = v[i];
+	}
+	for (i = 0; i < k; i++) {
+		v[i].start += (uint64_t)delta;
+		v[i].end = i + 1 < k ? v[i + 1].start + (uint64_t)delta
+				     : ((v[i].start & ~(uint64_t)4095) + 8192);
+	}
+	m->syms = v;
+	m->nsyms = k;
+	m->text = fg_strbuf_detach(&text, NULL);
+	return 0;
+}
+
+/* ---- resolution ---- */
+
+static const struct pd_elfsym *find_sym(const pd_module *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	{
+		const struct pd_elfsym *sym = &m->syms[lo - 1];
+		if (addr < sym->end || (addr == sym->start && sym->end == sym->start))
+			return sym;
+	}
+	return NULL;
+}
+
+/* file offset (as the maps give it) -> ELF address */
+static uint64_t to_vaddr(const pd_module *m, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsegs; i++)
+		if (off >= m->segs[i].off && off < m->segs[i].off + m->segs[i].filesz)
+			return off - m->segs[i].off + m->segs[i].vaddr;
+	return off;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)) &&
+	    (n = dwarf_formstring(&a)))
+		return n;
+	if (dwarf_attr_integrate(die, DW_AT_name, &a) && (n = dwarf_formstring(&a)))
+		return n;
+	return NULL;
+}
+
+/* The compilation unit holding addr (the aranges when there are; else
+ * each unit's ranges). */
+static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	if (dwarf_addrdie(dw, addr, out))
+		return true;
+	while (!dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, NULL)) {
+		if (dwarf_haspc(&cudie, addr) > 0) {
+			*out = cudie;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Names of the scopes around addr: inlined instances innermost first,
+ * then the function. Returns how many (0: no DWARF for addr). */
+static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_t max)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	int n, i;
+	size_t k = 0;
+
+	if (!m->dwarf || !cu_of(m->dwarf, addr, &cudie))
+		return 0;
+	if ((n = dwarf_getscopes(&cudie, addr, &scopes)) <= 0)
+		return 0;
+	for (i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		names[k++] = die_name(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	return k;
+}
+
+static fg_perfdata_frame *pool_add(pd_module *m)
+{
+	if (FG_ALLOC_GROW(m->pool, m->npool + 1, m->apool, 256))
+		return NULL;
+	memset(&m->pool[m->npool], 0, sizeof(*m->pool));
+	return &m->pool[m->npool++];
+}
+
+static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_resolved *r)
+{
+	uint64_t addr = m->kernel ? rel : to_vaddr(m, rel);
+	const struct pd_elfsym *sym = find_sym(m, addr);
+	const char *names[MAX_INLINE];
+	size_t n = 0, i;
+	fg_perfdata_frame *f;
+
+	r->first = (uint32_t)m->npool;
+	if (sym && !m->kernel && s->opts.inline_frames)
+		n = scope_names(m, addr, names, MAX_INLINE);
+	for (i = 0; i < n; i++) {
+		if (!(f = pool_add(m)))
+			return FG_ENOMEM;
+		f->addr = rel;
+		f->module = m->path;
+		f->sym = names[i] ? names[i] : "??";
+		f->inlined = strcmp(f->sym, sym->name) != 0;
+		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
+			return FG_ENOMEM;
+		if (!f->inlined)
+			f->sym = sym->name;
+	}
+	if (!n) {
+		if (!(f = pool_add(m)))
+			return FG_ENOMEM;
+		f->addr = rel;
+		f->sym = sym ? pd_demangle(&m->arena, sym->name) : NULL;
+		f->module = m->path;
+		f->kernel = m->kernel;
+		if (m->kernel && sym && sym->mod)
+			f->module = sym->mod;
+	}
+	r->n = (uint32_t)(m->npool - r->first);
+	return 0;
+}
+
+int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
+		       size_t *n)
+{
+	fg_strmap_entry *e;
+	struct pd_resolved r;
+	int err;
+
+	if (!m->loaded && (err = m->kernel ? load_kallsyms(s, m) : load_module(s, m)))
+		return err;
+	if ((e = fg_strmap_get(&m->cache, (const char *)&rel, sizeof(rel)))) {
+		r.first = (uint32_t)(e->value.u >> 32);
+		r.n = (uint32_t)e->value.u;
+	} else {
+		if ((err = resolve_new(s, m, rel, &r)))
+			return err;
+		if (!(e = fg_strmap_put(&m->cache, (const char *)&rel, sizeof(rel))))
+			return FG_ENOMEM;
+		e->value.u = (uint64_t)r.first << 32 | r.n;
+	}
+	*frames = m->pool + r.first;
+	*n = r.n;
+	return 0;
+}
