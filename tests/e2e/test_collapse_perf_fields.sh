@@ -5,7 +5,7 @@
 # examples/callgraph, printed with each field set.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
-check_exit "record" 0 perf record -q --sample-cpu -F 499 --call-graph dwarf -o rec.data -- ./callgraph 400
+check_exit "record" 0 perf record -q --sample-cpu -F 499 --call-graph dwarf -o rec.data -- ./callgraph 1000
 
 # the same stacks whatever the header holds, as long as there is no module
 plain="comm,pid,tid,ip,sym comm,tid,ip,sym comm,pid,tid,cpu,ip,sym comm,pid,tid,time,ip,sym
@@ -32,7 +32,9 @@ check_eq "period without event: weights as with everything" \
 check_eq "without a period: one per sample, as with a module" \
 	"$(total folded.comm,pid,tid,ip,sym,dso)" "$(total folded.comm,pid,tid,ip,sym)"
 samples=$(total folded.comm,pid,tid,ip,sym)
-[ "$samples" -gt 50 ] && pass || fail "only $samples samples recorded"
+# callgraph runs for a second of wall time: about 500 samples on an idle
+# machine, fewer on a loaded one (24 of 400 ms under a load of 7)
+[ "$samples" -gt 20 ] && pass || fail "only $samples samples recorded"
 
 # the guessing collapser takes the minimal output for perf's
 check_exit "guess -F comm,pid,tid,ip,sym" 0 flamegraph-collapse-guess script.comm,pid,tid,ip,sym
