@@ -19,6 +19,8 @@ int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status 
 /* Whether compiler `cc` (words: "ccache gcc") accepts `flag`, asked by
  * compiling a one-line file in p->build_dir with -Werror. */
 bool fg_cc_accepts(const fg_project *p, const fg_strvec *cc, const char *flag);
+/* Whether the user asked for lld or mold (builder/rosegment.c). */
+bool fg_wants_lld(const fg_project *p);
 
 /* (Re)configures a CMake project into p->build_dir when its arguments
  * changed since the last configure (cmake_configure.c). */

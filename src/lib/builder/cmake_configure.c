@@ -79,18 +79,6 @@ static bool cc_accepts(const fg_project *p, const cJSON *cache, const char *flag
 	return ok;
 }
 
-static bool wants_lld(const fg_project *p)
-{
-	const char *s[2] = { p->opts.cflags, p->opts.ldflags };
-	for (size_t i = 0; i < 2; i++)
-		if (s[i] && (strstr(s[i], "-fuse-ld=lld") || strstr(s[i], "-fuse-ld=mold")))
-			return true;
-	for (size_t i = 0; i < p->opts.ndefines; i++)
-		if (strstr(p->opts.defines[i], "-fuse-ld=lld") || strstr(p->opts.defines[i], "-fuse-ld=mold"))
-			return true;
-	return false;
-}
-
 
 static const char *cmake_build_type(const char *profile)
 {
@@ -111,7 +99,7 @@ static int base_args(fg_project *p, const cJSON *cache, fg_strvec *args)
 	int err = 0;
 
 	fg_rosegment_load(p);
-	if (wants_lld(p))
+	if (fg_wants_lld(p))
 		p->no_rosegment = true;
 	fg_strvec_pushf(args, "-DCMAKE_BUILD_TYPE=%s", cmake_build_type(p->profile));
 	user = user_define(p, "CMAKE_C_FLAGS");

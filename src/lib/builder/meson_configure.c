@@ -345,35 +345,15 @@ int fg_meson_setup_args(fg_project *p, const char *fp_flags, const char *user_op
 
 /* ---- configure ------------------------------------------------------------ */
 
+/* Whether the C compiler ($CC, else cc) takes a flag. */
 static bool cc_accepts(const fg_project *p, const char *flag)
 {
-	fg_cmd cmd = FG_CMD_INIT;
-	fg_exit_status st = { 0, 0 };
-	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	bool ok;
+	fg_strvec cc = FG_STRVEC_INIT;
+	bool ok = fg_strvec_push(&cc, p->opts.cc && *p->opts.cc ? p->opts.cc : "cc") == 0 &&
+		  fg_cc_accepts(p, &cc, flag);
 
-	fg_strvec_push(&cmd.argv, p->opts.cc && *p->opts.cc ? p->opts.cc : "cc");
-	fg_strvec_push(&cmd.argv, flag);
-	fg_strvec_split(&cmd.argv, "-x c -c -o /dev/null /dev/null");
-	cmd.stdout_fd = cmd.stderr_fd = null_fd;
-	ok = fg_cmd_run(&cmd, &st) == 0 && st.code == 0;
-	fg_cmd_clear(&cmd);
-	if (null_fd >= 0)
-		close(null_fd);
-	fg_error_clear();
+	fg_strvec_clear(&cc);
 	return ok;
-}
-
-static bool wants_lld(const fg_project *p)
-{
-	const char *s[2] = { p->opts.cflags, p->opts.ldflags };
-	for (size_t i = 0; i < 2; i++)
-		if (s[i] && (strstr(s[i], "-fuse-ld=lld") || strstr(s[i], "-fuse-ld=mold")))
-			return true;
-	for (size_t i = 0; i < p->opts.ndefines; i++)
-		if (strstr(p->opts.defines[i], "-fuse-ld=lld") || strstr(p->opts.defines[i], "-fuse-ld=mold"))
-			return true;
-	return false;
 }
 
 /* Meson reports errors on stdout: keep its ERROR lines (or its last
@@ -553,7 +533,7 @@ int fg_meson_configure(fg_project *p)
 	}
 	if ((err = fg_mkdir_p(p->build_dir)))
 		goto done;
-	p->no_rosegment = fg_path_is_file(marker) || wants_lld(p);
+	p->no_rosegment = fg_path_is_file(marker) || fg_wants_lld(p);
 	fp = fp_flags(p);
 	if (st->user_build && (uo_path = fg_meson_info_path(st->user_build, "intro-buildoptions.json")))
 		uo = fg_meson_parse(uo_text = fg_meson_read_text(uo_path));

@@ -73,3 +73,17 @@ void fg_rosegment_after_link(fg_project *p, const char *exe, const char *name, c
 	}
 	res->no_rosegment = p->no_rosegment && is_lld_or_mold(res->linker);
 }
+
+/* Whether the user asked for lld or mold (in CFLAGS, LDFLAGS or a -D
+ * definition), whose default layout needs --no-rosegment. */
+bool fg_wants_lld(const fg_project *p)
+{
+	const char *s[2] = { p->opts.cflags, p->opts.ldflags };
+	for (size_t i = 0; i < 2; i++)
+		if (s[i] && (strstr(s[i], "-fuse-ld=lld") || strstr(s[i], "-fuse-ld=mold")))
+			return true;
+	for (size_t i = 0; i < p->opts.ndefines; i++)
+		if (strstr(p->opts.defines[i], "-fuse-ld=lld") || strstr(p->opts.defines[i], "-fuse-ld=mold"))
+			return true;
+	return false;
+}

@@ -81,19 +81,20 @@ static char *parent_of(const char *dir)
 	return fg_strndup(dir, (size_t)(s - dir));
 }
 
-/* The outermost directory of the CMakeLists.txt chain above dir that calls
- * project(). */
-static char *cmake_top(const char *dir)
+/* The outermost directory of the chain of `file`s (CMakeLists.txt,
+ * meson.build) above dir whose file calls project() (a subdirectory's
+ * does not), or dir. */
+static char *top_project(const char *dir, const char *file, bool (*calls)(const char *dir))
 {
 	char *best = fg_strdup(dir), *cur = fg_strdup(dir);
 
 	while (cur) {
-		char *cm = fg_path_join(cur, "CMakeLists.txt");
-		bool has = cm && fg_path_is_file(cm);
-		free(cm);
+		char *path = fg_path_join(cur, file);
+		bool has = path && fg_path_is_file(path);
+		free(path);
 		if (!has)
 			break;
-		if (calls_project(cur)) {
+		if (calls(cur)) {
 			free(best);
 			best = fg_strdup(cur);
 		}
@@ -105,28 +106,14 @@ static char *cmake_top(const char *dir)
 	return best;
 }
 
-/* The outermost directory of the meson.build chain above dir whose
- * meson.build calls project() (a subdir()'s does not), or dir. */
+static char *cmake_top(const char *dir)
+{
+	return top_project(dir, "CMakeLists.txt", calls_project);
+}
+
 static char *meson_top(const char *dir)
 {
-	char *best = fg_strdup(dir), *cur = fg_strdup(dir);
-
-	while (cur) {
-		char *mb = fg_path_join(cur, "meson.build");
-		bool has = mb && fg_path_is_file(mb);
-		free(mb);
-		if (!has)
-			break;
-		if (fg_meson_calls_project(cur)) {
-			free(best);
-			best = fg_strdup(cur);
-		}
-		char *up = parent_of(cur);
-		free(cur);
-		cur = up;
-	}
-	free(cur);
-	return best;
+	return top_project(dir, "meson.build", fg_meson_calls_project);
 }
 
 /* A Meson build folder: the project is its source tree, the manifest its
