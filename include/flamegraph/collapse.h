@@ -137,6 +137,54 @@ fg_format fg_guess_format(const char *buf, size_t len);
  * sticky, so the caller may go on with other files. */
 int fg_collapse_file(fg_collapser *c, const char *path);
 
+/* Off-CPU time: where threads wait, weighted by how long.
+ *
+ * An off-CPU filter sits between `perf script --show-switch-events` and a
+ * perf collapser. Its input is the text of a recording of the
+ * sched:sched_switch tracepoint with stacks (-c 1: every switch) and
+ * perf's switch records: a thread that blocks (prev_state not R) is
+ * sampled with its stack as it leaves the CPU, and its next
+ * "PERF_RECORD_SWITCH IN" says when it runs again. Each such wait comes
+ * out as one perf event whose period is the time off CPU in
+ * microseconds, so the collapser weighs the stack by it. Involuntary
+ * switches (preemption: the thread could have run) are not waits and are
+ * dropped; so is a wait still open when the input ends.
+ *
+ * hot_cold: the input also holds on-CPU samples (cpu-clock, any other
+ * event than sched_switch); they come out weighted by their period in
+ * microseconds (perf prints cpu-clock periods in nanoseconds; without a
+ * period, us_per_sample), and every stack gets an outermost frame,
+ * FG_OFFCPU_ROOT or FG_ONCPU_ROOT, under the process, that tells the two
+ * apart (the renderer colours the first's frames as cold: render.h).
+ *
+ * Memory: one held stack per thread that is off CPU. */
+#define FG_OFFCPU_ROOT "[off-cpu]"
+#define FG_ONCPU_ROOT "[on-cpu]"
+
+typedef int (*fg_text_sink)(void *ctx, const char *buf, size_t len);
+typedef struct fg_offcpu fg_offcpu;
+
+typedef struct fg_offcpu_stats {
+	uint64_t waits;     /* waits passed on */
+	uint64_t off_us;    /* their total, microseconds */
+	uint64_t preempted; /* involuntary switches dropped */
+	uint64_t open;      /* waits without a switch back in (dropped) */
+	uint64_t on_samples;/* hot_cold: on-CPU samples passed on */
+	uint64_t on_us;     /* their total, microseconds */
+} fg_offcpu_stats;
+
+/* Creates a filter that hands its output to sink in chunks (the sink's
+ * non-zero return stops the filter and is returned by feed/finish).
+ * FG_ENOMEM. */
+int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_text_sink sink,
+		  void *ctx);
+/* Pushes input in chunks of any size. Errors are sticky. */
+int fg_offcpu_feed(fg_offcpu *o, const char *buf, size_t len);
+/* Ends the input and flushes the output. */
+int fg_offcpu_finish(fg_offcpu *o);
+void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out);
+void fg_offcpu_free(fg_offcpu *o);
+
 FG_API_END
 #ifdef __cplusplus
 }

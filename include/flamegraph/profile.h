@@ -118,7 +118,12 @@ typedef struct fg_profile_opts {
 	const char *const *skip_after; /* drop the callers above these functions */
 	size_t nskip_after;
 	bool per_thread;           /* each thread under its own root frame,
-				      NAME-TID (fg_collapse_opts.per_thread) */
+				      NAME-TID (fg_collapse_opts.per_thread);
+				      the JSON output gets a profile per
+				      thread */
+	bool per_thread_name;      /* with per_thread: the threads of one name
+				      share one root, NAME (a JSON profile
+				      per name) */
 	const char *post_process;  /* filter the folded stacks through this
 				      command (split like a shell, run without
 				      one): folded text on its stdin, folded
@@ -186,6 +191,11 @@ typedef struct fg_profile_result {
 	uint64_t record_bytes;/* size of the recording */
 	uint64_t max_size;    /* the cap that applied (0: none) */
 	char record_dir[256]; /* where the recording was written */
+	/* Off-CPU modes (record.mode). samples counts the waits then (and
+	 * the on-CPU samples, hot/cold); the graph's unit is microseconds. */
+	uint64_t off_cpu_waits;  /* waits in the graph */
+	uint64_t off_cpu_us;     /* their total time off CPU */
+	uint64_t on_cpu_samples; /* hot/cold: on-CPU samples in the graph */
 } fg_profile_result;
 
 #define FG_PROFILE_RESULT_INIT { .recorded = false }
@@ -222,6 +232,20 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
  * write errors. */
 int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 			const fg_git_info *git);
+
+typedef struct fg_speedscope_opts {
+	const char *name;       /* the document's name, and its one profile's
+				   (NULL: "profile") */
+	const fg_git_info *git; /* into "metadata" (NULL: none) */
+	bool per_root;          /* one profile per root frame, named after it
+				   and without it in its stacks: a profile
+				   per thread of a --per-thread collapse */
+	const char *unit;       /* the weights' speedscope unit: "none"
+				   (samples), "microseconds", ... (NULL: none) */
+} fg_speedscope_opts;
+
+/* fg_speedscope_write with the options above. */
+int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *opts, const fg_folded *stacks);
 
 /* The same from folded text ("a;b;c COUNT" lines, len bytes); lines
  * without a count are skipped. */

@@ -30,6 +30,16 @@ typedef enum fg_call_graph {
 	FG_CALL_GRAPH_LBR,       /* last branch record (Intel only) */
 } fg_call_graph;
 
+/* What a recording measures. */
+typedef enum fg_record_mode {
+	FG_RECORD_ON_CPU = 0, /* samples of running code at -F Hz (perf's
+				 default event) */
+	FG_RECORD_OFF_CPU,    /* every sched:sched_switch with its stack, and
+				 perf's switch records: where threads wait,
+				 and how long (collapse.h, fg_offcpu) */
+	FG_RECORD_HOT_COLD,   /* both: cpu-clock at -F Hz and the above */
+} fg_record_mode;
+
 /* The user-stack bytes perf copies per sample with dwarf unwinding. perf's
  * 8 KB default loses every caller below a large stack buffer. */
 #define FG_DWARF_STACK_SIZE 65528
@@ -45,6 +55,8 @@ typedef struct fg_record_opts {
 				    ("record -e cycles -g"; a missing leading
 				    "record" is added for perf) */
 	fg_call_graph call_graph;
+	fg_record_mode mode;     /* on-CPU, off-CPU or both (perf only, not
+				    with a custom command) */
 	bool root;               /* run the recorder through sudo */
 	const char *sudo_flags;  /* extra sudo arguments (split like a shell) */
 	int compression_level;   /* perf -z level; < 0: no compression */
@@ -91,8 +103,9 @@ typedef struct fg_record_opts {
  * custom command; FG_EPARSE for unbalanced quotes in custom/sudo_flags. */
 int fg_record_command(char ***out, const fg_record_opts *opts);
 
-/* Builds `perf script -i PERFDATA [--no-inline]` (through sudo
- * when opts->root; -f then, since perf.data belongs to root). The output
+/* Builds `perf script -i PERFDATA [--no-inline] [--show-switch-events]`
+ * (the last for an off-CPU mode); through sudo when opts->root, with -f
+ * then, since perf.data belongs to root. The output
  * goes to stdout, for fg_collapser_feed. FG_EINVAL for DTrace, which has
  * no script step: its output file is collapsed directly. */
 int fg_record_script_command(char ***out, const fg_record_opts *opts,

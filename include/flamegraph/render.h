@@ -45,6 +45,9 @@ typedef struct fg_render_opts {
 	const char *const *base; /* --base SYM: roots */
 	size_t nbase;
 	const char *nameattr;    /* file of extra per-name attributes */
+	const char *cold_root;   /* hot/cold graphs: a frame of this name and
+				    every frame above it are drawn in blues,
+				    the rest in the palette (NULL: none) */
 } fg_render_opts;
 
 /* Fields not named are 0, false or NULL (their documented defaults). */

@@ -25,6 +25,18 @@ check_contains "--per-thread: roots in the graph" threads.svg "<title>gamma-[0-9
 check_exit "without --per-thread: one root per thread name, no TID" 0 \
 	flamegraph --call-graph fp -o plain.svg --folded plain.folded -- ./threads 5
 check_not_contains "no TID without --per-thread" plain.folded "^(alpha|beta|gamma)-[0-9]"
+# speedscope: a profile per thread, or per thread name with =name
+check_exit "--per-thread --format json" 0 flamegraph --per-thread --call-graph fp --format json -o threads.json -- ./threads 5
+for t in alpha beta gamma; do
+	check_contains "--per-thread json: a profile of its own for $t" threads.json "\"type\":\"sampled\",\"name\":\"$t-[0-9]+\""
+done
+check_exit "--per-thread=name --format json" 0 flamegraph --per-thread=name --call-graph fp --format json -o names.json -- ./threads 5
+check_contains "--per-thread=name json: one profile per name" names.json '"type":"sampled","name":"gamma","unit"'
+check_not_contains "--per-thread=name json: no TID" names.json '"name":"(alpha|beta|gamma)-[0-9]+"'
+check_exit "--per-thread=name folded: roots without TID" 0 flamegraph --per-thread=name --call-graph fp -o names.svg --folded names.folded -- ./threads 5
+check_contains "--per-thread=name folded: gamma root" names.folded "^gamma;"
+check_exit "--per-thread=bad" 1 flamegraph --per-thread=bad -- ./threads 1
+check_contains "--per-thread=bad: the accepted forms" err "per-thread=name"
 
 # pprof
 check_exit "--format pprof" 0 flamegraph --format pprof --call-graph fp --folded cg.folded -- ./callgraph 400

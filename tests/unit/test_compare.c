@@ -193,6 +193,32 @@ static void test_speedscope(void **state)
 	fg_folded_free(f);
 }
 
+/* --per-thread: a profile per root frame, named after it and without it
+ * in its samples; the unit as given. */
+static void test_speedscope_per_root(void **state)
+{
+	fg_folded *f = folded_of("alpha-7;main;a 2\nbeta-8;main;b 3\nalpha-7;main;c 1\nbeta-8 4\n", 0);
+	fg_speedscope_opts o = { .name = "prog", .per_root = true, .unit = "microseconds" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(fg_speedscope_write_opts(out, &o, f), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "\"frames\":[{\"name\":\"main\"},{\"name\":\"a\"},"
+			       "{\"name\":\"c\"},{\"name\":\"b\"}]"));
+	assert_non_null(strstr(buf, "\"profiles\":[{\"type\":\"sampled\",\"name\":\"alpha-7\","
+			       "\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":3,"
+			       "\"samples\":[[0,1],[0,2]],\"weights\":[2,1]},"
+			       "{\"type\":\"sampled\",\"name\":\"beta-8\",\"unit\":\"microseconds\","
+			       "\"startValue\":0,\"endValue\":7,\"samples\":[[],[0,3]],\"weights\":[4,3]}]"));
+	assert_non_null(strstr(buf, "],\"name\":\"prog\",\"activeProfileIndex\":0"));
+	free(buf);
+	fg_folded_free(f);
+}
+
 /* Counts stay exact: 2^64 - 1 and fractions are written as they are. */
 static void test_speedscope_exact_counts(void **state)
 {
@@ -250,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_compare_outputs),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_speedscope_exact_counts),
+		cmocka_unit_test(test_speedscope_per_root),
 		cmocka_unit_test(test_speedscope_order_and_git),
 		cmocka_unit_test(test_default_names),
 	};

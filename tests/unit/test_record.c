@@ -152,6 +152,40 @@ static void script_command(void **state)
 	fg_argv_free(argv);
 }
 
+/* Off-CPU: every scheduler switch with its stack and the switch records;
+ * hot/cold adds cpu-clock at its own frequency. perf script then shows
+ * the switch records. Not with DTrace nor a custom command. */
+static void off_cpu_and_hot_cold(void **state)
+{
+	fg_record_opts o = FG_RECORD_OPTS_INIT;
+	char **argv = NULL, *got;
+
+	(void)state;
+	o.argv = prog;
+	o.argc = 1;
+	o.output = "p.data";
+	o.mode = FG_RECORD_OFF_CPU;
+	o.call_graph = FG_CALL_GRAPH_FP;
+	expect_cmd(&o, "[perf] [record] [-e] [sched:sched_switch] [-c] [1] [--switch-events] "
+		       "[--call-graph] [fp] [-g] [-o] [p.data] [--] [./work]");
+	o.mode = FG_RECORD_HOT_COLD;
+	o.freq = 499;
+	expect_cmd(&o, "[perf] [record] [-e] [cpu-clock/freq=499/] [-e] [sched:sched_switch] [-c] "
+		       "[1] [--switch-events] [--call-graph] [fp] [-g] [-o] [p.data] [--] [./work]");
+	assert_int_equal(fg_record_script_command(&argv, &o, "p.data", false), 0);
+	got = joined(argv);
+	assert_string_equal(got, "[perf] [script] [-i] [p.data] [--show-switch-events]");
+	free(got);
+	fg_argv_free(argv);
+	o.custom = "record -e cycles";
+	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "custom record command"));
+	o.custom = NULL;
+	o.recorder = FG_RECORDER_DTRACE;
+	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "DTrace"));
+}
+
 static void bad_targets_and_modes(void **state)
 {
 	static const char *const pid[] = { "1" };
@@ -184,6 +218,7 @@ int main(void)
 		cmocka_unit_test(perf_custom_args_replace_defaults),
 		cmocka_unit_test(dtrace_probe_and_command),
 		cmocka_unit_test(script_command),
+		cmocka_unit_test(off_cpu_and_hot_cold),
 		cmocka_unit_test(bad_targets_and_modes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,55 @@ static void frames_carry_sample_coordinates(void **state)
 	free(svg);
 }
 
+/* The fill of the frame whose title starts with `title` at x `x`%. */
+static void fill_of(const char *svg, const char *title, const char *x, unsigned rgb[3])
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), "<title>%s (", title);
+	for (p = svg; (p = strstr(p, want)); p++) {
+		const char *rect = strstr(p, "<rect x=\"");
+		if (rect && !strncmp(rect + 9, x, strlen(x))) {
+			const char *fill = strstr(rect, "fill=\"rgb(");
+			assert_non_null(fill);
+			assert_int_equal(sscanf(fill, "fill=\"rgb(%u,%u,%u)", &rgb[0], &rgb[1], &rgb[2]), 3);
+			return;
+		}
+	}
+	fail_msg("no frame %s at x=%s%%", title, x);
+}
+
+/* Hot/cold: the cold root and every frame above it in blues, the rest
+ * (main too, where it is on CPU) in the palette. */
+static void cold_root_frames_are_blue(void **state)
+{
+	fg_render_opts o = FG_RENDER_OPTS_INIT;
+	unsigned c[3];
+	int rc;
+	char *svg;
+
+	(void)state;
+	o.hash = true;
+	o.cold_root = "[off-cpu]";
+	svg = render("app;[off-cpu];main;sleep 5\napp;[on-cpu];main;work 5\n", &o, &rc);
+	assert_int_equal(rc, 0);
+	const char *cold[][2] = { { "[off-cpu]", "0.0" }, { "main", "0.0" }, { "sleep", "0.0" } };
+	const char *hot[][2] = { { "[on-cpu]", "50.0" }, { "main", "50.0" }, { "work", "50.0" },
+				 { "app", "0.0" } };
+	for (size_t i = 0; i < 3; i++) {
+		fill_of(svg, cold[i][0], cold[i][1], c);
+		if (!(c[2] >= 190 && c[0] < 150 && c[1] < 150))
+			fail_msg("%s: rgb(%u,%u,%u) is not blue", cold[i][0], c[0], c[1], c[2]);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		fill_of(svg, hot[i][0], hot[i][1], c);
+		if (!(c[0] >= 200 && c[2] < 100))
+			fail_msg("%s: rgb(%u,%u,%u) is not in the hot palette", hot[i][0], c[0], c[1], c[2]);
+	}
+	free(svg);
+}
+
 static void names_are_escaped(void **state)
 {
 	fg_render_opts o = FG_RENDER_OPTS_INIT;
@@ -187,6 +236,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(frames_carry_sample_coordinates),
+		cmocka_unit_test(cold_root_frames_are_blue),
 		cmocka_unit_test(names_are_escaped),
 		cmocka_unit_test(empty_input_still_writes_an_svg),
 		cmocka_unit_test(bad_options_are_rejected),

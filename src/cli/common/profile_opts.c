@@ -24,6 +24,21 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target)
 	return 0;
 }
 
+int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *target)
+{
+	fg_profile_per_thread *pt = target;
+
+	(void)opt;
+	if (arg && strcmp(arg, "name") && strcmp(arg, "tid")) {
+		fg_errorf("--per-thread=%s: give --per-thread (a root per thread, NAME-TID) or "
+			  "--per-thread=name (a root per thread name)", arg);
+		return -1;
+	}
+	pt->on = true;
+	pt->by_name = arg && !strcmp(arg, "name");
+	return 0;
+}
+
 typedef struct printer {
 	bool verbose, tty;
 	double last;
@@ -142,6 +157,16 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 	rec->custom = pc->cmd;
 	if (pc->call_graph && fg_call_graph_parse(&rec->call_graph, pc->call_graph))
 		return usage("%s", fg_error_last());
+	if (pc->off_cpu && pc->hot_cold)
+		return usage("%s", "--off-cpu and --hot-cold conflict: --hot-cold already shows "
+			     "the off-CPU time, beside the on-CPU time");
+	if ((pc->off_cpu || pc->hot_cold) && pc->cmd)
+		return usage("%s", "-c/--cmd conflicts with --off-cpu and --hot-cold, which choose "
+			     "perf's events themselves");
+	if ((pc->off_cpu || pc->hot_cold) && rec->recorder != FG_RECORDER_PERF)
+		return usage("%s", "--off-cpu and --hot-cold need Linux perf's scheduler events");
+	rec->mode = pc->hot_cold ? FG_RECORD_HOT_COLD : pc->off_cpu ? FG_RECORD_OFF_CPU :
+		    FG_RECORD_ON_CPU;
 	rec->root = pc->root.on;
 	rec->sudo_flags = pc->root.flags;
 	if (pc->compression != -1 && (pc->compression < 0 || pc->compression > 22))
@@ -190,7 +215,8 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->perfdata_out = pc->perfdata_out;
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
-	po->per_thread = pc->per_thread;
+	po->per_thread = pc->per_thread.on;
+	po->per_thread_name = pc->per_thread.by_name;
 	po->skip_after = pc->skip_after.items;
 	po->nskip_after = pc->skip_after.count;
 	po->post_process = pc->post_process;
@@ -293,7 +319,17 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 		return;
 	}
 	fg_record_format_size(size, sizeof(size), res->record_bytes);
-	if (!graph_name(po))
+	if (po->record.mode != FG_RECORD_ON_CPU) {
+		char on[48] = "";
+		if (po->record.mode == FG_RECORD_HOT_COLD)
+			snprintf(on, sizeof(on), "%llu on-CPU samples, ",
+				 (unsigned long long)res->on_cpu_samples);
+		fg_notef("wrote %s (%s%llu wait%s, %.1f ms off CPU, %llu lost, %llu stacks; %.1f s "
+			 "recorded, %s)", out, on, (unsigned long long)res->off_cpu_waits,
+			 res->off_cpu_waits == 1 ? "" : "s", (double)res->off_cpu_us / 1000.0,
+			 (unsigned long long)res->lost, (unsigned long long)res->stacks,
+			 res->seconds_run, size);
+	} else if (!graph_name(po))
 		fg_notef("recorded %llu samples, %llu stacks (%.1f s, %s)",
 			 (unsigned long long)res->samples, (unsigned long long)res->stacks,
 			 res->seconds_run, size);

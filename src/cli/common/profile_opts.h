@@ -32,6 +32,11 @@ typedef struct fg_profile_root {
 	const char *flags;  /* extra sudo flags, or NULL */
 } fg_profile_root;
 
+typedef struct fg_profile_per_thread {
+	bool on;
+	bool by_name;       /* =name */
+} fg_profile_per_thread;
+
 typedef struct fg_profile_cli {
 	const char *output;
 	bool open;
@@ -40,7 +45,9 @@ typedef struct fg_profile_cli {
 	const char *call_graph;  /* NULL: dwarf */
 	fg_profile_root root;
 	long long compression;   /* -1: not given */
-	bool ignore_status, no_inline, verbose, per_thread;
+	bool ignore_status, no_inline, verbose;
+	fg_profile_per_thread per_thread; /* --per-thread[=name] */
+	bool off_cpu, hot_cold;  /* --off-cpu, --hot-cold */
 	fg_strlist skip_after;
 	const char *post_process, *folded, *perfdata_out, *format;
 	const char *title, *subtitle, *notes, *palette;
@@ -57,6 +64,7 @@ typedef struct fg_profile_cli {
 #define FG_PROFILE_CLI_INIT { .compression = -1, .skip_after = FG_STRLIST_INIT, .min_width = -1.0 }
 
 int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
+int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *target);
 
 /* -o/--output, --open, --format, --folded, --perfdata-out */
 #define FG_PROFILE_CLI_OUTPUT_ROWS(pc) \
@@ -67,8 +75,8 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_BOOL(0, "open", &(pc).open, "open the graph when done ($BROWSER, else xdg-open or open)")
 
 /* -F, -c, --max-size, --keep-running, --buffer-size, --call-graph,
- * --root, -z, --ignore-status, --no-inline, --skip-after,
- * --post-process, -v */
+ * --root, -z, --ignore-status, --no-inline, --skip-after, --per-thread,
+ * --off-cpu, --hot-cold, --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
 	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default 997)"), \
 	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
@@ -81,7 +89,9 @@ int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 	FG_OPT_BOOL(0, "ignore-status", &(pc).ignore_status, "exit 0 even when the program fails or crashes"), \
 	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (perf script --no-inline; much faster)"), \
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
-	FG_OPT_BOOL(0, "per-thread", &(pc).per_thread, "each thread under its own root frame, NAME-TID"), \
+	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
+	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root)"), \
+	FG_OPT_BOOL(0, "hot-cold", &(pc).hot_cold, "on-CPU and off-CPU time in one graph, in microseconds; the off-CPU part in blues"), \
 	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")
 

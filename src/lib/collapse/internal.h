@@ -158,6 +158,9 @@ fg_view fg_perf_first_event(const char *buf, size_t len, bool dropped);
 
 /* Parsing pieces shared with the format guesser. */
 bool fg_perf_header_ok(fg_view line);
+/* An event header's command name, PID (empty when perf printed only the
+ * TID), TID and the rest of the line after them. */
+bool fg_perf_header_split(fg_view line, fg_view *comm, fg_view *pid, fg_view *tid, fg_view *rest);
 bool fg_perf_stack_ok(fg_view line);
 
 #endif

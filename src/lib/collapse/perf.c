@@ -274,6 +274,19 @@ static void parse_event(fg_view rest, struct perf_header *h)
 	}
 }
 
+bool fg_perf_header_split(fg_view line, fg_view *comm, fg_view *pid, fg_view *tid, fg_view *rest)
+{
+	struct perf_header h;
+
+	memset(&h, 0, sizeof(h));
+	if (!split_comm(line, &h, rest))
+		return false;
+	*comm = h.comm;
+	*pid = h.pid;
+	*tid = h.tid;
+	return true;
+}
+
 bool fg_perf_header_ok(fg_view line)
 {
 	struct perf_header h;

@@ -39,6 +39,8 @@ typedef struct run {
 	bool perfdata_is_temp;
 	fg_outfile *out, *folded;
 	fg_collapser *collapser;
+	fg_offcpu *offcpu;         /* off-CPU modes: between perf script and
+				      the collapser */
 	fg_folded *stacks;
 	fg_strbuf post;            /* post-processed folded text */
 	int interrupts_seen;       /* interrupt requests the recording handled */
@@ -406,7 +408,8 @@ static void count_samples(run *r, const char *buf, size_t len)
 static int feed_timed(run *r, const char *buf, size_t len)
 {
 	double t0 = now();
-	int err = fg_collapser_feed(r->collapser, buf, len);
+	int err = r->offcpu ? fg_offcpu_feed(r->offcpu, buf, len) :
+			      fg_collapser_feed(r->collapser, buf, len);
 
 	r->res->seconds_collapse += now() - t0;
 	r->res->script_bytes += len;
@@ -489,6 +492,25 @@ static bool is_perf_data(const char *path)
 	return n == 8 && !memcmp(magic, "PERFILE2", 8);
 }
 
+static int offcpu_sink(void *ctx, const char *buf, size_t len)
+{
+	run *r = ctx;
+
+	return fg_collapser_feed(r->collapser, buf, len);
+}
+
+/* Off-CPU modes: waits (and on-CPU samples) weighed in microseconds
+ * before the collapser sees them. */
+static int new_offcpu(run *r)
+{
+	unsigned freq = r->rec.freq ? r->rec.freq : 997;
+
+	if (r->rec.mode == FG_RECORD_ON_CPU)
+		return 0;
+	return fg_offcpu_new(&r->offcpu, r->rec.mode == FG_RECORD_HOT_COLD,
+			     (1000000 + freq / 2) / freq, offcpu_sink, r);
+}
+
 static int new_collapser(run *r, fg_format fmt)
 {
 	fg_collapse_opts co = FG_COLLAPSE_OPTS_INIT;
@@ -496,7 +518,7 @@ static int new_collapser(run *r, fg_format fmt)
 	co.skip_after = r->o->skip_after;
 	co.nskip_after = r->o->nskip_after;
 	co.inline_frames = !r->o->no_inline;
-	co.per_thread = r->o->per_thread;
+	co.per_thread = r->o->per_thread && !r->o->per_thread_name;
 	/* a flame chart's x axis is time: the samples stay in order */
 	co.keep_order = r->o->render.flamechart;
 	return fg_collapser_new(&r->collapser, fmt, &co);
@@ -531,18 +553,37 @@ static int collapse(run *r)
 	double t0;
 	int err;
 
-	if ((err = new_collapser(r, fmt)))
+	if ((err = new_collapser(r, fmt)) || (perf_data && (err = new_offcpu(r))))
 		return err;
 	err = perf_data ? do_script(r) : do_read_text(r);
 	if (err)
 		return err;
 	t0 = now();
-	err = fg_collapser_finish(r->collapser);
+	if (r->offcpu)
+		err = fg_offcpu_finish(r->offcpu);
+	if (!err)
+		err = fg_collapser_finish(r->collapser);
 	r->res->seconds_collapse += now() - t0;
 	emit(r, FG_PROFILE_TIMING, "collapse", r->res->seconds_collapse);
 	if (err)
 		return err;
 	warn_skipped(r);
+	if (r->offcpu) {
+		fg_offcpu_stats os;
+		fg_offcpu_get_stats(r->offcpu, &os);
+		r->res->off_cpu_waits = os.waits;
+		r->res->off_cpu_us = os.off_us;
+		r->res->on_cpu_samples = os.on_samples;
+		if ((r->res->samples == 0 || r->res->stacks == 0) && !r->res->recorded)
+			return fg_error_set(FG_ENODATA, "%s holds no off-CPU waits — it needs the "
+					    "scheduler events of an off-CPU recording (--off-cpu or "
+					    "--hot-cold with --perfdata-out)", r->perfdata.buf);
+		if (r->res->samples == 0 || r->res->stacks == 0)
+			return fg_error_set(FG_ENODATA, "no off-CPU time was recorded — %s never "
+					    "blocked (no sleep, I/O or lock wait) while recorded; "
+					    "an on-CPU graph (without --off-cpu) shows where it "
+					    "computes", r->program ? r->program : "the program");
+	}
 	if (r->res->samples == 0 || r->res->stacks == 0) {
 		/* a short test at 997 Hz is the usual case: name the two ways
 		 * out, with a frequency that samples every ~50 us */
@@ -566,7 +607,7 @@ static int collapse(run *r)
 				    r->perfdata.buf);
 	}
 	/* a handful of samples makes a graph of noise: say how to get more */
-	if (r->res->recorded && r->res->samples < FEW_SAMPLES) {
+	if (r->res->recorded && r->res->samples < FEW_SAMPLES && !r->offcpu) {
 		fg_strbuf sb = FG_STRBUF_INIT;
 		fg_strbuf_addf(&sb, "only %llu sample%s recorded — the graph shows little; %s or give "
 			       "%s more work", (unsigned long long)r->res->samples,
@@ -682,7 +723,13 @@ static int write_folded(run *r, FILE *fp)
 
 static int write_json(run *r, FILE *fp)
 {
-	return fg_speedscope_write(fp, r->program ? r->program : "profile", r->stacks, r->o->git);
+	fg_speedscope_opts so = { .name = r->program ? r->program : "profile", .git = r->o->git };
+
+	/* a thread's samples are a profile of their own */
+	so.per_root = r->o->per_thread;
+	if (r->rec.mode != FG_RECORD_ON_CPU)
+		so.unit = "microseconds";
+	return fg_speedscope_write_opts(fp, &so, r->stacks);
 }
 
 /* pprof: perf's default event is cpu-clock, whose sample periods are
@@ -692,7 +739,10 @@ static int write_pprof(run *r, FILE *fp)
 	fg_pprof_opts po = FG_PPROF_OPTS_INIT;
 	const fg_record_opts *rec = &r->o->record;
 
-	if (rec->recorder == FG_RECORDER_PERF && !rec->custom) {
+	if (rec->recorder == FG_RECORDER_PERF && rec->mode != FG_RECORD_ON_CPU) {
+		po.sample_type = rec->mode == FG_RECORD_OFF_CPU ? "off-cpu" : "time";
+		po.sample_unit = "microseconds";
+	} else if (rec->recorder == FG_RECORDER_PERF && !rec->custom) {
 		po.sample_type = "cpu";
 		po.sample_unit = "nanoseconds";
 		/* a re-rendered recording may have had another rate */
@@ -870,6 +920,15 @@ static int make_subtitle(run *r)
 	r->render = r->o->render;
 	if (r->subtitle.len)
 		r->render.subtitle = r->subtitle.buf;
+	if (r->rec.mode != FG_RECORD_ON_CPU) {
+		bool hot_cold = r->rec.mode == FG_RECORD_HOT_COLD;
+		if (!r->render.title)
+			r->render.title = hot_cold ? "Hot/Cold Flame Graph" : "Off-CPU Time Flame Graph";
+		if (!r->render.count_name)
+			r->render.count_name = "us";
+		if (hot_cold)
+			r->render.cold_root = FG_OFFCPU_ROOT;
+	}
 	return 0;
 }
 
@@ -949,6 +1008,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	}
 	fg_strbuf_release(&r.subtitle);
 	fg_collapser_free(r.collapser);
+	fg_offcpu_free(r.offcpu);
 	fg_folded_free(r.stacks);
 	fg_strbuf_release(&r.perfdata);
 	fg_strbuf_release(&r.post);

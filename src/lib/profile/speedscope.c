@@ -52,11 +52,60 @@ static long long frame_index(frames *f, const char *name, size_t len)
 	return (long long)e->value.u - 1;
 }
 
-typedef struct builder {
-	frames f;
+/* One speedscope profile: its samples and their weights. */
+typedef struct profile {
+	const char *name;    /* interned in builder.roots, or the document's */
+	size_t len;
 	fg_strbuf samples, weights;
 	fg_count total;
+} profile;
+
+typedef struct builder {
+	frames f;
+	bool per_root;       /* a profile per root frame */
+	fg_strmap roots;     /* root name -> index + 1 into p */
+	profile *p;
+	size_t np, ap;
 } builder;
+
+static profile *new_profile(builder *b, const char *name, size_t len)
+{
+	profile *pr;
+
+	if (fg_alloc_grow(&b->p, b->np + 1, &b->ap, sizeof(*b->p), 4))
+		return NULL;
+	pr = &b->p[b->np++];
+	memset(pr, 0, sizeof(*pr));
+	pr->name = name;
+	pr->len = len;
+	fg_strbuf_init(&pr->samples, 0);
+	fg_strbuf_init(&pr->weights, 0);
+	return pr;
+}
+
+/* The profile a stack goes to; with per_root, its root frame is taken
+ * off the stack (*stack, *len) and names the profile. */
+static profile *profile_of(builder *b, const char **stack, size_t *len)
+{
+	const char *semi;
+	size_t n;
+	fg_strmap_entry *e;
+
+	if (!b->per_root)
+		return &b->p[0];
+	semi = memchr(*stack, ';', *len);
+	n = semi ? (size_t)(semi - *stack) : *len;
+	if (!(e = fg_strmap_put(&b->roots, *stack, n)))
+		return NULL;
+	if (!e->value.u) {
+		if (!new_profile(b, e->key, e->len))
+			return NULL;
+		e->value.u = b->np;
+	}
+	*stack += semi ? n + 1 : n;
+	*len -= semi ? n + 1 : n;
+	return &b->p[e->value.u - 1];
+}
 
 /* A count as JSON: whole samples, or a decimal with its exact fraction. */
 static void add_count(fg_strbuf *sb, fg_count c)
@@ -87,25 +136,28 @@ static void count_sum(fg_count *sum, fg_count c)
 /* One stack into a sample ("[0,1,2]") and its weight. */
 static int add_stack(builder *b, const char *stack, size_t len, fg_count count)
 {
+	profile *pr = profile_of(b, &stack, &len);
 	const char *p = stack, *end = stack + len;
 	bool first = true;
 
-	fg_strbuf_addstr(&b->samples, b->samples.len ? ",[" : "[");
+	if (!pr)
+		return FG_ENOMEM;
+	fg_strbuf_addstr(&pr->samples, pr->samples.len ? ",[" : "[");
 	while (p < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		size_t n = semi ? (size_t)(semi - p) : (size_t)(end - p);
 		long long idx = frame_index(&b->f, p, n);
 		if (idx < 0)
 			return FG_ENOMEM;
-		fg_strbuf_addf(&b->samples, first ? "%lld" : ",%lld", idx);
+		fg_strbuf_addf(&pr->samples, first ? "%lld" : ",%lld", idx);
 		first = false;
 		p += n + (semi ? 1 : 0);
 	}
-	fg_strbuf_addch(&b->samples, ']');
-	if (b->weights.len)
-		fg_strbuf_addch(&b->weights, ',');
-	add_count(&b->weights, count);
-	count_sum(&b->total, count);
+	fg_strbuf_addch(&pr->samples, ']');
+	if (pr->weights.len)
+		fg_strbuf_addch(&pr->weights, ',');
+	add_count(&pr->weights, count);
+	count_sum(&pr->total, count);
 	return 0;
 }
 
@@ -139,13 +191,56 @@ static void git_metadata(fg_strbuf *doc, const fg_git_info *git)
 	fg_strbuf_addf(doc, ",\"dirty\":%s}}", git->dirty ? "true" : "false");
 }
 
-int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
-			const fg_git_info *git)
+static int write_out(FILE *out, fg_strbuf *sb)
 {
-	builder b = { { FG_STRMAP_INIT, FG_STRBUF_INIT, 0 }, FG_STRBUF_INIT, FG_STRBUF_INIT, { 0, 0 } };
-	fg_strbuf doc = FG_STRBUF_INIT;
+	if (fwrite(sb->buf, 1, sb->len, out) != sb->len)
+		return fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
+	fg_strbuf_reset(sb);
+	return 0;
+}
+
+/* "profiles":[...], a profile's samples written straight from its buffer. */
+static int write_profiles(FILE *out, fg_strbuf *doc, const builder *b, const char *unit)
+{
+	size_t i;
 	int err;
 
+	fg_strbuf_addstr(doc, "\"profiles\":[");
+	for (i = 0; i < b->np; i++) {
+		const profile *pr = &b->p[i];
+		fg_strbuf_addstr(doc, i ? ",{\"type\":\"sampled\",\"name\":" :
+				 "{\"type\":\"sampled\",\"name\":");
+		json_string(doc, pr->name, pr->len);
+		fg_strbuf_addstr(doc, ",\"unit\":");
+		json_string(doc, unit, strlen(unit));
+		fg_strbuf_addstr(doc, ",\"startValue\":0,\"endValue\":");
+		add_count(doc, pr->total);
+		fg_strbuf_addstr(doc, ",\"samples\":[");
+		if ((err = write_out(out, doc)))
+			return err;
+		if (fwrite(pr->samples.buf, 1, pr->samples.len, out) != pr->samples.len)
+			return fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
+		fg_strbuf_addstr(doc, "],\"weights\":[");
+		fg_strbuf_add(doc, pr->weights.buf, pr->weights.len);
+		fg_strbuf_addstr(doc, "]}");
+	}
+	fg_strbuf_addstr(doc, "]");
+	return 0;
+}
+
+int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *o, const fg_folded *stacks)
+{
+	builder b = { .f = { FG_STRMAP_INIT, FG_STRBUF_INIT, 0 }, .roots = FG_STRMAP_INIT };
+	fg_strbuf doc = FG_STRBUF_INIT;
+	const char *name = o->name ? o->name : "profile";
+	size_t i;
+	int err;
+
+	b.per_root = o->per_root;
+	if (!b.per_root && !new_profile(&b, name, strlen(name))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	err = fg_folded_keeps_order(stacks) ? add_in_order(&b, stacks) :
 	      fg_folded_foreach(stacks, add_sorted, &b);
 	if (err)
@@ -153,33 +248,34 @@ int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 	fg_strbuf_addstr(&doc, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 			 "\"shared\":{\"frames\":[");
 	fg_strbuf_add(&doc, b.f.json.buf, b.f.json.len);
-	fg_strbuf_addstr(&doc, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":");
-	json_string(&doc, name, strlen(name));
-	fg_strbuf_addstr(&doc, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
-	add_count(&doc, b.total);
-	fg_strbuf_addstr(&doc, ",\"samples\":[");
-	if (fwrite(doc.buf, 1, doc.len, out) != doc.len ||
-	    fwrite(b.samples.buf, 1, b.samples.len, out) != b.samples.len) {
-		err = fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
+	fg_strbuf_addstr(&doc, "]},");
+	if ((err = write_profiles(out, &doc, &b, o->unit ? o->unit : "none")))
 		goto done;
-	}
-	fg_strbuf_reset(&doc);
-	fg_strbuf_addstr(&doc, "],\"weights\":[");
-	fg_strbuf_add(&doc, b.weights.buf, b.weights.len);
-	fg_strbuf_addstr(&doc, "]}],\"name\":");
+	fg_strbuf_addstr(&doc, ",\"name\":");
 	json_string(&doc, name, strlen(name));
-	if (git)
-		git_metadata(&doc, git);
+	if (o->git)
+		git_metadata(&doc, o->git);
 	fg_strbuf_addstr(&doc, ",\"activeProfileIndex\":0,\"exporter\":\"flamegraph " FG_VERSION "\"}\n");
-	if (fwrite(doc.buf, 1, doc.len, out) != doc.len)
-		err = fg_error_set(FG_EIO, "cannot write the JSON output: %s", strerror(errno));
+	err = write_out(out, &doc);
 done:
+	for (i = 0; i < b.np; i++) {
+		fg_strbuf_release(&b.p[i].samples);
+		fg_strbuf_release(&b.p[i].weights);
+	}
+	free(b.p);
+	fg_strmap_release(&b.roots);
 	fg_strmap_release(&b.f.map);
 	fg_strbuf_release(&b.f.json);
-	fg_strbuf_release(&b.samples);
-	fg_strbuf_release(&b.weights);
 	fg_strbuf_release(&doc);
 	return err;
+}
+
+int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
+			const fg_git_info *git)
+{
+	fg_speedscope_opts o = { .name = name, .git = git };
+
+	return fg_speedscope_write_opts(out, &o, stacks);
 }
 
 int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,

@@ -57,13 +57,51 @@ static uint64_t ring_buffer(const fg_record_opts *o)
 				     limit);
 }
 
+/* Off-CPU recordings open the sched:sched_switch tracepoint: perf finds
+ * it in tracefs, and reads its raw data only with privilege. Said before
+ * anything runs, with the way out; through sudo (--root) root's rights
+ * apply. */
+static int check_sched_events(const fg_record_opts *o)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+	bool denied = false, found = false;
+	size_t i;
+
+	if (o->mode == FG_RECORD_ON_CPU || o->recorder != FG_RECORDER_PERF || o->root)
+		return 0;
+	for (i = 0; i < sizeof(ids) / sizeof(*ids) && !found; i++) {
+		if (access(ids[i], R_OK) == 0)
+			found = true;
+		else if (errno == EACCES)
+			denied = true;
+	}
+	if (!found && (denied || geteuid() != 0))
+		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
+				    "sched:sched_switch, which only root may use here — run as root, "
+				    "or record through sudo with --root");
+	if (!found)
+		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
+				    "sched:sched_switch, but tracefs is not mounted — mount it "
+				    "(mount -t tracefs nodev /sys/kernel/tracing) and run again");
+	if (geteuid() != 0 && read_proc_number("/proc/sys/kernel/perf_event_paranoid") > -1)
+		return fg_error_set(FG_ERECORD, "off-CPU graphs read the scheduler's trace data, which "
+				    "a user other than root may read only with "
+				    "kernel.perf_event_paranoid = -1 — run as root, record through "
+				    "sudo with --root, or set it (sudo sysctl "
+				    "kernel.perf_event_paranoid=-1)");
+	return 0;
+}
+
 int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *o, const char *dir)
 {
 	struct statvfs vfs;
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
-	if ((err = check_rate(plan, o)))
+	if ((err = check_rate(plan, o)) || (err = check_sched_events(o)))
 		return err;
 	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * (o->freq ? o->freq : 997);
 	plan->buffer_bytes = o->buffer_bytes ? o->buffer_bytes : ring_buffer(o);

@@ -89,6 +89,46 @@ static int check_target(const fg_record_opts *o)
 	return 0;
 }
 
+/* What perf samples. On-CPU: its default event at -F FREQ. Off-CPU:
+ * every sched_switch (-c 1) with its stack, and the switch records that
+ * tell when a thread runs again. Hot/cold: both, cpu-clock keeping its
+ * own frequency while -c 1 holds for the tracepoint. */
+static int push_events(fg_strvec *sv, const fg_record_opts *o)
+{
+	unsigned freq = o->freq ? o->freq : 997;
+	int err = 0;
+
+	switch (o->mode) {
+	case FG_RECORD_OFF_CPU:
+		err = fg_strvec_push(sv, "-e");
+		if (!err)
+			err = fg_strvec_push(sv, "sched:sched_switch");
+		break;
+	case FG_RECORD_HOT_COLD:
+		err = fg_strvec_push(sv, "-e");
+		if (!err)
+			err = fg_strvec_pushf(sv, "cpu-clock/freq=%u/", freq);
+		if (!err)
+			err = fg_strvec_push(sv, "-e");
+		if (!err)
+			err = fg_strvec_push(sv, "sched:sched_switch");
+		break;
+	case FG_RECORD_ON_CPU:
+	default:
+		err = fg_strvec_push(sv, "-F");
+		if (!err)
+			err = fg_strvec_pushf(sv, "%u", freq);
+		return err;
+	}
+	if (!err)
+		err = fg_strvec_push(sv, "-c");
+	if (!err)
+		err = fg_strvec_push(sv, "1");
+	if (!err)
+		err = fg_strvec_push(sv, "--switch-events");
+	return err;
+}
+
 static int perf_command(fg_strvec *sv, const fg_record_opts *o)
 {
 	size_t i, first;
@@ -117,9 +157,7 @@ static int perf_command(fg_strvec *sv, const fg_record_opts *o)
 	} else {
 		err = fg_strvec_push(sv, "record");
 		if (!err)
-			err = fg_strvec_push(sv, "-F");
-		if (!err)
-			err = fg_strvec_pushf(sv, "%u", o->freq ? o->freq : 997);
+			err = push_events(sv, o);
 		if (!err)
 			err = fg_strvec_push(sv, "--call-graph");
 		if (!err && o->call_graph == FG_CALL_GRAPH_DWARF)
@@ -226,6 +264,12 @@ int fg_record_command(char ***out, const fg_record_opts *opts)
 	*out = NULL;
 	if ((err = check_target(opts)))
 		return err;
+	if (opts->mode != FG_RECORD_ON_CPU && opts->recorder == FG_RECORDER_DTRACE)
+		return fg_error_set(FG_EINVAL, "off-CPU graphs are made with perf's scheduler "
+				    "events; DTrace records on-CPU samples only");
+	if (opts->mode != FG_RECORD_ON_CPU && opts->custom)
+		return fg_error_set(FG_EINVAL, "off-CPU graphs choose perf's events themselves: a "
+				    "custom record command cannot be combined with them");
 	if (opts->recorder == FG_RECORDER_DTRACE)
 		err = dtrace_command(&sv, opts);
 	else
@@ -256,6 +300,8 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 		err = fg_strvec_push(&sv, perfdata);
 	if (!err && no_inline)
 		err = fg_strvec_push(&sv, "--no-inline");
+	if (!err && opts->mode != FG_RECORD_ON_CPU)
+		err = fg_strvec_push(&sv, "--show-switch-events");
 	if (!err)
 		err = detach(&sv, out);
 	fg_strvec_clear(&sv);

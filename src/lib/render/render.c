@@ -35,6 +35,7 @@ struct frame {
 	unsigned depth;
 	uint64_t start, end;
 	double delta;
+	bool cold;       /* at or above opts.cold_root */
 };
 
 struct open_frame {
@@ -42,6 +43,7 @@ struct open_frame {
 	size_t len;
 	uint64_t start;
 	double delta;
+	bool cold;
 };
 
 struct render {
@@ -248,6 +250,7 @@ static int close_frame(struct render *r, unsigned depth, const struct open_frame
 	fr->start = of->start;
 	fr->end = r->time;
 	fr->delta = of->delta;
+	fr->cold = of->cold;
 	if (depth > r->depthmax)
 		r->depthmax = depth;
 	if (fabs(of->delta) > r->maxdelta)
@@ -269,6 +272,9 @@ static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
 	r->open[nopen].len = len;
 	r->open[nopen].start = r->time;
 	r->open[nopen].delta = 0;
+	r->open[nopen].cold = (nopen && r->open[nopen - 1].cold) ||
+			      (r->o->cold_root && strlen(r->o->cold_root) == len &&
+			       !memcmp(r->o->cold_root, p, len));
 	return 0;
 }
 
@@ -355,6 +361,7 @@ static size_t display_len(const char *s, size_t n)
 static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
 {
 	size_t dn = display_len(fr->name, fr->len);
+	enum fg_palette pal = fr->cold ? FG_PAL_BLUE : r->pal;
 	uint64_t h;
 	uint32_t c;
 
@@ -362,21 +369,21 @@ static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
 		double d = r->o->negate ? -fr->delta : fr->delta;
 		return fg_palette_diff_color(d, r->maxdelta);
 	}
-	if (r->o->palette_map) {
+	if (r->o->palette_map && !fr->cold) {
 		fg_strmap_entry *e = fg_strmap_get(&r->palmap, fr->name, dn);
 		if (e && (e->value.u & FG_PALETTE_SET))
 			return (uint32_t)e->value.u;
 	}
 	if (r->o->hash || r->o->deterministic) {
 		h = fg_hash_bytes(fr->name, dn);
-		c = fg_palette_color(r->pal, fr->name, fr->len, unit(h), unit(h >> 16),
+		c = fg_palette_color(pal, fr->name, fr->len, unit(h), unit(h >> 16),
 				     unit(h >> 32));
 	} else {
 		h = next_rand(r);
-		c = fg_palette_color(r->pal, fr->name, fr->len, unit(h), unit(h >> 16),
+		c = fg_palette_color(pal, fr->name, fr->len, unit(h), unit(h >> 16),
 				     unit(h >> 32));
 	}
-	if (r->o->palette_map) {
+	if (r->o->palette_map && !fr->cold) {
 		fg_strmap_entry *e = fg_strmap_put(&r->palmap, fr->name, dn);
 		if (!e) {
 			*err = FG_ENOMEM;
@@ -682,7 +689,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	struct render r;
 	struct stacks st = { NULL, false, 0 };
 	fg_folded *tmp = NULL;
-	struct open_frame all = { "all", 3, 0, 0 };
+	struct open_frame all = { .name = "all", .len = 3 };
 	int err;
 
 	memset(&r, 0, sizeof(r));
