@@ -63,6 +63,32 @@ read -r r g b <<<"$(fill_of hc.svg compute_phase)"
 awk -v r="$r" -v g="$g" -v b="$b" 'BEGIN { exit !(r >= 200 && b < 100) }' &&
 	pass || fail "--hot-cold: compute_phase (on CPU) is drawn rgb($r,$g,$b), not in the hot palette"
 
+# flamegraph-build: the same for a target of a project
+mkdir proj
+cp "$FG_SRC/examples/offcpu/offcpu.c" proj/
+cat > proj/flamegraph.toml <<'EOF'
+[package]
+name = "waits"
+version = "0.1.0"
+
+[build]
+system = "cc"
+
+[[bin]]
+name = "offcpu"
+sources = ["offcpu.c"]
+args = ["200", "20"]
+EOF
+check_exit "flamegraph-build --off-cpu" 0 flamegraph-build --manifest-path proj --bin offcpu --off-cpu \
+	-o build.svg --folded build.folded
+build_us=$(incl build.folded sleep_phase)
+awk -v s="$build_us" 'BEGIN { exit !(s >= 180000 && s <= 500000) }' &&
+	pass || fail "flamegraph-build --off-cpu: sleep_phase has $build_us us, not about 200 000"
+check_exit "flamegraph-build --hot-cold" 0 flamegraph-build --manifest-path proj --bin offcpu --hot-cold \
+	-o build-hc.svg --folded build-hc.folded
+check_contains "flamegraph-build --hot-cold: the on-CPU root" build-hc.folded "^offcpu;\[on-cpu\];"
+check_contains "flamegraph-build --hot-cold: the off-CPU root" build-hc.folded "^offcpu;\[off-cpu\];.*sleep_phase"
+
 # pprof and speedscope carry microseconds
 check_exit "--off-cpu --format json" 0 flamegraph --off-cpu --format json -o off.json -- ./offcpu 50 10
 check_contains "--off-cpu --format json: microseconds" off.json '"unit":"microseconds"'

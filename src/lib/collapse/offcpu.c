@@ -298,9 +298,12 @@ static void stack_line(fg_offcpu *o, fg_view line)
 
 static void one_line(fg_offcpu *o, fg_view line)
 {
-	if (line.len && line.ptr[line.len - 1] == '\r')
-		line.len--;
-	if (!line.len)
+	size_t i = 0;
+
+	/* a blank line ends an event, as it does for the collapser */
+	while (i < line.len && (line.ptr[i] == ' ' || line.ptr[i] == '\t' || line.ptr[i] == '\r'))
+		i++;
+	if (i == line.len)
 		end_event(o);
 	else if (line.ptr[0] == ' ' || line.ptr[0] == '\t')
 		stack_line(o, line);
