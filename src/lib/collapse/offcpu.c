@@ -102,16 +102,6 @@ static bool parse_time(fg_view w, uint64_t *ns)
 	return true;
 }
 
-static bool all_digits(fg_view w)
-{
-	size_t i;
-
-	for (i = 0; i < w.len; i++)
-		if (!is_digit(w.ptr[i]))
-			return false;
-	return w.len > 0;
-}
-
 static int flush(fg_offcpu *o)
 {
 	int err;
@@ -226,7 +216,8 @@ static void switch_out(fg_offcpu *o, fg_view who, fg_view tid, uint64_t t_ns, fg
 }
 
 /* An on-CPU sample (hot_cold): written out as it comes, weighed in
- * microseconds. */
+ * microseconds. period: the word before the event, perf's period when it
+ * is a number. */
 static void on_cpu(fg_offcpu *o, fg_view who, fg_view period)
 {
 	unsigned long long ns;
@@ -274,7 +265,7 @@ static void header_line(fg_offcpu *o, fg_view line)
 			if (have_time)
 				switch_out(o, who, tid, t_ns, rest);
 		} else if (o->hot_cold) {
-			on_cpu(o, who, all_digits(prev) ? prev : fg_view_of(NULL, 0));
+			on_cpu(o, who, prev);
 		}
 		return;
 	}
