@@ -291,8 +291,11 @@ static void one_line(fg_offcpu *o, fg_view line)
 {
 	size_t i = 0;
 
-	/* a blank line ends an event, as it does for the collapser */
-	while (i < line.len && (line.ptr[i] == ' ' || line.ptr[i] == '\t' || line.ptr[i] == '\r'))
+	/* a blank line ends an event, as it does for the collapser (the same
+	 * blanks: a line it takes as blank must end the event here too, or
+	 * the stack lines after it would reach it as headers) */
+	while (i < line.len && (line.ptr[i] == ' ' || line.ptr[i] == '\t' || line.ptr[i] == '\r' ||
+				line.ptr[i] == '\v' || line.ptr[i] == '\f'))
 		i++;
 	if (i == line.len)
 		end_event(o);
