@@ -1,0 +1,165 @@
+/* What a run writes: the graph (SVG, folded stacks, speedscope, pprof)
+ * and the --folded copy, each through an atomic output file. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "flamegraph/pprof.h"
+#include "lib/profile/capture_notes.h"
+#include "lib/profile/run.h"
+#include "util/banned.h"
+
+int fg_output_format_parse(fg_output_format *out, const char *name)
+{
+	static const char *const names[] = { "svg", "folded", "json", "pprof" };
+	unsigned i;
+
+	for (i = 0; name && i < 4; i++) {
+		if (!strcmp(name, names[i])) {
+			*out = (fg_output_format)i;
+			return 0;
+		}
+	}
+	return fg_error_set(FG_EINVAL, "unknown output format '%s' — use svg, folded, json or pprof",
+			    name ? name : "");
+}
+
+const char *fg_output_default_name(fg_output_format format)
+{
+	switch (format) {
+	case FG_OUTPUT_FOLDED: return "stacks.folded";
+	case FG_OUTPUT_JSON: return "profile.speedscope.json";
+	case FG_OUTPUT_PPROF: return "profile.pb.gz";
+	case FG_OUTPUT_NONE: return NULL;
+	default: return "flamegraph.svg";
+	}
+}
+
+/* The graph's file ("-": stdout), or NULL when none is written. */
+const char *fg_run_graph_path(const fg_profile_opts *o)
+{
+	if (o->format == FG_OUTPUT_NONE)
+		return NULL;
+	return o->output ? o->output : fg_output_default_name(o->format);
+}
+
+/* Folded text: the post-processed text when there is one, else straight
+ * from the collapser. */
+static int write_folded(run *r, FILE *fp)
+{
+	int err;
+
+	if (r->o->post_process) {
+		if (fwrite(r->post.buf, 1, r->post.len, fp) != r->post.len)
+			return fg_error_set(FG_EIO, "cannot write the folded stacks: %s", strerror(errno));
+		return 0;
+	}
+	err = fg_collapser_write(r->collapser, fp);
+	return err;
+}
+
+static int write_json(run *r, FILE *fp)
+{
+	fg_speedscope_opts so = { .name = r->program ? r->program : "profile", .git = r->o->git };
+
+	/* a thread's samples are a profile of their own */
+	so.per_root = r->o->per_thread;
+	if (r->rec.mode != FG_RECORD_ON_CPU)
+		so.unit = "microseconds";
+	return fg_speedscope_write_opts(fp, &so, r->stacks);
+}
+
+/* pprof: perf's default event is cpu-clock, whose sample periods are
+ * nanoseconds of CPU time; another event (-c) is counted in samples. */
+static int write_pprof(run *r, FILE *fp)
+{
+	fg_pprof_opts po = FG_PPROF_OPTS_INIT;
+	const fg_record_opts *rec = &r->o->record;
+
+	if (rec->recorder == FG_RECORDER_PERF && rec->mode != FG_RECORD_ON_CPU) {
+		po.sample_type = rec->mode == FG_RECORD_OFF_CPU ? "off-cpu" : "time";
+		po.sample_unit = "microseconds";
+	} else if (rec->recorder == FG_RECORDER_PERF && !rec->custom) {
+		po.sample_type = "cpu";
+		po.sample_unit = "nanoseconds";
+		/* a re-rendered recording may have had another rate */
+		if (rec->freq && !r->o->perfdata)
+			po.period = (int64_t)(1000000000u / rec->freq);
+	}
+	po.comment = r->program;
+	return fg_pprof_write(r->stacks, &po, fp);
+}
+
+int fg_run_write_outputs(run *r)
+{
+	double t0 = fg_run_now();
+	FILE *fp = r->out ? fg_outfile_stream(r->out) : NULL;
+	int err = 0;
+
+	switch (r->o->format) {
+	case FG_OUTPUT_NONE:
+		break;
+	case FG_OUTPUT_FOLDED:
+		err = write_folded(r, fp);
+		break;
+	case FG_OUTPUT_JSON:
+		err = write_json(r, fp);
+		break;
+	case FG_OUTPUT_PPROF:
+		err = write_pprof(r, fp);
+		break;
+	default:
+		err = fg_render_svg(r->stacks, &r->render, fp);
+		break;
+	}
+	if (!err && r->folded)
+		err = write_folded(r, fg_outfile_stream(r->folded));
+	r->res->seconds_render = fg_run_now() - t0;
+	fg_run_emit(r, FG_PROFILE_TIMING, "render", r->res->seconds_render);
+	if (err)
+		return err;
+	if (r->folded) {
+		err = fg_outfile_commit(r->folded);
+		r->folded = NULL;
+		if (err)
+			return err;
+	}
+	if (!r->out)
+		return 0;
+	err = fg_outfile_commit(r->out);
+	r->out = NULL;
+	if (!err)
+		r->res->output_written = true;
+	return err;
+}
+
+int fg_run_open_outputs(run *r)
+{
+	int err;
+
+	if (fg_run_graph_path(r->o) && (err = fg_outfile_open(&r->out, fg_run_graph_path(r->o))))
+		return err;
+	if (r->o->folded_out && (err = fg_outfile_open(&r->folded, r->o->folded_out)))
+		return err;
+	return 0;
+}
+
+/* The graph's subtitle tells what it does not cover. */
+int fg_run_make_subtitle(run *r)
+{
+	fg_capture_subtitle(&r->subtitle, r->o->render.subtitle, r->res, r->recorded_samples);
+	r->render = r->o->render;
+	if (r->subtitle.len)
+		r->render.subtitle = r->subtitle.buf;
+	if (r->rec.mode != FG_RECORD_ON_CPU) {
+		bool hot_cold = r->rec.mode == FG_RECORD_HOT_COLD;
+		if (!r->render.title)
+			r->render.title = hot_cold ? "Hot/Cold Flame Graph" : "Off-CPU Time Flame Graph";
+		if (!r->render.count_name)
+			r->render.count_name = "us";
+		if (hot_cold)
+			r->render.cold_root = FG_OFFCPU_ROOT;
+	}
+	return 0;
+}

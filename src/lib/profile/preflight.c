@@ -1,0 +1,191 @@
+/* Before anything runs: the options, the recorder, the program or PIDs,
+ * the ELF checks, the kernel's limits and the room for the recording. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "lib/profile/capture_notes.h"
+#include "lib/profile/run.h"
+#include "util/input.h"
+#include "util/process.h"
+#include "util/banned.h"
+
+int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
+{
+	if (rec->tool_origin && rec->tool && *rec->tool)
+		return fg_error_set(FG_ERECORD, "%s names '%s', which is not an executable program — "
+				    "fix the path, or unset %s to use the %s on PATH", rec->tool_origin,
+				    tool, rec->tool_origin,
+				    rec->recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf");
+	if (rec->recorder == FG_RECORDER_DTRACE)
+		return fg_error_set(FG_ERECORD, "%s was not found — install DTrace (macOS and FreeBSD "
+				    "ship it; illumos too) or set DTRACE to its path", tool);
+	return fg_error_set(FG_ERECORD, "%s was not found — install perf: Debian: apt install "
+			    "linux-perf; Ubuntu: apt install linux-tools-common linux-tools-generic; "
+			    "Fedora/RHEL: dnf install perf; Arch: pacman -S perf; openSUSE: zypper "
+			    "install perf; or set PERF to its path", tool);
+}
+
+int fg_run_check_tool(run *r)
+{
+	const char *tool = r->rec.tool && *r->rec.tool ? r->rec.tool :
+			   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf";
+	char *path = fg_which(tool);
+
+	if (!path)
+		return fg_run_fail_tool_missing(tool, &r->rec);
+	free(path);
+	if (r->rec.root) {
+		if (!(path = fg_which("sudo")))
+			return fg_error_set(FG_ERECORD, "--root needs sudo, which was not found — "
+					    "install sudo or run as root without --root");
+		free(path);
+	}
+	return 0;
+}
+
+static void elf_warn(void *ctx, const char *msg)
+{
+	fg_run_emit(ctx, FG_PROFILE_WARNING, msg, 0);
+}
+
+static void check_program(run *r, const char *path, const char *shown)
+{
+	fg_elfcheck_report rep;
+
+	if (!r->o->check_elf || fg_elfcheck_file(path, &rep) != 0)
+		return;
+	fg_elfcheck_warnings(&rep, shown, r->rec.call_graph == FG_CALL_GRAPH_FP && !r->rec.custom,
+			     r->o->fix_style, elf_warn, r);
+}
+
+int fg_run_check_pids(run *r)
+{
+	size_t i;
+	fg_strbuf exe = FG_STRBUF_INIT;
+
+	for (i = 0; i < r->o->npids; i++) {
+		const char *s = r->o->pids[i];
+		unsigned long long pid;
+		if (fg_parse_u64(fg_view_cstr(s), &pid) || pid == 0 || pid > 0x7fffffff)
+			return fg_error_set(FG_EINVAL, "'%s' is not a PID — give process ids as "
+					    "numbers, e.g. --pid 1234,5678", s);
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			fg_strbuf_release(&exe);
+			return fg_error_set(FG_ENOTFOUND, "no process with PID %llu is running — "
+					    "check the PID with ps or pgrep", pid);
+		}
+		fg_strbuf_reset(&exe);
+		fg_strbuf_addf(&exe, "/proc/%llu/exe", pid);
+		check_program(r, exe.buf, s);
+	}
+	fg_strbuf_release(&exe);
+	r->program = r->o->npids == 1 ? r->o->pids[0] : "the processes";
+	return 0;
+}
+
+int fg_run_check_command(run *r)
+{
+	const char *prog = r->o->argv[0];
+	fg_strbuf in_cwd = FG_STRBUF_INIT;
+
+	/* a relative path names a file where the command runs */
+	if (r->o->cwd && prog[0] != '/' && strchr(prog, '/')) {
+		fg_strbuf_addf(&in_cwd, "%s/%s", r->o->cwd, prog);
+		r->program_path = fg_which(in_cwd.buf);
+	} else {
+		r->program_path = fg_which(prog);
+	}
+	fg_strbuf_release(&in_cwd);
+	if (!r->program_path)
+		return fg_error_set(FG_ENOTFOUND, "program '%s' was not found%s — check the name, "
+				    "or give its path (./%s)", prog,
+				    strchr(prog, '/') ? " or is not executable" : " on PATH", prog);
+	r->program = prog;
+	check_program(r, r->program_path, prog);
+	return 0;
+}
+
+/* No output may land on the --perfdata input or on another output: the
+ * atomic rename would replace the input, or one output the other. */
+static int check_paths(const fg_profile_opts *o)
+{
+	const char *out = fg_run_graph_path(o);
+	const struct { const char *path, *what; } files[] = {
+		{ o->perfdata, "the --perfdata input" },
+		{ out && strcmp(out, "-") ? out : NULL, "the output (-o)" },
+		{ o->folded_out, "the --folded output" },
+		{ o->perfdata_out, "the --perfdata-out file" },
+	};
+	size_t n = sizeof(files) / sizeof(files[0]);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (files[i].path && files[j].path && fg_same_path(files[i].path, files[j].path))
+				return fg_error_set(FG_EINVAL, "%s is both %s and %s — writing it would "
+						    "%s; give each its own file name", files[j].path,
+						    files[i].what, files[j].what,
+						    i == 0 ? "destroy the input" : "lose one of them");
+	return 0;
+}
+
+int fg_run_check_opts(const fg_profile_opts *o)
+{
+	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
+
+	if (targets != 1)
+		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, --pid or --perfdata"
+					       : "nothing to profile — give a command, --pid PID or --perfdata FILE");
+	if (o->record.custom && o->record.freq && o->record.freq != 997)
+		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
+				    "combined with -F — put -F in the -c string");
+	/* bad graph options fail before a recording, not after it */
+	if (o->format == FG_OUTPUT_SVG) {
+		int err = fg_render_opts_check(&o->render);
+		if (err)
+			return err;
+	}
+	return check_paths(o);
+}
+
+/* The folder the recording goes to: beside --perfdata-out, else tmpdir. */
+static void record_dir(const run *r, fg_strbuf *dir)
+{
+	const char *keep = r->o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
+
+	if (keep && slash)
+		fg_strbuf_add(dir, keep, slash == keep ? 1 : (size_t)(slash - keep));
+	else if (keep)
+		fg_strbuf_addstr(dir, ".");
+	else
+		fg_strbuf_addstr(dir, r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+}
+
+/* Limits before anything runs: the kernel's sampling limit, the size cap,
+ * the ring buffer. */
+int fg_run_plan_recording(run *r)
+{
+	fg_record_plan plan;
+	fg_strbuf dir = FG_STRBUF_INIT, note = FG_STRBUF_INIT;
+	int err;
+
+	if (r->rec.recorder != FG_RECORDER_PERF)
+		return 0;
+	record_dir(r, &dir);
+	snprintf(r->res->record_dir, sizeof(r->res->record_dir), "%s", dir.buf);
+	if (!(err = fg_record_plan_make(&plan, &r->rec, dir.buf))) {
+		r->rec.max_size = plan.max_size;
+		r->res->max_size = plan.max_size;
+		if (!r->rec.custom)
+			r->rec.buffer_bytes = plan.buffer_bytes;
+		fg_capture_note_plan(&note, &plan, &r->rec, dir.buf);
+		if (note.len)
+			fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);
+	}
+	fg_strbuf_release(&dir);
+	fg_strbuf_release(&note);
+	return err;
+}

@@ -1,0 +1,352 @@
+/* The recording read: `perf script` streamed (through the off-CPU
+ * filter in those modes) into the collapser, or a text input fed to it;
+ * the folded stacks then post-processed into r->stacks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/profile/run.h"
+#include "util/input.h"
+#include "util/interrupt.h"
+#include "util/process.h"
+#include "util/banned.h"
+
+/* perf script output is read in chunks this big: large enough that the
+ * per-chunk costs vanish, small enough to stay in cache. */
+#define FG_SCRIPT_CHUNK (256u * 1024u)
+
+/* Fewer samples than this get a warning (the run still writes its graph). */
+#define FEW_SAMPLES 10
+
+/* An interrupt once the recording is over abandons the run: the user
+ * wants out, and there is no partial graph worth writing. */
+static int check_interrupt(run *r)
+{
+	if (fg_interrupt_count() == r->interrupts_seen)
+		return 0;
+	fg_interrupt_drain();
+	r->res->interrupted = true;
+	r->res->interrupt_signal = fg_interrupt_signal();
+	return fg_error_set(FG_EINTR, "interrupted while reading the recording: nothing was written");
+}
+
+/* perf script separates samples with a blank line: counting "\n\n" (also
+ * across chunks) gives the progress through the recording, for the
+ * status line, at memchr speed. */
+static void count_samples(run *r, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	if (!len)
+		return;
+	if (r->last_fed == '\n' && *p == '\n')
+		r->samples_read++;
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) && ++p < end)
+		if (*p == '\n')
+			r->samples_read++;
+	r->last_fed = end[-1];
+}
+
+static int feed_timed(run *r, const char *buf, size_t len)
+{
+	double t0 = fg_run_now();
+	int err = r->offcpu ? fg_offcpu_feed(r->offcpu, buf, len) :
+			      fg_collapser_feed(r->collapser, buf, len);
+
+	r->res->seconds_collapse += fg_run_now() - t0;
+	r->res->script_bytes += len;
+	count_samples(r, buf, len);
+	fg_run_emit(r, FG_PROFILE_PROGRESS, NULL, (double)r->res->script_bytes);
+	if (t0 - r->last_status >= 0.1) {
+		r->last_status = t0;
+		fg_run_status(r, FG_STAGE_PROCESSING, t0 - r->processing_start, r->res->script_bytes);
+	}
+	return err ? err : check_interrupt(r);
+}
+
+static int feed_sink(void *ctx, const char *buf, size_t len)
+{
+	return feed_timed(ctx, buf, len);
+}
+
+/* `perf script` streamed into the collapser. */
+static int do_script(run *r)
+{
+	char **argv = NULL;
+	double t0 = fg_run_now();
+	int err;
+
+	if (!fg_record_script_command(&argv, &r->rec, r->perfdata.buf, r->o->no_inline))
+		fg_run_emit_cmd(r, argv);
+	fg_argv_free(argv);
+	err = fg_record_script_stream(&r->rec, r->perfdata.buf, r->o->no_inline, feed_sink, r,
+				      fg_run_on_record_event, r);
+	if (err == FG_ENOTFOUND)
+		err = fg_run_fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", &r->rec);
+	if (err == FG_EINTR) {
+		r->res->interrupted = true;
+		r->res->interrupt_signal = fg_interrupt_signal();
+	}
+	fg_run_emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
+	fg_run_status(r, FG_STAGE_DONE, 0, 0);
+	r->res->seconds_script = fg_run_now() - t0 - r->res->seconds_collapse;
+	fg_run_emit(r, FG_PROFILE_TIMING, "script", r->res->seconds_script);
+	return err;
+}
+
+/* Text input (DTrace output, or perf script text given as --perfdata):
+ * straight into the collapser. */
+static int do_read_text(run *r)
+{
+	fg_input *in = NULL;
+	char *buf = NULL;
+	ssize_t n;
+	int err;
+
+	if ((err = fg_input_open(&in, r->perfdata.buf)))
+		return err;
+	if (!(buf = fg_malloc(FG_SCRIPT_CHUNK))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	while ((n = fg_input_read(in, buf, FG_SCRIPT_CHUNK)) > 0)
+		if ((err = feed_timed(r, buf, (size_t)n)))
+			goto done;
+	if (n < 0)
+		err = (int)n;
+	fg_run_emit(r, FG_PROFILE_PROGRESS_END, NULL, (double)r->res->script_bytes);
+done:
+	free(buf);
+	fg_input_close(in);
+	return err;
+}
+
+bool fg_run_is_perf_data(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == 8 && !memcmp(magic, "PERFILE2", 8);
+}
+
+static int offcpu_sink(void *ctx, const char *buf, size_t len)
+{
+	run *r = ctx;
+
+	return fg_collapser_feed(r->collapser, buf, len);
+}
+
+/* Off-CPU modes: waits (and on-CPU samples) weighed in microseconds
+ * before the collapser sees them. */
+static int new_offcpu(run *r)
+{
+	unsigned freq = r->rec.freq ? r->rec.freq : 997;
+
+	if (r->rec.mode == FG_RECORD_ON_CPU)
+		return 0;
+	return fg_offcpu_new(&r->offcpu, r->rec.mode == FG_RECORD_HOT_COLD,
+			     (1000000 + freq / 2) / freq, offcpu_sink, r);
+}
+
+static int new_collapser(run *r, fg_format fmt)
+{
+	fg_collapse_opts co = FG_COLLAPSE_OPTS_INIT;
+
+	co.skip_after = r->o->skip_after;
+	co.nskip_after = r->o->nskip_after;
+	co.inline_frames = !r->o->no_inline;
+	co.per_thread = r->o->per_thread && !r->o->per_thread_name;
+	/* a flame chart's x axis is time: the samples stay in order */
+	co.keep_order = r->o->render.flamechart;
+	return fg_collapser_new(&r->collapser, fmt, &co);
+}
+
+static void warn_skipped(run *r)
+{
+	fg_collapse_stats st;
+	fg_strbuf sb = FG_STRBUF_INIT;
+	size_t i;
+
+	fg_collapser_stats(r->collapser, &st);
+	for (i = 0; i < st.nwarnings && i < FG_COLLAPSE_MAX_WARNINGS; i++) {
+		fg_strbuf_reset(&sb);
+		fg_strbuf_addf(&sb, "skipped %llu %s (first at line %llu of the profiler output)",
+			       (unsigned long long)st.warnings[i].count, st.warnings[i].what,
+			       (unsigned long long)st.warnings[i].first_line);
+		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+	}
+	fg_strbuf_release(&sb);
+	r->res->samples = st.samples;
+	r->res->stacks = st.stacks;
+}
+
+int fg_run_collapse(run *r)
+{
+	bool perf_data = r->rec.recorder == FG_RECORDER_PERF &&
+			 (r->res->recorded || fg_run_is_perf_data(r->perfdata.buf));
+	fg_format fmt = r->res->recorded ?
+		(r->rec.recorder == FG_RECORDER_DTRACE ? FG_FORMAT_DTRACE : FG_FORMAT_PERF) :
+		perf_data ? FG_FORMAT_PERF : FG_FORMAT_UNKNOWN;
+	double t0;
+	int err;
+
+	if ((err = new_collapser(r, fmt)) || (perf_data && (err = new_offcpu(r))))
+		return err;
+	err = perf_data ? do_script(r) : do_read_text(r);
+	if (err)
+		return err;
+	t0 = fg_run_now();
+	if (r->offcpu)
+		err = fg_offcpu_finish(r->offcpu);
+	if (!err)
+		err = fg_collapser_finish(r->collapser);
+	r->res->seconds_collapse += fg_run_now() - t0;
+	fg_run_emit(r, FG_PROFILE_TIMING, "collapse", r->res->seconds_collapse);
+	if (err)
+		return err;
+	warn_skipped(r);
+	if (r->offcpu) {
+		fg_offcpu_stats os;
+		fg_offcpu_get_stats(r->offcpu, &os);
+		r->res->off_cpu_waits = os.waits;
+		r->res->off_cpu_us = os.off_us;
+		r->res->on_cpu_samples = os.on_samples;
+		if ((r->res->samples == 0 || r->res->stacks == 0) && !r->res->recorded)
+			return fg_error_set(FG_ENODATA, "%s holds no off-CPU waits — it needs the "
+					    "scheduler events of an off-CPU recording (--off-cpu or "
+					    "--hot-cold with --perfdata-out)", r->perfdata.buf);
+		if (r->res->samples == 0 || r->res->stacks == 0)
+			return fg_error_set(FG_ENODATA, "no off-CPU time was recorded — %s never "
+					    "blocked (no sleep, I/O or lock wait) while recorded; "
+					    "an on-CPU graph (without --off-cpu) shows where it "
+					    "computes", r->program ? r->program : "the program");
+	}
+	if (r->res->samples == 0 || r->res->stacks == 0) {
+		/* a short test at 997 Hz is the usual case: name the two ways
+		 * out, with a frequency that samples every ~50 us */
+		if (r->res->recorded && r->res->lost_known && r->res->lost)
+			return fg_error_set(FG_ENODATA, "no samples were recorded — all %llu were lost "
+					    "because perf's ring buffer was full; give it a bigger "
+					    "buffer (--buffer-size), record with --call-graph fp, or "
+					    "sample less often (-F)", (unsigned long long)r->res->lost);
+		if (r->res->recorded && r->o->record.custom)
+			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
+					    "the first sample; give it more work (more rounds, a "
+					    "bigger input) or sample more often in -c",
+					    r->program ? r->program : "the program");
+		if (r->res->recorded)
+			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
+					    "the first sample at %u Hz; raise the frequency "
+					    "(e.g. -F 20000) or give it more work (more rounds, a "
+					    "bigger input)", r->program ? r->program : "the program",
+					    r->o->record.freq ? r->o->record.freq : 997);
+		return fg_error_set(FG_ENODATA, "%s holds no samples — record a longer run",
+				    r->perfdata.buf);
+	}
+	/* a handful of samples makes a graph of noise: say how to get more */
+	if (r->res->recorded && r->res->samples < FEW_SAMPLES && !r->offcpu) {
+		fg_strbuf sb = FG_STRBUF_INIT;
+		fg_strbuf_addf(&sb, "only %llu sample%s recorded — the graph shows little; %s or give "
+			       "%s more work", (unsigned long long)r->res->samples,
+			       r->res->samples == 1 ? " was" : "s were",
+			       r->o->record.custom ? "sample more often in -c" :
+			       "raise the frequency (e.g. -F 20000)",
+			       r->program ? r->program : "the program");
+		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+		fg_strbuf_release(&sb);
+	}
+	return 0;
+}
+
+static int add_stack(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	return fg_folded_add(ctx, stack, len, count);
+}
+
+static int append_line(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	fg_strbuf *sb = ctx;
+	int err = fg_strbuf_add(sb, stack, len);
+
+	return err ? err : fg_strbuf_addf(sb, " %llu\n", (unsigned long long)count);
+}
+
+/* --post-process: the folded text goes to the command's stdin from a
+ * temporary file (no pipe deadlock however much either side writes); its
+ * stdout replaces the stacks. */
+static int post_process(run *r)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_strbuf text = FG_STRBUF_INIT;
+	fg_exit_status st = { 0, 0 };
+	fg_strbuf tmpl = FG_STRBUF_INIT;
+	int fd = -1, err;
+
+	if ((err = fg_strvec_split(&cmd.argv, r->o->post_process))) {
+		err = fg_error_set(FG_EINVAL, "--post-process: %s", fg_error_last());
+		goto done;
+	}
+	if (!cmd.argv.n) {
+		err = fg_error_set(FG_EINVAL, "--post-process needs a command");
+		goto done;
+	}
+	if ((err = fg_collapser_foreach(r->collapser, append_line, &text)))
+		goto done;
+	fg_strbuf_addf(&tmpl, "%s/.flamegraph-folded.XXXXXX",
+		       r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+	if ((fd = mkstemp(tmpl.buf)) < 0) {
+		err = fg_error_set(FG_EIO, "cannot create a temporary file: %s", strerror(errno));
+		goto done;
+	}
+	unlink(tmpl.buf);
+	if (write(fd, text.buf, text.len) != (ssize_t)text.len || lseek(fd, 0, SEEK_SET) != 0) {
+		err = fg_error_set(FG_EIO, "cannot write a temporary file: %s", strerror(errno));
+		goto done;
+	}
+	cmd.stdin_fd = fd;
+	fg_run_emit_cmd(r, cmd.argv.v);
+	if ((err = fg_runner_capture(r->rec.runner, &cmd, &r->post, &st))) {
+		if (err == FG_ENOTFOUND)
+			err = fg_error_set(FG_ECHILD, "--post-process: '%s' was not found — check "
+					   "the command", cmd.argv.v[0]);
+		goto done;
+	}
+	if (st.code != 0 || st.signal)
+		err = fg_error_set(FG_ECHILD, "--post-process command '%s' failed (%s %d) — the "
+				   "graph was not written", cmd.argv.v[0], st.signal ? "signal" : "status",
+				   st.signal ? st.signal : st.code);
+done:
+	if (fd >= 0)
+		close(fd);
+	fg_strbuf_release(&text);
+	fg_strbuf_release(&tmpl);
+	fg_cmd_clear(&cmd);
+	return err;
+}
+
+int fg_run_build_stacks(run *r)
+{
+	int err;
+
+	if ((err = fg_folded_new_ex(&r->stacks, r->o->render.flamechart ? FG_FOLDED_KEEP_ORDER : 0)))
+		return err;
+	if (!r->o->post_process)
+		return fg_collapser_foreach(r->collapser, add_stack, r->stacks);
+	if ((err = post_process(r)))
+		return err;
+	if ((err = fg_folded_feed(r->stacks, r->post.buf, r->post.len)) ||
+	    (err = fg_folded_finish(r->stacks)))
+		return err;
+	if (!fg_folded_total(r->stacks).n && !fg_folded_total(r->stacks).frac)
+		return fg_error_set(FG_ENODATA, "--post-process '%s' left no stacks — check its "
+				    "output format (\"a;b;c COUNT\" lines)", r->o->post_process);
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* The state of one fg_profile_run and the steps that share it, one file
+ * a job: preflight.c (options, tools, programs, limits checked before
+ * anything runs), profile.c (recording, and the run as a whole),
+ * process.c (the recording read, folded into stacks, post-processed),
+ * outputs.c (the graph and the other files written). */
+#ifndef FG_PROFILE_RUN_H
+#define FG_PROFILE_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "flamegraph/collapse.h"
+#include "flamegraph/profile.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+
+typedef struct run {
+	const fg_profile_opts *o;
+	fg_profile_result *res;
+	fg_record_opts rec;
+	const char *program;       /* what is profiled, for messages */
+	char *program_path;        /* argv[0] resolved on PATH */
+	fg_strbuf perfdata;        /* the perf.data being recorded/read */
+	bool perfdata_is_temp;
+	fg_outfile *out, *folded;
+	fg_collapser *collapser;
+	fg_offcpu *offcpu;         /* off-CPU modes: between perf script and
+				      the collapser */
+	fg_folded *stacks;
+	fg_strbuf post;            /* post-processed folded text */
+	int interrupts_seen;       /* interrupt requests the recording handled */
+	uint64_t recorded_samples; /* samples in the recording (perf.data) */
+	fg_render_opts render;     /* o->render with the subtitle extended */
+	fg_strbuf subtitle;
+	double processing_start, last_status;
+	uint64_t samples_read;     /* samples in the text read so far */
+	char last_fed;             /* the last byte of the text fed */
+} run;
+
+/* profile.c */
+double fg_run_now(void);
+/* Hands an event to opts->on_event (warnings are counted). */
+void fg_run_emit(run *r, fg_profile_event kind, const char *msg, double value);
+/* FG_PROFILE_COMMAND with argv quoted for display. */
+void fg_run_emit_cmd(run *r, char **argv);
+void fg_run_status(run *r, fg_profile_stage stage, double elapsed, uint64_t bytes);
+/* The recorder's events (record.h), as profile events. */
+void fg_run_on_record_event(void *ctx, fg_record_event kind, const char *msg, double elapsed,
+			    uint64_t bytes);
+
+/* preflight.c */
+int fg_run_check_opts(const fg_profile_opts *o);
+int fg_run_check_tool(run *r);
+int fg_run_check_pids(run *r);
+int fg_run_check_command(run *r);
+int fg_run_plan_recording(run *r);
+/* The error for a recorder that is not installed where it was looked for. */
+int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec);
+
+/* process.c */
+bool fg_run_is_perf_data(const char *path);
+/* The recording (or text) read into the collapser. */
+int fg_run_collapse(run *r);
+/* The collapser's stacks (post-processed) into r->stacks. */
+int fg_run_build_stacks(run *r);
+
+/* outputs.c */
+/* The graph's file ("-": stdout), or NULL when none is written. */
+const char *fg_run_graph_path(const fg_profile_opts *o);
+int fg_run_open_outputs(run *r);
+/* r->render: the options with the subtitle of what the graph does not
+ * cover, and the off-CPU modes' title, unit and colours. */
+int fg_run_make_subtitle(run *r);
+int fg_run_write_outputs(run *r);
+
+#endif
