@@ -189,6 +189,32 @@ static void short_wait_and_ns(void **state)
 	free(folded);
 }
 
+/* Older perf right-aligns the command name, so a header may start with
+ * blanks: the first line of an event is its header whatever its
+ * indentation. '#' lines are comments, skipped as the collapser skips
+ * them (a header starting with '#' would otherwise never reach it). */
+static void indented_headers_and_comments(void **state)
+{
+	const char *text =
+		"# ========\n"
+		"# captured on: today\n"
+		"             app    10 [000] 5.000000: sched:sched_switch: prev_comm=app prev_pid=10 prev_state=S ==> next_pid=0\n"
+		"\t1 f+0x1 (/tmp/app)\n"
+		"\n"
+		"#app 11 [000] 5.000100: sched:sched_switch: prev_comm=app prev_pid=11 prev_state=S ==> next_pid=0\n"
+		"\t1 g+0x1 (/tmp/app)\n"
+		"\n"
+		"             app    10 [000] 5.001000: PERF_RECORD_SWITCH IN\n"
+		"             app    11 [000] 5.002000: PERF_RECORD_SWITCH IN\n";
+	fg_offcpu_stats st;
+	char *folded = run_filter(text, 0, false, &st);
+
+	(void)state;
+	assert_string_equal(folded, "app;f 1000\n");
+	assert_int_equal(st.waits, 1);
+	free(folded);
+}
+
 static int failing_sink(void *ctx, const char *buf, size_t len)
 {
 	(void)ctx;
@@ -218,6 +244,7 @@ int main(void)
 		cmocka_unit_test(any_chunking),
 		cmocka_unit_test(unmatched),
 		cmocka_unit_test(short_wait_and_ns),
+		cmocka_unit_test(indented_headers_and_comments),
 		cmocka_unit_test(sink_error),
 	};
 

@@ -254,6 +254,7 @@ static void header_line(fg_offcpu *o, fg_view line)
 		if (fg_view_eq(w, "PERF_RECORD_SWITCH") || fg_view_eq(w, "PERF_RECORD_SWITCH_CPU_WIDE")) {
 			if (have_time && fg_view_eq(next_word(&rest), "IN"))
 				switch_in(o, tid, t_ns);
+			o->kind = EV_NONE; /* an event of one line */
 			return;
 		}
 		if (w.ptr[w.len - 1] != ':') {
@@ -287,22 +288,28 @@ static void stack_line(fg_offcpu *o, fg_view line)
 	}
 }
 
+/* Lines are sorted as the collapser sorts them: '#' comments skipped, a
+ * blank line ends an event (the same blanks: a line it takes as blank
+ * must end the event here too, or the stack lines after it would reach
+ * it as headers), the first line of an event is its header whatever its
+ * indentation (older perf right-aligns the command name). A line that
+ * starts at column 0 inside an event is a header too: perf prints switch
+ * records, events of one line, without a blank line after them. */
 static void one_line(fg_offcpu *o, fg_view line)
 {
 	size_t i = 0;
 
-	/* a blank line ends an event, as it does for the collapser (the same
-	 * blanks: a line it takes as blank must end the event here too, or
-	 * the stack lines after it would reach it as headers) */
+	if (line.len && line.ptr[0] == '#')
+		return;
 	while (i < line.len && (line.ptr[i] == ' ' || line.ptr[i] == '\t' || line.ptr[i] == '\r' ||
 				line.ptr[i] == '\v' || line.ptr[i] == '\f'))
 		i++;
 	if (i == line.len)
 		end_event(o);
-	else if (line.ptr[0] == ' ' || line.ptr[0] == '\t')
-		stack_line(o, line);
-	else
+	else if (o->kind == EV_NONE || (line.ptr[0] != ' ' && line.ptr[0] != '\t'))
 		header_line(o, line);
+	else
+		stack_line(o, line);
 }
 
 int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_text_sink sink,
