@@ -54,6 +54,7 @@ static void module_release(pd_module *m)
 		elf_end(m->dwarf_elf);
 	if (m->dwarf_fd >= 0)
 		close(m->dwarf_fd);
+	free(m->elf_path);
 	free(m->segs);
 	free(m->syms);
 	free(m->text);
@@ -571,6 +572,9 @@ static Elf *own_vdso(pd_module *m)
 		elf_end(elf);
 		return NULL;
 	}
+	/* the unwinder reads its CFI from the image too */
+	m->image = base;
+	m->image_size = size;
 	return elf;
 }
 
@@ -580,14 +584,21 @@ static int load_module(pd_symbols *s, pd_module *m)
 	int fd = -1, sfd = -1, err = 0;
 	Elf *elf = NULL, *symelf = NULL;
 	struct rawlist raw = { NULL, 0, 0 };
+	GElf_Ehdr eh;
 
 	m->loaded = true;
 	elf = open_runtime(s, m, &path, &fd);
+	if (elf && !(m->elf_path = fg_strdup(path.buf))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	if (!elf && m->vdso)
 		elf = own_vdso(m);
 	if (!elf)
 		goto done;
 	s->loaded++;
+	if (gelf_getehdr(elf, &eh))
+		m->elf_type = eh.e_type;
 	/* perf records the build ids of the files with sampled addresses
 	 * only: the others are read from the file, as perf does */
 	if (!m->build_id_len)
@@ -930,6 +941,13 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 	}
 	r->n = (uint32_t)(m->npool - r->first);
 	return 0;
+}
+
+int pd_symbols_load(pd_symbols *s, pd_module *m)
+{
+	if (m->loaded)
+		return 0;
+	return m->kernel ? load_kallsyms(s, m) : load_module(s, m);
 }
 
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
