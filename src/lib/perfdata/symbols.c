@@ -854,6 +854,14 @@ static const char *die_name(Dwarf_Die *die)
 	return NULL;
 }
 
+static bool has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
 /* The compilation unit holding addr (the aranges when there are; else
  * each unit's ranges). */
 static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
@@ -875,26 +883,44 @@ static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
 }
 
 /* Names of the scopes around addr: inlined instances innermost first,
- * then the function. Returns how many (0: no DWARF for addr). */
+ * then the function. Returns how many (0: no DWARF for addr). The
+ * scopes of dwarf_getscopes go from an inlined instance on to its
+ * abstract definition's, not to where it was inlined: the chain of
+ * callers is that of the innermost scope's enclosing DIEs
+ * (dwarf_getscopes_die). */
 static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_t max)
 {
-	Dwarf_Die cudie, *scopes = NULL;
-	int n, i;
+	Dwarf_Die cudie, *scopes = NULL, *chain = NULL;
+	int n, i, lang;
 	size_t k = 0;
+	bool cplus;
 
 	if (!m->dwarf || !cu_of(m->dwarf, addr, &cudie))
 		return 0;
+	/* the function DIEs gas makes for assembly (glibc's clone3.S) are
+	 * not the ones perf shows: it names those by their symbol */
+	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler)
+		return 0;
+	cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+		lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 	if ((n = dwarf_getscopes(&cudie, addr, &scopes)) <= 0)
 		return 0;
+	n = dwarf_getscopes_die(&scopes[0], &chain);
+	free(scopes);
 	for (i = 0; i < n && k < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		names[k++] = die_name(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
+		names[k++] = die_name(&chain[i]);
+		if (tag == DW_TAG_subprogram) {
+			/* a C++ function known by its plain name only (a
+			 * lambda's operator()): perf names it by its symbol */
+			if (cplus && !has_linkage_name(&chain[i]))
+				names[k - 1] = NULL;
 			break;
+		}
 	}
-	free(scopes);
+	free(chain);
 	return k;
 }
 
@@ -922,12 +948,13 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 			return FG_ENOMEM;
 		f->addr = rel;
 		f->module = m->path;
-		f->sym = names[i] ? names[i] : "??";
+		/* NULL: the function is named by its symbol */
+		f->sym = names[i] ? names[i] : sym->name;
 		f->inlined = strcmp(f->sym, sym->name) != 0;
+		/* DWARF's C++ names are the mangled linkage names */
 		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
 			return FG_ENOMEM;
-		if (!f->inlined)
-			f->sym = sym->name;
+		f->sym = pd_demangle(&m->arena, f->inlined ? f->sym : sym->name);
 	}
 	if (!n) {
 		if (!(f = pool_add(m)))
