@@ -100,7 +100,7 @@ struct pd_map {
 typedef struct pd_proc {
 	struct pd_map *maps;      /* sorted by start, not overlapping */
 	size_t n, alloc;
-	uint64_t gen;             /* changes whenever a file map is added */
+	uint64_t gen;             /* changes whenever code is mapped (reader.c) */
 } pd_proc;
 
 typedef struct pd_thread {
@@ -157,6 +157,8 @@ void pd_unwinder_free(pd_unwinder *u);
  * be 0. Returns 0 or FG_ENOMEM. */
 int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
 	      uint64_t *pcs, size_t max, size_t *n);
+/* Drops what was kept for process pid (it exited). */
+void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
 
 /* ---- byte access ---- */
 

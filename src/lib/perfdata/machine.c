@@ -138,9 +138,6 @@ int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, ui
 		return FG_ENOMEM;
 	if (!len || nm.end < start)
 		return 0;
-	/* the unwinder reports the files of a process again after this */
-	if (mod && !mod->anon && !mod->kernel)
-		p->gen++;
 	/* the overlapped maps [i, j) lose the part the new one covers */
 	i = lower_bound(p, start);
 	for (j = i; j < p->n && p->maps[j].start < nm.end; j++) {

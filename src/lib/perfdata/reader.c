@@ -727,6 +727,7 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 	const char *name = record_name(r, off, size, name_at);
 	pd_module *mod;
 	int32_t pid;
+	int err;
 
 	if (!name)
 		return bad(r, off, "map record without a file name");
@@ -746,7 +747,28 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 			r->syms.kernel_text = pd_u64(p + 32);
 		return 0;
 	}
-	return pd_machine_mmap(&r->machine, pid, pd_u64(p + 16), pd_u64(p + 24), pd_u64(p + 32), mod);
+	if ((err = pd_machine_mmap(&r->machine, pid, pd_u64(p + 16), pd_u64(p + 24), pd_u64(p + 32),
+				   mod)))
+		return err;
+	/* new code to unwind through: the unwinder reports the process'
+	 * files again (data maps, such as a mapped locale file, change
+	 * nothing it needs) */
+	if (!(pd_u16(p + 4) & PERF_RECORD_MISC_MMAP_DATA) && !mod->anon) {
+		pd_proc *proc = pd_machine_proc(&r->machine, pid);
+		if (!proc)
+			return FG_ENOMEM;
+		proc->gen++;
+	}
+	return 0;
+}
+
+/* A process' exit: the unwinder lets go of its files. */
+static void do_exit(fg_perfdata *r, uint64_t off, uint16_t size)
+{
+	const unsigned char *p = r->base + off;
+
+	if (size >= 24 && r->unwinder && pd_u32(p + 8) == pd_u32(p + 16))
+		pd_unwinder_forget(r->unwinder, (int32_t)pd_u32(p + 8));
 }
 
 static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *ctx)
@@ -774,6 +796,9 @@ static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *
 			return bad(r, off, "fork record too short");
 		return pd_machine_fork(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12),
 				       (int32_t)pd_u32(p + 16), (int32_t)pd_u32(p + 20));
+	case PERF_RECORD_EXIT:
+		do_exit(r, off, size);
+		return 0;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
 			r->stats.lost += pd_u64(p + 16);

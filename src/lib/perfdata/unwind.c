@@ -174,6 +174,19 @@ void pd_unwinder_free(pd_unwinder *u)
 	free(u);
 }
 
+void pd_unwinder_forget(pd_unwinder *u, int32_t pid)
+{
+	fg_strmap_entry *e = fg_strmap_get(&u->procs, (const char *)&pid, sizeof(pid));
+	struct proc_state *ps = e ? e->value.p : NULL;
+
+	if (!ps)
+		return;
+	if (ps->dwfl)
+		dwfl_end(ps->dwfl);
+	ps->dwfl = NULL;
+	ps->attached = false;
+}
+
 /* Where the map puts the module's ELF addresses: run-time address minus
  * ELF address, from the loadable segment holding the map's offset. */
 static bool map_bias(const struct pd_map *map, uint64_t *bias)
