@@ -124,9 +124,9 @@ static int check_dwarf(fg_perfdata *r)
 	if (!(t & both) || r->unsupported)
 		return 0;
 	if ((t & both) != both)
-		r->unsupported = "user registers or stack copies without the other";
+		r->unsupported = "dwarf call graphs with user registers or stack copies alone";
 	else if ((r->regs_user & need) != need || r->regs_user >> PD_NREGS)
-		r->unsupported = "user registers other than x86_64's";
+		r->unsupported = "dwarf call graphs without x86_64's stack and instruction pointers";
 	else if (t & PERF_SAMPLE_BRANCH_STACK)
 		r->unsupported = "dwarf call graphs with branch stacks";
 	else
