@@ -827,7 +827,9 @@ static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void 
 	size_t i, n;
 	int err = 0;
 
-	qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
+	/* an empty queue may have no array at all (a round that ends first) */
+	if (r->nq > 1)
+		qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
 	for (n = 0; n < r->nq && r->q[n].time <= limit; n++)
 		if ((err = handle(r, r->q[n].off, cb, ctx)))
 			break;
