@@ -40,6 +40,9 @@ typedef struct pd_module {
 				     image in memory (image_size bytes) */
 	size_t image_size;
 	uint16_t elf_type;        /* ET_EXEC, ET_DYN... of the runtime ELF */
+	/* its PLT entries (ELF addresses, end exclusive): lazy ones (.plt),
+	 * and those that push nothing (.plt.sec, else .plt.got) */
+	uint64_t plt_start, plt_end, plt_sec_start, plt_sec_end;
 	/* the runtime ELF's PT_LOAD segments: file offset -> address */
 	struct { uint64_t off, vaddr, filesz; } *segs;
 	size_t nsegs;

@@ -644,8 +644,10 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 	size_t i, k = 0, n;
 	int err;
 
-	/* no user state: a kernel thread, or a 32-bit process */
-	if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
+	/* no user state: a kernel thread, or a 32-bit process; no stack
+	 * copy (the kernel could not read it, as in an execve that replaced
+	 * the memory): no user frames at all, as perf gives none */
+	if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs || !s->stack_len)
 		return 0;
 	memset(&st, 0, sizeof(st));
 	st.mask = r->regs_user;

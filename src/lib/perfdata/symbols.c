@@ -433,6 +433,21 @@ static int plt_symbols(pd_module *m, Elf *elf, struct rawlist *l)
 	return 0;
 }
 
+/* The PLT sections of elf, for the unwinder (see plt_ra_offset). */
+static void plt_ranges(pd_module *m, Elf *elf)
+{
+	GElf_Shdr sh;
+
+	if (find_section(elf, ".plt", &sh)) {
+		m->plt_start = sh.sh_addr;
+		m->plt_end = sh.sh_addr + sh.sh_size;
+	}
+	if (find_section(elf, ".plt.sec", &sh) || find_section(elf, ".plt.got", &sh)) {
+		m->plt_sec_start = sh.sh_addr;
+		m->plt_sec_end = sh.sh_addr + sh.sh_size;
+	}
+}
+
 /* The .gnu_debuglink name of elf, or NULL. */
 static const char *debuglink(Elf *elf)
 {
@@ -614,6 +629,7 @@ static int load_module(pd_symbols *s, pd_module *m)
 				       &raw);
 	if (!err)
 		err = plt_symbols(m, elf, &raw);
+	plt_ranges(m, elf);
 	if (!err)
 		err = finish_symbols(m, raw.v, raw.n);
 	if (err || !s->opts.inline_frames || m->vdso)

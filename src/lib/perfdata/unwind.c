@@ -37,8 +37,12 @@ struct pd_unwinder {
 	pd_machine *machine;
 	fg_strmap procs;    /* 4-byte pid -> struct proc_state * */
 	Dwfl_Callbacks callbacks;
-	/* the sample being unwound */
+	/* the sample being unwound: its stack copy, and the registers
+	 * libdwfl starts from (the sample's, or its caller's when the
+	 * sample is in a PLT entry) */
 	const struct pd_user_state *st;
+	struct pd_user_state start;
+	bool start_is_caller;  /* then its first pc is a return address */
 	uint64_t *pcs;
 	size_t max, n;
 };
@@ -120,7 +124,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct pd_user_state *st = ((const pd_unwinder *)arg)->st;
+	const struct pd_user_state *st = &((const pd_unwinder *)arg)->start;
 	int d;
 
 	for (d = 0; d < 16; d++) {
@@ -314,10 +318,54 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	/* a return address: its call is the instruction before */
-	if (!activation)
+	if (!activation || (u->start_is_caller && !u->n))
 		pc--;
 	u->pcs[u->n++] = pc;
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* Where a PLT entry has the return address: the offset from the stack
+ * pointer (-1: addr is in no PLT). The lazy-binding entries of .plt push
+ * the relocation index from their 12th byte on (then the header pushes
+ * the GOT's second word from its 7th); .plt.sec and .plt.got push
+ * nothing. Their CFI says the same as an expression, which libdwfl
+ * (0.188) does not evaluate: it falls back to the frame pointer there and
+ * skips the PLT's caller. */
+static int plt_ra_offset(const pd_module *m, uint64_t vaddr)
+{
+	if (vaddr >= m->plt_start && vaddr < m->plt_end) {
+		if (vaddr - m->plt_start < 16)
+			return vaddr - m->plt_start < 6 ? 8 : 16;
+		return (vaddr & 15) >= 11 ? 8 : 0;
+	}
+	if (vaddr >= m->plt_sec_start && vaddr < m->plt_sec_end)
+		return 0;
+	return -1;
+}
+
+/* Sets u->start: the sample's registers, or, for a sample in a PLT
+ * entry, its caller's (the entry itself is then already pcs[0]). */
+static void start_state(pd_unwinder *u, int32_t pid, const struct pd_user_state *st)
+{
+	uint64_t ip = st->regs[PD_REG_IP], sp = st->regs[PD_REG_SP], bias = 0, ra;
+	const struct pd_map *map = pd_machine_find_map(u->machine, pid, ip);
+	int off;
+
+	u->start = *st;
+	u->start_is_caller = false;
+	if (!map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
+		return;
+	if (map->mod->elf_type == ET_DYN && !map_bias(map, &bias))
+		return;
+	if ((off = plt_ra_offset(map->mod, ip - bias)) < 0)
+		return;
+	if (st->stack_len < (uint64_t)off + 8)
+		return;
+	memcpy(&ra, st->stack + off, 8);
+	u->start.regs[PD_REG_IP] = ra;
+	u->start.regs[PD_REG_SP] = sp + (uint64_t)off + 8;
+	u->start_is_caller = true;
+	u->pcs[u->n++] = ip;
 }
 
 int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
@@ -335,7 +383,8 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->pcs = pcs;
 	u->max = max;
 	u->n = 0;
-	if (dwfl)
+	start_state(u, pid, st);
+	if (dwfl && u->n < max)
 		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
 	/* not even the sampled frame: it is still the sample's address */
 	if (!u->n && (st->mask >> PD_REG_IP & 1))
