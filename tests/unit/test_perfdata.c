@@ -8,6 +8,8 @@
  *
  * `test_perfdata DIR` also writes the recordings to DIR (the fuzz seeds
  * of tests/fuzz/corpus/perfdata come from there). */
+#include <elf.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -256,16 +258,18 @@ static char *simple_recording(size_t *len, bool unknown_records)
 #define DWARF_REGS ((1ull << REG_SP) | (1ull << REG_IP))
 
 /* The bytes of a dwarf call graph sample (record header included) at
- * the marker: no kernel part, the user registers (SP, IP), a stack copy
- * of stack_size bytes of which dyn are valid. */
-static void dwarf_sample(fg_strbuf *b, uint64_t stack_size, uint64_t dyn)
+ * ip: no kernel part, the user registers (SP, IP), a stack copy of
+ * stack_size bytes (its first word ret, the others 0) of which dyn are
+ * valid. */
+static void dwarf_sample_at(fg_strbuf *b, uint64_t ip, uint64_t ret, uint64_t stack_size,
+			    uint64_t dyn)
 {
-	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, marker_addr() };
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip };
 	size_t size = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 2 + 8 + 16 + 8 + stack_size + (stack_size ? 8 : 0);
 	uint64_t i;
 
 	put_header(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, size);
-	put64(b, marker_addr());
+	put64(b, ip);
 	put32(b, 42);
 	put32(b, 42);
 	put64(b, 20);
@@ -273,20 +277,40 @@ static void dwarf_sample(fg_strbuf *b, uint64_t stack_size, uint64_t dyn)
 	put64(b, 2);
 	put(b, chain, sizeof(chain));
 	put64(b, PERF_SAMPLE_REGS_ABI_64);
-	put64(b, 0x7ffc0000);   /* SP */
-	put64(b, marker_addr()); /* IP */
+	put64(b, 0x7ffc0000); /* SP */
+	put64(b, ip);         /* IP */
 	put64(b, stack_size);
 	for (i = 0; i < stack_size; i++)
-		put(b, "", 1);
+		put(b, i < 8 ? (const char *)&ret + i : "", 1);
 	if (stack_size)
 		put64(b, dyn);
 }
+
+static void dwarf_sample(fg_strbuf *b, uint64_t stack_size, uint64_t dyn)
+{
+	dwarf_sample_at(b, marker_addr(), 0, stack_size, dyn);
+}
+
+static char *dwarf_recording_of(fg_strbuf *sample, size_t *len);
 
 /* comm "prog", the map of the marker, one dwarf call graph sample;
  * sample_len (when not 0) cuts the sample record to that size. */
 static char *dwarf_recording(size_t *len, size_t sample_len, uint64_t stack_size, uint64_t dyn)
 {
 	fg_strbuf sample = FG_STRBUF_INIT;
+
+	dwarf_sample(&sample, stack_size, dyn);
+	if (sample_len) {
+		uint16_t s16 = (uint16_t)sample_len;
+		memcpy(sample.buf + 6, &s16, 2);
+		sample.len = sample_len;
+	}
+	return dwarf_recording_of(&sample, len);
+}
+
+/* The recording of one dwarf sample (the bytes of *sample, released). */
+static char *dwarf_recording_of(fg_strbuf *sample, size_t *len)
+{
 	rec r;
 
 	rec_init(&r);
@@ -295,14 +319,8 @@ static char *dwarf_recording(size_t *len, size_t sample_len, uint64_t stack_size
 	add_comm(&r, 42, 42, "prog", 10);
 	add_mmap(&r, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
 		 self_map.path, 11);
-	dwarf_sample(&sample, stack_size, dyn);
-	if (sample_len) {
-		uint16_t s16 = (uint16_t)sample_len;
-		memcpy(sample.buf + 6, &s16, 2);
-		sample.len = sample_len;
-	}
-	put(&r.data, sample.buf, sample.len);
-	fg_strbuf_release(&sample);
+	put(&r.data, sample->buf, sample->len);
+	fg_strbuf_release(sample);
 	add_round(&r);
 	return finish(&r, len);
 }
@@ -316,7 +334,7 @@ struct got {
 	uint64_t period;
 	char event[32];
 	size_t nframes;
-	char sym0[64];
+	char sym0[64], sym1[64];
 	const char *mod1;
 	bool sym1_null;
 };
@@ -336,6 +354,7 @@ static int collect(void *ctx, const fg_perfdata_sample *s)
 		snprintf(g->sym0, sizeof(g->sym0), "%s", s->frames[0].sym ? s->frames[0].sym : "(null)");
 	if (s->nframes > 1) {
 		g->mod1 = s->frames[1].module;
+		snprintf(g->sym1, sizeof(g->sym1), "%s", s->frames[1].sym ? s->frames[1].sym : "(null)");
 		g->sym1_null = s->frames[1].sym == NULL;
 	}
 	return 0;
@@ -585,6 +604,79 @@ static void test_dwarf_sample(void **state)
 	free(buf);
 }
 
+static int first_object(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	*(uint64_t *)out = info->dlpi_addr;
+	return 1;
+}
+
+/* The ELF address of the first entry of this program's PLT that keeps
+ * the return address at the stack pointer (.plt.sec's first, else
+ * .plt's first after its header); 0: none. */
+static uint64_t plt_entry(void)
+{
+	FILE *f = fopen("/proc/self/exe", "rb");
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL, str;
+	char *names = NULL;
+	uint64_t found = 0;
+	size_t i;
+
+	if (!f || fread(&eh, sizeof(eh), 1, f) != 1 || eh.e_shentsize != sizeof(*sh) ||
+	    !(sh = calloc(eh.e_shnum, sizeof(*sh))) || fseek(f, (long)eh.e_shoff, SEEK_SET) ||
+	    fread(sh, sizeof(*sh), eh.e_shnum, f) != eh.e_shnum || eh.e_shstrndx >= eh.e_shnum)
+		goto done;
+	str = sh[eh.e_shstrndx];
+	if (!(names = calloc(1, str.sh_size + 1)) || fseek(f, (long)str.sh_offset, SEEK_SET) ||
+	    fread(names, 1, str.sh_size, f) != str.sh_size)
+		goto done;
+	for (i = 0; i < eh.e_shnum; i++) {
+		if (sh[i].sh_name >= str.sh_size)
+			continue;
+		if (!strcmp(names + sh[i].sh_name, ".plt.sec") && sh[i].sh_size)
+			found = sh[i].sh_addr;
+		else if (!strcmp(names + sh[i].sh_name, ".plt") && sh[i].sh_size > 16 && !found)
+			found = sh[i].sh_addr + 16;
+	}
+done:
+	free(names);
+	free(sh);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A dwarf sample in a PLT entry: the entry's frame, then its caller
+ * (the return address on top of the stack: here in the marker). */
+static void test_dwarf_plt(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_strbuf sample = FG_STRBUF_INIT;
+	fg_perfdata *r = NULL;
+	uint64_t bias = 0, entry = plt_entry(), ip;
+	struct got g;
+	size_t len;
+	char *buf;
+
+	(void)state;
+	dl_iterate_phdr(first_object, &bias);
+	ip = bias + entry;
+	if (!entry || ip < self_map.start || ip >= self_map.end)
+		skip(); /* no PLT in the marker's map */
+	dwarf_sample_at(&sample, ip, marker_addr(), 64, 64);
+	buf = dwarf_recording_of(&sample, &len);
+	assert_int_equal(fg_perfdata_open_mem(&r, "plt.data", buf, len, &o), 0);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_true(g.nframes >= 2);
+	assert_non_null(strstr(g.sym0, "@plt"));
+	assert_string_equal(g.sym1, "perfdata_unit_marker");
+	fg_perfdata_free(r);
+	free(buf);
+}
+
 /* The sample formats of dwarf call graphs this reader does not unwind. */
 static void test_dwarf_unsupported(void **state)
 {
@@ -714,6 +806,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_malformed_record),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_dwarf_sample),
+		cmocka_unit_test(test_dwarf_plt),
 		cmocka_unit_test(test_dwarf_unsupported),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_demangle),
