@@ -126,6 +126,8 @@ pd_thread *pd_machine_thread(pd_machine *m, int32_t pid, int32_t tid);
 pd_proc *pd_machine_proc(pd_machine *m, int32_t pid);
 int pd_machine_comm(pd_machine *m, int32_t pid, int32_t tid, const char *comm, size_t len);
 int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
+/* An exec in pid: its maps are dropped (the new program's follow). */
+int pd_machine_exec(pd_machine *m, int32_t pid);
 /* Adds a map to pid's process, replacing what it overlaps. */
 int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		    pd_module *mod);

@@ -112,6 +112,17 @@ int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32
 	return 0;
 }
 
+int pd_machine_exec(pd_machine *m, int32_t pid)
+{
+	pd_proc *p = pd_machine_proc(m, pid);
+
+	if (!p)
+		return FG_ENOMEM;
+	p->n = 0;
+	p->gen++;
+	return 0;
+}
+
 /* The first map of p that ends after addr. */
 static size_t lower_bound(const pd_proc *p, uint64_t addr)
 {

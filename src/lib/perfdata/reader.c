@@ -791,6 +791,11 @@ static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *
 	case PERF_RECORD_COMM:
 		if (size < 16 || !(comm = record_name(r, off, size, 16)))
 			return bad(r, off, "comm record too short");
+		/* an exec: the maps of the old program are gone (their files
+		 * would overlap the new program's for the unwinder) */
+		if ((misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    pd_machine_exec(&r->machine, (int32_t)pd_u32(p + 8)))
+			return FG_ENOMEM;
 		return pd_machine_comm(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12), comm,
 				       strlen(comm));
 	case PERF_RECORD_FORK:
