@@ -6,8 +6,10 @@
  *
  * One Dwfl per process holds the process' ELF files as modules, placed
  * where its maps put them; libdwfl keeps each module's ELF and CFI, so
- * they are read once per process and not once per sample. The modules are
- * reported again only when the process maps another file. Memory the
+ * they are read once per process and not once per sample. When the
+ * process maps more code, the new files are added to its Dwfl; only a
+ * file gone or moved (an exec, a library unloaded) starts a new one.
+ * Memory the
  * CFI asks for comes from the stack copy, else from the mapped file's
  * contents (read-only data); anything else is unknown and ends the
  * unwinding there, as it ends perf's. */
@@ -26,10 +28,19 @@
  * rsp, r8..r15, rip) as perf numbers them */
 static const int perf_reg_of_dwarf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
 
+/* A module of a process: its file placed with a bias. */
+struct placed {
+	const pd_module *mod;
+	uint64_t bias;
+	size_t votes;       /* maps that agree (collect) */
+};
+
 struct proc_state {
 	Dwfl *dwfl;
 	uint64_t gen;       /* of the maps reported */
 	bool attached;
+	struct placed *rep; /* the modules reported to dwfl */
+	size_t nrep, arep;
 };
 
 struct pd_unwinder {
@@ -37,6 +48,8 @@ struct pd_unwinder {
 	pd_machine *machine;
 	fg_strmap procs;    /* 4-byte pid -> struct proc_state * */
 	Dwfl_Callbacks callbacks;
+	struct placed *cur; /* the modules of a process' maps (collect) */
+	size_t ncur, acur;
 	/* the sample being unwound: its stack copy, and the registers
 	 * libdwfl starts from (the sample's, or its caller's when the
 	 * sample is in a PLT entry) */
@@ -172,9 +185,12 @@ void pd_unwinder_free(pd_unwinder *u)
 		struct proc_state *ps = e->value.p;
 		if (ps && ps->dwfl)
 			dwfl_end(ps->dwfl);
+		if (ps)
+			free(ps->rep);
 		free(ps);
 	}
 	fg_strmap_release(&u->procs);
+	free(u->cur);
 	free(u);
 }
 
@@ -189,23 +205,26 @@ void pd_unwinder_forget(pd_unwinder *u, int32_t pid)
 		dwfl_end(ps->dwfl);
 	ps->dwfl = NULL;
 	ps->attached = false;
+	ps->nrep = 0;
 }
 
-/* Where the map puts the module's ELF addresses: run-time address minus
- * ELF address, from the loadable segment holding the map's offset. */
-static bool map_bias(const struct pd_map *map, uint64_t *bias)
+/* Where the map may put the module's ELF addresses (run-time address
+ * minus ELF address): one bias per loadable segment that the map's file
+ * page can hold. Segments share pages (the end of .rodata and the start
+ * of .data), so a map may give several; all the maps of a module agree
+ * on the right one (collect). Returns how many, at most max. */
+static size_t map_biases(const struct pd_map *map, uint64_t *out, size_t max)
 {
 	const pd_module *m = map->mod;
-	size_t i;
+	size_t i, n = 0;
 
-	for (i = 0; i < m->nsegs; i++) {
+	for (i = 0; i < m->nsegs && n < max; i++) {
 		uint64_t off = m->segs[i].off, page = off & ~(uint64_t)4095;
 		if (map->pgoff < page || map->pgoff >= off + m->segs[i].filesz)
 			continue;
-		*bias = map->start - map->pgoff + off - m->segs[i].vaddr;
-		return true;
+		out[n++] = map->start - map->pgoff + off - m->segs[i].vaddr;
 	}
-	return false;
+	return n;
 }
 
 /* A descriptor of an in-memory image (the vdso), for dwfl_report_elf. */
@@ -222,67 +241,129 @@ static int image_fd(const pd_module *m)
 	return fd;
 }
 
-static void report_module(Dwfl *dwfl, const struct pd_map *map)
+/* Reports one module; false when libdwfl refuses it (it overlaps one
+ * reported before) or its file cannot be read. */
+static bool report_module(Dwfl *dwfl, const struct placed *pl)
 {
-	const pd_module *m = map->mod;
-	uint64_t bias = 0;
+	const pd_module *m = pl->mod;
 	int fd = -1;
 
-	if (m->elf_type == ET_DYN && !map_bias(map, &bias))
-		return;
 	if (!m->elf_path && (fd = image_fd(m)) < 0)
-		return;
-	/* a module already reported at the same place is kept (and fd
-	 * consumed); one overlapping another is refused and left out */
-	if (!dwfl_report_elf(dwfl, m->path, m->elf_path ? m->elf_path : m->path, fd, bias, true) &&
-	    fd >= 0)
-		close(fd);
+		return false;
+	/* fd is consumed on success only */
+	if (!dwfl_report_elf(dwfl, m->path, m->elf_path ? m->elf_path : m->path, fd, pl->bias,
+			     true)) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	return true;
 }
 
-/* Reports the file maps of p to dwfl, each module once. */
-static int report_maps(pd_unwinder *u, Dwfl *dwfl, const pd_proc *p)
+static bool has_placed(const struct placed *v, size_t n, const struct placed *pl)
 {
-	const pd_module **seen = NULL;
-	size_t i, k, nseen = 0, aseen = 0;
-	int err = 0;
+	size_t i;
 
-	dwfl_report_begin(dwfl);
+	for (i = 0; i < n; i++)
+		if (v[i].mod == pl->mod && v[i].bias == pl->bias)
+			return true;
+	return false;
+}
+
+/* Counts one map's vote for each bias it allows its module. */
+static int vote(pd_unwinder *u, const struct pd_map *map)
+{
+	uint64_t b[8];
+	size_t n = 1, i, k;
+
+	b[0] = 0;
+	if (map->mod->elf_type == ET_DYN)
+		n = map_biases(map, b, 8);
+	for (i = 0; i < n; i++) {
+		struct placed pl = { map->mod, b[i], 1 };
+		for (k = 0; k < u->ncur; k++)
+			if (u->cur[k].mod == pl.mod && u->cur[k].bias == pl.bias)
+				break;
+		if (k < u->ncur) {
+			u->cur[k].votes++;
+			continue;
+		}
+		if (FG_ALLOC_GROW(u->cur, u->ncur + 1, u->acur, 16))
+			return FG_ENOMEM;
+		u->cur[u->ncur++] = pl;
+	}
+	return 0;
+}
+
+/* The modules of p's file maps in u->cur, each once, with the bias most
+ * of its maps agree on (the first of those in a tie). */
+static int collect(pd_unwinder *u, const pd_proc *p)
+{
+	size_t i, k, n = 0;
+	int err;
+
+	u->ncur = 0;
 	for (i = 0; i < p->n; i++) {
 		pd_module *m = p->maps[i].mod;
 		if (!m || m->anon || m->kernel)
 			continue;
 		if ((err = pd_symbols_load(u->syms, m)))
-			break;
-		if (!m->elf_path && !m->image)
-			continue;
-		for (k = 0; k < nseen && seen[k] != m; k++)
-			;
-		if (k < nseen)
-			continue;
-		if (FG_ALLOC_GROW(seen, nseen + 1, aseen, 16)) {
-			err = FG_ENOMEM;
-			break;
-		}
-		seen[nseen++] = m;
-		report_module(dwfl, &p->maps[i]);
+			return err;
+		if ((m->elf_path || m->image) && (err = vote(u, &p->maps[i])))
+			return err;
 	}
-	free(seen);
-	dwfl_report_end(dwfl, NULL, NULL);
-	return err;
+	for (i = 0; i < u->ncur; i++) {
+		for (k = 0; k < n && u->cur[k].mod != u->cur[i].mod; k++)
+			;
+		if (k == n)
+			u->cur[n++] = u->cur[i];
+		else if (u->cur[i].votes > u->cur[k].votes)
+			u->cur[k] = u->cur[i];
+	}
+	u->ncur = n;
+	return 0;
 }
 
-/* A new Dwfl for ps holding the file maps of p. A process that maps
- * another file gets a new one: libdwfl refuses a module overlapping one
- * reported before, as a file mapped over another's place would be. */
-static int renew(pd_unwinder *u, struct proc_state *ps, const pd_proc *p)
+/* Brings ps->dwfl to the modules in u->cur: the new ones are added to
+ * the Dwfl as it is (libdwfl keeps the ELF and CFI of the others), unless
+ * one of those it holds is gone or moved, or libdwfl refuses one (a file
+ * mapped over another's place): then a new Dwfl gets them all. */
+static int update(pd_unwinder *u, struct proc_state *ps)
 {
-	if (ps->dwfl)
-		dwfl_end(ps->dwfl);
-	ps->attached = false;
-	ps->gen = p->gen;
-	if (!(ps->dwfl = dwfl_begin(&u->callbacks)))
-		return FG_ENOMEM;
-	return report_maps(u, ps->dwfl, p);
+	bool fresh = !ps->dwfl, ok = true;
+	size_t i;
+
+	for (i = 0; i < ps->nrep && !fresh; i++)
+		fresh = !has_placed(u->cur, u->ncur, &ps->rep[i]);
+	for (;;) {
+		if (fresh) {
+			if (ps->dwfl)
+				dwfl_end(ps->dwfl);
+			ps->attached = false;
+			ps->nrep = 0;
+			if (!(ps->dwfl = dwfl_begin(&u->callbacks)))
+				return FG_ENOMEM;
+			dwfl_report_begin(ps->dwfl);
+		} else {
+			dwfl_report_begin_add(ps->dwfl);
+		}
+		for (i = 0; i < u->ncur && ok; i++) {
+			if (has_placed(ps->rep, ps->nrep, &u->cur[i]))
+				continue;
+			if (FG_ALLOC_GROW(ps->rep, ps->nrep + 1, ps->arep, 16))
+				return FG_ENOMEM;
+			/* a fresh Dwfl leaves out what it refuses */
+			if (report_module(ps->dwfl, &u->cur[i]) || fresh)
+				ps->rep[ps->nrep++] = u->cur[i];
+			else
+				ok = false;
+		}
+		dwfl_report_end(ps->dwfl, NULL, NULL);
+		if (ok || fresh)
+			return 0;
+		fresh = true;
+		ok = true;
+	}
 }
 
 /* The Dwfl of pid, its modules those of the process' current maps;
@@ -299,8 +380,11 @@ static int proc_dwfl(pd_unwinder *u, int32_t pid, Dwfl **out)
 		return FG_ENOMEM;
 	if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
 		return FG_ENOMEM;
-	if ((!ps->dwfl || ps->gen != p->gen) && (err = renew(u, ps, p)))
-		return err;
+	if (!ps->dwfl || ps->gen != p->gen) {
+		if ((err = collect(u, p)) || (err = update(u, ps)))
+			return err;
+		ps->gen = p->gen;
+	}
 	/* the architecture comes from the modules: none yet, try later */
 	if (!ps->attached)
 		ps->attached = dwfl_attach_state(ps->dwfl, NULL, pid, &thread_callbacks, u);
@@ -345,17 +429,20 @@ static int plt_ra_offset(const pd_module *m, uint64_t vaddr)
 
 /* Sets u->start: the sample's registers, or, for a sample in a PLT
  * entry, its caller's (the entry itself is then already pcs[0]). */
-static void start_state(pd_unwinder *u, int32_t pid, const struct pd_user_state *st)
+static void start_state(pd_unwinder *u, Dwfl *dwfl, int32_t pid, const struct pd_user_state *st)
 {
-	uint64_t ip = st->regs[PD_REG_IP], sp = st->regs[PD_REG_SP], bias = 0, ra;
+	uint64_t ip = st->regs[PD_REG_IP], sp = st->regs[PD_REG_SP], ra;
 	const struct pd_map *map = pd_machine_find_map(u->machine, pid, ip);
+	Dwfl_Module *dm;
+	Dwarf_Addr bias;
 	int off;
 
 	u->start = *st;
 	u->start_is_caller = false;
-	if (!map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
+	if (!dwfl || !map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
 		return;
-	if (map->mod->elf_type == ET_DYN && !map_bias(map, &bias))
+	/* the bias libdwfl placed the module with */
+	if (!(dm = dwfl_addrmodule(dwfl, ip)) || !dwfl_module_getelf(dm, &bias))
 		return;
 	if ((off = plt_ra_offset(map->mod, ip - bias)) < 0)
 		return;
@@ -383,7 +470,7 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->pcs = pcs;
 	u->max = max;
 	u->n = 0;
-	start_state(u, pid, st);
+	start_state(u, dwfl, pid, st);
 	if (dwfl && u->n < max)
 		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
 	/* not even the sampled frame: it is still the sample's address */
