@@ -948,6 +948,26 @@ static fg_perfdata_frame *pool_add(pd_module *m)
 	return &m->pool[m->npool++];
 }
 
+/* Whether a scope's DWARF name is the function of the symbol itself:
+ * the same name, or, for C++, the same demangled name up to its
+ * parameters, as perf compares them (the symbol of a clone, such as
+ * "f(double const&) [clone .isra.0]", is f's). */
+static bool same_function(fg_arena *arena, const char *name, const char *sym)
+{
+	const char *a, *b;
+	size_t la, lb;
+
+	if (!strcmp(name, sym))
+		return true;
+	if (strncmp(name, "_Z", 2) || strncmp(sym, "_Z", 2))
+		return false;
+	a = pd_demangle(arena, name);
+	b = pd_demangle(arena, sym);
+	la = strcspn(a, "(");
+	lb = strcspn(b, "(");
+	return la == lb && !memcmp(a, b, la);
+}
+
 static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_resolved *r)
 {
 	uint64_t addr = m->kernel ? rel : to_vaddr(m, rel);
@@ -966,7 +986,7 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		f->module = m->path;
 		/* NULL: the function is named by its symbol */
 		f->sym = names[i] ? names[i] : sym->name;
-		f->inlined = strcmp(f->sym, sym->name) != 0;
+		f->inlined = !same_function(&m->arena, f->sym, sym->name);
 		/* DWARF's C++ names are the mangled linkage names */
 		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
 			return FG_ENOMEM;
