@@ -545,12 +545,12 @@ static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struc
 		p += s->nchain * 8;
 	}
 	if (t & PERF_SAMPLE_RAW) {
+		uint32_t raw;
 		NEED(4);
-		s->stack_len = pd_u32(p);
+		raw = pd_u32(p);
 		p += 4;
-		NEED(s->stack_len);
-		p += s->stack_len;
-		s->stack_len = 0;
+		NEED(raw);
+		p += raw;
 	}
 #undef NEED
 	return parse_user_state(r, off, p, end, s);
