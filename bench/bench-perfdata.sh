@@ -2,7 +2,10 @@
 # The native perf.data reader against `perf script`: records a
 # frame-pointer profile (perf record -g) of the compressor-style workload
 # (bench/workloads/lzpack.c, LZPACK_SECONDS, default 3) and of the
-# multi-threaded test program, then prints for each recording, on the
+# multi-threaded test program, and a dwarf call graph profile (perf
+# record --call-graph dwarf, the programs built without frame pointers;
+# DWARF_SECONDS, default 1: dwarf recordings grow by some 50 MB a second)
+# of both, then prints for each recording, on the
 # same perf.data: `perf script` alone, `perf script | flamegraph-collapse-
 # perf`, and `flamegraph-collapse-perf perf.data` (native): CPU seconds
 # (user + system, of all processes; the best of RUNS, default 3) and wall
@@ -45,8 +48,8 @@ best() {
 
 pipeline() { perf script -i "$1" 2>/dev/null | "$collapse"; }
 
-report() { # report NAME DATA
-	local name=$1 data=$2 samples mb
+report() { # report NAME DATA [KIND]
+	local name=$1 data=$2 kind=${3:-frame pointers} samples mb
 	local c_script w_script kb_script c_pipe w_pipe kb_pipe c_native w_native kb_native
 	samples=$(perf script -F tid -i "$data" 2>/dev/null | wc -l)
 	mb=$(awk -v b="$(stat -c %s "$data")" 'BEGIN { printf "%.1f", b / 1048576 }')
@@ -55,7 +58,7 @@ report() { # report NAME DATA
 	cp best.out text.folded
 	read -r c_native w_native kb_native < <(best "$collapse" "$data")
 	cp best.out native.folded
-	echo "$name: $samples samples, $mb MB perf.data (frame pointers)"
+	echo "$name: $samples samples, $mb MB perf.data ($kind)"
 	printf '  %-34s cpu %6.2f s  wall %6.2f s  peak RSS %7d KB\n' "perf script" \
 		"$c_script" "$w_script" "$kb_script"
 	printf '  %-34s cpu %6.2f s  wall %6.2f s  peak RSS %7d KB (largest process)\n' \
@@ -76,3 +79,15 @@ perf record -q -F 997 -g -o lz.data -- ./lzpack "$secs" >/dev/null 2>&1
 report "lzpack ${secs}s, 997 Hz" lz.data
 perf record -q -F 4999 -g -o threads.data -- ./threads 2000 4 >/dev/null 2>&1
 report "threads 2s x4, 4999 Hz" threads.data
+rm -f lz.data threads.data
+
+dsecs=${DWARF_SECONDS:-1}
+cc -O2 -g -o lzpack-dw "$here/workloads/lzpack.c"
+cc -O2 -g -pthread -o threads-dw "$here/../tests/e2e/perfdata/threads.c"
+perf record -q -F 997 --call-graph dwarf,65528 -g -o lz-dw.data -- ./lzpack-dw "$dsecs" \
+	>/dev/null 2>&1
+report "lzpack ${dsecs}s, 997 Hz" lz-dw.data "dwarf call graphs"
+rm -f lz-dw.data
+perf record -q -F 997 --call-graph dwarf,65528 -g -o threads-dw.data -- \
+	./threads-dw "$((dsecs * 1000))" 3 >/dev/null 2>&1
+report "threads ${dsecs}s x3, 997 Hz" threads-dw.data "dwarf call graphs"

@@ -9,7 +9,15 @@
  * EVENT_DESC header features. Records are handled in time order, as perf
  * does: those between two FINISHED_ROUND records are sorted by time.
  * Call chains are the frame-pointer ones the kernel recorded
- * (PERF_SAMPLE_CALLCHAIN with its PERF_CONTEXT_* markers).
+ * (PERF_SAMPLE_CALLCHAIN with its PERF_CONTEXT_* markers), or, for dwarf
+ * call graphs (perf record --call-graph dwarf: PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER), the kernel part of that chain followed by the
+ * user frames unwound here from the sample's registers and stack copy
+ * with the CFI (.eh_frame, .debug_frame) of the mapped files, through
+ * elfutils' libdwfl: one Dwfl per process, its files' CFI read once. As
+ * in perf script, a caller's address is its return address minus one,
+ * and the frames unwound get the DWARF inlined frames at their address
+ * (inline_frames).
  *
  * Symbols: user addresses through the MMAP/MMAP2 maps of the sample's
  * process to an ELF file (the one named by the map when its build id is
@@ -22,14 +30,15 @@
  *
  * What is not read yet (fg_perfdata_unsupported says which, before any
  * sample is given): the pipe form (`perf record -o -`), compressed
- * records (-z), dwarf call graphs (user registers and stack copies, which
- * need unwinding), AUX data, other architectures and byte orders. The
- * caller then runs `perf script` instead.
+ * records (-z), AUX data, other architectures and byte orders, dwarf
+ * call graphs of other register sets than x86_64's or with branch
+ * stacks. The caller then runs `perf script` instead.
  *
  * Memory: the file is mapped, not read; what the reader holds grows with
  * the processes, threads, maps and modules of the recording and with the
  * distinct addresses of its call chains (and the records of one round),
- * not with the number of samples. */
+ * not with the number of samples; with dwarf call graphs, also with the
+ * ELF files and CFI of the processes alive at once. */
 #ifndef FLAMEGRAPH_PERFDATA_H
 #define FLAMEGRAPH_PERFDATA_H
 
@@ -47,11 +56,11 @@ FG_API_BEGIN
 
 typedef struct fg_perfdata_opts {
 	bool inline_frames;      /* DWARF inlined frames of the frames the reader
-				    unwinds itself, as perf script without
+				    unwinds itself (the user frames of dwarf
+				    call graphs), as perf script without
 				    --no-inline lists them (innermost first).
 				    Frame-pointer chains have none in perf
-				    script's output, and dwarf call graphs are
-				    not read yet: no effect for now */
+				    script's output: no effect on them */
 	const char *kallsyms;    /* kernel symbols (NULL: /proc/kallsyms) */
 	const char *debug_dir;   /* separate debug files (NULL: /usr/lib/debug) */
 	const char *buildid_dir; /* perf's build-id cache, such as ~/.debug (NULL: none) */

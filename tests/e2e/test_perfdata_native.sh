@@ -8,8 +8,12 @@
 # prints the PID the native reader knows; --no-inline against `perf
 # script --no-inline`). The share of sample weight with identical stacks
 # is printed; it must be at least 99%, and every difference is listed.
-# Recordings the reader does not support (dwarf call graphs) go through
-# perf script with a note; --perf-script forces that path.
+# The same for dwarf call graphs (perf record --call-graph dwarf, the
+# programs built without frame pointers), which the reader unwinds
+# itself: identical stacks for at least 99% of the samples, with the
+# inlined frames perf script lists and without them (--no-inline).
+# Recordings the reader does not support (compressed records, -z) go
+# through perf script with a note; --perf-script forces that path.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/tests/e2e/perfdata/threads.c"
@@ -63,6 +67,35 @@ for rec in $recordings; do
 	compare "$rec-tid-kernel" "$rec.data" "-F +pid" -- --tid --kernel
 	compare "$rec-no-inline" "$rec.data" "--no-inline" -- --no-inline
 done
+
+# dwarf call graphs: -O2 -g as built by default (no frame pointers), a
+# second each (dwarf recordings grow by some 40 MB a second); each one
+# is compared, then removed
+cc -O2 -g -o callgraph-dw "$FG_SRC/examples/callgraph/callgraph.c"
+cc -O2 -g -pthread -o threads-dw "$FG_SRC/tests/e2e/perfdata/threads.c"
+dwarf_runs="cg:./callgraph-dw:1000 threads:./threads-dw:1000:3"
+if command -v c++ >/dev/null; then
+	c++ -O2 -g -o templates-dw "$FG_SRC/tests/e2e/perfdata/templates.cpp"
+	dwarf_runs="$dwarf_runs cxx:./templates-dw:1000"
+fi
+for run in $dwarf_runs; do
+	IFS=: read -r name prog args <<<"$run"
+	# shellcheck disable=SC2086
+	check_exit "record $name, dwarf" 0 perf record -q -F 997 --call-graph dwarf,65528 -g \
+		-o "dw-$name.data" -- "$prog" ${args//:/ }
+	compare "dwarf-$name" "dw-$name.data" "" --
+	compare "dwarf-$name-all-addrs" "dw-$name.data" "" -- --all --addrs
+	compare "dwarf-$name-tid-kernel" "dw-$name.data" "-F +pid" -- --tid --kernel
+	compare "dwarf-$name-no-inline" "dw-$name.data" "--no-inline" -- --no-inline
+	[ "$name" = cg ] || rm -f "dw-$name.data"
+done
+check_contains "dwarf: main calls a" dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
+check_contains "dwarf: inlined frames" dwarf-threads.native ";hash_step;churn;mix [0-9]+$"
+check_contains "dwarf: libc frames" dwarf-threads.native ";start_thread;worker;"
+if [ -e dwarf-cxx.native ]; then
+	check_contains "dwarf: C++ inlined, demangled" dwarf-cxx.native \
+		";main;work::churn<long>;std::map<long, long, .*>::operator\[\];"
+fi
 check_contains "callgraph: main calls a" cg.native "^callgraph;.*main;a [0-9]+$"
 check_contains "threads: renamed threads" threads-tid-kernel.native "^worker-[0-9]-[0-9]+/[0-9]+;"
 check_contains "threads: libc frames" threads.native ";start_thread;"
@@ -74,15 +107,20 @@ fi
 check_exit "--perf-script" 0 flamegraph-collapse-perf --perf-script cg.data
 check_same_file "--perf-script: perf script's stacks" cg.text out
 
-# dwarf call graphs are not read yet: perf script does it, with a note
-check_exit "record dwarf" 0 perf record -q -F 499 --call-graph dwarf,16384 -o dwarf.data -- \
-	./callgraph 200
-perf script -i dwarf.data 2>/dev/null | flamegraph-collapse-perf >dwarf.text
-check_exit "dwarf: falls back" 0 flamegraph-collapse-perf dwarf.data
-check_contains "dwarf: a note says why" err "note: .*dwarf call graphs.*perf script"
-check_same_file "dwarf: perf script's stacks" dwarf.text out
-check_exit "dwarf: -q drops the note" 0 flamegraph-collapse-perf -q dwarf.data
-check_not_contains "dwarf: -q" err "note"
+# --perf-script on a dwarf recording: perf script's unwinding
+check_exit "dwarf: --perf-script" 0 flamegraph-collapse-perf --perf-script dw-cg.data
+check_same_file "dwarf: --perf-script gives perf script's stacks" dwarf-cg.text out
+rm -f dw-cg.data
+
+# compressed records are not read yet: perf script does it, with a note
+if perf record -q -z -F 499 -g -o z.data -- ./callgraph 200 >/dev/null 2>&1; then
+	perf script -i z.data 2>/dev/null | flamegraph-collapse-perf >z.text
+	check_exit "-z: falls back" 0 flamegraph-collapse-perf z.data
+	check_contains "-z: a note says why" err "note: .*compressed records.*perf script"
+	check_same_file "-z: perf script's stacks" z.text out
+	check_exit "-z: -q drops the note" 0 flamegraph-collapse-perf -q z.data
+	check_not_contains "-z: -q" err "note"
+fi
 
 # a truncated recording: a clear error, with the offset
 head -c 5000 threads.data >cut.data

@@ -3,10 +3,13 @@
  * program (mapped as /proc/self/maps says) and to an address in no map;
  * records in time order across a round; unknown record types skipped;
  * truncated and malformed input refused with the offset; recordings the
- * reader does not support named as such; the collapser fed.
+ * reader does not support named as such; dwarf call graph samples
+ * unwound, and cut ones refused; the collapser fed.
  *
  * `test_perfdata DIR` also writes the recordings to DIR (the fuzz seeds
  * of tests/fuzz/corpus/perfdata come from there). */
+#include <elf.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,6 +85,7 @@ typedef struct rec {
 	fg_strbuf data;      /* the data section */
 	uint64_t sample_type;
 	uint64_t header_size;
+	uint64_t regs_user;  /* the attribute's sample_regs_user */
 } rec;
 
 static void put(fg_strbuf *b, const void *p, size_t n)
@@ -179,6 +183,7 @@ static char *finish(rec *r, size_t *len)
 	memcpy(attr + 16, &(uint64_t){ 1000 }, 8);
 	memcpy(attr + 24, &r->sample_type, 8);
 	memcpy(attr + 40, &flags, 8);
+	memcpy(attr + 80, &r->regs_user, 8);
 	put(&f, "PERFILE2", 8);
 	put64(&f, r->header_size ? r->header_size : 104);
 	put64(&f, attr_size + 16);
@@ -216,6 +221,7 @@ static void rec_init(rec *r)
 	r->data = empty;
 	r->sample_type = SAMPLE_TYPE;
 	r->header_size = 0;
+	r->regs_user = 0;
 }
 
 static uint64_t marker_addr(void)
@@ -246,6 +252,79 @@ static char *simple_recording(size_t *len, bool unknown_records)
 	return finish(&r, len);
 }
 
+/* perf's x86_64 register numbers of the stack and instruction pointers */
+#define REG_SP 7
+#define REG_IP 8
+#define DWARF_REGS ((1ull << REG_SP) | (1ull << REG_IP))
+
+/* The bytes of a dwarf call graph sample (record header included) at
+ * ip: no kernel part, the user registers (SP, IP), a stack copy of
+ * stack_size bytes (its first word ret, the others 0) of which dyn are
+ * valid. */
+static void dwarf_sample_at(fg_strbuf *b, uint64_t ip, uint64_t ret, uint64_t stack_size,
+			    uint64_t dyn)
+{
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip };
+	size_t size = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 2 + 8 + 16 + 8 + stack_size + (stack_size ? 8 : 0);
+	uint64_t i;
+
+	put_header(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, size);
+	put64(b, ip);
+	put32(b, 42);
+	put32(b, 42);
+	put64(b, 20);
+	put64(b, 7);
+	put64(b, 2);
+	put(b, chain, sizeof(chain));
+	put64(b, PERF_SAMPLE_REGS_ABI_64);
+	put64(b, 0x7ffc0000); /* SP */
+	put64(b, ip);         /* IP */
+	put64(b, stack_size);
+	for (i = 0; i < stack_size; i++)
+		put(b, i < 8 ? (const char *)&ret + i : "", 1);
+	if (stack_size)
+		put64(b, dyn);
+}
+
+static void dwarf_sample(fg_strbuf *b, uint64_t stack_size, uint64_t dyn)
+{
+	dwarf_sample_at(b, marker_addr(), 0, stack_size, dyn);
+}
+
+static char *dwarf_recording_of(fg_strbuf *sample, size_t *len);
+
+/* comm "prog", the map of the marker, one dwarf call graph sample;
+ * sample_len (when not 0) cuts the sample record to that size. */
+static char *dwarf_recording(size_t *len, size_t sample_len, uint64_t stack_size, uint64_t dyn)
+{
+	fg_strbuf sample = FG_STRBUF_INIT;
+
+	dwarf_sample(&sample, stack_size, dyn);
+	if (sample_len) {
+		uint16_t s16 = (uint16_t)sample_len;
+		memcpy(sample.buf + 6, &s16, 2);
+		sample.len = sample_len;
+	}
+	return dwarf_recording_of(&sample, len);
+}
+
+/* The recording of one dwarf sample (the bytes of *sample, released). */
+static char *dwarf_recording_of(fg_strbuf *sample, size_t *len)
+{
+	rec r;
+
+	rec_init(&r);
+	r.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	r.regs_user = DWARF_REGS;
+	add_comm(&r, 42, 42, "prog", 10);
+	add_mmap(&r, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
+		 self_map.path, 11);
+	put(&r.data, sample->buf, sample->len);
+	fg_strbuf_release(sample);
+	add_round(&r);
+	return finish(&r, len);
+}
+
 /* ---- collecting samples ---- */
 
 struct got {
@@ -255,7 +334,7 @@ struct got {
 	uint64_t period;
 	char event[32];
 	size_t nframes;
-	char sym0[64];
+	char sym0[64], sym1[64];
 	const char *mod1;
 	bool sym1_null;
 };
@@ -275,6 +354,7 @@ static int collect(void *ctx, const fg_perfdata_sample *s)
 		snprintf(g->sym0, sizeof(g->sym0), "%s", s->frames[0].sym ? s->frames[0].sym : "(null)");
 	if (s->nframes > 1) {
 		g->mod1 = s->frames[1].module;
+		snprintf(g->sym1, sizeof(g->sym1), "%s", s->frames[1].sym ? s->frames[1].sym : "(null)");
 		g->sym1_null = s->frames[1].sym == NULL;
 	}
 	return 0;
@@ -478,6 +558,157 @@ static void test_unsupported(void **state)
 	free(buf);
 }
 
+/* A dwarf call graph sample: its user frames come from unwinding its
+ * registers and stack copy (here: the marker, whose caller's address
+ * the zeroed stack copy does not hold); a sample cut anywhere in its
+ * registers or stack copy is refused with the offset, never read past
+ * its end; sizes beyond the record are refused too. */
+static void test_dwarf_sample(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata *r = NULL;
+	struct got g;
+	size_t len, full, cut;
+	char *buf;
+
+	(void)state;
+	buf = dwarf_recording(&len, 0, 64, 64);
+	assert_int_equal(fg_perfdata_open_mem(&r, "dwarf.data", buf, len, &o), 0);
+	assert_null(fg_perfdata_unsupported(r));
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_true(g.nframes >= 1);
+	assert_string_equal(g.sym0, "perfdata_unit_marker");
+	fg_perfdata_free(r);
+	free(buf);
+	/* every cut from the start of the user registers on */
+	full = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 2 + 8 + 16 + 8 + 64 + 8;
+	for (cut = full - 8 - 64 - 8 - 16 - 8; cut < full; cut++) {
+		buf = dwarf_recording(&len, cut, 64, 64);
+		assert_int_equal(fg_perfdata_open_mem(&r, "cut.data", buf, len, &o), 0);
+		memset(&g, 0, sizeof(g));
+		assert_int_equal(fg_perfdata_foreach(r, collect, &g), FG_EPARSE);
+		assert_non_null(strstr(fg_error_last(), "cut.data: offset "));
+		assert_int_equal(g.n, 0);
+		fg_perfdata_free(r);
+		free(buf);
+	}
+	/* a valid size beyond the copy: only the copy is read */
+	buf = dwarf_recording(&len, 0, 16, 1u << 20);
+	assert_int_equal(fg_perfdata_open_mem(&r, "dyn.data", buf, len, &o), 0);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
+	assert_int_equal(g.n, 1);
+	fg_perfdata_free(r);
+	free(buf);
+}
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	*(uint64_t *)out = info->dlpi_addr;
+	return 1;
+}
+
+/* The ELF address of the first entry of this program's PLT that keeps
+ * the return address at the stack pointer (.plt.sec's first, else
+ * .plt's first after its header); 0: none. */
+static uint64_t plt_entry(void)
+{
+	FILE *f = fopen("/proc/self/exe", "rb");
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL, str;
+	char *names = NULL;
+	uint64_t found = 0;
+	size_t i;
+
+	if (!f || fread(&eh, sizeof(eh), 1, f) != 1 || eh.e_shentsize != sizeof(*sh) ||
+	    !(sh = calloc(eh.e_shnum, sizeof(*sh))) || fseek(f, (long)eh.e_shoff, SEEK_SET) ||
+	    fread(sh, sizeof(*sh), eh.e_shnum, f) != eh.e_shnum || eh.e_shstrndx >= eh.e_shnum)
+		goto done;
+	str = sh[eh.e_shstrndx];
+	if (!(names = calloc(1, str.sh_size + 1)) || fseek(f, (long)str.sh_offset, SEEK_SET) ||
+	    fread(names, 1, str.sh_size, f) != str.sh_size)
+		goto done;
+	for (i = 0; i < eh.e_shnum; i++) {
+		if (sh[i].sh_name >= str.sh_size)
+			continue;
+		if (!strcmp(names + sh[i].sh_name, ".plt.sec") && sh[i].sh_size)
+			found = sh[i].sh_addr;
+		else if (!strcmp(names + sh[i].sh_name, ".plt") && sh[i].sh_size > 16 && !found)
+			found = sh[i].sh_addr + 16;
+	}
+done:
+	free(names);
+	free(sh);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A dwarf sample in a PLT entry: the entry's frame, then its caller
+ * (the return address on top of the stack: here in the marker). */
+static void test_dwarf_plt(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_strbuf sample = FG_STRBUF_INIT;
+	fg_perfdata *r = NULL;
+	uint64_t bias = 0, entry = plt_entry(), ip;
+	struct got g;
+	size_t len;
+	char *buf;
+
+	(void)state;
+	dl_iterate_phdr(first_object, &bias);
+	ip = bias + entry;
+	if (!entry || ip < self_map.start || ip >= self_map.end)
+		skip(); /* no PLT in the marker's map */
+	dwarf_sample_at(&sample, ip, marker_addr(), 64, 64);
+	buf = dwarf_recording_of(&sample, &len);
+	assert_int_equal(fg_perfdata_open_mem(&r, "plt.data", buf, len, &o), 0);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_true(g.nframes >= 2);
+	assert_non_null(strstr(g.sym0, "@plt"));
+	assert_string_equal(g.sym1, "perfdata_unit_marker");
+	fg_perfdata_free(r);
+	free(buf);
+}
+
+/* The sample formats of dwarf call graphs this reader does not unwind. */
+static void test_dwarf_unsupported(void **state)
+{
+	static const struct {
+		uint64_t sample_type, regs;
+	} cases[] = {
+		{ PERF_SAMPLE_REGS_USER, DWARF_REGS },
+		{ PERF_SAMPLE_STACK_USER, DWARF_REGS },
+		{ PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 1ull << REG_IP },
+		{ PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, DWARF_REGS | (1ull << 40) },
+		{ PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_BRANCH_STACK, DWARF_REGS },
+	};
+	fg_perfdata_opts o = test_opts();
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fg_perfdata *r = NULL;
+		rec rr;
+		char *buf;
+		rec_init(&rr);
+		rr.sample_type |= cases[i].sample_type;
+		rr.regs_user = cases[i].regs;
+		buf = finish(&rr, &len);
+		assert_int_equal(fg_perfdata_open_mem(&r, "dwarf.data", buf, len, &o), 0);
+		assert_non_null(fg_perfdata_unsupported(r));
+		assert_non_null(strstr(fg_perfdata_unsupported(r), "dwarf"));
+		fg_perfdata_free(r);
+		free(buf);
+	}
+}
+
 static void test_collapse(void **state)
 {
 	size_t len;
@@ -556,6 +787,13 @@ static void write_seeds(const char *dir)
 		fclose(f);
 	}
 	free(buf);
+	buf = dwarf_recording(&len, 0, 64, 64);
+	snprintf(path, sizeof(path), "%s/dwarf.data", dir);
+	if ((f = fopen(path, "wb"))) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+	free(buf);
 }
 
 int main(int argc, char **argv)
@@ -567,6 +805,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_malformed_record),
 		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_dwarf_sample),
+		cmocka_unit_test(test_dwarf_plt),
+		cmocka_unit_test(test_dwarf_unsupported),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_demangle),
 	};

@@ -34,6 +34,15 @@ typedef struct pd_module {
 	size_t build_id_len;      /* 0: the recording gave none */
 	bool loaded, kernel, vdso;
 	bool anon;                /* no file behind it: addresses stay as they are */
+	char *elf_path;           /* the runtime ELF loaded (the map's file or its
+				     build-id cache copy), or NULL */
+	const void *image;        /* or, for the vdso of this very kernel, its
+				     image in memory (image_size bytes) */
+	size_t image_size;
+	uint16_t elf_type;        /* ET_EXEC, ET_DYN... of the runtime ELF */
+	/* its PLT entries (ELF addresses, end exclusive): lazy ones (.plt),
+	 * and those that push nothing (.plt.sec, else .plt.got) */
+	uint64_t plt_start, plt_end, plt_sec_start, plt_sec_end;
 	/* the runtime ELF's PT_LOAD segments: file offset -> address */
 	struct { uint64_t off, vaddr, filesz; } *segs;
 	size_t nsegs;
@@ -64,6 +73,9 @@ void pd_symbols_release(pd_symbols *s);
 /* Records the build id perf saw for a file. */
 int pd_symbols_add_buildid(pd_symbols *s, const char *path, size_t plen, const uint8_t *id,
 			   size_t idlen);
+/* Loads m (once): symbols, segments and the runtime ELF's name. Returns
+ * 0 (also when no file could be found) or FG_ENOMEM. */
+int pd_symbols_load(pd_symbols *s, pd_module *m);
 /* The module of a mapped file name (created, not loaded, on first use). */
 pd_module *pd_symbols_module(pd_symbols *s, const char *path);
 /* Resolves a user address (rel: relative to the file as the map gives
@@ -91,6 +103,7 @@ struct pd_map {
 typedef struct pd_proc {
 	struct pd_map *maps;      /* sorted by start, not overlapping */
 	size_t n, alloc;
+	uint64_t gen;             /* changes whenever code is mapped (reader.c) */
 } pd_proc;
 
 typedef struct pd_thread {
@@ -113,11 +126,44 @@ pd_thread *pd_machine_thread(pd_machine *m, int32_t pid, int32_t tid);
 pd_proc *pd_machine_proc(pd_machine *m, int32_t pid);
 int pd_machine_comm(pd_machine *m, int32_t pid, int32_t tid, const char *comm, size_t len);
 int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
+/* An exec in pid: its maps are dropped (the new program's follow). */
+int pd_machine_exec(pd_machine *m, int32_t pid);
 /* Adds a map to pid's process, replacing what it overlaps. */
 int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		    pd_module *mod);
 /* The map of pid holding addr, or NULL. */
 const struct pd_map *pd_machine_find_map(pd_machine *m, int32_t pid, uint64_t addr);
+
+/* ---- unwind.c ---- */
+
+/* perf's x86_64 user register numbers (asm/perf_regs.h) */
+enum { PD_REG_BP = 6, PD_REG_SP = 7, PD_REG_IP = 8, PD_NREGS = 24 };
+
+/* A sample's user state, as PERF_SAMPLE_REGS_USER and STACK_USER give
+ * it: regs[i] is valid when bit i of mask is set; the stack copy starts
+ * at regs[PD_REG_SP] and holds stack_len valid bytes. */
+struct pd_user_state {
+	uint64_t regs[PD_NREGS];
+	uint64_t mask;
+	const unsigned char *stack;
+	uint64_t stack_len;
+};
+
+typedef struct pd_unwinder pd_unwinder;
+
+/* Unwinder over the processes of m, its modules from s (both must
+ * outlive it). Returns 0 or FG_ENOMEM. */
+int pd_unwinder_new(pd_unwinder **out, pd_symbols *s, pd_machine *m);
+void pd_unwinder_free(pd_unwinder *u);
+/* Unwinds the user stack of a sample of thread tid of pid from its
+ * state: pcs[0 .. *n) get the frames' addresses, leaf first, callers'
+ * return addresses minus one (the call instruction, where perf looks
+ * up their symbols). Frames that cannot be unwound are left out: *n may
+ * be 0. Returns 0 or FG_ENOMEM. */
+int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
+	      uint64_t *pcs, size_t max, size_t *n);
+/* Drops what was kept for process pid (it exited). */
+void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
 
 /* ---- byte access ---- */
 

@@ -107,7 +107,19 @@ int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32
 			return FG_ENOMEM;
 		memcpy(np->maps, pp->maps, pp->n * sizeof(*np->maps));
 		np->n = pp->n;
+		np->gen++;
 	}
+	return 0;
+}
+
+int pd_machine_exec(pd_machine *m, int32_t pid)
+{
+	pd_proc *p = pd_machine_proc(m, pid);
+
+	if (!p)
+		return FG_ENOMEM;
+	p->n = 0;
+	p->gen++;
 	return 0;
 }
 

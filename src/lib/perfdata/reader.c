@@ -42,6 +42,7 @@
 struct pd_attr {
 	uint64_t sample_type;
 	uint64_t sample_period;
+	uint64_t regs_user;       /* sample_regs_user: the registers of a sample */
 	const char *name;
 	const unsigned char *ids; /* u64 ids in the file */
 	size_t nids;
@@ -61,7 +62,11 @@ struct fg_perfdata {
 	struct pd_attr *attrs;
 	size_t nattrs;
 	uint64_t sample_type;     /* common to all attrs */
+	uint64_t regs_user;       /* likewise */
 	bool id_all;
+	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
+	pd_unwinder *unwinder;
+	uint64_t pcs[MAX_STACK];
 	uint64_t data_off, data_end;
 	pd_machine machine;
 	pd_symbols syms;
@@ -109,6 +114,26 @@ static const char *header_string(fg_perfdata *r, uint64_t *off, uint64_t end)
 	return s;
 }
 
+/* Dwarf call graphs: user registers and stack copies to unwind, in a
+ * sample layout this reader knows. */
+static int check_dwarf(fg_perfdata *r)
+{
+	uint64_t t = r->sample_type, both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	uint64_t need = (uint64_t)1 << PD_REG_SP | (uint64_t)1 << PD_REG_IP;
+
+	if (!(t & both) || r->unsupported)
+		return 0;
+	if ((t & both) != both)
+		r->unsupported = "dwarf call graphs with user registers or stack copies alone";
+	else if ((r->regs_user & need) != need || r->regs_user >> PD_NREGS)
+		r->unsupported = "dwarf call graphs without x86_64's stack and instruction pointers";
+	else if (t & PERF_SAMPLE_BRANCH_STACK)
+		r->unsupported = "dwarf call graphs with branch stacks";
+	else
+		r->dwarf = true;
+	return 0;
+}
+
 static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t size)
 {
 	/* each entry: the attribute, then the {offset, size} of its ids */
@@ -131,19 +156,21 @@ static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t
 			 ids_size = pd_u64(a + attr_size + 8);
 		at->sample_type = pd_u64(a + 24);
 		at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
+		/* sample_regs_user came with the attribute's third size (96) */
+		at->regs_user = attr_size >= 88 ? pd_u64(a + 80) : 0;
 		if (!in_file(r, ids_off, ids_size))
 			return bad(r, off + i * entry + attr_size, "event ids outside the file");
 		at->ids = r->base + ids_off;
 		at->nids = (size_t)(ids_size / 8);
 		if (i == 0) {
 			r->sample_type = at->sample_type;
+			r->regs_user = at->regs_user;
 			r->id_all = (flags >> 18) & 1;
-		} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1)) {
+		} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1) ||
+			   at->regs_user != r->regs_user) {
 			if (!r->unsupported)
 				r->unsupported = "events with different sample formats";
 		}
-		if ((at->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) && !r->unsupported)
-			r->unsupported = "dwarf call graphs (user registers and stack copies)";
 		if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
 			r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
 	}
@@ -151,7 +178,7 @@ static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t
 		r->unsupported = "samples without an address or call chain";
 	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
 		r->unsupported = "samples without a thread id";
-	return 0;
+	return check_dwarf(r);
 }
 
 static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
@@ -292,6 +319,7 @@ static int parse_header(fg_perfdata *r)
 static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 {
 	fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
+	int err;
 
 	r->opts = opts ? *opts : defaults;
 	if (!(r->name = fg_strdup(name)))
@@ -302,7 +330,11 @@ static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 	 * itself (dwarf call graphs): never for the kernel's frame-pointer
 	 * chains, the only ones read here so far */
 	r->syms.opts.inline_frames = false;
-	return parse_header(r);
+	err = parse_header(r);
+	/* ... but for the user frames of dwarf call graphs, unwound here */
+	if (!err && r->dwarf && !r->unsupported)
+		r->syms.opts.inline_frames = r->opts.inline_frames;
+	return err;
 }
 
 int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, size_t len,
@@ -374,6 +406,7 @@ void fg_perfdata_free(fg_perfdata *r)
 		return;
 	if (r->mapped)
 		munmap((void *)r->base, r->size);
+	pd_unwinder_free(r->unwinder);
 	pd_machine_release(&r->machine);
 	pd_symbols_release(&r->syms);
 	fg_arena_release(&r->arena);
@@ -409,7 +442,46 @@ struct sample {
 	const unsigned char *chain;
 	uint64_t nchain;
 	bool has_id;
+	uint64_t abi;             /* of the user registers: 0 none */
+	const unsigned char *regs; /* one u64 per bit of regs_user */
+	const unsigned char *stack;
+	uint64_t stack_len;       /* the valid part of the stack copy */
 };
+
+/* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
+ * unless the abi is none) and PERF_SAMPLE_STACK_USER (size, the copy,
+ * then the size used when it is not 0), from p on. */
+static int parse_user_state(const fg_perfdata *r, uint64_t off, const unsigned char *p,
+			    const unsigned char *end, struct sample *s)
+{
+	uint64_t size, dyn;
+
+	if (!r->dwarf)
+		return 0;
+	if (end - p < 8)
+		return bad(r, off, "sample record ends before its user registers");
+	s->abi = pd_u64(p);
+	p += 8;
+	if (s->abi) {
+		size_t n = (size_t)__builtin_popcountll(r->regs_user);
+		if ((size_t)(end - p) / 8 < n)
+			return bad(r, off, "user registers longer than their record");
+		s->regs = p;
+		p += 8 * n;
+	}
+	if (end - p < 8)
+		return bad(r, off, "sample record ends before its user stack");
+	size = pd_u64(p);
+	p += 8;
+	if (!size)
+		return 0;
+	if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8)
+		return bad(r, off, "user stack longer than its record");
+	s->stack = p;
+	dyn = pd_u64(p + size);
+	s->stack_len = dyn < size ? dyn : size;
+	return 0;
+}
 
 static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struct sample *s)
 {
@@ -470,9 +542,18 @@ static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struc
 		if (s->nchain > (uint64_t)(end - p) / 8)
 			return bad(r, off, "call chain longer than its record");
 		s->chain = p;
+		p += s->nchain * 8;
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		uint32_t raw;
+		NEED(4);
+		raw = pd_u32(p);
+		p += 4;
+		NEED(raw);
+		p += raw;
 	}
 #undef NEED
-	return 0;
+	return parse_user_state(r, off, p, end, s);
 }
 
 static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
@@ -530,6 +611,61 @@ static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
 	return 0;
 }
 
+/* The frames of a frame-pointer call chain; with dwarf call graphs,
+ * only its kernel part (the user part is unwound instead). *depth gets
+ * how many addresses were taken. */
+static int chain_frames(fg_perfdata *r, const struct sample *s, uint64_t *depth)
+{
+	bool kernel = false;
+	uint64_t i;
+	int err;
+
+	*depth = 0;
+	for (i = 0; i < s->nchain && *depth < MAX_STACK; i++) {
+		uint64_t ip = pd_u64(s->chain + 8 * i);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (r->dwarf && !kernel)
+			break;
+		++*depth;
+		if ((err = add_address(r, s->pid, ip, kernel)))
+			return err;
+	}
+	return 0;
+}
+
+/* The user frames of a dwarf call graph sample: unwound from its
+ * registers and stack copy. */
+static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth)
+{
+	struct pd_user_state st;
+	size_t i, k = 0, n;
+	int err;
+
+	/* no user state: a kernel thread, or a 32-bit process; no stack
+	 * copy (the kernel could not read it, as in an execve that replaced
+	 * the memory): no user frames at all, as perf gives none */
+	if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs || !s->stack_len)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	st.mask = r->regs_user;
+	for (i = 0; i < PD_NREGS; i++)
+		if (st.mask >> i & 1)
+			st.regs[i] = pd_u64(s->regs + 8 * k++);
+	st.stack = s->stack;
+	st.stack_len = s->stack_len;
+	if (!r->unwinder && (err = pd_unwinder_new(&r->unwinder, &r->syms, &r->machine)))
+		return err;
+	if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
+		return err;
+	for (i = 0; i < n; i++)
+		if ((err = add_address(r, s->pid, r->pcs[i], false)))
+			return err;
+	return 0;
+}
+
 static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
 		     fg_perfdata_sample_cb cb, void *ctx)
 {
@@ -545,19 +681,15 @@ static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
 	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
 		return FG_ENOMEM;
 	r->nframes = 0;
-	if (s.chain) {
-		bool kernel = false;
-		uint64_t i, depth = 0;
-		for (i = 0; i < s.nchain && depth < MAX_STACK; i++) {
-			uint64_t ip = pd_u64(s.chain + 8 * i);
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
-				continue;
-			}
-			depth++;
-			if ((err = add_address(r, s.pid, ip, kernel)))
-				return err;
-		}
+	if (r->dwarf) {
+		uint64_t depth = 0;
+		if ((s.chain && (err = chain_frames(r, &s, &depth))) ||
+		    (err = unwound_frames(r, &s, depth)))
+			return err;
+	} else if (s.chain) {
+		uint64_t depth;
+		if ((err = chain_frames(r, &s, &depth)))
+			return err;
 	} else if ((err = add_address(r, s.pid, s.ip,
 				      (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL))) {
 		return err;
@@ -597,6 +729,7 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 	const char *name = record_name(r, off, size, name_at);
 	pd_module *mod;
 	int32_t pid;
+	int err;
 
 	if (!name)
 		return bad(r, off, "map record without a file name");
@@ -616,7 +749,28 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 			r->syms.kernel_text = pd_u64(p + 32);
 		return 0;
 	}
-	return pd_machine_mmap(&r->machine, pid, pd_u64(p + 16), pd_u64(p + 24), pd_u64(p + 32), mod);
+	if ((err = pd_machine_mmap(&r->machine, pid, pd_u64(p + 16), pd_u64(p + 24), pd_u64(p + 32),
+				   mod)))
+		return err;
+	/* new code to unwind through: the unwinder reports the process'
+	 * files again (data maps, such as a mapped locale file, change
+	 * nothing it needs) */
+	if (!(pd_u16(p + 4) & PERF_RECORD_MISC_MMAP_DATA) && !mod->anon) {
+		pd_proc *proc = pd_machine_proc(&r->machine, pid);
+		if (!proc)
+			return FG_ENOMEM;
+		proc->gen++;
+	}
+	return 0;
+}
+
+/* A process' exit: the unwinder lets go of its files. */
+static void do_exit(fg_perfdata *r, uint64_t off, uint16_t size)
+{
+	const unsigned char *p = r->base + off;
+
+	if (size >= 24 && r->unwinder && pd_u32(p + 8) == pd_u32(p + 16))
+		pd_unwinder_forget(r->unwinder, (int32_t)pd_u32(p + 8));
 }
 
 static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *ctx)
@@ -637,6 +791,11 @@ static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *
 	case PERF_RECORD_COMM:
 		if (size < 16 || !(comm = record_name(r, off, size, 16)))
 			return bad(r, off, "comm record too short");
+		/* an exec: the maps of the old program are gone (their files
+		 * would overlap the new program's for the unwinder) */
+		if ((misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    pd_machine_exec(&r->machine, (int32_t)pd_u32(p + 8)))
+			return FG_ENOMEM;
 		return pd_machine_comm(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12), comm,
 				       strlen(comm));
 	case PERF_RECORD_FORK:
@@ -644,6 +803,9 @@ static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *
 			return bad(r, off, "fork record too short");
 		return pd_machine_fork(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12),
 				       (int32_t)pd_u32(p + 16), (int32_t)pd_u32(p + 20));
+	case PERF_RECORD_EXIT:
+		do_exit(r, off, size);
+		return 0;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
 			r->stats.lost += pd_u64(p + 16);
@@ -672,7 +834,9 @@ static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void 
 	size_t i, n;
 	int err = 0;
 
-	qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
+	/* an empty queue may have no array at all (a round that ends first) */
+	if (r->nq > 1)
+		qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
 	for (n = 0; n < r->nq && r->q[n].time <= limit; n++)
 		if ((err = handle(r, r->q[n].off, cb, ctx)))
 			break;

@@ -54,6 +54,7 @@ static void module_release(pd_module *m)
 		elf_end(m->dwarf_elf);
 	if (m->dwarf_fd >= 0)
 		close(m->dwarf_fd);
+	free(m->elf_path);
 	free(m->segs);
 	free(m->syms);
 	free(m->text);
@@ -432,6 +433,21 @@ static int plt_symbols(pd_module *m, Elf *elf, struct rawlist *l)
 	return 0;
 }
 
+/* The PLT sections of elf, for the unwinder (see plt_ra_offset). */
+static void plt_ranges(pd_module *m, Elf *elf)
+{
+	GElf_Shdr sh;
+
+	if (find_section(elf, ".plt", &sh)) {
+		m->plt_start = sh.sh_addr;
+		m->plt_end = sh.sh_addr + sh.sh_size;
+	}
+	if (find_section(elf, ".plt.sec", &sh) || find_section(elf, ".plt.got", &sh)) {
+		m->plt_sec_start = sh.sh_addr;
+		m->plt_sec_end = sh.sh_addr + sh.sh_size;
+	}
+}
+
 /* The .gnu_debuglink name of elf, or NULL. */
 static const char *debuglink(Elf *elf)
 {
@@ -571,6 +587,9 @@ static Elf *own_vdso(pd_module *m)
 		elf_end(elf);
 		return NULL;
 	}
+	/* the unwinder reads its CFI from the image too */
+	m->image = base;
+	m->image_size = size;
 	return elf;
 }
 
@@ -580,14 +599,21 @@ static int load_module(pd_symbols *s, pd_module *m)
 	int fd = -1, sfd = -1, err = 0;
 	Elf *elf = NULL, *symelf = NULL;
 	struct rawlist raw = { NULL, 0, 0 };
+	GElf_Ehdr eh;
 
 	m->loaded = true;
 	elf = open_runtime(s, m, &path, &fd);
+	if (elf && !(m->elf_path = fg_strdup(path.buf))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	if (!elf && m->vdso)
 		elf = own_vdso(m);
 	if (!elf)
 		goto done;
 	s->loaded++;
+	if (gelf_getehdr(elf, &eh))
+		m->elf_type = eh.e_type;
 	/* perf records the build ids of the files with sampled addresses
 	 * only: the others are read from the file, as perf does */
 	if (!m->build_id_len)
@@ -603,6 +629,7 @@ static int load_module(pd_symbols *s, pd_module *m)
 				       &raw);
 	if (!err)
 		err = plt_symbols(m, elf, &raw);
+	plt_ranges(m, elf);
 	if (!err)
 		err = finish_symbols(m, raw.v, raw.n);
 	if (err || !s->opts.inline_frames || m->vdso)
@@ -843,6 +870,14 @@ static const char *die_name(Dwarf_Die *die)
 	return NULL;
 }
 
+static bool has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
 /* The compilation unit holding addr (the aranges when there are; else
  * each unit's ranges). */
 static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
@@ -864,26 +899,44 @@ static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
 }
 
 /* Names of the scopes around addr: inlined instances innermost first,
- * then the function. Returns how many (0: no DWARF for addr). */
+ * then the function. Returns how many (0: no DWARF for addr). The
+ * scopes of dwarf_getscopes go from an inlined instance on to its
+ * abstract definition's, not to where it was inlined: the chain of
+ * callers is that of the innermost scope's enclosing DIEs
+ * (dwarf_getscopes_die). */
 static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_t max)
 {
-	Dwarf_Die cudie, *scopes = NULL;
-	int n, i;
+	Dwarf_Die cudie, *scopes = NULL, *chain = NULL;
+	int n, i, lang;
 	size_t k = 0;
+	bool cplus;
 
 	if (!m->dwarf || !cu_of(m->dwarf, addr, &cudie))
 		return 0;
+	/* the function DIEs gas makes for assembly (glibc's clone3.S) are
+	 * not the ones perf shows: it names those by their symbol */
+	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler)
+		return 0;
+	cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+		lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 	if ((n = dwarf_getscopes(&cudie, addr, &scopes)) <= 0)
 		return 0;
+	n = dwarf_getscopes_die(&scopes[0], &chain);
+	free(scopes);
 	for (i = 0; i < n && k < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		names[k++] = die_name(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
+		names[k++] = die_name(&chain[i]);
+		if (tag == DW_TAG_subprogram) {
+			/* a C++ function known by its plain name only (a
+			 * lambda's operator()): perf names it by its symbol */
+			if (cplus && !has_linkage_name(&chain[i]))
+				names[k - 1] = NULL;
 			break;
+		}
 	}
-	free(scopes);
+	free(chain);
 	return k;
 }
 
@@ -893,6 +946,26 @@ static fg_perfdata_frame *pool_add(pd_module *m)
 		return NULL;
 	memset(&m->pool[m->npool], 0, sizeof(*m->pool));
 	return &m->pool[m->npool++];
+}
+
+/* Whether a scope's DWARF name is the function of the symbol itself:
+ * the same name, or, for C++, the same demangled name up to its
+ * parameters, as perf compares them (the symbol of a clone, such as
+ * "f(double const&) [clone .isra.0]", is f's). */
+static bool same_function(fg_arena *arena, const char *name, const char *sym)
+{
+	const char *a, *b;
+	size_t la, lb;
+
+	if (!strcmp(name, sym))
+		return true;
+	if (strncmp(name, "_Z", 2) || strncmp(sym, "_Z", 2))
+		return false;
+	a = pd_demangle(arena, name);
+	b = pd_demangle(arena, sym);
+	la = strcspn(a, "(");
+	lb = strcspn(b, "(");
+	return la == lb && !memcmp(a, b, la);
 }
 
 static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_resolved *r)
@@ -911,12 +984,13 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 			return FG_ENOMEM;
 		f->addr = rel;
 		f->module = m->path;
-		f->sym = names[i] ? names[i] : "??";
-		f->inlined = strcmp(f->sym, sym->name) != 0;
+		/* NULL: the function is named by its symbol */
+		f->sym = names[i] ? names[i] : sym->name;
+		f->inlined = !same_function(&m->arena, f->sym, sym->name);
+		/* DWARF's C++ names are the mangled linkage names */
 		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
 			return FG_ENOMEM;
-		if (!f->inlined)
-			f->sym = sym->name;
+		f->sym = pd_demangle(&m->arena, f->inlined ? f->sym : sym->name);
 	}
 	if (!n) {
 		if (!(f = pool_add(m)))
@@ -930,6 +1004,13 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 	}
 	r->n = (uint32_t)(m->npool - r->first);
 	return 0;
+}
+
+int pd_symbols_load(pd_symbols *s, pd_module *m)
+{
+	if (m->loaded)
+		return 0;
+	return m->kernel ? load_kallsyms(s, m) : load_module(s, m);
 }
 
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,

@@ -1,0 +1,482 @@
+/* Unwinding of dwarf call graphs (perf record --call-graph dwarf): the
+ * kernel copied the user registers and the top of the user stack at each
+ * sample; the frames above the sampled one are found by running the
+ * CFI of the mapped ELF files (.eh_frame, or .debug_frame) over that
+ * copy, with elfutils' libdwfl.
+ *
+ * One Dwfl per process holds the process' ELF files as modules, placed
+ * where its maps put them; libdwfl keeps each module's ELF and CFI, so
+ * they are read once per process and not once per sample. When the
+ * process maps more code, the new files are added to its Dwfl; only a
+ * file gone or moved (an exec, a library unloaded) starts a new one.
+ * Memory the
+ * CFI asks for comes from the stack copy, else from the mapped file's
+ * contents (read-only data); anything else is unknown and ends the
+ * unwinding there, as it ends perf's. */
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/internal.h"
+#include "util/banned.h"
+
+/* x86_64 DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
+ * rsp, r8..r15, rip) as perf numbers them */
+static const int perf_reg_of_dwarf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
+
+/* A module of a process: its file placed with a bias. */
+struct placed {
+	const pd_module *mod;
+	uint64_t bias;
+	size_t votes;       /* maps that agree (collect) */
+};
+
+struct proc_state {
+	Dwfl *dwfl;
+	uint64_t gen;       /* of the maps reported */
+	bool attached;
+	struct placed *rep; /* the modules reported to dwfl */
+	size_t nrep, arep;
+};
+
+struct pd_unwinder {
+	pd_symbols *syms;
+	pd_machine *machine;
+	fg_strmap procs;    /* 4-byte pid -> struct proc_state * */
+	Dwfl_Callbacks callbacks;
+	struct placed *cur; /* the modules of a process' maps (collect) */
+	size_t ncur, acur;
+	/* the sample being unwound: its stack copy, and the registers
+	 * libdwfl starts from (the sample's, or its caller's when the
+	 * sample is in a PLT entry) */
+	const struct pd_user_state *st;
+	struct pd_user_state start;
+	bool start_is_caller;  /* then its first pc is a return address */
+	uint64_t *pcs;
+	size_t max, n;
+};
+
+/* Modules come with their file (dwfl_report_elf): nothing to find. */
+static int no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		  char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)name, (void)base, (void)file_name, (void)elfp;
+	return -1;
+}
+
+/* Separate debug files are not looked for: the CFI of the runtime files
+ * (.eh_frame) is what perf unwinds with, and the standard lookup may
+ * query debuginfod servers over the network. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static pid_t no_next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+	(void)dwfl, (void)arg, (void)thread_arg;
+	return 0;
+}
+
+/* Every thread asked for is the sample's. */
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
+{
+	(void)dwfl, (void)tid;
+	*thread_arg = arg;
+	return true;
+}
+
+/* A word of a mapped file's contents at a run-time address. */
+static bool read_file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	GElf_Addr bias;
+	GElf_Phdr ph;
+	Elf *elf;
+	size_t i, nph, size;
+	const char *raw;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &nph))
+		return false;
+	if (!(raw = elf_rawfile(elf, &size)))
+		return false;
+	for (i = 0; i < nph; i++) {
+		uint64_t v = addr - bias;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (v < ph.p_vaddr || ph.p_filesz < 8 || v - ph.p_vaddr > ph.p_filesz - 8)
+			continue;
+		if (ph.p_offset > size || v - ph.p_vaddr + 8 > size - ph.p_offset)
+			return false;
+		memcpy(out, raw + ph.p_offset + (v - ph.p_vaddr), 8);
+		return true;
+	}
+	return false;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
+{
+	const pd_unwinder *u = arg;
+	const struct pd_user_state *st = u->st;
+	uint64_t sp = st->regs[PD_REG_SP];
+
+	if (addr >= sp && addr - sp < st->stack_len && st->stack_len - (addr - sp) >= 8) {
+		memcpy(out, st->stack + (addr - sp), 8);
+		return true;
+	}
+	return read_file_word(dwfl, addr, out);
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct pd_user_state *st = &((const pd_unwinder *)arg)->start;
+	int d;
+
+	for (d = 0; d < 16; d++) {
+		int p = perf_reg_of_dwarf[d];
+		Dwarf_Word v = st->regs[p];
+		/* registers perf did not record stay unknown */
+		if ((st->mask >> p & 1) && !dwfl_thread_state_registers(thread, d, 1, &v))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, st->regs[PD_REG_IP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = no_next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+int pd_unwinder_new(pd_unwinder **out, pd_symbols *s, pd_machine *m)
+{
+	fg_strmap empty = FG_STRMAP_INIT;
+	pd_unwinder *u;
+
+	if (!(*out = u = fg_calloc(1, sizeof(*u))))
+		return FG_ENOMEM;
+	u->syms = s;
+	u->machine = m;
+	u->procs = empty;
+	u->callbacks.find_elf = no_elf;
+	u->callbacks.find_debuginfo = no_debuginfo;
+	u->callbacks.section_address = dwfl_offline_section_address;
+	return 0;
+}
+
+void pd_unwinder_free(pd_unwinder *u)
+{
+	size_t i = 0;
+	fg_strmap_entry *e;
+
+	if (!u)
+		return;
+	while ((e = fg_strmap_next(&u->procs, &i))) {
+		struct proc_state *ps = e->value.p;
+		if (ps && ps->dwfl)
+			dwfl_end(ps->dwfl);
+		if (ps)
+			free(ps->rep);
+		free(ps);
+	}
+	fg_strmap_release(&u->procs);
+	free(u->cur);
+	free(u);
+}
+
+void pd_unwinder_forget(pd_unwinder *u, int32_t pid)
+{
+	fg_strmap_entry *e = fg_strmap_get(&u->procs, (const char *)&pid, sizeof(pid));
+	struct proc_state *ps = e ? e->value.p : NULL;
+
+	if (!ps)
+		return;
+	if (ps->dwfl)
+		dwfl_end(ps->dwfl);
+	ps->dwfl = NULL;
+	ps->attached = false;
+	ps->nrep = 0;
+}
+
+/* Where the map may put the module's ELF addresses (run-time address
+ * minus ELF address): one bias per loadable segment that the map's file
+ * page can hold. Segments share pages (the end of .rodata and the start
+ * of .data), so a map may give several; all the maps of a module agree
+ * on the right one (collect). Returns how many, at most max. */
+static size_t map_biases(const struct pd_map *map, uint64_t *out, size_t max)
+{
+	const pd_module *m = map->mod;
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nsegs && n < max; i++) {
+		uint64_t off = m->segs[i].off, page = off & ~(uint64_t)4095;
+		if (map->pgoff < page || map->pgoff >= off + m->segs[i].filesz)
+			continue;
+		out[n++] = map->start - map->pgoff + off - m->segs[i].vaddr;
+	}
+	return n;
+}
+
+/* A descriptor of an in-memory image (the vdso), for dwfl_report_elf. */
+static int image_fd(const pd_module *m)
+{
+	int fd = memfd_create("vdso", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, m->image, m->image_size) != (ssize_t)m->image_size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reports one module; false when libdwfl refuses it (it overlaps one
+ * reported before) or its file cannot be read. */
+static bool report_module(Dwfl *dwfl, const struct placed *pl)
+{
+	const pd_module *m = pl->mod;
+	int fd = -1;
+
+	if (!m->elf_path && (fd = image_fd(m)) < 0)
+		return false;
+	/* fd is consumed on success only */
+	if (!dwfl_report_elf(dwfl, m->path, m->elf_path ? m->elf_path : m->path, fd, pl->bias,
+			     true)) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	return true;
+}
+
+static bool has_placed(const struct placed *v, size_t n, const struct placed *pl)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].mod == pl->mod && v[i].bias == pl->bias)
+			return true;
+	return false;
+}
+
+/* Counts one map's vote for each bias it allows its module. */
+static int vote(pd_unwinder *u, const struct pd_map *map)
+{
+	uint64_t b[8];
+	size_t n = 1, i, k;
+
+	b[0] = 0;
+	if (map->mod->elf_type == ET_DYN)
+		n = map_biases(map, b, 8);
+	for (i = 0; i < n; i++) {
+		struct placed pl = { map->mod, b[i], 1 };
+		for (k = 0; k < u->ncur; k++)
+			if (u->cur[k].mod == pl.mod && u->cur[k].bias == pl.bias)
+				break;
+		if (k < u->ncur) {
+			u->cur[k].votes++;
+			continue;
+		}
+		if (FG_ALLOC_GROW(u->cur, u->ncur + 1, u->acur, 16))
+			return FG_ENOMEM;
+		u->cur[u->ncur++] = pl;
+	}
+	return 0;
+}
+
+/* The modules of p's file maps in u->cur, each once, with the bias most
+ * of its maps agree on (the first of those in a tie). */
+static int collect(pd_unwinder *u, const pd_proc *p)
+{
+	size_t i, k, n = 0;
+	int err;
+
+	u->ncur = 0;
+	for (i = 0; i < p->n; i++) {
+		pd_module *m = p->maps[i].mod;
+		if (!m || m->anon || m->kernel)
+			continue;
+		if ((err = pd_symbols_load(u->syms, m)))
+			return err;
+		if ((m->elf_path || m->image) && (err = vote(u, &p->maps[i])))
+			return err;
+	}
+	for (i = 0; i < u->ncur; i++) {
+		for (k = 0; k < n && u->cur[k].mod != u->cur[i].mod; k++)
+			;
+		if (k == n)
+			u->cur[n++] = u->cur[i];
+		else if (u->cur[i].votes > u->cur[k].votes)
+			u->cur[k] = u->cur[i];
+	}
+	u->ncur = n;
+	return 0;
+}
+
+/* Brings ps->dwfl to the modules in u->cur: the new ones are added to
+ * the Dwfl as it is (libdwfl keeps the ELF and CFI of the others), unless
+ * one of those it holds is gone or moved, or libdwfl refuses one (a file
+ * mapped over another's place): then a new Dwfl gets them all. */
+static int update(pd_unwinder *u, struct proc_state *ps)
+{
+	bool fresh = !ps->dwfl, ok = true;
+	size_t i;
+
+	for (i = 0; i < ps->nrep && !fresh; i++)
+		fresh = !has_placed(u->cur, u->ncur, &ps->rep[i]);
+	for (;;) {
+		if (fresh) {
+			if (ps->dwfl)
+				dwfl_end(ps->dwfl);
+			ps->attached = false;
+			ps->nrep = 0;
+			if (!(ps->dwfl = dwfl_begin(&u->callbacks)))
+				return FG_ENOMEM;
+			dwfl_report_begin(ps->dwfl);
+		} else {
+			dwfl_report_begin_add(ps->dwfl);
+		}
+		for (i = 0; i < u->ncur && ok; i++) {
+			if (has_placed(ps->rep, ps->nrep, &u->cur[i]))
+				continue;
+			if (FG_ALLOC_GROW(ps->rep, ps->nrep + 1, ps->arep, 16))
+				return FG_ENOMEM;
+			/* a fresh Dwfl leaves out what it refuses */
+			if (report_module(ps->dwfl, &u->cur[i]) || fresh)
+				ps->rep[ps->nrep++] = u->cur[i];
+			else
+				ok = false;
+		}
+		dwfl_report_end(ps->dwfl, NULL, NULL);
+		if (ok || fresh)
+			return 0;
+		fresh = true;
+		ok = true;
+	}
+}
+
+/* The Dwfl of pid, its modules those of the process' current maps;
+ * NULL in *out when it cannot unwind. */
+static int proc_dwfl(pd_unwinder *u, int32_t pid, Dwfl **out)
+{
+	fg_strmap_entry *e = fg_strmap_put(&u->procs, (const char *)&pid, sizeof(pid));
+	const pd_proc *p = pd_machine_proc(u->machine, pid);
+	struct proc_state *ps;
+	int err;
+
+	*out = NULL;
+	if (!e || !p)
+		return FG_ENOMEM;
+	if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
+		return FG_ENOMEM;
+	if (!ps->dwfl || ps->gen != p->gen) {
+		if ((err = collect(u, p)) || (err = update(u, ps)))
+			return err;
+		ps->gen = p->gen;
+	}
+	/* the architecture comes from the modules: none yet, try later */
+	if (!ps->attached)
+		ps->attached = dwfl_attach_state(ps->dwfl, NULL, pid, &thread_callbacks, u);
+	if (ps->attached)
+		*out = ps->dwfl;
+	return 0;
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	pd_unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	/* a return address: its call is the instruction before */
+	if (!activation || (u->start_is_caller && !u->n))
+		pc--;
+	u->pcs[u->n++] = pc;
+	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* Where a PLT entry has the return address: the offset from the stack
+ * pointer (-1: addr is in no PLT). The lazy-binding entries of .plt push
+ * the relocation index from their 12th byte on (then the header pushes
+ * the GOT's second word from its 7th); .plt.sec and .plt.got push
+ * nothing. Their CFI says the same as an expression, which libdwfl
+ * (0.188) does not evaluate: it falls back to the frame pointer there and
+ * skips the PLT's caller. */
+static int plt_ra_offset(const pd_module *m, uint64_t vaddr)
+{
+	if (vaddr >= m->plt_start && vaddr < m->plt_end) {
+		if (vaddr - m->plt_start < 16)
+			return vaddr - m->plt_start < 6 ? 8 : 16;
+		return (vaddr & 15) >= 11 ? 8 : 0;
+	}
+	if (vaddr >= m->plt_sec_start && vaddr < m->plt_sec_end)
+		return 0;
+	return -1;
+}
+
+/* Sets u->start: the sample's registers, or, for a sample in a PLT
+ * entry, its caller's (the entry itself is then already pcs[0]). */
+static void start_state(pd_unwinder *u, Dwfl *dwfl, int32_t pid, const struct pd_user_state *st)
+{
+	uint64_t ip = st->regs[PD_REG_IP], sp = st->regs[PD_REG_SP], ra;
+	const struct pd_map *map = pd_machine_find_map(u->machine, pid, ip);
+	Dwfl_Module *dm;
+	Dwarf_Addr bias;
+	int off;
+
+	u->start = *st;
+	u->start_is_caller = false;
+	if (!dwfl || !map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
+		return;
+	/* the bias libdwfl placed the module with */
+	if (!(dm = dwfl_addrmodule(dwfl, ip)) || !dwfl_module_getelf(dm, &bias))
+		return;
+	if ((off = plt_ra_offset(map->mod, ip - bias)) < 0)
+		return;
+	if (st->stack_len < (uint64_t)off + 8)
+		return;
+	memcpy(&ra, st->stack + off, 8);
+	u->start.regs[PD_REG_IP] = ra;
+	u->start.regs[PD_REG_SP] = sp + (uint64_t)off + 8;
+	u->start_is_caller = true;
+	u->pcs[u->n++] = ip;
+}
+
+int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
+	      uint64_t *pcs, size_t max, size_t *n)
+{
+	Dwfl *dwfl;
+	int err;
+
+	*n = 0;
+	if (!max)
+		return 0;
+	if ((err = proc_dwfl(u, pid, &dwfl)))
+		return err;
+	u->st = st;
+	u->pcs = pcs;
+	u->max = max;
+	u->n = 0;
+	start_state(u, dwfl, pid, st);
+	if (dwfl && u->n < max)
+		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
+	/* not even the sampled frame: it is still the sample's address */
+	if (!u->n && (st->mask >> PD_REG_IP & 1))
+		pcs[u->n++] = st->regs[PD_REG_IP];
+	*n = u->n;
+	u->st = NULL;
+	return 0;
+}
