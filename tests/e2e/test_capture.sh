@@ -122,10 +122,12 @@ check_clean "lost samples"
 
 # --- signals ---------------------------------------------------------------------
 # SIGTERM from timeout(1) (to the program and then its process group).
-# perf gets the signal too: 3 s leave it time to start and set up its own
-# handling even on a loaded machine (at 1.5 s, under a load of 7, perf was
-# still starting and died of it with nothing written)
-check_exit "timeout -s TERM" 143 timeout --preserve-status -s TERM 3 flamegraph -o term.svg --folded term.folded -- "$cg" 30000
+# perf gets the signal too, and it must have started and set up its own
+# handling by then, or it dies of it with nothing written (the program is
+# not started before perf records): 8 s of the program's 30 leave it time
+# even under the sanitizers on a loaded machine (at 1.5 s under a load of
+# 7, and once at 3 s, perf was still starting)
+check_exit "timeout -s TERM" 143 timeout --preserve-status -s TERM 8 flamegraph -o term.svg --folded term.folded -- "$cg" 30000
 check_contains "timeout: the graph of what was recorded" term.folded "main;outer;a [0-9]+$"
 check_contains "timeout: the subtitle says interrupted" term.svg "interrupted \(SIGTERM\) after [0-9.]+ s"
 check_clean "timeout -s TERM"
