@@ -135,11 +135,24 @@ check_clean "timeout -s TERM"
 # SIGINT, SIGHUP to flamegraph alone: it stops the program itself
 python3 - "$cg" <<'PY' > alone.txt 2>&1 && pass || { fail "signals to flamegraph alone"; cat alone.txt >&2; }
 import os, signal, subprocess, sys, time
+def wait_running(path, timeout=30):
+    # the program runs once perf records (it is started held until then):
+    # a signal before that finds nothing recorded yet
+    want, t = os.path.realpath(path), time.time()
+    while time.time() - t < timeout:
+        for d in os.listdir("/proc"):
+            try:
+                if d.isdigit() and os.readlink("/proc/%s/exe" % d) == want:
+                    return
+            except OSError:
+                pass
+        time.sleep(0.05)
 for sig, want in ((signal.SIGINT, 130), (signal.SIGHUP, 129)):
     out = "alone-%d" % sig
     p = subprocess.Popen(["flamegraph", "--call-graph", "fp", "-o", out + ".svg", "--folded",
                           out + ".folded", "--", sys.argv[1], "30000"], stderr=subprocess.DEVNULL)
-    time.sleep(1.2)
+    wait_running(sys.argv[1])
+    time.sleep(0.8)
     p.send_signal(sig)
     rc = p.wait(timeout=30)
     ok = rc == want and ";a " in open(out + ".folded").read()
@@ -154,8 +167,21 @@ check_clean "signals to flamegraph alone"
 # killed 2 s after it was first signalled)
 python3 - "$cg-stubborn" <<'PY' > twice.txt 2>&1 && pass || { fail "second signal"; cat twice.txt >&2; }
 import os, signal, subprocess, sys, time
+def wait_running(path, timeout=30):
+    # the program runs once perf records (it is started held until then):
+    # a signal before that finds nothing recorded yet
+    want, t = os.path.realpath(path), time.time()
+    while time.time() - t < timeout:
+        for d in os.listdir("/proc"):
+            try:
+                if d.isdigit() and os.readlink("/proc/%s/exe" % d) == want:
+                    return
+            except OSError:
+                pass
+        time.sleep(0.05)
 p = subprocess.Popen(["flamegraph", "-o", "twice.svg", "--", sys.argv[1]], stderr=subprocess.DEVNULL)
-time.sleep(1.2)
+wait_running(sys.argv[1])
+time.sleep(0.8)
 p.send_signal(signal.SIGTERM)
 time.sleep(0.3)
 t = time.time()
@@ -168,9 +194,22 @@ check_clean "second signal"
 
 # other catchable signals abort at once, and clean up (SIGQUIT while recording)
 python3 - "$cg" <<'PY' > quit.txt 2>&1 && pass || { fail "SIGQUIT"; cat quit.txt >&2; }
-import signal, subprocess, sys, time
+import os, signal, subprocess, sys, time
+def wait_running(path, timeout=30):
+    # the program runs once perf records (it is started held until then):
+    # a signal before that finds nothing recorded yet
+    want, t = os.path.realpath(path), time.time()
+    while time.time() - t < timeout:
+        for d in os.listdir("/proc"):
+            try:
+                if d.isdigit() and os.readlink("/proc/%s/exe" % d) == want:
+                    return
+            except OSError:
+                pass
+        time.sleep(0.05)
 p = subprocess.Popen(["flamegraph", "-o", "quit.svg", "--", sys.argv[1], "30000"], stderr=subprocess.DEVNULL)
-time.sleep(1.2)
+wait_running(sys.argv[1])
+time.sleep(0.8)
 p.send_signal(signal.SIGQUIT)
 sys.exit(0 if p.wait(timeout=30) == -signal.SIGQUIT else 1)
 PY

@@ -379,6 +379,19 @@ static int fail_recorder(session *s)
 	return fg_capture_msgs_failure(&s->msgs, &s->o->rec, &s->perf_st);
 }
 
+/* perf ends by the SIGINT it was sent once the workload had gone. When
+ * the tool was interrupted, perf may have got the signal itself too
+ * (timeout(1) signals the whole process group) and die of whichever came
+ * last, once its file is complete: that is a clean end as well. */
+static bool perf_ended_cleanly(const session *s)
+{
+	if (s->perf_st.code == 0 && !s->perf_st.signal)
+		return true;
+	if (s->perf_st.signal == SIGINT && s->t_perf_stop)
+		return true;
+	return s->perf_st.signal && s->out->interrupted && s->msgs.wrote;
+}
+
 static int run_attached(session *s)
 {
 	fg_record_opts rec = s->o->rec;
@@ -418,8 +431,7 @@ static int run_attached(session *s)
 	s->out->workload_known = true;
 	s->out->workload_code = s->work_st.code;
 	s->out->workload_signal = s->work_st.signal;
-	/* perf ends by the SIGINT it was sent once the workload had gone */
-	if (s->perf_st.code != 0 && !(s->perf_st.signal == SIGINT && s->t_perf_stop))
+	if (!perf_ended_cleanly(s))
 		return fail_recorder(s);
 	return 0;
 }

@@ -70,6 +70,8 @@ static void line_done(fg_capture_msgs *m, char *line)
 		m->capped = true;
 		return;
 	}
+	if (starts(line, "[ perf record: Captured and wrote"))
+		m->wrote = true;
 	if (!routine(line))
 		keep(m, line);
 }

@@ -17,6 +17,8 @@ typedef struct fg_capture_msgs {
 	fg_strbuf text;     /* the lines kept, newline-separated */
 	fg_strvec pending;  /* kept lines not yet handed to warn */
 	bool capped;        /* perf said its size limit was reached */
+	bool wrote;         /* perf said it finished its file ("Captured and
+			       wrote ...") */
 	void (*warn)(void *ctx, const char *line);
 	void *ctx;
 } fg_capture_msgs;
