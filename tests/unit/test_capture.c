@@ -209,6 +209,8 @@ static void banners_dropped_warnings_kept_once(void **state)
 	assert_string_equal(w.lines[0], "Warning: something perf wants said");
 	assert_string_equal(w.lines[1], "a last line without newline");
 	assert_false(m.capped);
+	/* the file was finished: a signal perf then dies of is a clean end */
+	assert_true(m.wrote);
 	/* flushed lines are handed over once */
 	fg_capture_msgs_flush(&m);
 	assert_int_equal(w.n, 2);
@@ -225,6 +227,7 @@ static void size_limit_noted(void **state)
 	feed(&m, "[ perf record: perf size limit reached (8193 KB), stopping session ]\n");
 	fg_capture_msgs_flush(&m);
 	assert_true(m.capped);
+	assert_false(m.wrote);
 	assert_int_equal(w.n, 0);
 	fg_capture_msgs_release(&m);
 }
