@@ -1,11 +1,14 @@
 /* The profiling pipeline shared by `flamegraph` and `flamegraph-build`:
  *
- *   ELF checks -> record (perf/DTrace) -> perf script -> collapse -> render
+ *   ELF checks -> record (perf/DTrace) -> read -> collapse -> render
  *
  * fg_profile_run() profiles a command, running processes or an existing
  * perf.data and writes the graph (SVG, folded stacks or speedscope JSON).
- * `perf script` output is streamed through a pipe into the collapser and
- * never held in memory as a whole. Every output is written to a temporary
+ * A perf.data is read natively (perfdata.h), its samples fed straight to
+ * the collapser; where it cannot be (opts.perf_script, off-CPU modes,
+ * recordings the reader does not support), `perf script` output is
+ * streamed through a pipe into the collapser and never held in memory as
+ * a whole. Every output is written to a temporary
  * file and renamed into place, so a failed run never clobbers a file.
  *
  * The library prints nothing: commands run, stage timings, warnings and
@@ -49,8 +52,9 @@ const char *fg_output_default_name(fg_output_format format);
 
 typedef enum fg_profile_event {
 	FG_PROFILE_COMMAND,  /* msg: a command about to run, quoted for display */
-	FG_PROFILE_TIMING,   /* msg: stage name ("record", "script", "collapse",
-				"render"); value: seconds it took */
+	FG_PROFILE_TIMING,   /* msg: stage name ("record", "read" (native),
+				"script", "collapse", "render"); value:
+				seconds it took */
 	FG_PROFILE_WARNING,  /* msg: a warning with its fix (ELF checks, skipped
 				input lines) */
 	FG_PROFILE_NOTE,     /* msg: information (what is profiled, where the
@@ -113,8 +117,16 @@ typedef struct fg_profile_opts {
 	const char *tmpdir;        /* for the temporary perf.data (NULL: /tmp);
 				      callers pass $TMPDIR */
 
+	/* Reading the recording. A perf.data is read natively (perfdata.h)
+	 * unless perf_script, or unless it holds what the native reader does
+	 * not read (then perf script, with a note), or the mode is off-CPU
+	 * or hot/cold (their scheduler events go through perf script). */
+	bool perf_script;          /* read perf.data through `perf script` */
+	const char *buildid_dir;   /* perf's build-id cache, such as ~/.debug,
+				      for the native reader (NULL: none) */
+
 	/* Collapse. */
-	bool no_inline;            /* perf script --no-inline; no inlined frames */
+	bool no_inline;            /* no inlined frames (perf script --no-inline) */
 	const char *const *skip_after; /* drop the callers above these functions */
 	size_t nskip_after;
 	bool per_thread;           /* each thread under its own root frame,
@@ -177,8 +189,11 @@ typedef struct fg_profile_result {
 	bool workload_failed; /* non-zero exit or a signal (not one we sent) */
 	uint64_t samples;     /* samples in the graph */
 	uint64_t stacks;      /* distinct stacks */
-	uint64_t script_bytes;/* bytes of perf script output streamed */
+	uint64_t script_bytes;/* bytes of perf script output streamed (0 when
+				 read natively) */
+	bool read_natively;   /* the perf.data was read without perf script */
 	double seconds_record, seconds_script, seconds_collapse, seconds_render;
+	double seconds_read;  /* the native reader's time, collapse included */
 	unsigned nwarnings;   /* warnings sent to on_event */
 	bool output_written;  /* opts->output was replaced */
 	/* The recording (perf). */

@@ -193,6 +193,8 @@ static void base_opts(fg_profile_opts *po, const fg_runner *r)
 
 	po->record.tool = "/bin/sh"; /* it must exist; it never runs */
 	po->record.runner = r;
+	/* the fake recording is read by the fake perf script, not natively */
+	po->perf_script = true;
 	po->argv = argv;
 	po->argc = 2;
 	po->env = env;

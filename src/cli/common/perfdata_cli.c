@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,21 +48,30 @@ static int through_perf_script(fg_collapser *c, const char *path, bool inline_fr
 	return fg_record_script_stream(&rec, path, !inline_frames, feed, c, on_perf_line, NULL);
 }
 
+const char *fg_cli_buildid_dir(void)
+{
+	static char dir[4096];
+	const char *home = getenv("HOME");
+	int n;
+
+	if (!home || !*home)
+		return NULL;
+	n = snprintf(dir, sizeof(dir), "%s/.debug", home);
+	return n > 0 && (size_t)n < sizeof(dir) ? dir : NULL;
+}
+
 int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
 			     bool force_script, bool quiet)
 {
 	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
-	fg_strbuf cache = FG_STRBUF_INIT;
 	fg_perfdata *r = NULL;
-	const char *home = getenv("HOME"), *why;
+	const char *why;
 	int err;
 
 	if (force_script)
 		return through_perf_script(c, path, inline_frames);
 	opts.inline_frames = inline_frames;
-	/* perf's build-id cache: where perf record keeps copies of what it saw */
-	if (home && *home && !fg_strbuf_addf(&cache, "%s/.debug", home))
-		opts.buildid_dir = cache.buf;
+	opts.buildid_dir = fg_cli_buildid_dir();
 	if ((err = fg_perfdata_open(&r, path, &opts)))
 		goto done;
 	if ((why = fg_perfdata_unsupported(r))) {
@@ -76,6 +86,5 @@ int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_fram
 	err = fg_perfdata_collapse(r, c);
 done:
 	fg_perfdata_free(r);
-	fg_strbuf_release(&cache);
 	return err;
 }

@@ -11,6 +11,10 @@
 /* True when the file at path starts with perf.data's magic. */
 bool fg_cli_is_perfdata(const char *path);
 
+/* perf's build-id cache, where perf record keeps copies of the files it
+ * saw: $HOME/.debug (NULL without HOME). */
+const char *fg_cli_buildid_dir(void);
+
 /* Feeds the samples of the perf.data at path into c: natively unless
  * force_script (or unsupported input: then a one-line note, unless
  * quiet), else from `perf script -i path` ($PERF overrides perf).

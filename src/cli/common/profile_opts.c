@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/perfdata_cli.h"
 #include "cli/common/profile_opts.h"
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
@@ -215,6 +216,8 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->perfdata_out = pc->perfdata_out;
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
+	po->perf_script = pc->perf_script;
+	po->buildid_dir = fg_cli_buildid_dir();
 	po->per_thread = pc->per_thread.on;
 	po->per_thread_name = pc->per_thread.by_name;
 	po->skip_after = pc->skip_after.items;

@@ -1,6 +1,7 @@
-/* The recording read: `perf script` streamed (through the off-CPU
- * filter in those modes) into the collapser, or a text input fed to it;
- * the folded stacks then post-processed into r->stacks. */
+/* The recording read: natively (perfdata.h), or `perf script` streamed
+ * (through the off-CPU filter in those modes) into the collapser, or a
+ * text input fed to it; the folded stacks then post-processed into
+ * r->stacks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "flamegraph/perfdata.h"
 #include "lib/profile/run.h"
 #include "util/input.h"
 #include "util/interrupt.h"
@@ -95,6 +97,62 @@ static int do_script(run *r)
 	r->res->seconds_script = fg_run_now() - t0 - r->res->seconds_collapse;
 	fg_run_emit(r, FG_PROFILE_TIMING, "script", r->res->seconds_script);
 	return err;
+}
+
+/* Opens the recording for the native reader. *out stays NULL (and the
+ * caller runs perf script) when it cannot be read natively: a note says
+ * why when the recording holds what the reader does not support, or when
+ * perf recorded as root and the file is not readable here. */
+static int open_native(run *r, fg_perfdata **out)
+{
+	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
+	fg_strbuf note = FG_STRBUF_INIT;
+	const char *why;
+	int err;
+
+	*out = NULL;
+	opts.inline_frames = !r->o->no_inline;
+	opts.buildid_dir = r->o->buildid_dir;
+	if ((err = fg_perfdata_open(out, r->perfdata.buf, &opts))) {
+		if (err != FG_EIO || !r->rec.root)
+			return err;
+		/* a recording made through sudo may be root's alone */
+		fg_strbuf_addf(&note, "%s is not readable here (%s): reading it with perf script "
+			       "through sudo", r->perfdata.buf, fg_error_last());
+		fg_error_clear();
+	} else if ((why = fg_perfdata_unsupported(*out))) {
+		fg_strbuf_addf(&note, "%s holds %s, which the native reader does not read yet: "
+			       "using perf script", r->perfdata.buf, why);
+		fg_perfdata_free(*out);
+		*out = NULL;
+	}
+	if (note.len)
+		fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);
+	fg_strbuf_release(&note);
+	return 0;
+}
+
+/* The recording read natively, straight into the collapser. *done is
+ * false when it is to be read through perf script instead. */
+static int do_native(run *r, bool *done)
+{
+	fg_perfdata *pd = NULL;
+	fg_perfdata_stats st;
+	double t0 = fg_run_now();
+	int err;
+
+	*done = false;
+	if ((err = open_native(r, &pd)) || !pd)
+		return err;
+	*done = true;
+	err = fg_perfdata_collapse(pd, r->collapser);
+	fg_perfdata_stats_get(pd, &st);
+	fg_perfdata_free(pd);
+	r->samples_read = st.samples;
+	r->res->read_natively = true;
+	r->res->seconds_read = fg_run_now() - t0;
+	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);
+	return err ? err : check_interrupt(r);
 }
 
 /* Text input (DTrace output, or perf script text given as --perfdata):
@@ -195,12 +253,17 @@ int fg_run_collapse(run *r)
 	fg_format fmt = r->res->recorded ?
 		(r->rec.recorder == FG_RECORDER_DTRACE ? FG_FORMAT_DTRACE : FG_FORMAT_PERF) :
 		perf_data ? FG_FORMAT_PERF : FG_FORMAT_UNKNOWN;
+	bool native = false;
 	double t0;
 	int err;
 
 	if ((err = new_collapser(r, fmt)) || (perf_data && (err = new_offcpu(r))))
 		return err;
-	err = perf_data ? do_script(r) : do_read_text(r);
+	/* the off-CPU filter reads perf script's text of the scheduler events */
+	if (perf_data && !r->offcpu && !r->o->perf_script && (err = do_native(r, &native)))
+		return err;
+	if (!native)
+		err = perf_data ? do_script(r) : do_read_text(r);
 	if (err)
 		return err;
 	t0 = fg_run_now();
