@@ -64,10 +64,13 @@ typedef struct fg_perfdata_opts {
 	const char *kallsyms;    /* kernel symbols (NULL: /proc/kallsyms) */
 	const char *debug_dir;   /* separate debug files (NULL: /usr/lib/debug) */
 	const char *buildid_dir; /* perf's build-id cache, such as ~/.debug (NULL: none) */
+	const char *cache_dir;   /* uncompressed copies of compressed DWARF are
+				    kept here, one per build id, so that only
+				    the first run inflates them (NULL: none) */
 } fg_perfdata_opts;
 
 #define FG_PERFDATA_OPTS_INIT { .inline_frames = true, .kallsyms = NULL, \
-				.debug_dir = NULL, .buildid_dir = NULL }
+				.debug_dir = NULL, .buildid_dir = NULL, .cache_dir = NULL }
 
 /* One frame of a sample's call chain. */
 typedef struct fg_perfdata_frame {

@@ -124,6 +124,9 @@ typedef struct fg_profile_opts {
 	bool perf_script;          /* read perf.data through `perf script` */
 	const char *buildid_dir;   /* perf's build-id cache, such as ~/.debug,
 				      for the native reader (NULL: none) */
+	const char *debug_cache_dir; /* the native reader's copies of
+				      compressed DWARF (fg_perfdata_opts.
+				      cache_dir; NULL: none) */
 
 	/* Collapse. */
 	bool no_inline;            /* no inlined frames (perf script --no-inline) */

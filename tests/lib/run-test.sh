@@ -18,6 +18,8 @@ case $script in
 	;;
 esac
 export PATH="$FG_BIN:$PATH"
+# the native reader's cache of uncompressed debug files stays in the test
+export XDG_CACHE_HOME=$TMPDIR/cache
 # repositories the tests make get the branch name they expect and no
 # signing, whatever the machine's git configuration says
 export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=init.defaultBranch GIT_CONFIG_VALUE_0=main \

@@ -60,6 +60,21 @@ const char *fg_cli_buildid_dir(void)
 	return n > 0 && (size_t)n < sizeof(dir) ? dir : NULL;
 }
 
+const char *fg_cli_debug_cache_dir(void)
+{
+	static char dir[4096];
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && *xdg == '/')
+		n = snprintf(dir, sizeof(dir), "%s/flamegraph-build/debug", xdg);
+	else if (home && *home)
+		n = snprintf(dir, sizeof(dir), "%s/.cache/flamegraph-build/debug", home);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < sizeof(dir) ? dir : NULL;
+}
+
 int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
 			     bool force_script, bool quiet)
 {
@@ -72,6 +87,7 @@ int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_fram
 		return through_perf_script(c, path, inline_frames);
 	opts.inline_frames = inline_frames;
 	opts.buildid_dir = fg_cli_buildid_dir();
+	opts.cache_dir = fg_cli_debug_cache_dir();
 	if ((err = fg_perfdata_open(&r, path, &opts)))
 		goto done;
 	if ((why = fg_perfdata_unsupported(r))) {

@@ -15,6 +15,11 @@ bool fg_cli_is_perfdata(const char *path);
  * saw: $HOME/.debug (NULL without HOME). */
 const char *fg_cli_buildid_dir(void);
 
+/* Where uncompressed copies of compressed debug files are kept:
+ * $XDG_CACHE_HOME/flamegraph-build/debug, else
+ * $HOME/.cache/flamegraph-build/debug (NULL: neither is set). */
+const char *fg_cli_debug_cache_dir(void);
+
 /* Feeds the samples of the perf.data at path into c: natively unless
  * force_script (or unsupported input: then a one-line note, unless
  * quiet), else from `perf script -i path` ($PERF overrides perf).

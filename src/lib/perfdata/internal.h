@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libelf.h>
+
 #include "flamegraph/perfdata.h"
 #include "util/arena.h"
 #include "util/hashmap.h"
@@ -84,6 +86,16 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path);
  * next call. Returns 0 or FG_ENOMEM. */
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
 		       size_t *n);
+
+/* ---- debugcache.c ---- */
+
+/* Whether elf has compressed DWARF (worth an uncompressed copy). */
+bool pd_debugcache_wanted(Elf *elf);
+/* The uncompressed copy of src's DWARF in folder dir, named after its
+ * build id (hex): opened when there, else written first (src's sections
+ * are inflated for that). NULL (*fd -1) when there is no copy and none
+ * could be written: the caller reads src itself. */
+Elf *pd_debugcache_open(const char *dir, const char *hex_build_id, Elf *src, int *fd);
 
 /* ---- demangle.c ---- */
 

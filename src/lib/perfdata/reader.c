@@ -36,6 +36,9 @@
 #define REC_AUXTRACE 71
 #define REC_COMPRESSED 81
 
+/* Recordings up to this size are mapped with all their pages at once. */
+#define POPULATE_MAX ((off_t)1 << 30)
+
 /* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
 #define MAX_STACK 127
 
@@ -370,8 +373,11 @@ int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts
 		close(fd);
 		return fg_error_set(FG_EIO, "%s: not a regular file", path);
 	}
+	/* every page is read: mapping them all at once (a recording that
+	 * fits in memory easily) saves a page fault for each */
 	if (st.st_size > 0 &&
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ,
+			MAP_PRIVATE | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0), fd, 0)) == MAP_FAILED) {
 		err = fg_error_set(FG_EIO, "%s: %s", path, strerror(errno));
 		close(fd);
 		return err;

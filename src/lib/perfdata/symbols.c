@@ -593,6 +593,35 @@ static Elf *own_vdso(pd_module *m)
 	return elf;
 }
 
+/* m's DWARF, from *elf (which m then owns: *elf and *fd are cleared),
+ * or from the uncompressed copy of the debug cache when *elf's is
+ * compressed. */
+static void open_dwarf(pd_symbols *s, pd_module *m, Elf **elf, int *fd)
+{
+	char id[41];
+	int cfd = -1;
+	Elf *copy = NULL;
+
+	hex_id(m, id);
+	if (s->opts.cache_dir && m->build_id_len && pd_debugcache_wanted(*elf))
+		copy = pd_debugcache_open(s->opts.cache_dir, id, *elf, &cfd);
+	if (copy && (m->dwarf = dwarf_begin_elf(copy, DWARF_C_READ, NULL))) {
+		m->dwarf_elf = copy;
+		m->dwarf_fd = cfd;
+		return;
+	}
+	if (copy) {
+		elf_end(copy);
+		close(cfd);
+	}
+	if ((m->dwarf = dwarf_begin_elf(*elf, DWARF_C_READ, NULL))) {
+		m->dwarf_elf = *elf;
+		m->dwarf_fd = *fd;
+		*elf = NULL;
+		*fd = -1;
+	}
+}
+
 static int load_module(pd_symbols *s, pd_module *m)
 {
 	fg_strbuf path = FG_STRBUF_INIT;
@@ -635,20 +664,10 @@ static int load_module(pd_symbols *s, pd_module *m)
 	if (err || !s->opts.inline_frames || m->vdso)
 		goto done;
 	/* inlined frames come from the DWARF of the symbol file */
-	if (symelf) {
-		m->dwarf = dwarf_begin_elf(symelf, DWARF_C_READ, NULL);
-		if (m->dwarf) {
-			m->dwarf_elf = symelf;
-			m->dwarf_fd = sfd;
-			symelf = NULL;
-			sfd = -1;
-		}
-	} else if ((m->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
-		m->dwarf_elf = elf;
-		m->dwarf_fd = fd;
-		elf = NULL;
-		fd = -1;
-	}
+	if (symelf)
+		open_dwarf(s, m, &symelf, &sfd);
+	else
+		open_dwarf(s, m, &elf, &fd);
 done:
 	if (symelf)
 		elf_end(symelf);

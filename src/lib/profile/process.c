@@ -113,6 +113,7 @@ static int open_native(run *r, fg_perfdata **out)
 	*out = NULL;
 	opts.inline_frames = !r->o->no_inline;
 	opts.buildid_dir = r->o->buildid_dir;
+	opts.cache_dir = r->o->debug_cache_dir;
 	if ((err = fg_perfdata_open(out, r->perfdata.buf, &opts))) {
 		if (err != FG_EIO || !r->rec.root)
 			return err;
