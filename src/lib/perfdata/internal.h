@@ -21,8 +21,9 @@
 
 struct pd_elfsym {
 	uint64_t start, end;      /* ELF virtual addresses; end exclusive */
-	const char *name;         /* in the module's arena (or text) */
-	const char *mod;          /* kallsyms: "[module]", or NULL */
+	const char *name;         /* in the module's arena; kallsyms: in its
+				     text, up to a tab or newline */
+	const char *mod;          /* kallsyms: "[module]..." in the text, or NULL */
 };
 
 /* A resolved address: frames[first .. first + n) of the module's pool. */
@@ -54,7 +55,9 @@ typedef struct pd_module {
 	void *dwarf_elf;          /* the Elf * it was opened from */
 	int dwarf_fd;
 	fg_arena arena;           /* names */
-	char *text;               /* kallsyms: the file, names cut in place */
+	char *text;               /* kallsyms: the file (mapped, or read) */
+	size_t text_len;
+	bool text_mapped;
 	fg_strmap cache;          /* 8-byte address -> packed pd_resolved */
 	fg_perfdata_frame *pool;  /* resolved frames */
 	size_t npool, apool;
@@ -86,6 +89,20 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path);
  * next call. Returns 0 or FG_ENOMEM. */
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
 		       size_t *n);
+
+/* The build id of m in hex (out: 41 bytes). */
+void pd_hex_id(const pd_module *m, char *out);
+
+/* ---- kallsyms.c ---- */
+
+/* Loads the kernel module m (once): its symbols, sorted. Returns 0 (also
+ * when no kallsyms could be read) or FG_ENOMEM. */
+int pd_kallsyms_load(pd_symbols *s, pd_module *m);
+/* The name and module ("[ext4]", or NULL) of a symbol of m, in m's
+ * arena. Returns 0 or FG_ENOMEM. */
+int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **name,
+		      const char **module);
+void pd_kallsyms_release(pd_module *m);
 
 /* ---- debugcache.c ---- */
 

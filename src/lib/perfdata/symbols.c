@@ -57,7 +57,7 @@ static void module_release(pd_module *m)
 	free(m->elf_path);
 	free(m->segs);
 	free(m->syms);
-	free(m->text);
+	pd_kallsyms_release(m);
 	free(m->pool);
 	fg_strmap_release(&m->cache);
 	fg_arena_release(&m->arena);
@@ -481,7 +481,7 @@ static bool try_symfile(pd_module *m, const char *path, Elf **elf_out, int *fd_o
 	return false;
 }
 
-static void hex_id(const pd_module *m, char *out)
+void pd_hex_id(const pd_module *m, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i;
@@ -520,7 +520,7 @@ static Elf *find_symfile(pd_symbols *s, pd_module *m, Elf *runtime, const char *
 			goto done;
 	}
 	if (m->build_id_len > 1) {
-		hex_id(m, id);
+		pd_hex_id(m, id);
 		fg_strbuf_reset(&p);
 		if (!fg_strbuf_addf(&p, "%s/.build-id/%.2s/%s.debug", dbg, id, id + 2) &&
 		    try_symfile(m, p.buf, &elf, fd))
@@ -547,7 +547,7 @@ static Elf *open_runtime(pd_symbols *s, pd_module *m, fg_strbuf *path, int *fd)
 		elf = NULL;
 	}
 	if (s->opts.buildid_dir && m->build_id_len > 1) {
-		hex_id(m, id);
+		pd_hex_id(m, id);
 		fg_strbuf_reset(path);
 		/* perf keeps the vdso it saw as "vdso", other files as "elf" */
 		if (!fg_strbuf_addf(path, "%s/.build-id/%.2s/%s/%s", s->opts.buildid_dir, id, id + 2,
@@ -602,7 +602,7 @@ static void open_dwarf(pd_symbols *s, pd_module *m, Elf **elf, int *fd)
 	int cfd = -1;
 	Elf *copy = NULL;
 
-	hex_id(m, id);
+	pd_hex_id(m, id);
 	if (s->opts.cache_dir && m->build_id_len && pd_debugcache_wanted(*elf))
 		copy = pd_debugcache_open(s->opts.cache_dir, id, *elf, &cfd);
 	if (copy && (m->dwarf = dwarf_begin_elf(copy, DWARF_C_READ, NULL))) {
@@ -680,165 +680,6 @@ done:
 	free(raw.v);
 	fg_strbuf_release(&path);
 	return err;
-}
-
-/* ---- kallsyms ---- */
-
-static bool kallsyms_type_kept(char t)
-{
-	return t == 't' || t == 'T' || t == 'w' || t == 'W';
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Reads a whole file straight into out (files of /proc have no size to
- * ask for: the buffer grows as it fills). 1: cannot be opened. */
-static int read_all(const char *path, fg_strbuf *out)
-{
-	ssize_t got;
-	int fd, err = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 1;
-	for (;;) {
-		size_t room;
-		if ((err = fg_strbuf_grow(out, (size_t)1 << 20)))
-			break;
-		room = out->alloc - out->len - 1;
-		if ((got = read(fd, out->buf + out->len, room)) <= 0)
-			break;
-		out->len += (size_t)got;
-		out->buf[out->len] = '\0';
-	}
-	close(fd);
-	return err;
-}
-
-/* The kernel symbols: the copy perf's build-id cache took for the
- * recording's kernel when there is one (the addresses of that boot),
- * else /proc/kallsyms. */
-static int read_kallsyms(pd_symbols *s, fg_strbuf *text)
-{
-	fg_strbuf path = FG_STRBUF_INIT;
-	fg_strmap_entry *e;
-	int rc = 1;
-
-	if (s->opts.kallsyms)
-		return read_all(s->opts.kallsyms, text);
-	if (s->opts.buildid_dir &&
-	    (e = fg_strmap_get(&s->buildids, "[kernel.kallsyms]", 17)) && ((const uint8_t *)e->value.p)[0]) {
-		pd_module tmp;
-		char id[41];
-		tmp.build_id_len = ((const uint8_t *)e->value.p)[0];
-		memcpy(tmp.build_id, (const uint8_t *)e->value.p + 1, tmp.build_id_len);
-		hex_id(&tmp, id);
-		if (!fg_strbuf_addf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->opts.buildid_dir, id))
-			rc = read_all(path.buf, text);
-		/* a copy perf is still writing ends inside a line */
-		if (!rc && (!text->len || text->buf[text->len - 1] != '\n'))
-			rc = 1;
-		if (rc > 0)
-			fg_strbuf_reset(text);
-	}
-	fg_strbuf_release(&path);
-	if (rc > 0)
-		rc = read_all("/proc/kallsyms", text);
-	return rc;
-}
-
-static int cmp_sym(const void *pa, const void *pb)
-{
-	const struct pd_elfsym *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	/* equal starts: file order, which the name pointers keep */
-	return a->name < b->name ? -1 : a->name > b->name;
-}
-
-/* kallsyms ("ADDRESS TYPE NAME[\t[MODULE]]" lines), parsed in place:
- * names and modules are cut out of the text itself. Symbols have no
- * sizes: each ends where the next begins, and of several at one address
- * the last listed is kept (perf sets the ends before it chooses, so only
- * the last one has a size and wins). */
-static int load_kallsyms(pd_symbols *s, pd_module *m)
-{
-	fg_strbuf text = FG_STRBUF_INIT;
-	size_t n = 0, alloc = 0, i, k;
-	struct pd_elfsym *v = NULL;
-	char *p, *end;
-	bool sorted = true;
-	int64_t delta = 0;
-	int rc;
-
-	m->loaded = true;
-	if ((rc = read_kallsyms(s, &text)) != 0) {
-		fg_strbuf_release(&text);
-		return rc < 0 ? rc : 0;
-	}
-	for (p = text.buf, end = text.buf + text.len; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name, *tab;
-		uint64_t addr = 0;
-		int d;
-		if (!nl)
-			nl = end;
-		for (q = p; q < nl && (d = hexval(*q)) >= 0; q++)
-			addr = addr << 4 | (uint64_t)d;
-		if (q + 3 >= nl || q[0] != ' ' || q[2] != ' ' || !kallsyms_type_kept(q[1]) || !addr)
-			goto next;
-		name = q + 3;
-		*nl = '\0';
-		if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 14)) {
-			free(v);
-			fg_strbuf_release(&text);
-			return FG_ENOMEM;
-		}
-		v[n].start = v[n].end = addr;
-		v[n].name = name;
-		v[n].mod = NULL;
-		if ((tab = memchr(name, '\t', (size_t)(nl - name)))) {
-			*tab = '\0';
-			if (tab[1] == '[')
-				v[n].mod = tab + 1;
-		}
-		if (n && v[n - 1].start > addr)
-			sorted = false;
-		n++;
-next:
-		p = nl + 1;
-	}
-	if (!sorted)
-		qsort(v, n, sizeof(*v), cmp_sym);
-	/* the recording's kernel may sit elsewhere than these symbols say
-	 * (another boot, with its own randomized base): move them by the
-	 * difference of the _text the recording saw */
-	if (s->kernel_text) {
-		for (i = 0; i < n; i++)
-			if (!strcmp(v[i].name, "_text") && !v[i].mod) {
-				delta = (int64_t)(s->kernel_text - v[i].start);
-				break;
-			}
-	}
-	for (i = 0, k = 0; i < n; i++) {
-		if (k && v[k - 1].start == v[i].start)
-			k--;
-		v[k++] = v[i];
-	}
-	for (i = 0; i < k; i++) {
-		v[i].start += (uint64_t)delta;
-		v[i].end = i + 1 < k ? v[i + 1].start + (uint64_t)delta
-				     : ((v[i].start & ~(uint64_t)4095) + 8192);
-	}
-	m->syms = v;
-	m->nsyms = k;
-	m->text = fg_strbuf_detach(&text, NULL);
-	return 0;
 }
 
 /* ---- resolution ---- */
@@ -1012,14 +853,15 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		f->sym = pd_demangle(&m->arena, f->inlined ? f->sym : sym->name);
 	}
 	if (!n) {
+		const char *name = NULL, *module = NULL;
+		if (m->kernel && sym && pd_kallsyms_names(m, sym, &name, &module))
+			return FG_ENOMEM;
 		if (!(f = pool_add(m)))
 			return FG_ENOMEM;
 		f->addr = rel;
-		f->sym = sym ? pd_demangle(&m->arena, sym->name) : NULL;
-		f->module = m->path;
+		f->sym = m->kernel ? name : sym ? pd_demangle(&m->arena, sym->name) : NULL;
+		f->module = module ? module : m->path;
 		f->kernel = m->kernel;
-		if (m->kernel && sym && sym->mod)
-			f->module = sym->mod;
 	}
 	r->n = (uint32_t)(m->npool - r->first);
 	return 0;
@@ -1029,7 +871,7 @@ int pd_symbols_load(pd_symbols *s, pd_module *m)
 {
 	if (m->loaded)
 		return 0;
-	return m->kernel ? load_kallsyms(s, m) : load_module(s, m);
+	return m->kernel ? pd_kallsyms_load(s, m) : load_module(s, m);
 }
 
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
@@ -1039,7 +881,7 @@ int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfd
 	struct pd_resolved r;
 	int err;
 
-	if (!m->loaded && (err = m->kernel ? load_kallsyms(s, m) : load_module(s, m)))
+	if (!m->loaded && (err = m->kernel ? pd_kallsyms_load(s, m) : load_module(s, m)))
 		return err;
 	if ((e = fg_strmap_get(&m->cache, (const char *)&rel, sizeof(rel)))) {
 		r.first = (uint32_t)(e->value.u >> 32);

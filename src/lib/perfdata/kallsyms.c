@@ -1,0 +1,243 @@
+/* Kernel symbols of the perf.data reader: kallsyms ("ADDRESS TYPE
+ * NAME[\t[MODULE]]" lines) from the copy perf's build-id cache took for
+ * the recording's kernel (the addresses of that boot), else from
+ * /proc/kallsyms.
+ *
+ * Some 120 000 lines are read for a handful of addresses, so the work per
+ * line is kept to its address and type: the cache's copy is mapped, not
+ * read, and the names stay where they are in the text (not cut out, not
+ * copied) until an address resolves to one. Symbols have no sizes: each
+ * ends where the next begins, and of several at one address the last
+ * listed is kept (perf sets the ends before it chooses, so only the last
+ * one has a size and wins). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/internal.h"
+#include "util/banned.h"
+
+/* hex digit values; -1 for anything else */
+static const signed char hexval[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+	['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+	['F'] = 16,
+}; /* value + 1: 0 is "not a digit" */
+
+static bool type_kept(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* Reads a whole file (files of /proc have no size to ask for: the
+ * buffer grows as it fills). 1: cannot be opened. */
+static int read_all(const char *path, char **out, size_t *len)
+{
+	size_t alloc = (size_t)8 << 20, n = 0;
+	char *buf = NULL;
+	ssize_t got;
+	int fd, err = 0;
+
+	*out = NULL;
+	*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	for (;;) {
+		if (!buf || n == alloc) {
+			char *nb = realloc(buf, buf ? alloc *= 2 : alloc);
+			if (!nb) {
+				err = FG_ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		if ((got = read(fd, buf + n, alloc - n)) <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Maps a regular file (the build-id cache's copy): no copy is made.
+ * 1: cannot be mapped (the caller reads it). */
+static int map_file(const char *path, pd_module *m)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return 1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 1;
+	/* a copy perf is still writing ends inside a line */
+	if (((const char *)p)[st.st_size - 1] != '\n') {
+		munmap(p, (size_t)st.st_size);
+		return 1;
+	}
+	m->text = p;
+	m->text_len = (size_t)st.st_size;
+	m->text_mapped = true;
+	return 0;
+}
+
+/* The text into m->text: the build-id cache's copy for the recording's
+ * kernel when there is one, else /proc/kallsyms (or opts.kallsyms). */
+static int open_text(pd_symbols *s, pd_module *m)
+{
+	fg_strbuf path = FG_STRBUF_INIT;
+	fg_strmap_entry *e;
+	int rc = 1;
+
+	if (s->opts.kallsyms)
+		return read_all(s->opts.kallsyms, &m->text, &m->text_len);
+	if (s->opts.buildid_dir &&
+	    (e = fg_strmap_get(&s->buildids, "[kernel.kallsyms]", 17)) && ((const uint8_t *)e->value.p)[0]) {
+		pd_module tmp;
+		char id[41];
+		tmp.build_id_len = ((const uint8_t *)e->value.p)[0];
+		memcpy(tmp.build_id, (const uint8_t *)e->value.p + 1, tmp.build_id_len);
+		pd_hex_id(&tmp, id);
+		if (!fg_strbuf_addf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->opts.buildid_dir, id))
+			rc = map_file(path.buf, m);
+	}
+	fg_strbuf_release(&path);
+	if (rc > 0)
+		rc = read_all("/proc/kallsyms", &m->text, &m->text_len);
+	return rc;
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct pd_elfsym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	/* equal starts: file order, which the name pointers keep */
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* The length of the field at p: up to a tab, a newline or end. */
+static size_t field_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q != '\t' && *q != '\n')
+		q++;
+	return (size_t)(q - p);
+}
+
+/* Where the recording's kernel put _text when these symbols come from
+ * another boot (its own randomized base): the difference to add. */
+static int64_t kaslr_delta(const pd_symbols *s, const pd_module *m, const struct pd_elfsym *v,
+			   size_t n)
+{
+	const char *end = m->text + m->text_len;
+	size_t i;
+
+	if (!s->kernel_text)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!v[i].mod && field_len(v[i].name, end) == 5 && !memcmp(v[i].name, "_text", 5))
+			return (int64_t)(s->kernel_text - v[i].start);
+	return 0;
+}
+
+int pd_kallsyms_load(pd_symbols *s, pd_module *m)
+{
+	size_t n = 0, alloc = 0, i, k;
+	struct pd_elfsym *v = NULL;
+	const char *p, *end;
+	bool sorted = true;
+	int64_t delta;
+	int rc;
+
+	m->loaded = true;
+	if ((rc = open_text(s, m)) != 0)
+		return rc < 0 ? rc : 0;
+	for (p = m->text, end = m->text + m->text_len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
+		uint64_t addr = 0;
+		int d;
+		if (!nl)
+			nl = end;
+		for (q = p; q < nl && (d = hexval[(unsigned char)*q]); q++)
+			addr = addr << 4 | (uint64_t)(d - 1);
+		if (q + 3 >= nl || q[0] != ' ' || q[2] != ' ' || !type_kept(q[1]) || !addr)
+			goto next;
+		name = q + 3;
+		if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 15)) {
+			free(v);
+			return FG_ENOMEM;
+		}
+		v[n].start = v[n].end = addr;
+		v[n].name = name;
+		q = name + field_len(name, nl);
+		v[n].mod = q + 1 < nl && q[1] == '[' ? q + 1 : NULL;
+		if (n && v[n - 1].start > addr)
+			sorted = false;
+		n++;
+next:
+		p = nl + 1;
+	}
+	if (!sorted)
+		qsort(v, n, sizeof(*v), cmp_sym);
+	delta = kaslr_delta(s, m, v, n);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && v[k - 1].start == v[i].start)
+			k--;
+		v[k++] = v[i];
+	}
+	for (i = 0; i < k; i++) {
+		v[i].start += (uint64_t)delta;
+		v[i].end = i + 1 < k ? v[i + 1].start + (uint64_t)delta
+				     : ((v[i].start & ~(uint64_t)4095) + 8192);
+	}
+	m->syms = v;
+	m->nsyms = k;
+	return 0;
+}
+
+int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **name,
+		      const char **module)
+{
+	const char *end = m->text + m->text_len;
+
+	*module = NULL;
+	if (!(*name = fg_arena_strndup(&m->arena, sym->name, field_len(sym->name, end))))
+		return FG_ENOMEM;
+	if (sym->mod) {
+		const char *close = memchr(sym->mod, ']', (size_t)(end - sym->mod));
+		size_t len = close ? (size_t)(close - sym->mod) + 1 : field_len(sym->mod, end);
+		if (!(*module = fg_arena_strndup(&m->arena, sym->mod, len)))
+			return FG_ENOMEM;
+	}
+	return 0;
+}
+
+void pd_kallsyms_release(pd_module *m)
+{
+	if (m->text_mapped)
+		munmap(m->text, m->text_len);
+	else
+		free(m->text);
+	m->text = NULL;
+}
