@@ -136,6 +136,13 @@ int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
  * Returns as fg_perfdata_foreach, or the collapser's error. */
 int fg_perfdata_collapse(fg_perfdata *r, fg_collapser *c);
 
+/* fg_perfdata_collapse with progress: progress (when not NULL) is
+ * called every few hundred samples with the number given so far; a
+ * non-zero return stops the reading and is returned. */
+typedef int (*fg_perfdata_progress_cb)(void *ctx, uint64_t samples);
+int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_progress_cb progress,
+				  void *ctx);
+
 /* Fills *out; complete after fg_perfdata_foreach. */
 void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out);
 

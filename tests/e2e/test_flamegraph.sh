@@ -1,17 +1,19 @@
 # flamegraph end to end with real perf on examples/callgraph: the call
 # tree main -> outer -> {a, b} (a does twice b's work) comes out in the
 # folded stacks at a ratio near 2 and nested in the SVG; the JSON output
-# is speedscope's format; -v shows every command and stage timing.
+# is speedscope's format; -v shows every command and stage timing. The
+# recording is read natively (no perf script runs); --perf-script reads it
+# through perf script, and both give the same call tree.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 
 check_exit "profile callgraph" 0 flamegraph -v --folded stacks.folded -o graph.svg -- ./callgraph 1500
 cp err verbose.txt
-for stage in record script collapse render; do
+for stage in record read collapse render; do
 	check_contains "-v timing line for $stage" verbose.txt "timing: $stage took [0-9.]+ s"
 done
 check_contains "-v shows perf record with dwarf,65528, a sized buffer and a cap, attached" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K --max-size=[0-9]+K -o .* -D -1 --control=fifo:CTL,ACK -p PID"
-check_contains "-v shows perf script" verbose.txt "running: .*perf script -i "
+check_not_contains "-v: no perf script runs" verbose.txt "perf script"
 
 na=$(awk '/main;outer;a [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
 nb=$(awk '/main;outer;b [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
@@ -21,6 +23,19 @@ ratio=$(awk -v a="$na" -v b="$nb" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
 awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5 && r <= 2.6) }' && pass ||
 	fail "a/b sample ratio $ratio is not near 2 ($na vs $nb)"
 echo "a/b ratio: $ratio ($na / $nb)"
+
+# the same recording through perf script
+check_exit "keep the recording" 0 flamegraph --perfdata-out kept.data --format folded -o native.folded \
+	-- ./callgraph 500
+check_exit "--perf-script" 0 flamegraph -v --perf-script --perfdata kept.data --format folded -o script.folded
+check_contains "--perf-script: perf script runs" err "running: .*perf script -i kept.data"
+check_contains "--perf-script: timed as script" err "timing: script took [0-9.]+ s"
+for f in a b; do
+	n=$(awk -v f="main;outer;$f" 'index($0, f " ") { s += $NF } END { print s + 0 }' native.folded)
+	s=$(awk -v f="main;outer;$f" 'index($0, f " ") { s += $NF } END { print s + 0 }' script.folded)
+	[ "$n" -gt 0 ] && [ "$n" = "$s" ] && pass ||
+		fail "main;outer;$f: $n natively, $s through perf script"
+done
 
 # the SVG has a inside outer inside main (by sample coordinates)
 "$FG_SRC/tests/tools/svg-frames" graph.svg > frames.txt || fail "svg-frames rejects graph.svg"

@@ -75,10 +75,12 @@ chmod +x opener.sh
 check_exit "--open" 0 env BROWSER="$PWD/opener.sh" "$FG_BIN/flamegraph" --open -o open.svg -F 499 -- ./callgraph 300
 check_contains "--open called the opener" opened.txt "^opened open.svg$"
 
-# --no-inline reaches perf script
+# --no-inline: no inlined frames natively, and passed on to perf script
 check_exit "--no-inline" 0 flamegraph -v --no-inline --format folded -o noinl.folded -F 499 -- ./callgraph 300
-check_contains "--no-inline passed to perf script" err "perf script -i .* --no-inline"
 check_contains "--no-inline still has stacks" noinl.folded "main;outer;a [0-9]+$"
+check_exit "--no-inline --perf-script" 0 flamegraph -v --no-inline --perf-script --format folded \
+	-o noinl2.folded -F 499 -- ./callgraph 300
+check_contains "--no-inline passed to perf script" err "perf script -i .* --no-inline"
 
 # --call-graph fp on a program built without frame pointers: the warning
 check_exit "--call-graph fp" 0 flamegraph -v --call-graph fp --format folded -o fp.folded -F 499 -- ./callgraph 300

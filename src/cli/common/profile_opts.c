@@ -46,9 +46,10 @@ typedef struct printer {
 	unsigned tick;
 	bool spinning;
 	const char *what;  /* the profiled program, for the status line */
+	int stage;         /* of the last line drawn (-1: none yet) */
 } printer;
 
-static printer the_printer;
+static printer the_printer = { .stage = -1 };
 
 static double mono(void)
 {
@@ -80,9 +81,11 @@ static void on_status(void *ctx, const fg_profile_status *st)
 		clear_line(p);
 		return;
 	}
-	if (t - p->last < 0.1)
+	/* a new stage is shown at once, the same one a few times a second */
+	if (t - p->last < 0.1 && (int)st->stage == p->stage)
 		return;
 	p->last = t;
+	p->stage = (int)st->stage;
 	p->spinning = true;
 	fg_record_format_size(size, sizeof(size), st->bytes);
 	fprintf(stderr, "\r\033[K%c ", frames[p->tick++ % 4]);

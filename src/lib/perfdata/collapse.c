@@ -30,6 +30,9 @@ struct sink {
 	fg_collapser *c;
 	fg_strbuf buf;
 	int err;
+	uint64_t samples;
+	fg_perfdata_progress_cb progress;
+	void *progress_ctx;
 };
 
 static char *put_hex(char *p, uint64_t v)
@@ -132,23 +135,37 @@ static int on_sample(void *ctx, const fg_perfdata_sample *s)
 			return err;
 	if ((err = fg_strbuf_addch(&k->buf, '\n')))
 		return err;
+	k->samples++;
 	if (k->buf.len >= BATCH) {
 		if ((err = fg_collapser_feed(k->c, k->buf.buf, k->buf.len))) {
 			k->err = err;
 			return err;
 		}
 		fg_strbuf_reset(&k->buf);
+		/* a batch is some hundreds of samples: often enough for a status
+		 * line and for an interrupt to be heard */
+		if (k->progress && (err = k->progress(k->progress_ctx, k->samples)))
+			return err;
 	}
 	return 0;
 }
 
 int fg_perfdata_collapse(fg_perfdata *r, fg_collapser *c)
 {
+	return fg_perfdata_collapse_progress(r, c, NULL, NULL);
+}
+
+int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_progress_cb progress,
+				  void *ctx)
+{
 	struct sink k;
 	int err;
 
 	k.c = c;
 	k.err = 0;
+	k.samples = 0;
+	k.progress = progress;
+	k.progress_ctx = ctx;
 	fg_strbuf_init(&k.buf, BATCH + 4096);
 	err = fg_perfdata_foreach(r, on_sample, &k);
 	if (!err && k.buf.len)

@@ -133,6 +133,21 @@ static int open_native(run *r, fg_perfdata **out)
 	return 0;
 }
 
+/* The native reader's progress: the status line, and an interrupt
+ * heard while it reads. */
+static int native_progress(void *ctx, uint64_t samples)
+{
+	run *r = ctx;
+	double t = fg_run_now();
+
+	r->samples_read = samples;
+	if (t - r->last_status >= 0.1) {
+		r->last_status = t;
+		fg_run_status(r, FG_STAGE_PROCESSING, t - r->processing_start, 0);
+	}
+	return check_interrupt(r);
+}
+
 /* The recording read natively, straight into the collapser. *done is
  * false when it is to be read through perf script instead. */
 static int do_native(run *r, bool *done)
@@ -146,8 +161,11 @@ static int do_native(run *r, bool *done)
 	if ((err = open_native(r, &pd)) || !pd)
 		return err;
 	*done = true;
-	err = fg_perfdata_collapse(pd, r->collapser);
+	r->samples_read = 0;
+	fg_run_status(r, FG_STAGE_PROCESSING, 0, 0);
+	err = fg_perfdata_collapse_progress(pd, r->collapser, native_progress, r);
 	fg_perfdata_stats_get(pd, &st);
+	fg_run_status(r, FG_STAGE_DONE, 0, 0);
 	fg_perfdata_free(pd);
 	r->samples_read = st.samples;
 	r->res->read_natively = true;
