@@ -28,6 +28,16 @@
  * it can be loaded) without their return type, as perf shows them. Each
  * module is loaded once and each address resolved once.
  *
+ * JIT-compiled code: as in perf script, the executable maps of process
+ * PID with no file behind them (//anon, [heap], [stack], /dev/zero,
+ * System V shared memory, huge pages) belong to the module
+ * "/tmp/perf-PID.map", their addresses are left absolute, and the
+ * symbols are the lines "START SIZE NAME" of that file (a JIT's map
+ * file), read on the first address that needs them, with perf's rules
+ * for odd lines and overlapping entries; names are not demangled. The
+ * file is read when the recording is, so it must still be there; without
+ * it the frames have no symbol, in that module.
+ *
  * What is not read yet (fg_perfdata_unsupported says which, before any
  * sample is given): the pipe form (`perf record -o -`), compressed
  * records (-z), AUX data, other architectures and byte orders, dwarf
@@ -38,7 +48,8 @@
  * the processes, threads, maps and modules of the recording and with the
  * distinct addresses of its call chains (and the records of one round),
  * not with the number of samples; with dwarf call graphs, also with the
- * ELF files and CFI of the processes alive at once. */
+ * ELF files and CFI of the processes alive at once; with JIT map files,
+ * with the size of those read. */
 #ifndef FLAMEGRAPH_PERFDATA_H
 #define FLAMEGRAPH_PERFDATA_H
 

@@ -64,11 +64,31 @@ static char *put_dec(char *p, uint64_t v)
 	return p;
 }
 
+static bool is_hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* perf script prints "+0xOFFSET" after every symbol; the collapser trims
+ * white space off a symbol's end and then drops one "+0xHEX". A name
+ * ending in either (a JIT's names can) comes out as perf script's only
+ * with an offset after it. */
+static bool needs_offset(const char *sym, size_t len)
+{
+	char c = len ? sym[len - 1] : 'x';
+
+	if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f')
+		return true;
+	while (len && is_hex_digit(sym[len - 1]))
+		len--;
+	return len >= 3 && !memcmp(sym + len - 3, "+0x", 3);
+}
+
 static int add_frame(fg_strbuf *b, const fg_perfdata_frame *f)
 {
 	const char *sym = f->sym ? f->sym : "[unknown]";
 	const char *mod = f->inlined ? "inlined" : f->module ? f->module : "[unknown]";
-	size_t slen = strlen(sym), mlen = strlen(mod), need = 1 + 16 + 1 + slen + 2 + mlen + 2;
+	size_t slen = strlen(sym), mlen = strlen(mod), need = 1 + 16 + 1 + slen + 4 + 2 + mlen + 2;
 	char *p;
 	int err;
 
@@ -80,6 +100,10 @@ static int add_frame(fg_strbuf *b, const fg_perfdata_frame *f)
 	*p++ = ' ';
 	memcpy(p, sym, slen);
 	p += slen;
+	if (f->sym && needs_offset(sym, slen)) {
+		memcpy(p, "+0x0", 4);
+		p += 4;
+	}
 	*p++ = ' ';
 	*p++ = '(';
 	memcpy(p, mod, mlen);

@@ -1,6 +1,7 @@
 /* Internals of the perf.data stage: the recording's state as the records
  * build it (threads, processes and their maps: machine.c) and the
- * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c).
+ * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c;
+ * JIT map files: jitmap.c).
  * reader.c parses the file and drives both; collapse.c prints samples
  * for the collapser. */
 #ifndef FG_PERFDATA_INTERNAL_H
@@ -37,6 +38,11 @@ typedef struct pd_module {
 	size_t build_id_len;      /* 0: the recording gave none */
 	bool loaded, kernel, vdso;
 	bool anon;                /* no file behind it: addresses stay as they are */
+	bool jit;                 /* a JIT map file ("/tmp/perf-PID.map", named
+				     for the process' executable anonymous
+				     maps, as perf does): anon, its symbols
+				     those of the file, loaded on first use */
+	struct pd_jitmap *jitmap; /* the file's symbols, or NULL (none, or no file) */
 	char *elf_path;           /* the runtime ELF loaded (the map's file or its
 				     build-id cache copy), or NULL */
 	const void *image;        /* or, for the vdso of this very kernel, its
@@ -113,6 +119,36 @@ bool pd_debugcache_wanted(Elf *elf);
  * are inflated for that). NULL (*fd -1) when there is no copy and none
  * could be written: the caller reads src itself. */
 Elf *pd_debugcache_open(const char *dir, const char *hex_build_id, Elf *src, int *fd);
+
+/* ---- jitmap.c ---- */
+
+typedef struct pd_jitmap pd_jitmap;
+
+/* The name perf gives an executable anonymous map of process pid (its
+ * JIT map file), in buf (at least PD_JITMAP_NAME_MAX bytes). */
+#define PD_JITMAP_NAME_MAX 32
+void pd_jitmap_name(char *buf, int32_t pid);
+/* Whether a map of this name with these protections (PROT_*; MMAP
+ * records, which have none, pass PROT_EXEC unless they map data) and
+ * flags (MAP_*) is one perf reads a JIT map file for. */
+bool pd_jitmap_wanted(const char *name, uint32_t prot, uint32_t flags);
+/* Parses a map file's text (len bytes, NUL-terminated, allocated with
+ * malloc): *out takes it over and cuts the names out of it in place.
+ * Malformed lines are skipped (and counted). Returns 0 or FG_ENOMEM (then
+ * text is still the caller's). */
+int pd_jitmap_parse(pd_jitmap **out, char *text, size_t len);
+/* The same on a copy of buf (tests, fuzzing). */
+int pd_jitmap_parse_mem(pd_jitmap **out, const char *buf, size_t len);
+/* Reads and parses the file at path. A file that does not exist or is
+ * not a regular file gives *out = NULL and 0, as do errors reading it;
+ * FG_ENOMEM otherwise. */
+int pd_jitmap_load(pd_jitmap **out, const char *path);
+/* The entry perf finds for an absolute address (its name is valid as
+ * long as m), or NULL; m may be NULL. */
+const struct pd_elfsym *pd_jitmap_find(const pd_jitmap *m, uint64_t addr);
+/* How many lines became entries, and how many were skipped. */
+void pd_jitmap_counts(const pd_jitmap *m, size_t *entries, size_t *skipped);
+void pd_jitmap_free(pd_jitmap *m);
 
 /* ---- demangle.c ---- */
 

@@ -733,12 +733,23 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 	const unsigned char *p = r->base + off;
 	size_t name_at = type == PERF_RECORD_MMAP2 ? 72 : 40;
 	const char *name = record_name(r, off, size, name_at);
+	char jit_name[PD_JITMAP_NAME_MAX];
 	pd_module *mod;
 	int32_t pid;
 	int err;
 
 	if (!name)
 		return bad(r, off, "map record without a file name");
+	pid = (int32_t)pd_u32(p + 8);
+	/* executable memory with no file: perf names it after the process'
+	 * JIT map file, whose symbols it has (MMAP records carry no
+	 * protections: all but data maps are code) */
+	if (pd_jitmap_wanted(name, type == PERF_RECORD_MMAP2 ? pd_u32(p + 64) :
+				   (pd_u16(p + 4) & PERF_RECORD_MISC_MMAP_DATA) ? 0 : PROT_EXEC,
+			     type == PERF_RECORD_MMAP2 ? pd_u32(p + 68) : 0)) {
+		pd_jitmap_name(jit_name, pid);
+		name = jit_name;
+	}
 	if (type == PERF_RECORD_MMAP2 && (pd_u16(p + 4) & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 		uint8_t n = p[40] > 20 ? 20 : p[40];
 		if (!fg_strmap_get(&r->syms.buildids, name, strlen(name)) &&
@@ -747,7 +758,6 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 	}
 	if (!(mod = pd_symbols_module(&r->syms, name)))
 		return FG_ENOMEM;
-	pid = (int32_t)pd_u32(p + 8);
 	/* the kernel's and its modules' maps (pid -1) are kallsyms'; the
 	 * kernel's is named after the symbol it gives the address of */
 	if (mod->kernel) {

@@ -59,6 +59,7 @@ static void module_release(pd_module *m)
 	free(m->syms);
 	pd_kallsyms_release(m);
 	free(m->pool);
+	pd_jitmap_free(m->jitmap);
 	fg_strmap_release(&m->cache);
 	fg_arena_release(&m->arena);
 }
@@ -120,10 +121,12 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path)
 	m->dwarf_fd = -1;
 	m->vdso = !strcmp(path, "[vdso]");
 	/* memory with no file: perf shows its addresses unchanged */
+	m->jit = len > 14 && !strncmp(path, "/tmp/perf-", 10) && !strcmp(path + len - 4, ".map");
 	m->anon = !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) ||
 		  !strncmp(path, "/anon_hugepage", 14) || !strncmp(path, "[stack", 6) ||
-		  !strcmp(path, "[heap]") || !strncmp(path, "/SYSV", 5) || !strncmp(path, "[anon:", 6);
-	m->loaded = m->anon;
+		  !strcmp(path, "[heap]") || !strncmp(path, "/SYSV", 5) || !strncmp(path, "[anon:", 6) ||
+		  m->jit;
+	m->loaded = m->anon && !m->jit;
 	if ((e = fg_strmap_get(&s->buildids, path, len))) {
 		const uint8_t *id = e->value.p;
 		m->build_id_len = id[0];
@@ -631,6 +634,8 @@ static int load_module(pd_symbols *s, pd_module *m)
 	GElf_Ehdr eh;
 
 	m->loaded = true;
+	if (m->jit)
+		return pd_jitmap_load(&m->jitmap, m->path);
 	elf = open_runtime(s, m, &path, &fd);
 	if (elf && !(m->elf_path = fg_strdup(path.buf))) {
 		err = FG_ENOMEM;
@@ -831,7 +836,7 @@ static bool same_function(fg_arena *arena, const char *name, const char *sym)
 static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_resolved *r)
 {
 	uint64_t addr = m->kernel ? rel : to_vaddr(m, rel);
-	const struct pd_elfsym *sym = find_sym(m, addr);
+	const struct pd_elfsym *sym = m->jit ? pd_jitmap_find(m->jitmap, addr) : find_sym(m, addr);
 	const char *names[MAX_INLINE];
 	size_t n = 0, i;
 	fg_perfdata_frame *f;
@@ -859,7 +864,9 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		if (!(f = pool_add(m)))
 			return FG_ENOMEM;
 		f->addr = rel;
-		f->sym = m->kernel ? name : sym ? pd_demangle(&m->arena, sym->name) : NULL;
+		/* perf shows a JIT's names as it wrote them */
+		f->sym = m->kernel ? name : !sym ? NULL : m->jit ? sym->name :
+			 pd_demangle(&m->arena, sym->name);
 		f->module = module ? module : m->path;
 		f->kernel = m->kernel;
 	}
