@@ -24,7 +24,7 @@ struct pd_elfsym {
 	uint64_t start, end;      /* ELF virtual addresses; end exclusive */
 	const char *name;         /* in the module's arena; kallsyms: in its
 				     text, up to a tab or newline */
-	const char *mod;          /* kallsyms: "[module]..." in the text, or NULL */
+	const char *mod;          /* unused by kallsyms (named with the symbol) */
 };
 
 /* A resolved address: frames[first .. first + n) of the module's pool. */

@@ -156,7 +156,8 @@ static int64_t kaslr_delta(const pd_symbols *s, const pd_module *m, const struct
 	if (!s->kernel_text)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!v[i].mod && field_len(v[i].name, end) == 5 && !memcmp(v[i].name, "_text", 5))
+		if (end - v[i].name >= 6 && !memcmp(v[i].name, "_text", 5) &&
+		    (v[i].name[5] == '\n' || (v[i].name[5] == '\t' && v[i].name[6] != '[')))
 			return (int64_t)(s->kernel_text - v[i].start);
 	return 0;
 }
@@ -173,29 +174,31 @@ int pd_kallsyms_load(pd_symbols *s, pd_module *m)
 	m->loaded = true;
 	if ((rc = open_text(s, m)) != 0)
 		return rc < 0 ? rc : 0;
+	/* one symbol in some 40 bytes of text: room for all at once */
+	alloc = m->text_len / 40 + 1024;
+	if (!(v = fg_malloc(alloc * sizeof(*v))))
+		return FG_ENOMEM;
 	for (p = m->text, end = m->text + m->text_len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
+		const char *nl, *q;
 		uint64_t addr = 0;
 		int d;
-		if (!nl)
-			nl = end;
-		for (q = p; q < nl && (d = hexval[(unsigned char)*q]); q++)
+		for (q = p; q < end && (d = hexval[(unsigned char)*q]); q++)
 			addr = addr << 4 | (uint64_t)(d - 1);
-		if (q + 3 >= nl || q[0] != ' ' || q[2] != ' ' || !type_kept(q[1]) || !addr)
-			goto next;
-		name = q + 3;
-		if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 15)) {
-			free(v);
-			return FG_ENOMEM;
+		if (end - q > 3 && q[0] == ' ' && q[2] == ' ' && type_kept(q[1]) && addr) {
+			if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 15)) {
+				free(v);
+				return FG_ENOMEM;
+			}
+			v[n].start = v[n].end = addr;
+			v[n].name = q + 3;
+			v[n].mod = NULL; /* found when the symbol is named */
+			if (n && v[n - 1].start > addr)
+				sorted = false;
+			n++;
+			q += 3;
 		}
-		v[n].start = v[n].end = addr;
-		v[n].name = name;
-		q = name + field_len(name, nl);
-		v[n].mod = q + 1 < nl && q[1] == '[' ? q + 1 : NULL;
-		if (n && v[n - 1].start > addr)
-			sorted = false;
-		n++;
-next:
+		if (!(nl = memchr(q, '\n', (size_t)(end - q))))
+			break;
 		p = nl + 1;
 	}
 	if (!sorted)
@@ -221,13 +224,17 @@ int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **na
 {
 	const char *end = m->text + m->text_len;
 
+	size_t len = field_len(sym->name, end);
+	const char *mod = sym->name + len + 1;
+
 	*module = NULL;
-	if (!(*name = fg_arena_strndup(&m->arena, sym->name, field_len(sym->name, end))))
+	if (!(*name = fg_arena_strndup(&m->arena, sym->name, len)))
 		return FG_ENOMEM;
-	if (sym->mod) {
-		const char *close = memchr(sym->mod, ']', (size_t)(end - sym->mod));
-		size_t len = close ? (size_t)(close - sym->mod) + 1 : field_len(sym->mod, end);
-		if (!(*module = fg_arena_strndup(&m->arena, sym->mod, len)))
+	/* "NAME\t[MODULE]" */
+	if (mod < end && mod[-1] == '\t' && *mod == '[') {
+		const char *close = memchr(mod, ']', (size_t)(end - mod));
+		len = close ? (size_t)(close - mod) + 1 : field_len(mod, end);
+		if (!(*module = fg_arena_strndup(&m->arena, mod, len)))
 			return FG_ENOMEM;
 	}
 	return 0;
