@@ -55,8 +55,8 @@ typedef struct pd_module {
 	/* the runtime ELF's PT_LOAD segments: file offset -> address */
 	struct { uint64_t off, vaddr, filesz; } *segs;
 	size_t nsegs;
-	struct pd_elfsym *syms;   /* sorted by start */
-	size_t nsyms;
+	struct pd_elfsym *syms;   /* sorted by start (kallsyms: none) */
+	size_t nsyms;             /* entries of syms, or of kstart and kname */
 	void *dwarf;              /* Dwarf * of the symbol file, or NULL */
 	void *dwarf_elf;          /* the Elf * it was opened from */
 	int dwarf_fd;
@@ -64,6 +64,10 @@ typedef struct pd_module {
 	char *text;               /* kallsyms: the file (mapped, or read) */
 	size_t text_len;
 	bool text_mapped;
+	uint64_t *kstart;         /* kallsyms: the symbols' addresses, sorted */
+	uint32_t *kname;          /* and where their names are in text */
+	int64_t kdelta;           /* added to kstart: where the recording's
+				     kernel was */
 	fg_strmap cache;          /* 8-byte address -> packed pd_resolved */
 	fg_perfdata_frame *pool;  /* resolved frames */
 	size_t npool, apool;
@@ -104,6 +108,9 @@ void pd_hex_id(const pd_module *m, char *out);
 /* Loads the kernel module m (once): its symbols, sorted. Returns 0 (also
  * when no kallsyms could be read) or FG_ENOMEM. */
 int pd_kallsyms_load(pd_symbols *s, pd_module *m);
+/* The symbol of the kernel module m holding addr, in *out (its name in
+ * m's text), or false. */
+bool pd_kallsyms_find(const pd_module *m, uint64_t addr, struct pd_elfsym *out);
 /* The name and module ("[ext4]", or NULL) of a symbol of m, in m's
  * arena. Returns 0 or FG_ENOMEM. */
 int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **name,

@@ -125,14 +125,139 @@ static int open_text(pd_symbols *s, pd_module *m)
 	return rc;
 }
 
-static int cmp_sym(const void *pa, const void *pb)
+/* A symbol while sorting: its address and where its name is. */
+struct ksym {
+	uint64_t start;
+	uint32_t name;
+};
+
+static int cmp_ksym(const void *pa, const void *pb)
 {
-	const struct pd_elfsym *a = pa, *b = pb;
+	const struct ksym *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
-	/* equal starts: file order, which the name pointers keep */
+	/* equal starts: file order */
 	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Lines out of address order (module symbols may be): sorted, of equal
+ * addresses the last listed kept. Returns the count left, or 0 on
+ * FG_ENOMEM (*err). */
+static size_t sort_symbols(pd_module *m, size_t n, int *err)
+{
+	struct ksym *v = fg_malloc(n * sizeof(*v));
+	size_t i, k;
+
+	if (!v) {
+		*err = FG_ENOMEM;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		v[i].start = m->kstart[i];
+		v[i].name = m->kname[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_ksym);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && m->kstart[k - 1] == v[i].start)
+			k--;
+		m->kstart[k] = v[i].start;
+		m->kname[k++] = v[i].name;
+	}
+	free(v);
+	return k;
+}
+
+static bool is_core_text(const char *name, const char *end)
+{
+	return end - name >= 6 && !memcmp(name, "_text", 5) &&
+	       (name[5] == '\n' || (name[5] == '\t' && name[6] != '['));
+}
+
+/* The symbols as two arrays, addresses and name offsets (a third of
+ * the memory of pd_elfsym entries: fresh pages are what this costs). */
+int pd_kallsyms_load(pd_symbols *s, pd_module *m)
+{
+	size_t n = 0, alloc;
+	const char *p, *end;
+	uint64_t text_at = 0;
+	bool sorted = true;
+	int rc, err = 0;
+
+	m->loaded = true;
+	if ((rc = open_text(s, m)) != 0)
+		return rc < 0 ? rc : 0;
+	if (m->text_len >= UINT32_MAX)
+		return 0; /* not a kallsyms */
+	/* one symbol in some 40 bytes of text: room for all at once */
+	alloc = m->text_len / 40 + 1024;
+	if (!(m->kstart = fg_malloc(alloc * sizeof(*m->kstart))) ||
+	    !(m->kname = fg_malloc(alloc * sizeof(*m->kname))))
+		return FG_ENOMEM;
+	for (p = m->text, end = m->text + m->text_len; p < end;) {
+		const char *nl, *q;
+		uint64_t addr = 0;
+		int d;
+		for (q = p; q < end && (d = hexval[(unsigned char)*q]); q++)
+			addr = addr << 4 | (uint64_t)(d - 1);
+		if (end - q > 3 && q[0] == ' ' && q[2] == ' ' && type_kept(q[1]) && addr) {
+			q += 3;
+			if (!text_at && is_core_text(q, end))
+				text_at = addr;
+			if (n && sorted && m->kstart[n - 1] == addr) {
+				n--; /* of several at one address, the last listed */
+			} else if (n == alloc) {
+				uint64_t *ns = realloc(m->kstart, 2 * alloc * sizeof(*ns));
+				uint32_t *nn = ns ? realloc(m->kname, 2 * alloc * sizeof(*nn)) : NULL;
+				if (ns)
+					m->kstart = ns;
+				if (!nn)
+					return FG_ENOMEM;
+				m->kname = nn;
+				alloc *= 2;
+			}
+			if (n && m->kstart[n - 1] > addr)
+				sorted = false;
+			m->kstart[n] = addr;
+			m->kname[n++] = (uint32_t)(q - m->text);
+		}
+		if (!(nl = memchr(q, '\n', (size_t)(end - q))))
+			break;
+		p = nl + 1;
+	}
+	if (!sorted && !(n = sort_symbols(m, n, &err)))
+		return err;
+	m->nsyms = n;
+	/* the recording's kernel may sit elsewhere than these symbols say
+	 * (another boot, with its own randomized base) */
+	if (s->kernel_text && text_at)
+		m->kdelta = (int64_t)(s->kernel_text - text_at);
+	return 0;
+}
+
+bool pd_kallsyms_find(const pd_module *m, uint64_t addr, struct pd_elfsym *out)
+{
+	uint64_t a = addr - (uint64_t)m->kdelta, end;
+	size_t lo = 0, hi = m->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->kstart[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	/* each ends where the next begins; the last a page or two on */
+	end = lo < m->nsyms ? m->kstart[lo] : (m->kstart[lo - 1] & ~(uint64_t)4095) + 8192;
+	if (a >= end)
+		return false;
+	out->start = m->kstart[lo - 1] + (uint64_t)m->kdelta;
+	out->end = end + (uint64_t)m->kdelta;
+	out->name = m->text + m->kname[lo - 1];
+	out->mod = NULL;
+	return true;
 }
 
 /* The length of the field at p: up to a tab, a newline or end. */
@@ -143,80 +268,6 @@ static size_t field_len(const char *p, const char *end)
 	while (q < end && *q != '\t' && *q != '\n')
 		q++;
 	return (size_t)(q - p);
-}
-
-/* Where the recording's kernel put _text when these symbols come from
- * another boot (its own randomized base): the difference to add. */
-static int64_t kaslr_delta(const pd_symbols *s, const pd_module *m, const struct pd_elfsym *v,
-			   size_t n)
-{
-	const char *end = m->text + m->text_len;
-	size_t i;
-
-	if (!s->kernel_text)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (end - v[i].name >= 6 && !memcmp(v[i].name, "_text", 5) &&
-		    (v[i].name[5] == '\n' || (v[i].name[5] == '\t' && v[i].name[6] != '[')))
-			return (int64_t)(s->kernel_text - v[i].start);
-	return 0;
-}
-
-int pd_kallsyms_load(pd_symbols *s, pd_module *m)
-{
-	size_t n = 0, alloc = 0, i, k;
-	struct pd_elfsym *v = NULL;
-	const char *p, *end;
-	bool sorted = true;
-	int64_t delta;
-	int rc;
-
-	m->loaded = true;
-	if ((rc = open_text(s, m)) != 0)
-		return rc < 0 ? rc : 0;
-	/* one symbol in some 40 bytes of text: room for all at once */
-	alloc = m->text_len / 40 + 1024;
-	if (!(v = fg_malloc(alloc * sizeof(*v))))
-		return FG_ENOMEM;
-	for (p = m->text, end = m->text + m->text_len; p < end;) {
-		const char *nl, *q;
-		uint64_t addr = 0;
-		int d;
-		for (q = p; q < end && (d = hexval[(unsigned char)*q]); q++)
-			addr = addr << 4 | (uint64_t)(d - 1);
-		if (end - q > 3 && q[0] == ' ' && q[2] == ' ' && type_kept(q[1]) && addr) {
-			if (FG_ALLOC_GROW(v, n + 1, alloc, 1 << 15)) {
-				free(v);
-				return FG_ENOMEM;
-			}
-			v[n].start = v[n].end = addr;
-			v[n].name = q + 3;
-			v[n].mod = NULL; /* found when the symbol is named */
-			if (n && v[n - 1].start > addr)
-				sorted = false;
-			n++;
-			q += 3;
-		}
-		if (!(nl = memchr(q, '\n', (size_t)(end - q))))
-			break;
-		p = nl + 1;
-	}
-	if (!sorted)
-		qsort(v, n, sizeof(*v), cmp_sym);
-	delta = kaslr_delta(s, m, v, n);
-	for (i = 0, k = 0; i < n; i++) {
-		if (k && v[k - 1].start == v[i].start)
-			k--;
-		v[k++] = v[i];
-	}
-	for (i = 0; i < k; i++) {
-		v[i].start += (uint64_t)delta;
-		v[i].end = i + 1 < k ? v[i + 1].start + (uint64_t)delta
-				     : ((v[i].start & ~(uint64_t)4095) + 8192);
-	}
-	m->syms = v;
-	m->nsyms = k;
-	return 0;
 }
 
 int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **name,
@@ -242,6 +293,8 @@ int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **na
 
 void pd_kallsyms_release(pd_module *m)
 {
+	free(m->kstart);
+	free(m->kname);
 	if (m->text_mapped)
 		munmap(m->text, m->text_len);
 	else

@@ -836,7 +836,10 @@ static bool same_function(fg_arena *arena, const char *name, const char *sym)
 static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_resolved *r)
 {
 	uint64_t addr = m->kernel ? rel : to_vaddr(m, rel);
-	const struct pd_elfsym *sym = m->jit ? pd_jitmap_find(m->jitmap, addr) : find_sym(m, addr);
+	struct pd_elfsym ksym;
+	const struct pd_elfsym *sym = m->jit ? pd_jitmap_find(m->jitmap, addr) :
+				      !m->kernel ? find_sym(m, addr) :
+				      pd_kallsyms_find(m, addr, &ksym) ? &ksym : NULL;
 	const char *names[MAX_INLINE];
 	size_t n = 0, i;
 	fg_perfdata_frame *f;
