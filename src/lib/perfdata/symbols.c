@@ -763,6 +763,32 @@ static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
 	return false;
 }
 
+/* The function of an assembly unit at addr, as addr2line names it (and
+ * perf with it): of the unit's functions around addr, the smallest, of
+ * equal ones the last — glibc's assembly gives one address several
+ * (alarm, __alarm, __GI_alarm), and the last is perf's. NULL: none. */
+static const char *assembly_name(Dwarf_Die *cudie, uint64_t addr)
+{
+	Dwarf_Die die;
+	const char *best = NULL;
+	uint64_t best_size = UINT64_MAX;
+
+	if (dwarf_child(cudie, &die))
+		return NULL;
+	do {
+		Dwarf_Addr lo, hi;
+		const char *name;
+		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_lowpc(&die, &lo) ||
+		    dwarf_highpc(&die, &hi) || addr < lo || addr >= hi || !(name = die_name(&die)))
+			continue;
+		if (hi - lo <= best_size) {
+			best = name;
+			best_size = hi - lo;
+		}
+	} while (!dwarf_siblingof(&die, &die));
+	return best;
+}
+
 /* Names of the scopes around addr: inlined instances innermost first,
  * then the function. Returns how many (0: no DWARF for addr). The
  * scopes of dwarf_getscopes go from an inlined instance on to its
@@ -778,10 +804,8 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_
 
 	if (!m->dwarf || !cu_of(m->dwarf, addr, &cudie))
 		return 0;
-	/* the function DIEs gas makes for assembly (glibc's clone3.S) are
-	 * not the ones perf shows: it names those by their symbol */
 	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler)
-		return 0;
+		return max && (names[0] = assembly_name(&cudie, addr)) ? 1 : 0;
 	cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 		lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 	if ((n = dwarf_getscopes(&cudie, addr, &scopes)) <= 0)

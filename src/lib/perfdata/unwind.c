@@ -58,6 +58,9 @@ struct pd_unwinder {
 	bool start_is_caller;  /* then its first pc is a return address */
 	uint64_t *pcs;
 	size_t max, n;
+	/* a read for the frame after the last one failed: its return
+	 * address lies beyond the stack copy (a frame with large locals) */
+	bool read_failed;
 };
 
 /* Modules come with their file (dwfl_report_elf): nothing to find. */
@@ -124,7 +127,7 @@ static bool read_file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
 
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
-	const pd_unwinder *u = arg;
+	pd_unwinder *u = arg;
 	const struct pd_user_state *st = u->st;
 	uint64_t sp = st->regs[PD_REG_SP];
 
@@ -132,7 +135,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 		memcpy(out, st->stack + (addr - sp), 8);
 		return true;
 	}
-	return read_file_word(dwfl, addr, out);
+	if (read_file_word(dwfl, addr, out))
+		return true;
+	u->read_failed = true;
+	return false;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -399,6 +405,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
+	u->read_failed = false;
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	/* a return address: its call is the instruction before */
@@ -471,8 +478,13 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->max = max;
 	u->n = 0;
 	start_state(u, dwfl, pid, st);
+	u->read_failed = false;
 	if (dwfl && u->n < max)
 		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
+	/* perf's unwinding reads what is beyond the copy as 0 and still
+	 * gives that frame (address -1, "[unknown]"): so does this one */
+	if (u->read_failed && u->n && u->n < max)
+		pcs[u->n++] = UINT64_MAX;
 	/* not even the sampled frame: it is still the sample's address */
 	if (!u->n && (st->mask >> PD_REG_IP & 1))
 		pcs[u->n++] = st->regs[PD_REG_IP];
