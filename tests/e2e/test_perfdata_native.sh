@@ -12,8 +12,10 @@
 # programs built without frame pointers), which the reader unwinds
 # itself: identical stacks for at least 99% of the samples, with the
 # inlined frames perf script lists and without them (--no-inline).
-# Recordings the reader does not support (compressed records, -z) go
-# through perf script with a note; --perf-script forces that path.
+# Compressed recordings (perf record -z) are read natively too, with the
+# same check. Recordings the reader does not support (here samples with
+# counter values) go through perf script with a note; --perf-script
+# forces that path.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/tests/e2e/perfdata/threads.c"
@@ -112,14 +114,26 @@ check_exit "dwarf: --perf-script" 0 flamegraph-collapse-perf --perf-script dw-cg
 check_same_file "dwarf: --perf-script gives perf script's stacks" dwarf-cg.text out
 rm -f dw-cg.data
 
-# compressed records are not read yet: perf script does it, with a note
-if perf record -q -z -F 499 -g -o z.data -- ./callgraph 200 >/dev/null 2>&1; then
-	perf script -i z.data 2>/dev/null | flamegraph-collapse-perf >z.text
-	check_exit "-z: falls back" 0 flamegraph-collapse-perf z.data
-	check_contains "-z: a note says why" err "note: .*compressed records.*perf script"
-	check_same_file "-z: perf script's stacks" z.text out
-	check_exit "-z: -q drops the note" 0 flamegraph-collapse-perf -q z.data
-	check_not_contains "-z: -q" err "note"
+# compressed records (perf record -z): read natively, frame-pointer and
+# dwarf call graphs alike, with the stacks of perf script
+check_exit "record -z" 0 perf record -q -z -F 1999 -g -o z.data -- ./threads 600 3
+compare "z-threads" z.data "" --
+compare "z-threads-tid-kernel" z.data "-F +pid" -- --tid --kernel
+check_exit "record -z, dwarf" 0 perf record -q -z -F 997 --call-graph dwarf,65528 \
+	-o zdw.data -- ./callgraph-dw 1000
+compare "z-dwarf-cg" zdw.data "" --
+compare "z-dwarf-cg-no-inline" zdw.data "--no-inline" -- --no-inline
+check_contains "-z dwarf: main calls a" z-dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
+rm -f zdw.data
+
+# what the reader does not read goes through perf script, with a note
+# (here samples that carry counter values: a group sampled by its leader)
+if perf record -q -F 499 -g -e '{cpu-clock,task-clock}:S' -o read.data -- ./callgraph 200 \
+	>/dev/null 2>&1; then
+	check_exit "sample read: falls back" 0 flamegraph-collapse-perf read.data
+	check_contains "sample read: a note says why" err "note: .*PERF_SAMPLE_READ.*perf script"
+	check_exit "sample read: -q drops the notes" 0 flamegraph-collapse-perf -q read.data
+	check_not_contains "sample read: -q" err "note"
 fi
 
 # a truncated recording: a clear error, with the offset

@@ -1,8 +1,9 @@
 /* Internals of the perf.data stage: the recording's state as the records
  * build it (threads, processes and their maps: machine.c) and the
  * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c).
- * reader.c parses the file and drives both; collapse.c prints samples
- * for the collapser. */
+ * reader.c parses the file and drives both, with the records of
+ * compressed records decompressed by compressed.c; collapse.c prints
+ * samples for the collapser. */
 #ifndef FG_PERFDATA_INTERNAL_H
 #define FG_PERFDATA_INTERNAL_H
 
@@ -164,6 +165,39 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	      uint64_t *pcs, size_t max, size_t *n);
 /* Drops what was kept for process pid (it exited). */
 void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
+
+/* ---- compressed.c ---- */
+
+/* Records decompressed out of one compressed record (perf record -z),
+ * led by the bytes of a record the chunk before ended inside of. */
+typedef struct pd_chunk {
+	unsigned char *data;
+	size_t len, cap;
+	uint64_t off;             /* file offset of its compressed record */
+	size_t refs;              /* records of it waiting in the reader's queue */
+	struct pd_chunk *prev, *next;
+} pd_chunk;
+
+/* The zstd stream of a recording's compressed records and the chunks
+ * decompressed from it still in use, oldest first. */
+typedef struct pd_inflater {
+	void *stream;             /* ZSTD_DStream, made on first use */
+	pd_chunk *first, *last;
+} pd_inflater;
+
+void pd_inflater_init(pd_inflater *z);
+void pd_inflater_release(pd_inflater *z);
+/* Decompresses the data of the compressed record at file offset off
+ * (src, len: the part of the stream it holds) into a new chunk, *out,
+ * which starts with the last tail_len bytes of the chunk before. The
+ * chunk before is freed unless records of it are queued. Returns 0,
+ * FG_ENOMEM, or FG_EPARSE with *why (static) saying what is wrong with
+ * the data; the caller words the message. */
+int pd_inflate(pd_inflater *z, uint64_t off, const unsigned char *src, size_t len, size_t tail_len,
+	       pd_chunk **out, const char **why);
+/* One queued record of c was handled: c is freed once none is left,
+ * unless it is the newest chunk (its tail may continue in the next). */
+void pd_chunk_unref(pd_inflater *z, pd_chunk *c);
 
 /* ---- byte access ---- */
 

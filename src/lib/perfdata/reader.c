@@ -35,6 +35,7 @@
 #define REC_FINISHED_ROUND 68
 #define REC_AUXTRACE 71
 #define REC_COMPRESSED 81
+#define REC_COMPRESSED2 83
 
 /* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
 #define MAX_STACK 127
@@ -48,8 +49,18 @@ struct pd_attr {
 	size_t nids;
 };
 
+/* A record's bytes and, for messages, where it is: its file offset, or
+ * for a record decompressed out of a compressed record, the chunk of
+ * that record (whose offset is given). */
+struct recpos {
+	const unsigned char *p;
+	uint64_t off;
+	pd_chunk *chunk;
+};
+
 struct qent {
-	uint64_t time, seq, off;
+	uint64_t time, seq;
+	struct recpos at;
 };
 
 struct fg_perfdata {
@@ -78,6 +89,10 @@ struct fg_perfdata {
 	fg_perfdata_frame *frames;
 	size_t nframes, aframes;
 	char comm_buf[24];
+	bool compressed;          /* the recording has the compressed feature */
+	pd_inflater inflater;     /* compressed records' stream */
+	size_t tail;              /* bytes of a record cut at the end of the
+				     newest chunk */
 };
 
 bool fg_perfdata_magic(const void *buf, size_t len)
@@ -88,6 +103,14 @@ bool fg_perfdata_magic(const void *buf, size_t len)
 static int bad(const fg_perfdata *r, uint64_t off, const char *what)
 {
 	return fg_error_set(FG_EPARSE, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+}
+
+static int bad_at(const fg_perfdata *r, const struct recpos *at, const char *what)
+{
+	if (at->chunk)
+		return fg_error_set(FG_EPARSE, "%s: offset %llu: in its decompressed records: %s",
+				    r->name, (unsigned long long)at->chunk->off, what);
+	return bad(r, at->off, what);
 }
 
 /* True when [off, off + len) lies in the file. */
@@ -229,6 +252,18 @@ static int read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
 	return 0;
 }
 
+/* HEADER_COMPRESSED: u32 version, type, level, ratio, mmap_len; the
+ * type perf knows is zstd (1). */
+static int read_compressed(fg_perfdata *r, uint64_t off, uint64_t end)
+{
+	if (end - off < 8)
+		return bad(r, off, "compression feature truncated");
+	r->compressed = true;
+	if (pd_u32(r->base + off + 4) != 1 && !r->unsupported)
+		r->unsupported = "compressed records of another kind than zstd";
+	return 0;
+}
+
 /* The feature sections this reader uses; others are skipped. */
 static int read_features(fg_perfdata *r, const unsigned char *bits)
 {
@@ -261,8 +296,7 @@ static int read_features(fg_perfdata *r, const unsigned char *bits)
 			break;
 		}
 		case FEAT_COMPRESSED:
-			if (!r->unsupported)
-				r->unsupported = "compressed records (perf record -z)";
+			err = read_compressed(r, off, off + size);
 			break;
 		case FEAT_AUXTRACE:
 			if (!r->unsupported)
@@ -325,6 +359,7 @@ static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 	if (!(r->name = fg_strdup(name)))
 		return FG_ENOMEM;
 	pd_machine_init(&r->machine);
+	pd_inflater_init(&r->inflater);
 	pd_symbols_init(&r->syms, &r->opts);
 	/* perf script lists inlined frames only for the frames it unwinds
 	 * itself (dwarf call graphs): never for the kernel's frame-pointer
@@ -407,6 +442,7 @@ void fg_perfdata_free(fg_perfdata *r)
 	if (r->mapped)
 		munmap((void *)r->base, r->size);
 	pd_unwinder_free(r->unwinder);
+	pd_inflater_release(&r->inflater);
 	pd_machine_release(&r->machine);
 	pd_symbols_release(&r->syms);
 	fg_arena_release(&r->arena);
@@ -451,7 +487,7 @@ struct sample {
 /* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
  * unless the abi is none) and PERF_SAMPLE_STACK_USER (size, the copy,
  * then the size used when it is not 0), from p on. */
-static int parse_user_state(const fg_perfdata *r, uint64_t off, const unsigned char *p,
+static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const unsigned char *p,
 			    const unsigned char *end, struct sample *s)
 {
 	uint64_t size, dyn;
@@ -459,37 +495,38 @@ static int parse_user_state(const fg_perfdata *r, uint64_t off, const unsigned c
 	if (!r->dwarf)
 		return 0;
 	if (end - p < 8)
-		return bad(r, off, "sample record ends before its user registers");
+		return bad_at(r, at, "sample record ends before its user registers");
 	s->abi = pd_u64(p);
 	p += 8;
 	if (s->abi) {
 		size_t n = (size_t)__builtin_popcountll(r->regs_user);
 		if ((size_t)(end - p) / 8 < n)
-			return bad(r, off, "user registers longer than their record");
+			return bad_at(r, at, "user registers longer than their record");
 		s->regs = p;
 		p += 8 * n;
 	}
 	if (end - p < 8)
-		return bad(r, off, "sample record ends before its user stack");
+		return bad_at(r, at, "sample record ends before its user stack");
 	size = pd_u64(p);
 	p += 8;
 	if (!size)
 		return 0;
 	if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8)
-		return bad(r, off, "user stack longer than its record");
+		return bad_at(r, at, "user stack longer than its record");
 	s->stack = p;
 	dyn = pd_u64(p + size);
 	s->stack_len = dyn < size ? dyn : size;
 	return 0;
 }
 
-static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struct sample *s)
+static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t size,
+			struct sample *s)
 {
-	const unsigned char *p = r->base + off + 8, *end = r->base + off + size;
+	const unsigned char *p = at->p + 8, *end = at->p + size;
 	uint64_t t = r->sample_type;
 
 	memset(s, 0, sizeof(*s));
-#define NEED(n) do { if ((size_t)(end - p) < (n)) return bad(r, off, "sample record shorter than its fields"); } while (0)
+#define NEED(n) do { if ((size_t)(end - p) < (n)) return bad_at(r, at, "sample record shorter than its fields"); } while (0)
 	if (t & PERF_SAMPLE_IDENTIFIER) {
 		NEED(8);
 		s->id = pd_u64(p);
@@ -540,7 +577,7 @@ static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struc
 		s->nchain = pd_u64(p);
 		p += 8;
 		if (s->nchain > (uint64_t)(end - p) / 8)
-			return bad(r, off, "call chain longer than its record");
+			return bad_at(r, at, "call chain longer than its record");
 		s->chain = p;
 		p += s->nchain * 8;
 	}
@@ -553,7 +590,7 @@ static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struc
 		p += raw;
 	}
 #undef NEED
-	return parse_user_state(r, off, p, end, s);
+	return parse_user_state(r, at, p, end, s);
 }
 
 static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
@@ -666,7 +703,7 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 	return 0;
 }
 
-static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
+static int do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_t misc,
 		     fg_perfdata_sample_cb cb, void *ctx)
 {
 	struct sample s;
@@ -675,7 +712,7 @@ static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
 	pd_thread *t;
 	int err;
 
-	if ((err = parse_sample(r, off, size, &s)))
+	if ((err = parse_sample(r, at, size, &s)))
 		return err;
 	attr = attr_of(r, &s);
 	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
@@ -713,26 +750,26 @@ static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
 }
 
 /* A record's file name field: NUL-terminated within the record. */
-static const char *record_name(const fg_perfdata *r, uint64_t off, uint16_t size, size_t at)
+static const char *record_name(const struct recpos *at, uint16_t size, size_t field)
 {
-	const char *s = (const char *)r->base + off + at;
+	const char *s = (const char *)at->p + field;
 
-	if (at >= size || !memchr(s, '\0', size - at))
+	if (field >= size || !memchr(s, '\0', size - field))
 		return NULL;
 	return s;
 }
 
-static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
+static int do_mmap(fg_perfdata *r, const struct recpos *at, uint16_t size, uint32_t type)
 {
-	const unsigned char *p = r->base + off;
+	const unsigned char *p = at->p;
 	size_t name_at = type == PERF_RECORD_MMAP2 ? 72 : 40;
-	const char *name = record_name(r, off, size, name_at);
+	const char *name = record_name(at, size, name_at);
 	pd_module *mod;
 	int32_t pid;
 	int err;
 
 	if (!name)
-		return bad(r, off, "map record without a file name");
+		return bad_at(r, at, "map record without a file name");
 	if (type == PERF_RECORD_MMAP2 && (pd_u16(p + 4) & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 		uint8_t n = p[40] > 20 ? 20 : p[40];
 		if (!fg_strmap_get(&r->syms.buildids, name, strlen(name)) &&
@@ -765,32 +802,32 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 }
 
 /* A process' exit: the unwinder lets go of its files. */
-static void do_exit(fg_perfdata *r, uint64_t off, uint16_t size)
+static void do_exit(fg_perfdata *r, const struct recpos *at, uint16_t size)
 {
-	const unsigned char *p = r->base + off;
+	const unsigned char *p = at->p;
 
 	if (size >= 24 && r->unwinder && pd_u32(p + 8) == pd_u32(p + 16))
 		pd_unwinder_forget(r->unwinder, (int32_t)pd_u32(p + 8));
 }
 
-static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *ctx)
+static int handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb, void *ctx)
 {
-	const unsigned char *p = r->base + off;
+	const unsigned char *p = at->p;
 	uint32_t type = pd_u32(p);
 	uint16_t misc = pd_u16(p + 4), size = pd_u16(p + 6);
 	const char *comm;
 
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
-		return do_sample(r, off, size, misc, cb, ctx);
+		return do_sample(r, at, size, misc, cb, ctx);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		if (size < (type == PERF_RECORD_MMAP2 ? 72 : 40))
-			return bad(r, off, "map record too short");
-		return do_mmap(r, off, size, type);
+			return bad_at(r, at, "map record too short");
+		return do_mmap(r, at, size, type);
 	case PERF_RECORD_COMM:
-		if (size < 16 || !(comm = record_name(r, off, size, 16)))
-			return bad(r, off, "comm record too short");
+		if (size < 16 || !(comm = record_name(at, size, 16)))
+			return bad_at(r, at, "comm record too short");
 		/* an exec: the maps of the old program are gone (their files
 		 * would overlap the new program's for the unwinder) */
 		if ((misc & PERF_RECORD_MISC_COMM_EXEC) &&
@@ -800,11 +837,11 @@ static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *
 				       strlen(comm));
 	case PERF_RECORD_FORK:
 		if (size < 32)
-			return bad(r, off, "fork record too short");
+			return bad_at(r, at, "fork record too short");
 		return pd_machine_fork(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12),
 				       (int32_t)pd_u32(p + 16), (int32_t)pd_u32(p + 20));
 	case PERF_RECORD_EXIT:
-		do_exit(r, off, size);
+		do_exit(r, at, size);
 		return 0;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
@@ -832,16 +869,19 @@ static int cmp_qent(const void *pa, const void *pb)
 static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void *ctx)
 {
 	size_t i, n;
-	int err = 0;
+	int err;
 
 	/* an empty queue may have no array at all (a round that ends first) */
 	if (r->nq > 1)
 		qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
-	for (n = 0; n < r->nq && r->q[n].time <= limit; n++)
-		if ((err = handle(r, r->q[n].off, cb, ctx)))
-			break;
-	if (err)
-		return err;
+	for (n = 0; n < r->nq && r->q[n].time <= limit; n++) {
+		err = handle(r, &r->q[n].at, cb, ctx);
+		/* a chunk goes with the last of its queued records */
+		if (r->q[n].at.chunk)
+			pd_chunk_unref(&r->inflater, r->q[n].at.chunk);
+		if (err)
+			return err;
+	}
 	for (i = n; i < r->nq; i++)
 		r->q[i - n] = r->q[i];
 	r->nq -= n;
@@ -864,8 +904,8 @@ static bool is_queued_type(uint32_t type)
 	return false;
 }
 
-/* The time of the record at off (0 when it carries none). */
-static int record_time(const fg_perfdata *r, uint64_t off, uint32_t type, uint16_t size,
+/* The time of a record (0 when it carries none). */
+static int record_time(const fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
 		       uint64_t *time)
 {
 	*time = 0;
@@ -873,70 +913,156 @@ static int record_time(const fg_perfdata *r, uint64_t off, uint32_t type, uint16
 		return 0;
 	if (type == PERF_RECORD_SAMPLE) {
 		struct sample s;
-		int err = parse_sample(r, off, size, &s);
+		int err = parse_sample(r, at, size, &s);
 		if (err)
 			return err;
 		*time = s.time;
 	} else {
 		size_t back = trailer_time_back(r);
 		if (back && back <= (size_t)size - 8)
-			*time = pd_u64(r->base + off + size - back);
+			*time = pd_u64(at->p + size - back);
 	}
 	return 0;
 }
 
+/* Queues a record for the end of its round; in a recording without
+ * times, handles it at once. */
+static int queue_record(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+			fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint64_t time;
+	int err;
+
+	if ((err = record_time(r, at, type, size, &time)))
+		return err;
+	if (!(r->sample_type & PERF_SAMPLE_TIME))
+		return handle(r, at, cb, ctx);
+	if (FG_ALLOC_GROW(r->q, r->nq + 1, r->aq, 1024))
+		return FG_ENOMEM;
+	r->q[r->nq].time = time;
+	r->q[r->nq].seq = r->seq++;
+	r->q[r->nq++].at = *at;
+	if (at->chunk)
+		at->chunk->refs++;
+	if (time > r->max_time)
+		r->max_time = time;
+	return 0;
+}
+
+/* One record, from the file or decompressed: a round's end flushes the
+ * queue, the kinds handled are queued, unknown kernel kinds counted. */
+static int dispatch(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint32_t type = pd_u32(at->p);
+	uint16_t size = pd_u16(at->p + 6);
+	int err;
+
+	if (type == REC_FINISHED_ROUND) {
+		if ((err = flush(r, r->next_flush, cb, ctx)))
+			return err;
+		r->next_flush = r->max_time;
+	} else if (is_queued_type(type)) {
+		return queue_record(r, at, type, size, cb, ctx);
+	} else if (type >= PERF_RECORD_MAX && type < 64) {
+		r->stats.skipped++;
+	}
+	return 0;
+}
+
+static bool is_compressed_type(const fg_perfdata *r, uint32_t type)
+{
+	/* 83 is COMPRESSED2 in the perf releases that write it; only
+	 * with the compressed feature is it sure to be that */
+	return type == REC_COMPRESSED || (type == REC_COMPRESSED2 && r->compressed);
+}
+
+/* The records of a decompressed chunk; one cut at its end is left for
+ * the next chunk (r->tail: its bytes so far). */
+static int walk_chunk(fg_perfdata *r, pd_chunk *c, fg_perfdata_sample_cb cb, void *ctx)
+{
+	size_t pos = 0;
+	int err;
+
+	while (c->len - pos >= 8) {
+		struct recpos at = { c->data + pos, c->off, c };
+		uint16_t size = pd_u16(at.p + 6);
+		if (size < 8)
+			return bad_at(r, &at, "record smaller than its header");
+		if (size > c->len - pos)
+			break;
+		if (is_compressed_type(r, pd_u32(at.p)))
+			return bad_at(r, &at, "a compressed record inside compressed data");
+		if ((err = dispatch(r, &at, cb, ctx)))
+			return err;
+		pos += size;
+	}
+	r->tail = c->len - pos;
+	return 0;
+}
+
+/* A compressed record: its part of the zstd stream decompressed, and
+ * the records in it walked as if they stood in the file here. */
+static int do_compressed(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+			 fg_perfdata_sample_cb cb, void *ctx)
+{
+	const unsigned char *src = at->p + 8;
+	uint64_t len = size - 8u;
+	const char *why;
+	pd_chunk *c;
+	int err;
+
+	if (type == REC_COMPRESSED2) {
+		/* its data's size, then the data, padded to 8 bytes */
+		if (size < 16 || pd_u64(at->p + 8) > size - 16u)
+			return bad_at(r, at, "compressed data larger than its record");
+		src = at->p + 16;
+		len = pd_u64(at->p + 8);
+	}
+	err = pd_inflate(&r->inflater, at->off, src, (size_t)len, r->tail, &c, &why);
+	if (err == FG_EPARSE)
+		return fg_error_set(FG_EPARSE, "%s: offset %llu: corrupt compressed data (zstd: %s)",
+				    r->name, (unsigned long long)at->off, why);
+	if (err)
+		return err;
+	return walk_chunk(r, c, cb, ctx);
+}
+
 static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 {
-	uint64_t off = r->data_off, time;
-	bool ordered = (r->sample_type & PERF_SAMPLE_TIME) != 0;
+	uint64_t off = r->data_off;
 	int err;
 
 	while (off < r->data_end) {
+		struct recpos at = { r->base + off, off, NULL };
 		uint32_t type;
 		uint16_t size;
 		if (r->data_end - off < 8)
 			return bad(r, off, "record header truncated");
-		type = pd_u32(r->base + off);
-		size = pd_u16(r->base + off + 6);
+		type = pd_u32(at.p);
+		size = pd_u16(at.p + 6);
 		if (size < 8)
 			return bad(r, off, "record smaller than its header");
 		if (size > r->data_end - off)
 			return bad(r, off, "record truncated (the recording was cut short?)");
-		if (type == REC_COMPRESSED)
-			return fg_error_set(FG_EINVAL, "%s: offset %llu: compressed records are not "
-				"supported", r->name, (unsigned long long)off);
-		if (type == REC_FINISHED_ROUND) {
-			if ((err = flush(r, r->next_flush, cb, ctx)))
-				return err;
-			r->next_flush = r->max_time;
-		} else if (is_queued_type(type)) {
-			if ((err = record_time(r, off, type, size, &time)))
-				return err;
-			if (!ordered) {
-				if ((err = handle(r, off, cb, ctx)))
-					return err;
-			} else {
-				if (FG_ALLOC_GROW(r->q, r->nq + 1, r->aq, 1024))
-					return FG_ENOMEM;
-				r->q[r->nq].time = time;
-				r->q[r->nq].seq = r->seq++;
-				r->q[r->nq++].off = off;
-				if (time > r->max_time)
-					r->max_time = time;
-			}
-		} else if (type < PERF_RECORD_MAX || type >= 64) {
-			if (type == REC_AUXTRACE && size >= 16) {
-				/* its data follows the record */
-				uint64_t extra = pd_u64(r->base + off + 8);
-				if (extra > r->data_end - off - size)
-					return bad(r, off, "AUX data truncated");
-				off += extra;
-			}
+		if (is_compressed_type(r, type)) {
+			err = do_compressed(r, &at, type, size, cb, ctx);
+		} else if (type == REC_AUXTRACE && size >= 16) {
+			/* its data follows the record */
+			uint64_t extra = pd_u64(at.p + 8);
+			if (extra > r->data_end - off - size)
+				return bad(r, off, "AUX data truncated");
+			off += extra;
+			err = 0;
 		} else {
-			r->stats.skipped++;
+			err = dispatch(r, &at, cb, ctx);
 		}
+		if (err)
+			return err;
 		off += size;
 	}
+	if (r->tail)
+		return bad(r, r->inflater.last->off,
+			   "compressed data ends inside a record (the recording was cut short?)");
 	return flush(r, UINT64_MAX, cb, ctx);
 }
 
