@@ -5,8 +5,12 @@
  * What is read: the file form of perf.data (magic "PERFILE2", header
  * size 104) on x86_64; event attributes (sample_type, sample_id_all);
  * the records COMM, MMAP, MMAP2, FORK, EXIT, SAMPLE, LOST, LOST_SAMPLES
- * and FINISHED_ROUND (other record types are skipped); the BUILD_ID and
- * EVENT_DESC header features. Records are handled in time order, as perf
+ * and FINISHED_ROUND (other record types are skipped); the BUILD_ID,
+ * EVENT_DESC and COMPRESSED header features. Compressed records (perf
+ * record -z: COMPRESSED, and COMPRESSED2 of later perf) are decompressed
+ * with libzstd as one stream, as perf writes it, records cut across two
+ * compressed records joined again; their records are then handled as
+ * those of the file. Records are handled in time order, as perf
  * does: those between two FINISHED_ROUND records are sorted by time.
  * Call chains are the frame-pointer ones the kernel recorded
  * (PERF_SAMPLE_CALLCHAIN with its PERF_CONTEXT_* markers), or, for dwarf
@@ -29,14 +33,16 @@
  * module is loaded once and each address resolved once.
  *
  * What is not read yet (fg_perfdata_unsupported says which, before any
- * sample is given): the pipe form (`perf record -o -`), compressed
- * records (-z), AUX data, other architectures and byte orders, dwarf
+ * sample is given): the pipe form (`perf record -o -`), compression
+ * other than zstd, AUX area data, other architectures and byte orders, dwarf
  * call graphs of other register sets than x86_64's or with branch
  * stacks. The caller then runs `perf script` instead.
  *
  * Memory: the file is mapped, not read; what the reader holds grows with
  * the processes, threads, maps and modules of the recording and with the
- * distinct addresses of its call chains (and the records of one round),
+ * distinct addresses of its call chains (and the records of one round:
+ * of compressed records, the decompressed chunks that hold records
+ * still waiting for their round, each freed once they are handled),
  * not with the number of samples; with dwarf call graphs, also with the
  * ELF files and CFI of the processes alive at once. */
 #ifndef FLAMEGRAPH_PERFDATA_H

@@ -142,10 +142,11 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		cli.summary = "Folds `perf script` output into one 'frame;frame;... COUNT' line per distinct "
 			      "stack (root first, counts from the sample periods), sorted, for flamegraph-render. "
 			      "Reads the FILEs (gzip is detected) or stdin. A FILE that is a perf.data recording "
-			      "is read natively, without perf script: frame-pointer call chains (perf record -g), "
+			      "is read natively, without perf script: frame-pointer call chains (perf record -g) "
+			      "and dwarf call graphs (--call-graph dwarf, unwound here), compressed records (-z), "
 			      "symbols from ELF symbol tables, debug files and kallsyms, DWARF inlined frames, "
-			      "the same stacks as perf script's text gives. Recordings it does not read yet (dwarf "
-			      "call graphs, -z compression, the pipe form) go through perf script, with a note.";
+			      "the same stacks as perf script's text gives. Recordings it does not read yet (the "
+			      "pipe form, AUX data, other architectures) go through perf script, with a note.";
 		cli.footer = "Examples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
 			     "  flamegraph-collapse-perf perf.data > out.folded\n";
 		cli.options = perf_options;
