@@ -12,8 +12,8 @@
 # programs built without frame pointers), which the reader unwinds
 # itself: identical stacks for at least 99% of the samples, with the
 # inlined frames perf script lists and without them (--no-inline).
-# Compressed recordings (perf record -z) are read natively too, with the
-# same check. Recordings the reader does not support (here samples with
+# Compressed recordings (perf record -z) and the pipe form (perf record
+# -o - > FILE) are read natively too, with the same check. Recordings the reader does not support (here samples with
 # counter values) go through perf script with a note; --perf-script
 # forces that path.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
@@ -125,6 +125,24 @@ compare "z-dwarf-cg" zdw.data "" --
 compare "z-dwarf-cg-no-inline" zdw.data "--no-inline" -- --no-inline
 check_contains "-z dwarf: main calls a" z-dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
 rm -f zdw.data
+
+# the pipe form (perf record -o - > FILE): plain frame-pointer, and
+# compressed dwarf call graphs
+check_exit "record pipe" 0 perf record -q -F 1999 -g -o - -- ./threads 600 3
+mv out pipe.data
+compare "pipe-threads" pipe.data "" --
+compare "pipe-threads-tid-kernel" pipe.data "-F +pid" -- --tid --kernel
+check_exit "record pipe -z, dwarf" 0 perf record -q -z -F 997 --call-graph dwarf,65528 \
+	-o - -- ./callgraph-dw 1000
+mv out zpipe.data
+compare "pipe-z-dwarf-cg" zpipe.data "" --
+check_contains "pipe -z dwarf: main calls a" pipe-z-dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
+rm -f zpipe.data
+# several events: each sample named as perf script names it
+check_exit "record pipe, 2 events" 0 perf record -q -F 999 -g -e cpu-clock,task-clock -o - -- \
+	./callgraph 300
+mv out pipe2.data
+compare "pipe-2-events" pipe2.data "" -- --event-filter task-clock
 
 # what the reader does not read goes through perf script, with a note
 # (here samples that carry counter values: a group sampled by its leader)

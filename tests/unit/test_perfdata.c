@@ -6,7 +6,8 @@
  * reader does not support named as such; dwarf call graph samples
  * unwound, and cut ones refused; compressed records (perf record -z)
  * read through one zstd stream, records cut across two of them joined,
- * corrupt or cut streams refused; the collapser fed.
+ * corrupt or cut streams refused; the pipe form (perf record -o -),
+ * its attributes and event names from records; the collapser fed.
  *
  * `test_perfdata DIR` also writes the recordings to DIR (the fuzz seeds
  * of tests/fuzz/corpus/perfdata come from there). */
@@ -567,14 +568,6 @@ static void test_unsupported(void **state)
 	assert_int_equal(fg_perfdata_foreach(r, collect, &g), FG_EINVAL);
 	fg_perfdata_free(r);
 	free(buf);
-	/* the pipe form: a 16-byte header */
-	rec_init(&rr);
-	rr.header_size = 16;
-	buf = finish(&rr, &len);
-	assert_int_equal(fg_perfdata_open_mem(&r, "pipe.data", buf, len, &o), 0);
-	assert_non_null(strstr(fg_perfdata_unsupported(r), "pipe"));
-	fg_perfdata_free(r);
-	free(buf);
 }
 
 /* A dwarf call graph sample: its user frames come from unwinding its
@@ -1033,6 +1026,126 @@ static void test_chunks_freed(void **state)
 	ZSTD_freeCCtx(cs);
 }
 
+/* ---- the pipe form ---- */
+
+/* The pipe form of a recording (perf record -o -): the 16-byte header,
+ * the attribute in a HEADER_ATTR record (id 7), its name in an
+ * EVENT_UPDATE record, the compressed feature in a HEADER_FEATURE record
+ * when r has it, FINISHED_INIT, then the records of r. */
+static char *pipe_finish(rec *r, size_t *len)
+{
+	fg_strbuf f = FG_STRBUF_INIT;
+	unsigned char attr[128] = { 0 };
+	uint64_t flags = (1ull << 18); /* sample_id_all */
+	char name[16] = "cpu-clock:pipe";
+
+	memcpy(attr + 4, &(uint32_t){ 128 }, 4);
+	memcpy(attr + 16, &(uint64_t){ 1000 }, 8);
+	memcpy(attr + 24, &r->sample_type, 8);
+	memcpy(attr + 40, &flags, 8);
+	memcpy(attr + 80, &r->regs_user, 8);
+	put(&f, "PERFILE2", 8);
+	put64(&f, 16);
+	put_header(&f, 64, 0, 8 + 128 + 8);
+	put(&f, attr, sizeof(attr));
+	put64(&f, 7);
+	put_header(&f, 78, 0, 24 + 16);
+	put64(&f, 2); /* a name */
+	put64(&f, 7);
+	put(&f, name, 16);
+	if (r->compression) {
+		put_header(&f, 80, 0, 16 + 20);
+		put64(&f, 27);
+		put32(&f, 1);
+		put32(&f, r->compression);
+		put32(&f, 1);
+		put32(&f, 8);
+		put32(&f, 528384);
+	}
+	put_header(&f, 82, 0, 8); /* FINISHED_INIT */
+	put(&f, r->data.buf, r->data.len);
+	fg_strbuf_release(&r->data);
+	return fg_strbuf_detach(&f, len);
+}
+
+/* simple_recording's records in the pipe form; compressed (cut after
+ * 60 bytes, inside the map record) when compress is set. */
+static char *pipe_recording(size_t *len, bool compress)
+{
+	rec plain, r;
+
+	simple_records(&plain);
+	add_round(&plain);
+	if (!compress)
+		return pipe_finish(&plain, len);
+	rec_init(&r);
+	r.compression = 1;
+	{
+		ZSTD_CCtx *cs = ZSTD_createCCtx();
+		assert_non_null(cs);
+		add_compressed(&r, cs, plain.data.buf, 60, 81);
+		add_compressed(&r, cs, plain.data.buf + 60, plain.data.len - 8 - 60, 81);
+		ZSTD_freeCCtx(cs);
+	}
+	add_round(&r);
+	fg_strbuf_release(&plain.data);
+	return pipe_finish(&r, len);
+}
+
+/* The pipe form reads as the file form, plain or compressed, with the
+ * event named by its EVENT_UPDATE record. */
+static void test_pipe(void **state)
+{
+	int compress;
+
+	(void)state;
+	for (compress = 0; compress < 2; compress++) {
+		size_t len;
+		char *buf = pipe_recording(&len, compress);
+		struct got g;
+		assert_int_equal(read_all("pipe.data", buf, len, &g), 0);
+		assert_int_equal(g.n, 1);
+		assert_string_equal(g.comm, "prog");
+		assert_int_equal(g.period, 7);
+		assert_string_equal(g.event, "cpu-clock:pipe");
+		assert_int_equal(g.nframes, 2);
+		assert_string_equal(g.sym0, "perfdata_unit_marker");
+		free(buf);
+	}
+}
+
+/* A pipe form without attributes, or with a cut one, is refused with the
+ * offset; every truncation is read or refused, never a crash. */
+static void test_pipe_malformed(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata *r = NULL;
+	size_t len, cut;
+	struct got g;
+	char *buf;
+
+	(void)state;
+	buf = pipe_recording(&len, false);
+	/* the attribute record's size cut to 40 bytes */
+	memcpy(buf + 16 + 6, &(uint16_t){ 40 }, 2);
+	assert_int_equal(fg_perfdata_open_mem(&r, "attr.data", buf, len, &o), FG_EPARSE);
+	assert_string_equal(fg_error_last(), "attr.data: offset 16: attribute record too short");
+	/* no attribute record at all: the first record a sample */
+	assert_int_equal(fg_perfdata_open_mem(&r, "none.data", buf, 16, &o), FG_EPARSE);
+	assert_string_equal(fg_error_last(), "none.data: offset 16: no event attributes "
+			    "(HEADER_ATTR records) before the first sample");
+	free(buf);
+	buf = pipe_recording(&len, true);
+	for (cut = 16; cut < len; cut++) {
+		int err = read_all("cut.data", buf, cut, &g);
+		if (err) {
+			assert_int_equal(err, FG_EPARSE);
+			assert_non_null(strstr(fg_error_last(), "cut.data: offset "));
+		}
+	}
+	free(buf);
+}
+
 static void write_seeds(const char *dir)
 {
 	size_t len;
@@ -1064,6 +1177,14 @@ static void write_seeds(const char *dir)
 		fclose(f);
 	}
 	free(buf);
+	/* the pipe form, compressed */
+	buf = pipe_recording(&len, true);
+	snprintf(path, sizeof(path), "%s/pipe.data", dir);
+	if ((f = fopen(path, "wb"))) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+	free(buf);
 }
 
 int main(int argc, char **argv)
@@ -1082,6 +1203,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_compressed_corrupt),
 		cmocka_unit_test(test_compressed_bad_record),
 		cmocka_unit_test(test_chunks_freed),
+		cmocka_unit_test(test_pipe),
+		cmocka_unit_test(test_pipe_malformed),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_demangle),
 	};

@@ -32,9 +32,15 @@
 #define FEAT_COMPRESSED 27
 
 /* perf's own record types (linux/perf_event.h has the kernel's) */
+#define REC_HEADER_ATTR 64
+#define REC_HEADER_TRACING_DATA 66
+#define REC_HEADER_BUILD_ID 67
 #define REC_FINISHED_ROUND 68
 #define REC_AUXTRACE 71
+#define REC_EVENT_UPDATE 78
+#define REC_HEADER_FEATURE 80
 #define REC_COMPRESSED 81
+#define REC_FINISHED_INIT 82
 #define REC_COMPRESSED2 83
 
 /* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
@@ -71,7 +77,8 @@ struct fg_perfdata {
 	fg_perfdata_opts opts;
 	const char *unsupported;
 	struct pd_attr *attrs;
-	size_t nattrs;
+	size_t nattrs, aattrs;
+	bool pipe;                /* the pipe form (perf record -o -) */
 	uint64_t sample_type;     /* common to all attrs */
 	uint64_t regs_user;       /* likewise */
 	bool id_all;
@@ -157,6 +164,43 @@ static int check_dwarf(fg_perfdata *r)
 	return 0;
 }
 
+/* Attribute i (asize bytes at a, its ids at ids), which must share the
+ * first one's sample format. */
+static void set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
+		     const unsigned char *ids, size_t nids)
+{
+	struct pd_attr *at = &r->attrs[i];
+	uint64_t flags = pd_u64(a + 40);
+
+	at->sample_type = pd_u64(a + 24);
+	at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
+	/* sample_regs_user came with the attribute's third size (96) */
+	at->regs_user = asize >= 88 ? pd_u64(a + 80) : 0;
+	at->ids = ids;
+	at->nids = nids;
+	if (i == 0) {
+		r->sample_type = at->sample_type;
+		r->regs_user = at->regs_user;
+		r->id_all = (flags >> 18) & 1;
+	} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1) ||
+		   at->regs_user != r->regs_user) {
+		if (!r->unsupported)
+			r->unsupported = "events with different sample formats";
+	}
+	if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
+		r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
+}
+
+/* Once all attributes are known: the sample format this reader needs. */
+static int check_attrs(fg_perfdata *r)
+{
+	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
+		r->unsupported = "samples without an address or call chain";
+	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
+		r->unsupported = "samples without a thread id";
+	return check_dwarf(r);
+}
+
 static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t size)
 {
 	/* each entry: the attribute, then the {offset, size} of its ids */
@@ -174,34 +218,12 @@ static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t
 		return FG_ENOMEM;
 	for (i = 0; i < r->nattrs; i++) {
 		const unsigned char *a = r->base + off + i * entry;
-		struct pd_attr *at = &r->attrs[i];
-		uint64_t flags = pd_u64(a + 40), ids_off = pd_u64(a + attr_size),
-			 ids_size = pd_u64(a + attr_size + 8);
-		at->sample_type = pd_u64(a + 24);
-		at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
-		/* sample_regs_user came with the attribute's third size (96) */
-		at->regs_user = attr_size >= 88 ? pd_u64(a + 80) : 0;
+		uint64_t ids_off = pd_u64(a + attr_size), ids_size = pd_u64(a + attr_size + 8);
 		if (!in_file(r, ids_off, ids_size))
 			return bad(r, off + i * entry + attr_size, "event ids outside the file");
-		at->ids = r->base + ids_off;
-		at->nids = (size_t)(ids_size / 8);
-		if (i == 0) {
-			r->sample_type = at->sample_type;
-			r->regs_user = at->regs_user;
-			r->id_all = (flags >> 18) & 1;
-		} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1) ||
-			   at->regs_user != r->regs_user) {
-			if (!r->unsupported)
-				r->unsupported = "events with different sample formats";
-		}
-		if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
-			r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
+		set_attr(r, i, a, attr_size, r->base + ids_off, (size_t)(ids_size / 8));
 	}
-	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
-		r->unsupported = "samples without an address or call chain";
-	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
-		r->unsupported = "samples without a thread id";
-	return check_dwarf(r);
+	return check_attrs(r);
 }
 
 static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
@@ -264,7 +286,38 @@ static int read_compressed(fg_perfdata *r, uint64_t off, uint64_t end)
 	return 0;
 }
 
-/* The feature sections this reader uses; others are skipped. */
+/* A feature section this reader uses, at [off, end); others are
+ * skipped. */
+static int read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end)
+{
+	uint64_t p = off;
+	const char *arch;
+
+	switch (feat) {
+	case FEAT_BUILD_ID:
+		return read_build_ids(r, off, end);
+	case FEAT_EVENT_DESC:
+		return read_event_desc(r, off, end);
+	case FEAT_ARCH:
+		arch = header_string(r, &p, end);
+		if (arch && strcmp(arch, "x86_64") && !r->unsupported)
+			r->unsupported = "recordings of other architectures than x86_64";
+		return 0;
+	case FEAT_COMPRESSED:
+		return read_compressed(r, off, end);
+	case FEAT_AUXTRACE:
+		if (!r->unsupported)
+			r->unsupported = "AUX area data";
+		return 0;
+	case FEAT_DIR_FORMAT:
+		if (!r->unsupported)
+			r->unsupported = "perf.data folders";
+		return 0;
+	}
+	return 0;
+}
+
+/* The feature sections: one {offset, size} per bit set, after the data. */
 static int read_features(fg_perfdata *r, const unsigned char *bits)
 {
 	uint64_t table = r->data_end, off, size;
@@ -280,38 +333,13 @@ static int read_features(fg_perfdata *r, const unsigned char *bits)
 		idx++;
 		if (!in_file(r, off, size))
 			return bad(r, table + (uint64_t)(idx - 1) * 16, "feature section outside the file");
-		err = 0;
-		switch (feat) {
-		case FEAT_BUILD_ID:
-			err = read_build_ids(r, off, off + size);
-			break;
-		case FEAT_EVENT_DESC:
-			err = read_event_desc(r, off, off + size);
-			break;
-		case FEAT_ARCH: {
-			uint64_t p = off;
-			const char *arch = header_string(r, &p, off + size);
-			if (arch && strcmp(arch, "x86_64") && !r->unsupported)
-				r->unsupported = "recordings of other architectures than x86_64";
-			break;
-		}
-		case FEAT_COMPRESSED:
-			err = read_compressed(r, off, off + size);
-			break;
-		case FEAT_AUXTRACE:
-			if (!r->unsupported)
-				r->unsupported = "AUX area data";
-			break;
-		case FEAT_DIR_FORMAT:
-			if (!r->unsupported)
-				r->unsupported = "perf.data folders";
-			break;
-		}
-		if (err)
+		if ((err = read_feature(r, (uint64_t)feat, off, off + size)))
 			return err;
 	}
 	return 0;
 }
+
+static int read_pipe_prologue(fg_perfdata *r);
 
 static int parse_header(fg_perfdata *r)
 {
@@ -327,8 +355,10 @@ static int parse_header(fg_perfdata *r)
 	}
 	hsize = pd_u64(h + 8);
 	if (hsize == 16) {
-		r->unsupported = "the pipe form of perf.data (perf record -o -)";
-		return 0;
+		r->pipe = true;
+		r->data_off = 16;
+		r->data_end = r->size;
+		return read_pipe_prologue(r);
 	}
 	if (hsize != HEADER_SIZE)
 		return bad(r, 8, "unknown header size");
@@ -1053,6 +1083,13 @@ static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 				return bad(r, off, "AUX data truncated");
 			off += extra;
 			err = 0;
+		} else if (type == REC_HEADER_TRACING_DATA && r->pipe && size >= 12) {
+			/* the pipe form's tracing data follows the record */
+			uint32_t extra = pd_u32(at.p + 8);
+			if (extra > r->data_end - off - size)
+				return bad(r, off, "tracing data truncated");
+			off += extra;
+			err = 0;
 		} else {
 			err = dispatch(r, &at, cb, ctx);
 		}
@@ -1064,6 +1101,103 @@ static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 		return bad(r, r->inflater.last->off,
 			   "compressed data ends inside a record (the recording was cut short?)");
 	return flush(r, UINT64_MAX, cb, ctx);
+}
+
+/* ---- the pipe form ---- */
+
+/* A HEADER_ATTR record: an attribute (its size in its own size field),
+ * then its ids up to the record's end. */
+static int pipe_attr(fg_perfdata *r, uint64_t off, uint16_t size)
+{
+	const unsigned char *a = r->base + off + 8;
+	uint64_t asize;
+
+	if (size < 8 + 64)
+		return bad(r, off, "attribute record too short");
+	/* perf's first attribute size (64) may be given as 0 */
+	asize = pd_u32(a + 4) ? pd_u32(a + 4) : 64;
+	if (asize < 64 || asize > size - 8u)
+		return bad(r, off, "attribute record shorter than its attribute");
+	if (FG_ALLOC_GROW(r->attrs, r->nattrs + 1, r->aattrs, 4))
+		return FG_ENOMEM;
+	memset(&r->attrs[r->nattrs], 0, sizeof(*r->attrs));
+	set_attr(r, r->nattrs, a, asize, a + asize, (size_t)((size - 8 - asize) / 8));
+	r->nattrs++;
+	return 0;
+}
+
+/* An EVENT_UPDATE record: {u64 kind, u64 id, data}; the kind that names
+ * the event of that id (2) gives its name, as perf script shows it. */
+static int pipe_event_update(fg_perfdata *r, uint64_t off, uint16_t size)
+{
+	const unsigned char *p = r->base + off;
+	size_t i, k;
+
+	if (size < 24 || pd_u64(p + 8) != 2)
+		return 0;
+	for (i = 0; i < r->nattrs; i++)
+		for (k = 0; k < r->attrs[i].nids; k++)
+			if (pd_u64(r->attrs[i].ids + 8 * k) == pd_u64(p + 16)) {
+				const char *name = (const char *)p + 24;
+				if (!(r->attrs[i].name = fg_arena_strndup(&r->arena, name,
+									  strnlen(name, size - 24u))))
+					return FG_ENOMEM;
+				return 0;
+			}
+	return 0;
+}
+
+/* One record of the pipe form's prologue: those that stand for the
+ * file form's header sections are read, others left for the walk. */
+static int pipe_prologue_record(fg_perfdata *r, uint64_t off, uint32_t type, uint16_t size)
+{
+	switch (type) {
+	case REC_HEADER_ATTR:
+		return pipe_attr(r, off, size);
+	case REC_HEADER_FEATURE:
+		/* {u64 feature, then its section as the file form has it} */
+		if (size < 16)
+			return bad(r, off, "feature record too short");
+		return read_feature(r, pd_u64(r->base + off + 8), off + 16, off + size);
+	case REC_EVENT_UPDATE:
+		return pipe_event_update(r, off, size);
+	case REC_HEADER_BUILD_ID:
+		return read_build_ids(r, off, off + size);
+	}
+	return 0;
+}
+
+/* The pipe form has no header sections: records perf writes first stand
+ * for them (attributes, features, event names). They are read here, up
+ * to the end of that prologue (FINISHED_INIT, else the first sample,
+ * round or compressed record), so that all is known before a sample;
+ * the walk then skips them. */
+static int read_pipe_prologue(fg_perfdata *r)
+{
+	uint64_t off = r->data_off;
+	int err;
+
+	while (r->data_end - off >= 8) {
+		uint32_t type = pd_u32(r->base + off);
+		uint16_t size = pd_u16(r->base + off + 6);
+		/* a malformed record: the walk says what is wrong with it */
+		if (size < 8 || size > r->data_end - off || type == PERF_RECORD_SAMPLE ||
+		    type == REC_FINISHED_ROUND || is_compressed_type(r, type))
+			break;
+		if ((err = pipe_prologue_record(r, off, type, size)))
+			return err;
+		off += size;
+		if (type == REC_HEADER_TRACING_DATA && size >= 12) {
+			if (pd_u32(r->base + off - size + 8) > r->data_end - off)
+				break;
+			off += pd_u32(r->base + off - size + 8);
+		}
+		if (type == REC_FINISHED_INIT)
+			break;
+	}
+	if (!r->nattrs)
+		return bad(r, 16, "no event attributes (HEADER_ATTR records) before the first sample");
+	return check_attrs(r);
 }
 
 int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
