@@ -3,7 +3,12 @@
  * prints them, without running perf.
  *
  * What is read: the file form of perf.data (magic "PERFILE2", header
- * size 104) on x86_64; event attributes (sample_type, sample_id_all);
+ * size 104) on x86_64, and the pipe form (`perf record -o - > FILE`,
+ * header size 16) saved to a file, whose attributes, features and event
+ * names come as the records perf writes before the data (HEADER_ATTR,
+ * HEADER_FEATURE, EVENT_UPDATE, HEADER_BUILD_ID, read at open, up to
+ * FINISHED_INIT or the first sample); event attributes (sample_type,
+ * sample_id_all);
  * the records COMM, MMAP, MMAP2, FORK, EXIT, SAMPLE, LOST, LOST_SAMPLES
  * and FINISHED_ROUND (other record types are skipped); the BUILD_ID,
  * EVENT_DESC and COMPRESSED header features. Compressed records (perf
@@ -33,8 +38,8 @@
  * module is loaded once and each address resolved once.
  *
  * What is not read yet (fg_perfdata_unsupported says which, before any
- * sample is given): the pipe form (`perf record -o -`), compression
- * other than zstd, AUX area data, other architectures and byte orders, dwarf
+ * sample is given): a pipe-form stream that is not a file (standard
+ * input: fg_perfdata_open maps its input), compression other than zstd, AUX area data, other architectures and byte orders, dwarf
  * call graphs of other register sets than x86_64's or with branch
  * stacks. The caller then runs `perf script` instead.
  *
