@@ -56,6 +56,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "flamegraph/api.h"
 #include "flamegraph/collapse.h"
@@ -125,6 +126,20 @@ int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts
  * r; name is used in messages. */
 int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, size_t len,
 			 const fg_perfdata_opts *opts);
+
+/* Reads up to cap bytes of a stream into buf: returns the count, 0 at
+ * its end, or a negative FG_E* code (with its message set). */
+typedef ssize_t (*fg_perfdata_read_fn)(void *ctx, void *buf, size_t cap);
+
+/* Opens a recording in the pipe form read from a stream (perf record
+ * -o - | ...): its header and the records perf writes before the data
+ * are read now and kept (at most 256 MiB: FG_ELIMIT); the rest is read
+ * by fg_perfdata_foreach, in 1 MiB blocks, each freed once the records
+ * of it that wait for their round are handled. read and ctx must outlive
+ * r; name is used in messages. The file form cannot be read from a
+ * stream (FG_EINVAL); other returns as fg_perfdata_open. */
+int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_fn read,
+			    void *ctx, const fg_perfdata_opts *opts);
 
 /* NULL when the reader can read this recording, else a short static
  * phrase saying what it holds that the reader does not support ("dwarf

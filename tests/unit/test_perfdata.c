@@ -7,7 +7,8 @@
  * unwound, and cut ones refused; compressed records (perf record -z)
  * read through one zstd stream, records cut across two of them joined,
  * corrupt or cut streams refused; the pipe form (perf record -o -),
- * its attributes and event names from records; the collapser fed.
+ * its attributes and event names from records, from memory and as a
+ * stream read in pieces; the collapser fed.
  *
  * `test_perfdata DIR` also writes the recordings to DIR (the fuzz seeds
  * of tests/fuzz/corpus/perfdata come from there). */
@@ -1010,17 +1011,17 @@ static void test_chunks_freed(void **state)
 	assert_int_equal(pd_inflate(&z, 1, data + 8, pd_u16(data + 6) - 8u, 4, &b, &why), 0);
 	assert_int_equal(b->len, 20);
 	assert_memory_equal(b->data, "cdefghijklmnopqrstuv", 20);
-	assert_ptr_equal(z.first, a);
-	pd_chunk_unref(&z, a); /* handled: a goes */
-	assert_ptr_equal(z.first, b);
+	assert_ptr_equal(z.chunks.first, a);
+	pd_chunk_unref(a); /* handled: a goes */
+	assert_ptr_equal(z.chunks.first, b);
 	/* b, with nothing queued, goes as soon as c has its tail */
 	data += pd_u16(data + 6);
 	assert_int_equal(pd_inflate(&z, 2, data + 8, pd_u16(data + 6) - 8u, 0, &c, &why), 0);
 	assert_memory_equal(c->data, "wxyz", 4);
-	assert_ptr_equal(z.first, c);
-	assert_ptr_equal(z.last, c);
-	pd_chunk_unref(&z, c); /* the newest stays */
-	assert_ptr_equal(z.first, c);
+	assert_ptr_equal(z.chunks.first, c);
+	assert_ptr_equal(z.chunks.last, c);
+	pd_chunk_unref(c); /* the newest stays */
+	assert_ptr_equal(z.chunks.first, c);
 	pd_inflater_release(&z);
 	fg_strbuf_release(&part.data);
 	ZSTD_freeCCtx(cs);
@@ -1146,6 +1147,157 @@ static void test_pipe_malformed(void **state)
 	free(buf);
 }
 
+/* ---- streams ---- */
+
+/* A stream over a buffer, read in pieces of 1 to 97 bytes; fails with
+ * FG_EIO at fail_at when that is not 0. */
+struct stream {
+	const char *buf;
+	size_t len, pos, fail_at;
+	unsigned step;
+};
+
+static ssize_t stream_read(void *ctx, void *buf, size_t cap)
+{
+	struct stream *st = ctx;
+	size_t n = 1 + (st->step++ * 37) % 97;
+
+	if (st->fail_at && st->pos >= st->fail_at)
+		return fg_error_set(FG_EIO, "stream: read failed");
+	if (n > cap)
+		n = cap;
+	if (n > st->len - st->pos)
+		n = st->len - st->pos;
+	memcpy(buf, st->buf + st->pos, n);
+	st->pos += n;
+	return (ssize_t)n;
+}
+
+struct count {
+	int n, resolved;
+};
+
+static int count_samples(void *ctx, const fg_perfdata_sample *s)
+{
+	struct count *c = ctx;
+
+	c->n++;
+	if (s->nframes == 2 && s->frames[0].sym && !strcmp(s->frames[0].sym, "perfdata_unit_marker") &&
+	    !strcmp(s->comm, "prog"))
+		c->resolved++;
+	return 0;
+}
+
+/* A pipe-form recording of n samples (a round every 1000), the records
+ * compressed in pieces of 50000 bytes when compress is set: several
+ * stream blocks, records cut between them. */
+static char *many_samples(size_t *len, int n, bool compress)
+{
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, marker_addr(), 0x10 };
+	rec plain, r;
+	size_t at;
+	int i;
+
+	rec_init(&plain);
+	add_comm(&plain, 42, 42, "prog", 1);
+	add_mmap(&plain, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
+		 self_map.path, 2);
+	for (i = 0; i < n; i++) {
+		add_sample(&plain, 42, 42, 10 + (uint64_t)i, 1, chain, 3);
+		if (i % 1000 == 999)
+			add_round(&plain);
+	}
+	if (!compress)
+		return pipe_finish(&plain, len);
+	rec_init(&r);
+	r.compression = 1;
+	{
+		ZSTD_CCtx *cs = ZSTD_createCCtx();
+		assert_non_null(cs);
+		for (at = 0; at < plain.data.len; at += 50000)
+			add_compressed(&r, cs, plain.data.buf + at,
+				       plain.data.len - at < 50000 ? plain.data.len - at : 50000, 81);
+		ZSTD_freeCCtx(cs);
+	}
+	add_round(&r);
+	fg_strbuf_release(&plain.data);
+	return pipe_finish(&r, len);
+}
+
+/* A pipe-form stream read in small pieces gives every sample, plain
+ * (some 3 MB: records cut between the reader's 1 MiB blocks) and
+ * compressed. */
+static void test_stream(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	int compress;
+
+	(void)state;
+	for (compress = 0; compress < 2; compress++) {
+		size_t len;
+		char *buf = many_samples(&len, 40000, compress);
+		struct stream st = { buf, len, 0, 0, 0 };
+		struct count c = { 0, 0 };
+		fg_perfdata *r = NULL;
+		assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+		assert_null(fg_perfdata_unsupported(r));
+		assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), 0);
+		assert_int_equal(c.n, 40000);
+		assert_int_equal(c.resolved, 40000);
+		fg_perfdata_free(r);
+		free(buf);
+	}
+}
+
+/* A stream cut inside a record, failing to read, or of the file form:
+ * an error, with the stream offset where it applies. */
+static void test_stream_errors(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata *r = NULL;
+	struct count c = { 0, 0 };
+	struct stream st;
+	size_t len;
+	char *buf = many_samples(&len, 20000, false);
+
+	(void)state;
+	/* cut 3 bytes into a sample past the first block */
+	memset(&st, 0, sizeof(st));
+	st.buf = buf;
+	st.len = len - 8 - 72 + 3; /* the last round, the last sample */
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+	assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), FG_EPARSE);
+	{
+		char want[128];
+		snprintf(want, sizeof(want), "<stdin>: offset %zu: record truncated (the recording was "
+			 "cut short?)", len - 8 - 72);
+		assert_string_equal(fg_error_last(), want);
+	}
+	fg_perfdata_free(r);
+	/* a read error after the first block */
+	memset(&st, 0, sizeof(st));
+	st.buf = buf;
+	st.len = len;
+	st.fail_at = 1200000;
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+	assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), FG_EIO);
+	fg_perfdata_free(r);
+	free(buf);
+	/* the file form */
+	buf = simple_recording(&len, false);
+	memset(&st, 0, sizeof(st));
+	st.buf = buf;
+	st.len = len;
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), FG_EINVAL);
+	assert_null(r);
+	free(buf);
+	/* not perf.data */
+	memset(&st, 0, sizeof(st));
+	st.buf = "hello, world, this is text\n";
+	st.len = strlen(st.buf);
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), FG_EPARSE);
+}
+
 static void write_seeds(const char *dir)
 {
 	size_t len;
@@ -1205,6 +1357,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chunks_freed),
 		cmocka_unit_test(test_pipe),
 		cmocka_unit_test(test_pipe_malformed),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_stream_errors),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_demangle),
 	};

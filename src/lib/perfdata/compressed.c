@@ -1,4 +1,7 @@
-/* Compressed records (perf record -z): each one's data continues a single
+/* Chunks of records: the bytes of a stream read in blocks, or those
+ * decompressed out of compressed records.
+ *
+ * Compressed records (perf record -z): each one's data continues a single
  * zstd stream that runs through all of them, so one decompression context
  * lives as long as the reader. perf cuts that stream where it likes: the
  * records decompressed out of one compressed record may end inside a
@@ -21,6 +24,7 @@
  * above what perf's compression levels reach on records, low enough
  * that hostile input cannot make the reader take all memory. */
 #define CHUNK_MAX ((size_t)64 << 20)
+/* the first size tried: then doubled as the data needs */
 #define CHUNK_FIRST ((size_t)64 << 10)
 
 void pd_inflater_init(pd_inflater *z)
@@ -28,41 +32,46 @@ void pd_inflater_init(pd_inflater *z)
 	memset(z, 0, sizeof(*z));
 }
 
-static void unlink_chunk(pd_inflater *z, pd_chunk *c)
+static void unlink_chunk(pd_chunk *c)
 {
+	pd_chunk_list *list = c->list;
+
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		z->first = c->next;
+		list->first = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
 	else
-		z->last = c->prev;
+		list->last = c->prev;
 	free(c->data);
 	free(c);
 }
 
+void pd_chunks_release(pd_chunk_list *list)
+{
+	while (list->first)
+		unlink_chunk(list->first);
+}
+
 void pd_inflater_release(pd_inflater *z)
 {
-	while (z->first)
-		unlink_chunk(z, z->first);
+	pd_chunks_release(&z->chunks);
 	ZSTD_freeDStream(z->stream);
 	z->stream = NULL;
 }
 
-void pd_chunk_unref(pd_inflater *z, pd_chunk *c)
+void pd_chunk_unref(pd_chunk *c)
 {
 	if (c->refs)
 		c->refs--;
-	if (!c->refs && c != z->last)
-		unlink_chunk(z, c);
+	if (!c->refs && c != c->list->last)
+		unlink_chunk(c);
 }
 
-/* A new chunk at the end of the list, holding the last tail_len bytes of
- * the chunk before (the record it ended inside of). */
-static int new_chunk(pd_inflater *z, uint64_t off, size_t tail_len, size_t want, pd_chunk **out)
+int pd_chunk_new(pd_chunk_list *list, uint64_t off, size_t tail_len, size_t want, pd_chunk **out)
 {
-	pd_chunk *c, *prev = z->last;
+	pd_chunk *c, *prev = list->last;
 	size_t cap = CHUNK_FIRST;
 
 	while (cap < want && cap < CHUNK_MAX)
@@ -75,6 +84,7 @@ static int new_chunk(pd_inflater *z, uint64_t off, size_t tail_len, size_t want,
 	}
 	c->cap = cap;
 	c->off = off;
+	c->list = list;
 	if (prev && tail_len)
 		memcpy(c->data, prev->data + prev->len - tail_len, tail_len);
 	c->len = prev ? tail_len : 0;
@@ -82,12 +92,12 @@ static int new_chunk(pd_inflater *z, uint64_t off, size_t tail_len, size_t want,
 	if (prev)
 		prev->next = c;
 	else
-		z->first = c;
-	z->last = c;
+		list->first = c;
+	list->last = c;
 	/* the chunk before is no longer the newest: free it unless records
 	 * of it wait in the queue */
 	if (prev && !prev->refs)
-		unlink_chunk(z, prev);
+		unlink_chunk(prev);
 	*out = c;
 	return 0;
 }
@@ -120,8 +130,9 @@ int pd_inflate(pd_inflater *z, uint64_t off, const unsigned char *src, size_t le
 			   ZSTD_isError(ZSTD_initDStream(z->stream))))
 		return fg_error_set(FG_ENOMEM, "out of memory (zstd)");
 	/* records compress some 5 to 10 times: room for that at once */
-	if ((err = new_chunk(z, off, tail_len, tail_len + 8 * len, &c)))
+	if ((err = pd_chunk_new(&z->chunks, off, tail_len, tail_len + 8 * len, &c)))
 		return err;
+	c->inflated = true;
 	for (;;) {
 		ZSTD_outBuffer o;
 		size_t ret;

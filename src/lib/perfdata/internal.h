@@ -168,21 +168,42 @@ void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
 
 /* ---- compressed.c ---- */
 
-/* Records decompressed out of one compressed record (perf record -z),
- * led by the bytes of a record the chunk before ended inside of. */
+struct pd_chunk_list;
+
+/* A block of records: read from a stream, or decompressed out of one
+ * compressed record (perf record -z); led by the bytes of a record the
+ * chunk before ended inside of. */
 typedef struct pd_chunk {
 	unsigned char *data;
 	size_t len, cap;
-	uint64_t off;             /* file offset of its compressed record */
+	uint64_t off;             /* read: the stream offset of data[0];
+				     inflated: the file offset of its
+				     compressed record */
+	bool inflated;
 	size_t refs;              /* records of it waiting in the reader's queue */
+	struct pd_chunk_list *list;
 	struct pd_chunk *prev, *next;
 } pd_chunk;
 
+/* Chunks still in use, oldest first. */
+typedef struct pd_chunk_list {
+	pd_chunk *first, *last;
+} pd_chunk_list;
+
+/* A new chunk at the end of list with room for want bytes (at most 64
+ * MiB), *out, starting with the last tail_len bytes of the chunk before,
+ * which is freed unless records of it are queued. 0 or FG_ENOMEM. */
+int pd_chunk_new(pd_chunk_list *list, uint64_t off, size_t tail_len, size_t want, pd_chunk **out);
+/* One queued record of c was handled: c is freed once none is left,
+ * unless it is the newest chunk (its tail may continue in the next). */
+void pd_chunk_unref(pd_chunk *c);
+void pd_chunks_release(pd_chunk_list *list);
+
 /* The zstd stream of a recording's compressed records and the chunks
- * decompressed from it still in use, oldest first. */
+ * decompressed from it. */
 typedef struct pd_inflater {
 	void *stream;             /* ZSTD_DStream, made on first use */
-	pd_chunk *first, *last;
+	pd_chunk_list chunks;
 } pd_inflater;
 
 void pd_inflater_init(pd_inflater *z);
@@ -195,9 +216,6 @@ void pd_inflater_release(pd_inflater *z);
  * the data; the caller words the message. */
 int pd_inflate(pd_inflater *z, uint64_t off, const unsigned char *src, size_t len, size_t tail_len,
 	       pd_chunk **out, const char **why);
-/* One queued record of c was handled: c is freed once none is left,
- * unless it is the newest chunk (its tail may continue in the next). */
-void pd_chunk_unref(pd_inflater *z, pd_chunk *c);
 
 /* ---- byte access ---- */
 

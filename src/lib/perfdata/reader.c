@@ -55,9 +55,10 @@ struct pd_attr {
 	size_t nids;
 };
 
-/* A record's bytes and, for messages, where it is: its file offset, or
- * for a record decompressed out of a compressed record, the chunk of
- * that record (whose offset is given). */
+/* A record's bytes and, for messages, where it is: its file or stream
+ * offset, or for a record decompressed out of a compressed record, the
+ * chunk of that record (whose offset is given). A record in a chunk
+ * keeps it alive while queued. */
 struct recpos {
 	const unsigned char *p;
 	uint64_t off;
@@ -100,6 +101,10 @@ struct fg_perfdata {
 	pd_inflater inflater;     /* compressed records' stream */
 	size_t tail;              /* bytes of a record cut at the end of the
 				     newest chunk */
+	fg_perfdata_read_fn read; /* a stream's, or NULL */
+	void *read_ctx;
+	unsigned char *prologue;  /* a stream's header and first records (base) */
+	pd_chunk_list stream;     /* blocks of the stream in use */
 };
 
 bool fg_perfdata_magic(const void *buf, size_t len)
@@ -114,7 +119,7 @@ static int bad(const fg_perfdata *r, uint64_t off, const char *what)
 
 static int bad_at(const fg_perfdata *r, const struct recpos *at, const char *what)
 {
-	if (at->chunk)
+	if (at->chunk && at->chunk->inflated)
 		return fg_error_set(FG_EPARSE, "%s: offset %llu: in its decompressed records: %s",
 				    r->name, (unsigned long long)at->chunk->off, what);
 	return bad(r, at->off, what);
@@ -473,6 +478,8 @@ void fg_perfdata_free(fg_perfdata *r)
 		munmap((void *)r->base, r->size);
 	pd_unwinder_free(r->unwinder);
 	pd_inflater_release(&r->inflater);
+	pd_chunks_release(&r->stream);
+	free(r->prologue);
 	pd_machine_release(&r->machine);
 	pd_symbols_release(&r->syms);
 	fg_arena_release(&r->arena);
@@ -908,7 +915,7 @@ static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void 
 		err = handle(r, &r->q[n].at, cb, ctx);
 		/* a chunk goes with the last of its queued records */
 		if (r->q[n].at.chunk)
-			pd_chunk_unref(&r->inflater, r->q[n].at.chunk);
+			pd_chunk_unref(r->q[n].at.chunk);
 		if (err)
 			return err;
 	}
@@ -1057,9 +1064,29 @@ static int do_compressed(fg_perfdata *r, const struct recpos *at, uint32_t type,
 	return walk_chunk(r, c, cb, ctx);
 }
 
-static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+/* One record: a compressed one decompressed and its records walked,
+ * others dispatched. *extra gets the size of the data that follows the
+ * record itself (AUX data, the pipe form's tracing data), to pass. */
+static int walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+		    uint64_t *extra, fg_perfdata_sample_cb cb, void *ctx)
 {
-	uint64_t off = r->data_off;
+	*extra = 0;
+	if (is_compressed_type(r, type))
+		return do_compressed(r, at, type, size, cb, ctx);
+	if (type == REC_AUXTRACE && size >= 16)
+		*extra = pd_u64(at->p + 8);
+	else if (type == REC_HEADER_TRACING_DATA && r->pipe && size >= 12)
+		*extra = pd_u32(at->p + 8);
+	else
+		return dispatch(r, at, cb, ctx);
+	return 0;
+}
+
+/* The records of the data section (of a stream: those read with its
+ * prologue). */
+static int walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint64_t off = r->data_off, extra;
 	int err;
 
 	while (off < r->data_end) {
@@ -1074,33 +1101,199 @@ static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 			return bad(r, off, "record smaller than its header");
 		if (size > r->data_end - off)
 			return bad(r, off, "record truncated (the recording was cut short?)");
-		if (is_compressed_type(r, type)) {
-			err = do_compressed(r, &at, type, size, cb, ctx);
-		} else if (type == REC_AUXTRACE && size >= 16) {
-			/* its data follows the record */
-			uint64_t extra = pd_u64(at.p + 8);
-			if (extra > r->data_end - off - size)
-				return bad(r, off, "AUX data truncated");
-			off += extra;
-			err = 0;
-		} else if (type == REC_HEADER_TRACING_DATA && r->pipe && size >= 12) {
-			/* the pipe form's tracing data follows the record */
-			uint32_t extra = pd_u32(at.p + 8);
-			if (extra > r->data_end - off - size)
-				return bad(r, off, "tracing data truncated");
-			off += extra;
-			err = 0;
-		} else {
-			err = dispatch(r, &at, cb, ctx);
-		}
-		if (err)
+		if ((err = walk_one(r, &at, type, size, &extra, cb, ctx)))
 			return err;
-		off += size;
+		if (extra > r->data_end - off - size)
+			return bad(r, off, type == REC_AUXTRACE ? "AUX data truncated" :
+				   "tracing data truncated");
+		off += size + extra;
 	}
+	return 0;
+}
+
+/* After the last record: compressed data must not end inside one, and
+ * the records still queued are handled. */
+static int walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
 	if (r->tail)
-		return bad(r, r->inflater.last->off,
+		return bad(r, r->inflater.chunks.last->off,
 			   "compressed data ends inside a record (the recording was cut short?)");
 	return flush(r, UINT64_MAX, cb, ctx);
+}
+
+static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	int err = walk_records(r, cb, ctx);
+
+	return err ? err : walk_end(r, cb, ctx);
+}
+
+/* ---- streams ---- */
+
+/* The records before the first sample of a stream are kept in memory:
+ * this much at most */
+#define PROLOGUE_MAX ((size_t)256 << 20)
+/* a stream is read in blocks of this size */
+#define STREAM_BLOCK ((size_t)1 << 20)
+
+/* Appends up to n more bytes of the stream to b; *got: how many (fewer
+ * only at the stream's end). */
+static int read_into(fg_perfdata *r, const char *name, fg_strbuf *b, uint64_t n, size_t *got)
+{
+	*got = 0;
+	if (n > PROLOGUE_MAX - b->len)
+		return fg_error_set(FG_ELIMIT, "%s: the records before the first sample pass %zu MiB",
+				    name, PROLOGUE_MAX >> 20);
+	if (fg_strbuf_grow(b, (size_t)n))
+		return FG_ENOMEM;
+	while (*got < n) {
+		ssize_t k = r->read(r->read_ctx, b->buf + b->len, (size_t)n - *got);
+		if (k < 0)
+			return (int)k;
+		if (k == 0)
+			break;
+		b->len += (size_t)k; /* within the room grown above */
+		*got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The header and prologue of a pipe-form stream, into b: up to and with
+ * the record that ends the prologue for read_pipe_prologue. What is
+ * malformed is left for parse_header and the walk to name. */
+static int read_stream_prologue(fg_perfdata *r, const char *name, fg_strbuf *b)
+{
+	size_t got;
+	int err;
+
+	if ((err = read_into(r, name, b, 16, &got)) || got < 16)
+		return err;
+	if (!fg_perfdata_magic(b->buf, 16) || pd_u64((const unsigned char *)b->buf + 8) != 16)
+		return 0;
+	for (;;) {
+		size_t at = b->len;
+		const unsigned char *p;
+		uint32_t type;
+		uint16_t size;
+		if ((err = read_into(r, name, b, 8, &got)) || got < 8)
+			return err;
+		p = (const unsigned char *)b->buf + at;
+		type = pd_u32(p);
+		size = pd_u16(p + 6);
+		if (size < 8 || (err = read_into(r, name, b, size - 8u, &got)) || got < size - 8u)
+			return err;
+		p = (const unsigned char *)b->buf + at;
+		if (type == REC_HEADER_TRACING_DATA && size >= 12 &&
+		    ((err = read_into(r, name, b, pd_u32(p + 8), &got)) || got < pd_u32(p + 8)))
+			return err;
+		if (type == PERF_RECORD_SAMPLE || type == REC_FINISHED_ROUND || type == REC_FINISHED_INIT ||
+		    type == REC_COMPRESSED || type == REC_COMPRESSED2)
+			return 0;
+	}
+}
+
+int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_fn read,
+			    void *ctx, const fg_perfdata_opts *opts)
+{
+	fg_strbuf b = FG_STRBUF_INIT;
+	fg_perfdata *r;
+	int err;
+
+	*out = NULL;
+	if (!(r = fg_calloc(1, sizeof(*r))))
+		return FG_ENOMEM;
+	r->read = read;
+	r->read_ctx = ctx;
+	err = read_stream_prologue(r, name, &b);
+	r->prologue = (unsigned char *)fg_strbuf_detach(&b, &r->size);
+	r->base = r->prologue;
+	if (!err && r->size >= 16 && fg_perfdata_magic(r->base, r->size) && pd_u64(r->base + 8) != 16)
+		err = fg_error_set(FG_EINVAL, "%s: the file form of perf.data cannot be read from a "
+				   "stream (only perf record -o -): pass it as a file", name);
+	if (!err)
+		err = setup(r, name, opts);
+	if (err) {
+		fg_perfdata_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+/* The records of a block of the stream; one cut at its end is left for
+ * the next block (*tail: its bytes so far), data that follows a record
+ * passed (*skip: what is left of it). */
+static int walk_stream_chunk(fg_perfdata *r, pd_chunk *c, uint64_t *skip, size_t *tail,
+			     fg_perfdata_sample_cb cb, void *ctx)
+{
+	size_t pos = 0;
+	int err;
+
+	for (;;) {
+		size_t pass = *skip < c->len - pos ? (size_t)*skip : c->len - pos;
+		struct recpos at;
+		uint16_t size;
+		pos += pass;
+		*skip -= pass;
+		if (c->len - pos < 8)
+			break;
+		at.p = c->data + pos;
+		at.off = c->off + pos;
+		at.chunk = c;
+		size = pd_u16(at.p + 6);
+		if (size < 8)
+			return bad(r, at.off, "record smaller than its header");
+		if (size > c->len - pos)
+			break;
+		if ((err = walk_one(r, &at, pd_u32(at.p), size, skip, cb, ctx)))
+			return err;
+		pos += size;
+	}
+	*tail = c->len - pos;
+	return 0;
+}
+
+/* Fills c from the stream as far as it goes; *end: the stream ended. */
+static int fill_chunk(fg_perfdata *r, pd_chunk *c, bool *end)
+{
+	*end = false;
+	while (c->len < c->cap) {
+		ssize_t n = r->read(r->read_ctx, c->data + c->len, c->cap - c->len);
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			*end = true;
+			break;
+		}
+		c->len += (size_t)n;
+	}
+	return 0;
+}
+
+/* A stream: the records of its prologue, then block after block as it
+ * is read, each block a chunk kept alive by the records of it that wait
+ * for their round. */
+static int walk_stream(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint64_t pos = r->size, skip = 0;
+	size_t tail = 0;
+	bool end = false;
+	int err;
+
+	if ((err = walk_records(r, cb, ctx)))
+		return err;
+	while (!end) {
+		pd_chunk *c;
+		if ((err = pd_chunk_new(&r->stream, pos - tail, tail, STREAM_BLOCK, &c)) ||
+		    (err = fill_chunk(r, c, &end)))
+			return err;
+		pos = c->off + c->len;
+		if ((err = walk_stream_chunk(r, c, &skip, &tail, cb, ctx)))
+			return err;
+	}
+	if (tail || skip)
+		return bad(r, pos - tail, "record truncated (the recording was cut short?)");
+	return walk_end(r, cb, ctx);
 }
 
 /* ---- the pipe form ---- */
@@ -1207,5 +1400,5 @@ int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 	if (r->used)
 		return fg_error_set(FG_EINVAL, "%s: samples already read", r->name);
 	r->used = true;
-	return walk(r, cb, ctx);
+	return r->read ? walk_stream(r, cb, ctx) : walk(r, cb, ctx);
 }
