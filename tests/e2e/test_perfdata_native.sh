@@ -13,7 +13,8 @@
 # itself: identical stacks for at least 99% of the samples, with the
 # inlined frames perf script lists and without them (--no-inline).
 # Compressed recordings (perf record -z) and the pipe form (perf record
-# -o - > FILE) are read natively too, with the same check. Recordings the reader does not support (here samples with
+# -o - > FILE) are read natively too, with the same check, and so is a
+# pipe-form stream on standard input (perf record -o - | ...). Recordings the reader does not support (here samples with
 # counter values) go through perf script with a note; --perf-script
 # forces that path.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
@@ -51,7 +52,7 @@ compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
 	[ -s "$name.text" ] && pass || fail "$name: no stacks from perf script"
 	pct=$(share "$name.text" "$name.native")
 	echo "$name: identical stacks for $pct% of the sample weight" \
-		"($(perf script -F tid -i "$rec" 2>/dev/null | wc -l) samples," \
+		"($(perf script -F tid -G -i "$rec" 2>/dev/null | wc -l) samples," \
 		"$(wc -l <"$name.text") stacks)"
 	if ! cmp -s "$name.text" "$name.native"; then
 		echo "$name: differences (< perf script, > native):"
@@ -143,6 +144,35 @@ check_exit "record pipe, 2 events" 0 perf record -q -F 999 -g -e cpu-clock,task-
 	./callgraph 300
 mv out pipe2.data
 compare "pipe-2-events" pipe2.data "" -- --event-filter task-clock
+
+# a pipe-form stream on standard input (perf record -o - | ...), read as
+# it comes: the same stacks as perf script gives on a copy of the stream
+perf record -q -F 1999 -g -o - -- ./threads 600 3 2>record.err | tee stream.data |
+	flamegraph-collapse-perf >stream.native 2>stream.err
+check_exit "stdin: the copy reads as a file" 0 flamegraph-collapse-perf stream.data
+check_same_file "stdin: the same stacks as the file" out stream.native
+perf script -i stream.data 2>/dev/null | flamegraph-collapse-perf >stream.text
+pct=$(share stream.text stream.native)
+echo "stdin stream: identical stacks for $pct% of the sample weight ($(wc -l <stream.text) stacks)"
+awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' && pass || fail "stdin stream: only $pct% identical"
+check_not_contains "stdin: no note, no error" stream.err "."
+# compressed, and gzip on top (fg_input decompresses standard input)
+perf record -q -z -F 999 -g -o - -- ./callgraph 300 2>record.err | tee zstream.data | gzip |
+	flamegraph-collapse-perf >zstream.native 2>zstream.err
+check_exit "stdin -z: the copy reads as a file" 0 flamegraph-collapse-perf zstream.data
+check_same_file "stdin -z | gzip: the same stacks as the file" out zstream.native
+# --perf-script cannot take a stream back from the reader: a clear error
+if perf record -q -F 499 -g -o - -- ./callgraph 100 2>record.err |
+	flamegraph-collapse-perf --perf-script >/dev/null 2>script.err; then
+	fail "stdin --perf-script: no error"
+else
+	pass
+fi
+check_contains "stdin --perf-script: what to do" script.err "save it to a file"
+# a redirected file is read as that file, the file form too
+check_exit "stdin: a redirected file" 0 sh -c 'flamegraph-collapse-perf < threads.data'
+mv out redirect.native
+check_same_file "stdin: a redirected file as the file" threads.native redirect.native
 
 # what the reader does not read goes through perf script, with a note
 # (here samples that carry counter values: a group sampled by its leader)

@@ -97,7 +97,9 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 	for (i = 0; i < (npos ? npos : 1); i++) {
 		const char *in = npos ? files[i] : "-";
 		/* a recording (perf.data) rather than text */
-		if (format != FG_FORMAT_DTRACE && fg_cli_is_perfdata(in))
+		if (format != FG_FORMAT_DTRACE && !strcmp(in, "-"))
+			err = fg_cli_collapse_stdin(c, a->opts.inline_frames, a->perf_script, a->quiet);
+		else if (format != FG_FORMAT_DTRACE && fg_cli_is_perfdata(in))
 			err = fg_cli_collapse_perfdata(c, in, a->opts.inline_frames, a->perf_script,
 						       a->quiet);
 		else
