@@ -3,8 +3,9 @@
  * prints them, without running perf.
  *
  * What is read: the file form of perf.data (magic "PERFILE2", header
- * size 104) on x86_64, and the pipe form (`perf record -o - > FILE`,
- * header size 16) saved to a file, whose attributes, features and event
+ * size 104) on x86_64, and the pipe form (`perf record -o -`, header
+ * size 16), saved to a file or read as a stream (fg_perfdata_open_stream),
+ * whose attributes, features and event
  * names come as the records perf writes before the data (HEADER_ATTR,
  * HEADER_FEATURE, EVENT_UPDATE, HEADER_BUILD_ID, read at open, up to
  * FINISHED_INIT or the first sample); event attributes (sample_type,
@@ -38,12 +39,14 @@
  * module is loaded once and each address resolved once.
  *
  * What is not read yet (fg_perfdata_unsupported says which, before any
- * sample is given): a pipe-form stream that is not a file (standard
- * input: fg_perfdata_open maps its input), compression other than zstd, AUX area data, other architectures and byte orders, dwarf
+ * sample is given): compression other than zstd, AUX area data, other architectures and byte orders, dwarf
  * call graphs of other register sets than x86_64's or with branch
  * stacks. The caller then runs `perf script` instead.
  *
- * Memory: the file is mapped, not read; what the reader holds grows with
+ * Memory: the file is mapped, not read (a stream is read in 1 MiB blocks,
+ * each freed once the records of it that wait for their round are
+ * handled, and its records before the first sample kept); what the
+ * reader holds grows with
  * the processes, threads, maps and modules of the recording and with the
  * distinct addresses of its call chains (and the records of one round:
  * of compressed records, the decompressed chunks that hold records

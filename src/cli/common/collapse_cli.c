@@ -146,11 +146,11 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "Reads the FILEs (gzip is detected) or stdin. A FILE that is a perf.data recording "
 			      "is read natively, without perf script: frame-pointer call chains (perf record -g) "
 			      "and dwarf call graphs (--call-graph dwarf, unwound here), compressed records (-z), "
-			      "the pipe form saved to a file (perf record -o - > FILE), "
+			      "the pipe form (perf record -o -, saved to a file or piped into stdin), "
 			      "symbols from ELF symbol tables, debug files and kallsyms, DWARF inlined frames, "
 			      "the same stacks as perf script's text gives. Recordings it does not read yet (AUX "
-			      "data, other architectures) go through perf script, with a note; a recording on "
-			      "stdin is not detected (pass it as a FILE).";
+			      "data, other architectures) go through perf script, with a note (from stdin: an "
+			      "error, save the recording to a file).";
 		cli.footer = "Examples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
 			     "  flamegraph-collapse-perf perf.data > out.folded\n";
 		cli.options = perf_options;
