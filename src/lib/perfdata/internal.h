@@ -1,7 +1,8 @@
 /* Internals of the perf.data stage: the recording's state as the records
  * build it (threads, processes and their maps: machine.c) and the
  * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c).
- * reader.c parses the file and drives both, with the records of
+ * reader.c parses the file and drives both (its state in reader.h,
+ * shared with pipe.c: the pipe form and streams), with the records of
  * compressed records decompressed by compressed.c; collapse.c prints
  * samples for the collapser. */
 #ifndef FG_PERFDATA_INTERNAL_H

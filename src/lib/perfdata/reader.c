@@ -8,7 +8,9 @@
  * at each round's end, those up to the newest time of the rounds before
  * are handled in time order (records of equal time in file order): the
  * order perf itself uses, so a sample sees the names and maps perf shows
- * with it. Nothing of a record is copied. */
+ * with it. Nothing of a record is copied: queued records point into the
+ * mapped file, or into the chunks of compressed records (compressed.c)
+ * and of streams (pipe.c, which also reads the pipe form's prologue). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -20,92 +22,10 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/perfdata/internal.h"
+#include "lib/perfdata/reader.h"
 #include "util/banned.h"
 
 #define HEADER_SIZE 104
-#define FEAT_BUILD_ID 2
-#define FEAT_ARCH 6
-#define FEAT_EVENT_DESC 12
-#define FEAT_AUXTRACE 18
-#define FEAT_DIR_FORMAT 24
-#define FEAT_COMPRESSED 27
-
-/* perf's own record types (linux/perf_event.h has the kernel's) */
-#define REC_HEADER_ATTR 64
-#define REC_HEADER_TRACING_DATA 66
-#define REC_HEADER_BUILD_ID 67
-#define REC_FINISHED_ROUND 68
-#define REC_AUXTRACE 71
-#define REC_EVENT_UPDATE 78
-#define REC_HEADER_FEATURE 80
-#define REC_COMPRESSED 81
-#define REC_FINISHED_INIT 82
-#define REC_COMPRESSED2 83
-
-/* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
-#define MAX_STACK 127
-
-struct pd_attr {
-	uint64_t sample_type;
-	uint64_t sample_period;
-	uint64_t regs_user;       /* sample_regs_user: the registers of a sample */
-	const char *name;
-	const unsigned char *ids; /* u64 ids in the file */
-	size_t nids;
-};
-
-/* A record's bytes and, for messages, where it is: its file or stream
- * offset, or for a record decompressed out of a compressed record, the
- * chunk of that record (whose offset is given). A record in a chunk
- * keeps it alive while queued. */
-struct recpos {
-	const unsigned char *p;
-	uint64_t off;
-	pd_chunk *chunk;
-};
-
-struct qent {
-	uint64_t time, seq;
-	struct recpos at;
-};
-
-struct fg_perfdata {
-	char *name;
-	const unsigned char *base;
-	size_t size;
-	bool mapped, used;
-	fg_perfdata_opts opts;
-	const char *unsupported;
-	struct pd_attr *attrs;
-	size_t nattrs, aattrs;
-	bool pipe;                /* the pipe form (perf record -o -) */
-	uint64_t sample_type;     /* common to all attrs */
-	uint64_t regs_user;       /* likewise */
-	bool id_all;
-	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
-	pd_unwinder *unwinder;
-	uint64_t pcs[MAX_STACK];
-	uint64_t data_off, data_end;
-	pd_machine machine;
-	pd_symbols syms;
-	fg_perfdata_stats stats;
-	fg_arena arena;
-	struct qent *q;
-	size_t nq, aq;
-	uint64_t seq, next_flush, max_time;
-	fg_perfdata_frame *frames;
-	size_t nframes, aframes;
-	char comm_buf[24];
-	bool compressed;          /* the recording has the compressed feature */
-	pd_inflater inflater;     /* compressed records' stream */
-	size_t tail;              /* bytes of a record cut at the end of the
-				     newest chunk */
-	fg_perfdata_read_fn read; /* a stream's, or NULL */
-	void *read_ctx;
-	unsigned char *prologue;  /* a stream's header and first records (base) */
-	pd_chunk_list stream;     /* blocks of the stream in use */
-};
 
 bool fg_perfdata_magic(const void *buf, size_t len)
 {
@@ -171,7 +91,7 @@ static int check_dwarf(fg_perfdata *r)
 
 /* Attribute i (asize bytes at a, its ids at ids), which must share the
  * first one's sample format. */
-static void set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
+void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
 		     const unsigned char *ids, size_t nids)
 {
 	struct pd_attr *at = &r->attrs[i];
@@ -197,7 +117,7 @@ static void set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t 
 }
 
 /* Once all attributes are known: the sample format this reader needs. */
-static int check_attrs(fg_perfdata *r)
+int pd_check_attrs(fg_perfdata *r)
 {
 	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
 		r->unsupported = "samples without an address or call chain";
@@ -226,9 +146,9 @@ static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t
 		uint64_t ids_off = pd_u64(a + attr_size), ids_size = pd_u64(a + attr_size + 8);
 		if (!in_file(r, ids_off, ids_size))
 			return bad(r, off + i * entry + attr_size, "event ids outside the file");
-		set_attr(r, i, a, attr_size, r->base + ids_off, (size_t)(ids_size / 8));
+		pd_set_attr(r, i, a, attr_size, r->base + ids_off, (size_t)(ids_size / 8));
 	}
-	return check_attrs(r);
+	return pd_check_attrs(r);
 }
 
 static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
@@ -259,7 +179,7 @@ static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
 	return 0;
 }
 
-static int read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
+int pd_read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
 {
 	while (off + 8 <= end) {
 		uint16_t misc = pd_u16(r->base + off + 4), size = pd_u16(r->base + off + 6);
@@ -293,14 +213,14 @@ static int read_compressed(fg_perfdata *r, uint64_t off, uint64_t end)
 
 /* A feature section this reader uses, at [off, end); others are
  * skipped. */
-static int read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end)
+int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end)
 {
 	uint64_t p = off;
 	const char *arch;
 
 	switch (feat) {
 	case FEAT_BUILD_ID:
-		return read_build_ids(r, off, end);
+		return pd_read_build_ids(r, off, end);
 	case FEAT_EVENT_DESC:
 		return read_event_desc(r, off, end);
 	case FEAT_ARCH:
@@ -338,13 +258,11 @@ static int read_features(fg_perfdata *r, const unsigned char *bits)
 		idx++;
 		if (!in_file(r, off, size))
 			return bad(r, table + (uint64_t)(idx - 1) * 16, "feature section outside the file");
-		if ((err = read_feature(r, (uint64_t)feat, off, off + size)))
+		if ((err = pd_read_feature(r, (uint64_t)feat, off, off + size)))
 			return err;
 	}
 	return 0;
 }
-
-static int read_pipe_prologue(fg_perfdata *r);
 
 static int parse_header(fg_perfdata *r)
 {
@@ -363,7 +281,7 @@ static int parse_header(fg_perfdata *r)
 		r->pipe = true;
 		r->data_off = 16;
 		r->data_end = r->size;
-		return read_pipe_prologue(r);
+		return pd_read_pipe_prologue(r);
 	}
 	if (hsize != HEADER_SIZE)
 		return bad(r, 8, "unknown header size");
@@ -385,7 +303,7 @@ static int parse_header(fg_perfdata *r)
 	return read_features(r, h + 72);
 }
 
-static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
+int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 {
 	fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
 	int err;
@@ -418,7 +336,7 @@ int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, s
 		return FG_ENOMEM;
 	r->base = buf;
 	r->size = len;
-	if ((err = setup(r, name, opts))) {
+	if ((err = pd_setup(r, name, opts))) {
 		fg_perfdata_free(r);
 		return err;
 	}
@@ -1006,7 +924,7 @@ static int dispatch(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_
 	return 0;
 }
 
-static bool is_compressed_type(const fg_perfdata *r, uint32_t type)
+bool pd_is_compressed_type(const fg_perfdata *r, uint32_t type)
 {
 	/* 83 is COMPRESSED2 in the perf releases that write it; only
 	 * with the compressed feature is it sure to be that */
@@ -1027,7 +945,7 @@ static int walk_chunk(fg_perfdata *r, pd_chunk *c, fg_perfdata_sample_cb cb, voi
 			return bad_at(r, &at, "record smaller than its header");
 		if (size > c->len - pos)
 			break;
-		if (is_compressed_type(r, pd_u32(at.p)))
+		if (pd_is_compressed_type(r, pd_u32(at.p)))
 			return bad_at(r, &at, "a compressed record inside compressed data");
 		if ((err = dispatch(r, &at, cb, ctx)))
 			return err;
@@ -1067,11 +985,11 @@ static int do_compressed(fg_perfdata *r, const struct recpos *at, uint32_t type,
 /* One record: a compressed one decompressed and its records walked,
  * others dispatched. *extra gets the size of the data that follows the
  * record itself (AUX data, the pipe form's tracing data), to pass. */
-static int walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+int pd_walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
 		    uint64_t *extra, fg_perfdata_sample_cb cb, void *ctx)
 {
 	*extra = 0;
-	if (is_compressed_type(r, type))
+	if (pd_is_compressed_type(r, type))
 		return do_compressed(r, at, type, size, cb, ctx);
 	if (type == REC_AUXTRACE && size >= 16)
 		*extra = pd_u64(at->p + 8);
@@ -1084,7 +1002,7 @@ static int walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint
 
 /* The records of the data section (of a stream: those read with its
  * prologue). */
-static int walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 {
 	uint64_t off = r->data_off, extra;
 	int err;
@@ -1101,7 +1019,7 @@ static int walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 			return bad(r, off, "record smaller than its header");
 		if (size > r->data_end - off)
 			return bad(r, off, "record truncated (the recording was cut short?)");
-		if ((err = walk_one(r, &at, type, size, &extra, cb, ctx)))
+		if ((err = pd_walk_one(r, &at, type, size, &extra, cb, ctx)))
 			return err;
 		if (extra > r->data_end - off - size)
 			return bad(r, off, type == REC_AUXTRACE ? "AUX data truncated" :
@@ -1113,7 +1031,7 @@ static int walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 
 /* After the last record: compressed data must not end inside one, and
  * the records still queued are handled. */
-static int walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+int pd_walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 {
 	if (r->tail)
 		return bad(r, r->inflater.chunks.last->off,
@@ -1123,274 +1041,9 @@ static int walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 
 static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 {
-	int err = walk_records(r, cb, ctx);
+	int err = pd_walk_records(r, cb, ctx);
 
-	return err ? err : walk_end(r, cb, ctx);
-}
-
-/* ---- streams ---- */
-
-/* The records before the first sample of a stream are kept in memory:
- * this much at most */
-#define PROLOGUE_MAX ((size_t)256 << 20)
-/* a stream is read in blocks of this size */
-#define STREAM_BLOCK ((size_t)1 << 20)
-
-/* Appends up to n more bytes of the stream to b; *got: how many (fewer
- * only at the stream's end). */
-static int read_into(fg_perfdata *r, const char *name, fg_strbuf *b, uint64_t n, size_t *got)
-{
-	*got = 0;
-	if (n > PROLOGUE_MAX - b->len)
-		return fg_error_set(FG_ELIMIT, "%s: the records before the first sample pass %zu MiB",
-				    name, PROLOGUE_MAX >> 20);
-	if (fg_strbuf_grow(b, (size_t)n))
-		return FG_ENOMEM;
-	while (*got < n) {
-		ssize_t k = r->read(r->read_ctx, b->buf + b->len, (size_t)n - *got);
-		if (k < 0)
-			return (int)k;
-		if (k == 0)
-			break;
-		b->len += (size_t)k; /* within the room grown above */
-		*got += (size_t)k;
-	}
-	return 0;
-}
-
-/* The header and prologue of a pipe-form stream, into b: up to and with
- * the record that ends the prologue for read_pipe_prologue. What is
- * malformed is left for parse_header and the walk to name. */
-static int read_stream_prologue(fg_perfdata *r, const char *name, fg_strbuf *b)
-{
-	size_t got;
-	int err;
-
-	if ((err = read_into(r, name, b, 16, &got)) || got < 16)
-		return err;
-	if (!fg_perfdata_magic(b->buf, 16) || pd_u64((const unsigned char *)b->buf + 8) != 16)
-		return 0;
-	for (;;) {
-		size_t at = b->len;
-		const unsigned char *p;
-		uint32_t type;
-		uint16_t size;
-		if ((err = read_into(r, name, b, 8, &got)) || got < 8)
-			return err;
-		p = (const unsigned char *)b->buf + at;
-		type = pd_u32(p);
-		size = pd_u16(p + 6);
-		if (size < 8 || (err = read_into(r, name, b, size - 8u, &got)) || got < size - 8u)
-			return err;
-		p = (const unsigned char *)b->buf + at;
-		if (type == REC_HEADER_TRACING_DATA && size >= 12 &&
-		    ((err = read_into(r, name, b, pd_u32(p + 8), &got)) || got < pd_u32(p + 8)))
-			return err;
-		if (type == PERF_RECORD_SAMPLE || type == REC_FINISHED_ROUND || type == REC_FINISHED_INIT ||
-		    type == REC_COMPRESSED || type == REC_COMPRESSED2)
-			return 0;
-	}
-}
-
-int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_fn read,
-			    void *ctx, const fg_perfdata_opts *opts)
-{
-	fg_strbuf b = FG_STRBUF_INIT;
-	fg_perfdata *r;
-	int err;
-
-	*out = NULL;
-	if (!(r = fg_calloc(1, sizeof(*r))))
-		return FG_ENOMEM;
-	r->read = read;
-	r->read_ctx = ctx;
-	err = read_stream_prologue(r, name, &b);
-	r->prologue = (unsigned char *)fg_strbuf_detach(&b, &r->size);
-	r->base = r->prologue;
-	if (!err && r->size >= 16 && fg_perfdata_magic(r->base, r->size) && pd_u64(r->base + 8) != 16)
-		err = fg_error_set(FG_EINVAL, "%s: the file form of perf.data cannot be read from a "
-				   "stream (only perf record -o -): pass it as a file", name);
-	if (!err)
-		err = setup(r, name, opts);
-	if (err) {
-		fg_perfdata_free(r);
-		return err;
-	}
-	*out = r;
-	return 0;
-}
-
-/* The records of a block of the stream; one cut at its end is left for
- * the next block (*tail: its bytes so far), data that follows a record
- * passed (*skip: what is left of it). */
-static int walk_stream_chunk(fg_perfdata *r, pd_chunk *c, uint64_t *skip, size_t *tail,
-			     fg_perfdata_sample_cb cb, void *ctx)
-{
-	size_t pos = 0;
-	int err;
-
-	for (;;) {
-		size_t pass = *skip < c->len - pos ? (size_t)*skip : c->len - pos;
-		struct recpos at;
-		uint16_t size;
-		pos += pass;
-		*skip -= pass;
-		if (c->len - pos < 8)
-			break;
-		at.p = c->data + pos;
-		at.off = c->off + pos;
-		at.chunk = c;
-		size = pd_u16(at.p + 6);
-		if (size < 8)
-			return bad(r, at.off, "record smaller than its header");
-		if (size > c->len - pos)
-			break;
-		if ((err = walk_one(r, &at, pd_u32(at.p), size, skip, cb, ctx)))
-			return err;
-		pos += size;
-	}
-	*tail = c->len - pos;
-	return 0;
-}
-
-/* Fills c from the stream as far as it goes; *end: the stream ended. */
-static int fill_chunk(fg_perfdata *r, pd_chunk *c, bool *end)
-{
-	*end = false;
-	while (c->len < c->cap) {
-		ssize_t n = r->read(r->read_ctx, c->data + c->len, c->cap - c->len);
-		if (n < 0)
-			return (int)n;
-		if (n == 0) {
-			*end = true;
-			break;
-		}
-		c->len += (size_t)n;
-	}
-	return 0;
-}
-
-/* A stream: the records of its prologue, then block after block as it
- * is read, each block a chunk kept alive by the records of it that wait
- * for their round. */
-static int walk_stream(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
-{
-	uint64_t pos = r->size, skip = 0;
-	size_t tail = 0;
-	bool end = false;
-	int err;
-
-	if ((err = walk_records(r, cb, ctx)))
-		return err;
-	while (!end) {
-		pd_chunk *c;
-		if ((err = pd_chunk_new(&r->stream, pos - tail, tail, STREAM_BLOCK, &c)) ||
-		    (err = fill_chunk(r, c, &end)))
-			return err;
-		pos = c->off + c->len;
-		if ((err = walk_stream_chunk(r, c, &skip, &tail, cb, ctx)))
-			return err;
-	}
-	if (tail || skip)
-		return bad(r, pos - tail, "record truncated (the recording was cut short?)");
-	return walk_end(r, cb, ctx);
-}
-
-/* ---- the pipe form ---- */
-
-/* A HEADER_ATTR record: an attribute (its size in its own size field),
- * then its ids up to the record's end. */
-static int pipe_attr(fg_perfdata *r, uint64_t off, uint16_t size)
-{
-	const unsigned char *a = r->base + off + 8;
-	uint64_t asize;
-
-	if (size < 8 + 64)
-		return bad(r, off, "attribute record too short");
-	/* perf's first attribute size (64) may be given as 0 */
-	asize = pd_u32(a + 4) ? pd_u32(a + 4) : 64;
-	if (asize < 64 || asize > size - 8u)
-		return bad(r, off, "attribute record shorter than its attribute");
-	if (FG_ALLOC_GROW(r->attrs, r->nattrs + 1, r->aattrs, 4))
-		return FG_ENOMEM;
-	memset(&r->attrs[r->nattrs], 0, sizeof(*r->attrs));
-	set_attr(r, r->nattrs, a, asize, a + asize, (size_t)((size - 8 - asize) / 8));
-	r->nattrs++;
-	return 0;
-}
-
-/* An EVENT_UPDATE record: {u64 kind, u64 id, data}; the kind that names
- * the event of that id (2) gives its name, as perf script shows it. */
-static int pipe_event_update(fg_perfdata *r, uint64_t off, uint16_t size)
-{
-	const unsigned char *p = r->base + off;
-	size_t i, k;
-
-	if (size < 24 || pd_u64(p + 8) != 2)
-		return 0;
-	for (i = 0; i < r->nattrs; i++)
-		for (k = 0; k < r->attrs[i].nids; k++)
-			if (pd_u64(r->attrs[i].ids + 8 * k) == pd_u64(p + 16)) {
-				const char *name = (const char *)p + 24;
-				if (!(r->attrs[i].name = fg_arena_strndup(&r->arena, name,
-									  strnlen(name, size - 24u))))
-					return FG_ENOMEM;
-				return 0;
-			}
-	return 0;
-}
-
-/* One record of the pipe form's prologue: those that stand for the
- * file form's header sections are read, others left for the walk. */
-static int pipe_prologue_record(fg_perfdata *r, uint64_t off, uint32_t type, uint16_t size)
-{
-	switch (type) {
-	case REC_HEADER_ATTR:
-		return pipe_attr(r, off, size);
-	case REC_HEADER_FEATURE:
-		/* {u64 feature, then its section as the file form has it} */
-		if (size < 16)
-			return bad(r, off, "feature record too short");
-		return read_feature(r, pd_u64(r->base + off + 8), off + 16, off + size);
-	case REC_EVENT_UPDATE:
-		return pipe_event_update(r, off, size);
-	case REC_HEADER_BUILD_ID:
-		return read_build_ids(r, off, off + size);
-	}
-	return 0;
-}
-
-/* The pipe form has no header sections: records perf writes first stand
- * for them (attributes, features, event names). They are read here, up
- * to the end of that prologue (FINISHED_INIT, else the first sample,
- * round or compressed record), so that all is known before a sample;
- * the walk then skips them. */
-static int read_pipe_prologue(fg_perfdata *r)
-{
-	uint64_t off = r->data_off;
-	int err;
-
-	while (r->data_end - off >= 8) {
-		uint32_t type = pd_u32(r->base + off);
-		uint16_t size = pd_u16(r->base + off + 6);
-		/* a malformed record: the walk says what is wrong with it */
-		if (size < 8 || size > r->data_end - off || type == PERF_RECORD_SAMPLE ||
-		    type == REC_FINISHED_ROUND || is_compressed_type(r, type))
-			break;
-		if ((err = pipe_prologue_record(r, off, type, size)))
-			return err;
-		off += size;
-		if (type == REC_HEADER_TRACING_DATA && size >= 12) {
-			if (pd_u32(r->base + off - size + 8) > r->data_end - off)
-				break;
-			off += pd_u32(r->base + off - size + 8);
-		}
-		if (type == REC_FINISHED_INIT)
-			break;
-	}
-	if (!r->nattrs)
-		return bad(r, 16, "no event attributes (HEADER_ATTR records) before the first sample");
-	return check_attrs(r);
+	return err ? err : pd_walk_end(r, cb, ctx);
 }
 
 int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
@@ -1400,5 +1053,5 @@ int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 	if (r->used)
 		return fg_error_set(FG_EINVAL, "%s: samples already read", r->name);
 	r->used = true;
-	return r->read ? walk_stream(r, cb, ctx) : walk(r, cb, ctx);
+	return r->read ? pd_walk_stream(r, cb, ctx) : walk(r, cb, ctx);
 }
