@@ -1249,6 +1249,53 @@ static void test_stream(void **state)
 	}
 }
 
+/* The pipe form's tracing data follows its record: passed over, in a
+ * file and in a stream (in pieces, so that the prologue buffer moves
+ * while it is read). */
+static void test_pipe_tracing_data(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	size_t len, i;
+	rec plain;
+	char *buf;
+	struct got g;
+
+	(void)state;
+	rec_init(&plain);
+	put_header(&plain.data, 66, 0, 16); /* HEADER_TRACING_DATA: u32 size, padding */
+	put32(&plain.data, 4000);
+	put32(&plain.data, 0);
+	for (i = 0; i < 4000; i++)
+		put(&plain.data, "\xee", 1);
+	{
+		rec simple;
+		simple_records(&simple);
+		add_round(&simple);
+		put(&plain.data, simple.data.buf, simple.data.len);
+		fg_strbuf_release(&simple.data);
+	}
+	buf = pipe_finish(&plain, &len);
+	assert_int_equal(read_all("trace.data", buf, len, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.sym0, "perfdata_unit_marker");
+	{
+		struct stream st = { buf, len, 0, 0, 0 };
+		struct count c = { 0, 0 };
+		fg_perfdata *r = NULL;
+		assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+		assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), 0);
+		assert_int_equal(c.resolved, 1);
+		fg_perfdata_free(r);
+	}
+	/* its size past the end: refused with the offset */
+	/* after the header (16), HEADER_ATTR (144), EVENT_UPDATE (40) and
+	 * FINISHED_INIT (8): the record, its size 8 bytes in */
+	memcpy(buf + 16 + 144 + 40 + 8 + 8, &(uint32_t){ 1u << 20 }, 4);
+	assert_int_equal(read_all("trace.data", buf, len, &g), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "trace.data: offset "));
+	free(buf);
+}
+
 /* A stream cut inside a record, failing to read, or of the file form:
  * an error, with the stream offset where it applies. */
 static void test_stream_errors(void **state)
@@ -1359,6 +1406,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pipe_malformed),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_stream_errors),
+		cmocka_unit_test(test_pipe_tracing_data),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_demangle),
 	};

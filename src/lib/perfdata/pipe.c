@@ -159,7 +159,7 @@ static int read_stream_prologue(fg_perfdata *r, const char *name, fg_strbuf *b)
 	for (;;) {
 		size_t at = b->len;
 		const unsigned char *p;
-		uint32_t type;
+		uint32_t type, extra;
 		uint16_t size;
 		if ((err = read_into(r, name, b, 8, &got)) || got < 8)
 			return err;
@@ -169,8 +169,9 @@ static int read_stream_prologue(fg_perfdata *r, const char *name, fg_strbuf *b)
 		if (size < 8 || (err = read_into(r, name, b, size - 8u, &got)) || got < size - 8u)
 			return err;
 		p = (const unsigned char *)b->buf + at;
-		if (type == REC_HEADER_TRACING_DATA && size >= 12 &&
-		    ((err = read_into(r, name, b, pd_u32(p + 8), &got)) || got < pd_u32(p + 8)))
+		/* the tracing data's size is taken before reading it moves b */
+		extra = type == REC_HEADER_TRACING_DATA && size >= 12 ? pd_u32(p + 8) : 0;
+		if (extra && ((err = read_into(r, name, b, extra, &got)) || got < extra))
 			return err;
 		if (type == PERF_RECORD_SAMPLE || type == REC_FINISHED_ROUND || type == REC_FINISHED_INIT ||
 		    type == REC_COMPRESSED || type == REC_COMPRESSED2)
