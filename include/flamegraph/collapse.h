@@ -136,6 +136,10 @@ fg_format fg_guess_format(const char *buf, size_t len);
  * one stream. FG_ENOTFOUND / FG_EIO name the file; such errors are not
  * sticky, so the caller may go on with other files. */
 int fg_collapse_file(fg_collapser *c, const char *path);
+/* Ends one input of several fed with fg_collapser_feed, as
+ * fg_collapse_file does at a file's end: its last line and event end with
+ * it. Returns 0 or the collapser's error. */
+int fg_collapser_end_input(fg_collapser *c);
 
 /* Off-CPU time: where threads wait, weighted by how long.
  *

@@ -3,10 +3,20 @@
  * prints them, without running perf.
  *
  * What is read: the file form of perf.data (magic "PERFILE2", header
- * size 104) on x86_64; event attributes (sample_type, sample_id_all);
+ * size 104) on x86_64, and the pipe form (`perf record -o -`, header
+ * size 16), saved to a file or read as a stream (fg_perfdata_open_stream),
+ * whose attributes, features and event
+ * names come as the records perf writes before the data (HEADER_ATTR,
+ * HEADER_FEATURE, EVENT_UPDATE, HEADER_BUILD_ID, read at open, up to
+ * FINISHED_INIT or the first sample); event attributes (sample_type,
+ * sample_id_all);
  * the records COMM, MMAP, MMAP2, FORK, EXIT, SAMPLE, LOST, LOST_SAMPLES
- * and FINISHED_ROUND (other record types are skipped); the BUILD_ID and
- * EVENT_DESC header features. Records are handled in time order, as perf
+ * and FINISHED_ROUND (other record types are skipped); the BUILD_ID,
+ * EVENT_DESC and COMPRESSED header features. Compressed records (perf
+ * record -z: COMPRESSED, and COMPRESSED2 of later perf) are decompressed
+ * with libzstd as one stream, as perf writes it, records cut across two
+ * compressed records joined again; their records are then handled as
+ * those of the file. Records are handled in time order, as perf
  * does: those between two FINISHED_ROUND records are sorted by time.
  * Call chains are the frame-pointer ones the kernel recorded
  * (PERF_SAMPLE_CALLCHAIN with its PERF_CONTEXT_* markers), or, for dwarf
@@ -39,14 +49,18 @@
  * it the frames have no symbol, in that module.
  *
  * What is not read yet (fg_perfdata_unsupported says which, before any
- * sample is given): the pipe form (`perf record -o -`), compressed
- * records (-z), AUX data, other architectures and byte orders, dwarf
+ * sample is given): compression other than zstd, AUX area data, other architectures and byte orders, dwarf
  * call graphs of other register sets than x86_64's or with branch
  * stacks. The caller then runs `perf script` instead.
  *
- * Memory: the file is mapped, not read; what the reader holds grows with
+ * Memory: the file is mapped, not read (a stream is read in 1 MiB blocks,
+ * each freed once the records of it that wait for their round are
+ * handled, and its records before the first sample kept); what the
+ * reader holds grows with
  * the processes, threads, maps and modules of the recording and with the
- * distinct addresses of its call chains (and the records of one round),
+ * distinct addresses of its call chains (and the records of one round:
+ * of compressed records, the decompressed chunks that hold records
+ * still waiting for their round, each freed once they are handled),
  * not with the number of samples; with dwarf call graphs, also with the
  * ELF files and CFI of the processes alive at once; with JIT map files,
  * with the size of those read. */
@@ -56,6 +70,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "flamegraph/api.h"
 #include "flamegraph/collapse.h"
@@ -128,6 +143,20 @@ int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts
  * r; name is used in messages. */
 int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, size_t len,
 			 const fg_perfdata_opts *opts);
+
+/* Reads up to cap bytes of a stream into buf: returns the count, 0 at
+ * its end, or a negative FG_E* code (with its message set). */
+typedef ssize_t (*fg_perfdata_read_fn)(void *ctx, void *buf, size_t cap);
+
+/* Opens a recording in the pipe form read from a stream (perf record
+ * -o - | ...): its header and the records perf writes before the data
+ * are read now and kept (at most 256 MiB: FG_ELIMIT); the rest is read
+ * by fg_perfdata_foreach, in 1 MiB blocks, each freed once the records
+ * of it that wait for their round are handled. read and ctx must outlive
+ * r; name is used in messages. The file form cannot be read from a
+ * stream (FG_EINVAL); other returns as fg_perfdata_open. */
+int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_fn read,
+			    void *ctx, const fg_perfdata_opts *opts);
 
 /* NULL when the reader can read this recording, else a short static
  * phrase saying what it holds that the reader does not support ("dwarf

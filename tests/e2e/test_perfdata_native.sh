@@ -12,8 +12,11 @@
 # programs built without frame pointers), which the reader unwinds
 # itself: identical stacks for at least 99% of the samples, with the
 # inlined frames perf script lists and without them (--no-inline).
-# Recordings the reader does not support (compressed records, -z) go
-# through perf script with a note; --perf-script forces that path.
+# Compressed recordings (perf record -z) and the pipe form (perf record
+# -o - > FILE) are read natively too, with the same check, and so is a
+# pipe-form stream on standard input (perf record -o - | ...). Recordings the reader does not support (here samples with
+# counter values) go through perf script with a note; --perf-script
+# forces that path.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/tests/e2e/perfdata/threads.c"
@@ -49,7 +52,7 @@ compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
 	[ -s "$name.text" ] && pass || fail "$name: no stacks from perf script"
 	pct=$(share "$name.text" "$name.native")
 	echo "$name: identical stacks for $pct% of the sample weight" \
-		"($(perf script -F tid -i "$rec" 2>/dev/null | wc -l) samples," \
+		"($(perf script -F tid -G -i "$rec" 2>/dev/null | wc -l) samples," \
 		"$(wc -l <"$name.text") stacks)"
 	if ! cmp -s "$name.text" "$name.native"; then
 		echo "$name: differences (< perf script, > native):"
@@ -112,14 +115,73 @@ check_exit "dwarf: --perf-script" 0 flamegraph-collapse-perf --perf-script dw-cg
 check_same_file "dwarf: --perf-script gives perf script's stacks" dwarf-cg.text out
 rm -f dw-cg.data
 
-# compressed records are not read yet: perf script does it, with a note
-if perf record -q -z -F 499 -g -o z.data -- ./callgraph 200 >/dev/null 2>&1; then
-	perf script -i z.data 2>/dev/null | flamegraph-collapse-perf >z.text
-	check_exit "-z: falls back" 0 flamegraph-collapse-perf z.data
-	check_contains "-z: a note says why" err "note: .*compressed records.*perf script"
-	check_same_file "-z: perf script's stacks" z.text out
-	check_exit "-z: -q drops the note" 0 flamegraph-collapse-perf -q z.data
-	check_not_contains "-z: -q" err "note"
+# compressed records (perf record -z): read natively, frame-pointer and
+# dwarf call graphs alike, with the stacks of perf script
+check_exit "record -z" 0 perf record -q -z -F 1999 -g -o z.data -- ./threads 600 3
+compare "z-threads" z.data "" --
+compare "z-threads-tid-kernel" z.data "-F +pid" -- --tid --kernel
+check_exit "record -z, dwarf" 0 perf record -q -z -F 997 --call-graph dwarf,65528 \
+	-o zdw.data -- ./callgraph-dw 1000
+compare "z-dwarf-cg" zdw.data "" --
+compare "z-dwarf-cg-no-inline" zdw.data "--no-inline" -- --no-inline
+check_contains "-z dwarf: main calls a" z-dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
+rm -f zdw.data
+
+# the pipe form (perf record -o - > FILE): plain frame-pointer, and
+# compressed dwarf call graphs
+check_exit "record pipe" 0 perf record -q -F 1999 -g -o - -- ./threads 600 3
+mv out pipe.data
+compare "pipe-threads" pipe.data "" --
+compare "pipe-threads-tid-kernel" pipe.data "-F +pid" -- --tid --kernel
+check_exit "record pipe -z, dwarf" 0 perf record -q -z -F 997 --call-graph dwarf,65528 \
+	-o - -- ./callgraph-dw 1000
+mv out zpipe.data
+compare "pipe-z-dwarf-cg" zpipe.data "" --
+check_contains "pipe -z dwarf: main calls a" pipe-z-dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
+rm -f zpipe.data
+# several events: each sample named as perf script names it
+check_exit "record pipe, 2 events" 0 perf record -q -F 999 -g -e cpu-clock,task-clock -o - -- \
+	./callgraph 300
+mv out pipe2.data
+compare "pipe-2-events" pipe2.data "" -- --event-filter task-clock
+
+# a pipe-form stream on standard input (perf record -o - | ...), read as
+# it comes: the same stacks as perf script gives on a copy of the stream
+perf record -q -F 1999 -g -o - -- ./threads 600 3 2>record.err | tee stream.data |
+	flamegraph-collapse-perf >stream.native 2>stream.err
+check_exit "stdin: the copy reads as a file" 0 flamegraph-collapse-perf stream.data
+check_same_file "stdin: the same stacks as the file" out stream.native
+perf script -i stream.data 2>/dev/null | flamegraph-collapse-perf >stream.text
+pct=$(share stream.text stream.native)
+echo "stdin stream: identical stacks for $pct% of the sample weight ($(wc -l <stream.text) stacks)"
+awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' && pass || fail "stdin stream: only $pct% identical"
+check_not_contains "stdin: no note, no error" stream.err "."
+# compressed, and gzip on top (fg_input decompresses standard input)
+perf record -q -z -F 999 -g -o - -- ./callgraph 300 2>record.err | tee zstream.data | gzip |
+	flamegraph-collapse-perf >zstream.native 2>zstream.err
+check_exit "stdin -z: the copy reads as a file" 0 flamegraph-collapse-perf zstream.data
+check_same_file "stdin -z | gzip: the same stacks as the file" out zstream.native
+# --perf-script cannot take a stream back from the reader: a clear error
+if perf record -q -F 499 -g -o - -- ./callgraph 100 2>record.err |
+	flamegraph-collapse-perf --perf-script >/dev/null 2>script.err; then
+	fail "stdin --perf-script: no error"
+else
+	pass
+fi
+check_contains "stdin --perf-script: what to do" script.err "save it to a file"
+# a redirected file is read as that file, the file form too
+check_exit "stdin: a redirected file" 0 sh -c 'flamegraph-collapse-perf < threads.data'
+mv out redirect.native
+check_same_file "stdin: a redirected file as the file" threads.native redirect.native
+
+# what the reader does not read goes through perf script, with a note
+# (here samples that carry counter values: a group sampled by its leader)
+if perf record -q -F 499 -g -e '{cpu-clock,task-clock}:S' -o read.data -- ./callgraph 200 \
+	>/dev/null 2>&1; then
+	check_exit "sample read: falls back" 0 flamegraph-collapse-perf read.data
+	check_contains "sample read: a note says why" err "note: .*PERF_SAMPLE_READ.*perf script"
+	check_exit "sample read: -q drops the notes" 0 flamegraph-collapse-perf -q read.data
+	check_not_contains "sample read: -q" err "note"
 fi
 
 # a truncated recording: a clear error, with the offset

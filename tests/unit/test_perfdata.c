@@ -4,7 +4,11 @@
  * records in time order across a round; unknown record types skipped;
  * truncated and malformed input refused with the offset; recordings the
  * reader does not support named as such; dwarf call graph samples
- * unwound, and cut ones refused; the collapser fed.
+ * unwound, and cut ones refused; compressed records (perf record -z)
+ * read through one zstd stream, records cut across two of them joined,
+ * corrupt or cut streams refused; the pipe form (perf record -o -),
+ * its attributes and event names from records, from memory and as a
+ * stream read in pieces; the collapser fed.
  *
  * `test_perfdata DIR` also writes the recordings to DIR (the fuzz seeds
  * of tests/fuzz/corpus/perfdata come from there). */
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "flamegraph/collapse.h"
 #include "flamegraph/error.h"
@@ -86,6 +91,7 @@ typedef struct rec {
 	uint64_t sample_type;
 	uint64_t header_size;
 	uint64_t regs_user;  /* the attribute's sample_regs_user */
+	uint32_t compression; /* the compressed feature's type (1: zstd); 0: none */
 } rec;
 
 static void put(fg_strbuf *b, const void *p, size_t n)
@@ -179,6 +185,9 @@ static char *finish(rec *r, size_t *len)
 	uint64_t bits[4] = { 1ull << 12, 0, 0, 0 }; /* EVENT_DESC */
 	char evname[16] = "cpu-clock";
 
+	if (r->compression)
+		bits[0] |= 1ull << 27; /* COMPRESSED */
+
 	memcpy(attr + 4, &(uint32_t){ 128 }, 4);
 	memcpy(attr + 16, &(uint64_t){ 1000 }, 8);
 	memcpy(attr + 24, &r->sample_type, 8);
@@ -199,18 +208,29 @@ static char *finish(rec *r, size_t *len)
 	put64(&f, 0); /* no ids */
 	put64(&f, 0);
 	put(&f, r->data.buf, r->data.len);
-	/* the feature table, then EVENT_DESC */
+	/* the feature table, then EVENT_DESC (and COMPRESSED) */
 	feat_off = f.len;
-	desc_off = feat_off + 16;
+	desc_off = feat_off + (r->compression ? 32 : 16);
 	desc_size = 8 + 128 + 4 + 4 + 16;
 	put64(&f, desc_off);
 	put64(&f, desc_size);
+	if (r->compression) {
+		put64(&f, desc_off + desc_size);
+		put64(&f, 20);
+	}
 	put32(&f, 1);
 	put32(&f, 128);
 	put(&f, attr, sizeof(attr));
 	put32(&f, 0);
 	put32(&f, 16);
 	put(&f, evname, 16);
+	if (r->compression) {
+		put32(&f, 1);              /* version */
+		put32(&f, r->compression); /* type */
+		put32(&f, 1);              /* level */
+		put32(&f, 8);              /* ratio */
+		put32(&f, 528384);         /* mmap_len */
+	}
 	fg_strbuf_release(&r->data);
 	return fg_strbuf_detach(&f, len);
 }
@@ -222,6 +242,7 @@ static void rec_init(rec *r)
 	r->sample_type = SAMPLE_TYPE;
 	r->header_size = 0;
 	r->regs_user = 0;
+	r->compression = 0;
 }
 
 static uint64_t marker_addr(void)
@@ -548,14 +569,6 @@ static void test_unsupported(void **state)
 	assert_int_equal(fg_perfdata_foreach(r, collect, &g), FG_EINVAL);
 	fg_perfdata_free(r);
 	free(buf);
-	/* the pipe form: a 16-byte header */
-	rec_init(&rr);
-	rr.header_size = 16;
-	buf = finish(&rr, &len);
-	assert_int_equal(fg_perfdata_open_mem(&r, "pipe.data", buf, len, &o), 0);
-	assert_non_null(strstr(fg_perfdata_unsupported(r), "pipe"));
-	fg_perfdata_free(r);
-	free(buf);
 }
 
 /* A dwarf call graph sample: its user frames come from unwinding its
@@ -771,6 +784,567 @@ static void test_demangle(void **state)
 	fg_arena_release(&a);
 }
 
+/* ---- compressed records ---- */
+
+/* Appends one compressed record holding the next part of the zstd
+ * stream cs: the n bytes at p compressed and flushed, as perf does at
+ * the end of each buffer it writes. type 81: COMPRESSED; 83:
+ * COMPRESSED2 (the data's size first, the data padded to 8 bytes). */
+static void add_compressed(rec *r, ZSTD_CCtx *cs, const void *p, size_t n, uint32_t type)
+{
+	size_t cap = ZSTD_compressBound(n) + 64, ret;
+	unsigned char *out = malloc(cap);
+	ZSTD_inBuffer in = { p, n, 0 };
+	ZSTD_outBuffer o = { out, cap, 0 };
+
+	assert_non_null(out);
+	do {
+		ret = ZSTD_compressStream2(cs, &o, &in, ZSTD_e_flush);
+		assert_false(ZSTD_isError(ret));
+	} while (ret);
+	assert_true(o.pos < 60000);
+	if (type == 83) {
+		size_t padded = (o.pos + 7) & ~(size_t)7;
+		put_header(&r->data, 83, 0, 16 + padded);
+		put64(&r->data, o.pos);
+		put(&r->data, out, o.pos);
+		put(&r->data, "\0\0\0\0\0\0\0", padded - o.pos);
+	} else {
+		put_header(&r->data, 81, 0, 8 + o.pos);
+		put(&r->data, out, o.pos);
+	}
+	free(out);
+}
+
+/* The records of simple_recording (comm, map, sample), into *plain. */
+static void simple_records(rec *plain)
+{
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, marker_addr(), 0x10 };
+
+	rec_init(plain);
+	add_comm(plain, 42, 42, "prog", 10);
+	add_mmap(plain, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
+		 self_map.path, 11);
+	add_sample(plain, 42, 42, 20, 7, chain, 3);
+}
+
+/* The records of simple_recording in compressed records of the given
+ * type: one, or two when cut is not 0 (the stream flushed after cut
+ * bytes, which may fall inside a record; without the second record
+ * when cut_short). The round's end stays outside, as perf writes it. */
+static char *compressed_recording(size_t *len, size_t cut, uint32_t type, bool cut_short)
+{
+	rec plain, r;
+	ZSTD_CCtx *cs = ZSTD_createCCtx();
+
+	assert_non_null(cs);
+	simple_records(&plain);
+	rec_init(&r);
+	r.compression = 1;
+	add_compressed(&r, cs, plain.data.buf, cut ? cut : plain.data.len, type);
+	if (cut && !cut_short)
+		add_compressed(&r, cs, plain.data.buf + cut, plain.data.len - cut, type);
+	add_round(&r);
+	ZSTD_freeCCtx(cs);
+	fg_strbuf_release(&plain.data);
+	return finish(&r, len);
+}
+
+/* Reads buf: *g gets the samples; returns foreach's result (or open's). */
+static int read_all(const char *name, const char *buf, size_t len, struct got *g)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata *r = NULL;
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	if ((err = fg_perfdata_open_mem(&r, name, buf, len, &o)))
+		return err;
+	err = fg_perfdata_foreach(r, collect, g);
+	fg_perfdata_free(r);
+	return err;
+}
+
+/* The sample of compressed records reads as the plain one, wherever
+ * the stream is cut into records (inside any record too), in both kinds
+ * of compressed records. */
+static void test_compressed(void **state)
+{
+	static const uint32_t types[] = { 81, 83 };
+	size_t t, cut, len, plain_len;
+	rec plain;
+
+	(void)state;
+	simple_records(&plain);
+	plain_len = plain.data.len;
+	fg_strbuf_release(&plain.data);
+	for (t = 0; t < 2; t++) {
+		for (cut = 0; cut < plain_len; cut++) {
+			char *buf = compressed_recording(&len, cut, types[t], false);
+			struct got g;
+			assert_int_equal(read_all("z.data", buf, len, &g), 0);
+			assert_int_equal(g.n, 1);
+			assert_string_equal(g.comm, "prog");
+			assert_int_equal(g.period, 7);
+			assert_string_equal(g.event, "cpu-clock");
+			assert_int_equal(g.nframes, 2);
+			assert_string_equal(g.sym0, "perfdata_unit_marker");
+			free(buf);
+		}
+	}
+}
+
+/* Corrupt or cut compressed data is refused with the offset of its
+ * compressed record, never read past its end. */
+static void test_compressed_corrupt(void **state)
+{
+	const uint64_t data_off = 104 + 144;
+	size_t len, i;
+	char *buf;
+	struct got g;
+	rec rr;
+
+	(void)state;
+	/* not zstd at all */
+	rec_init(&rr);
+	rr.compression = 1;
+	put_header(&rr.data, 81, 0, 8 + 16);
+	put(&rr.data, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 16);
+	buf = finish(&rr, &len);
+	assert_int_equal(read_all("bad.data", buf, len, &g), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "bad.data: offset 248: corrupt compressed data (zstd: "));
+	free(buf);
+	/* the stream ends inside the sample */
+	buf = compressed_recording(&len, 150, 81, true);
+	assert_int_equal(read_all("cut.data", buf, len, &g), FG_EPARSE);
+	assert_string_equal(fg_error_last(), "cut.data: offset 248: compressed data ends inside a "
+			    "record (the recording was cut short?)");
+	assert_int_equal(g.n, 0);
+	free(buf);
+	/* COMPRESSED2 whose data size passes its end */
+	buf = compressed_recording(&len, 0, 83, false);
+	memcpy(buf + data_off + 8, &(uint64_t){ 1u << 20 }, 8);
+	assert_int_equal(read_all("big.data", buf, len, &g), FG_EPARSE);
+	assert_string_equal(fg_error_last(), "big.data: offset 248: compressed data larger than its record");
+	free(buf);
+	/* every byte of the compressed data changed in turn: read or refused
+	 * with the offset, never a crash (run under the sanitizers) */
+	buf = compressed_recording(&len, 0, 81, false);
+	for (i = data_off + 8; i < data_off + pd_u16((const unsigned char *)buf + data_off + 6); i++) {
+		char *copy = malloc(len);
+		int err;
+		assert_non_null(copy);
+		memcpy(copy, buf, len);
+		copy[i] ^= 0x5a;
+		err = read_all("flip.data", copy, len, &g);
+		if (err) {
+			assert_int_equal(err, FG_EPARSE);
+			assert_non_null(strstr(fg_error_last(), "flip.data: offset "));
+		}
+		free(copy);
+	}
+	free(buf);
+}
+
+/* A malformed record inside compressed data: refused, with the offset
+ * of the compressed record it came out of. */
+static void test_compressed_bad_record(void **state)
+{
+	ZSTD_CCtx *cs = ZSTD_createCCtx();
+	fg_strbuf plain = FG_STRBUF_INIT;
+	size_t len;
+	struct got g;
+	char *buf;
+	rec rr;
+
+	(void)state;
+	put_header(&plain, PERF_RECORD_SAMPLE, 0, 4);
+	put32(&plain, 0);
+	rec_init(&rr);
+	rr.compression = 1;
+	add_compressed(&rr, cs, plain.buf, plain.len, 81);
+	buf = finish(&rr, &len);
+	assert_int_equal(read_all("rec.data", buf, len, &g), FG_EPARSE);
+	assert_string_equal(fg_error_last(),
+			    "rec.data: offset 248: in its decompressed records: record smaller than its header");
+	free(buf);
+	fg_strbuf_release(&plain);
+	ZSTD_freeCCtx(cs);
+	/* another compression than zstd: perf script reads it */
+	rec_init(&rr);
+	rr.compression = 2;
+	buf = finish(&rr, &len);
+	{
+		fg_perfdata_opts o = test_opts();
+		fg_perfdata *r = NULL;
+		assert_int_equal(fg_perfdata_open_mem(&r, "lz.data", buf, len, &o), 0);
+		assert_non_null(fg_perfdata_unsupported(r));
+		assert_non_null(strstr(fg_perfdata_unsupported(r), "compressed"));
+		fg_perfdata_free(r);
+	}
+	free(buf);
+}
+
+/* Decompressed chunks live while records of them are queued, and no
+ * longer: memory is bounded by a round, not by the recording. */
+static void test_chunks_freed(void **state)
+{
+	ZSTD_CCtx *cs = ZSTD_createCCtx();
+	rec part;
+	pd_inflater z;
+	pd_chunk *a, *b, *c;
+	const char *why;
+	const unsigned char *data;
+
+	(void)state;
+	rec_init(&part);
+	add_compressed(&part, cs, "0123456789abcdef", 16, 81);
+	add_compressed(&part, cs, "ghijklmnopqrstuv", 16, 81);
+	add_compressed(&part, cs, "wxyz", 4, 81);
+	data = (const unsigned char *)part.data.buf;
+	pd_inflater_init(&z);
+	assert_int_equal(pd_inflate(&z, 0, data + 8, pd_u16(data + 6) - 8u, 0, &a, &why), 0);
+	assert_int_equal(a->len, 16);
+	a->refs = 1; /* a record of a is queued */
+	data += pd_u16(data + 6);
+	/* b takes a's last 4 bytes (a record cut there) */
+	assert_int_equal(pd_inflate(&z, 1, data + 8, pd_u16(data + 6) - 8u, 4, &b, &why), 0);
+	assert_int_equal(b->len, 20);
+	assert_memory_equal(b->data, "cdefghijklmnopqrstuv", 20);
+	assert_ptr_equal(z.chunks.first, a);
+	pd_chunk_unref(a); /* handled: a goes */
+	assert_ptr_equal(z.chunks.first, b);
+	/* b, with nothing queued, goes as soon as c has its tail */
+	data += pd_u16(data + 6);
+	assert_int_equal(pd_inflate(&z, 2, data + 8, pd_u16(data + 6) - 8u, 0, &c, &why), 0);
+	assert_memory_equal(c->data, "wxyz", 4);
+	assert_ptr_equal(z.chunks.first, c);
+	assert_ptr_equal(z.chunks.last, c);
+	pd_chunk_unref(c); /* the newest stays */
+	assert_ptr_equal(z.chunks.first, c);
+	pd_inflater_release(&z);
+	fg_strbuf_release(&part.data);
+	ZSTD_freeCCtx(cs);
+}
+
+/* ---- the pipe form ---- */
+
+/* The pipe form of a recording (perf record -o -): the 16-byte header,
+ * the attribute in a HEADER_ATTR record (id 7), its name in an
+ * EVENT_UPDATE record, the compressed feature in a HEADER_FEATURE record
+ * when r has it, FINISHED_INIT, then the records of r. */
+static char *pipe_finish(rec *r, size_t *len)
+{
+	fg_strbuf f = FG_STRBUF_INIT;
+	unsigned char attr[128] = { 0 };
+	uint64_t flags = (1ull << 18); /* sample_id_all */
+	char name[16] = "cpu-clock:pipe";
+
+	memcpy(attr + 4, &(uint32_t){ 128 }, 4);
+	memcpy(attr + 16, &(uint64_t){ 1000 }, 8);
+	memcpy(attr + 24, &r->sample_type, 8);
+	memcpy(attr + 40, &flags, 8);
+	memcpy(attr + 80, &r->regs_user, 8);
+	put(&f, "PERFILE2", 8);
+	put64(&f, 16);
+	put_header(&f, 64, 0, 8 + 128 + 8);
+	put(&f, attr, sizeof(attr));
+	put64(&f, 7);
+	put_header(&f, 78, 0, 24 + 16);
+	put64(&f, 2); /* a name */
+	put64(&f, 7);
+	put(&f, name, 16);
+	if (r->compression) {
+		put_header(&f, 80, 0, 16 + 20);
+		put64(&f, 27);
+		put32(&f, 1);
+		put32(&f, r->compression);
+		put32(&f, 1);
+		put32(&f, 8);
+		put32(&f, 528384);
+	}
+	put_header(&f, 82, 0, 8); /* FINISHED_INIT */
+	put(&f, r->data.buf, r->data.len);
+	fg_strbuf_release(&r->data);
+	return fg_strbuf_detach(&f, len);
+}
+
+/* simple_recording's records in the pipe form; compressed (cut after
+ * 60 bytes, inside the map record) when compress is set. */
+static char *pipe_recording(size_t *len, bool compress)
+{
+	rec plain, r;
+
+	simple_records(&plain);
+	add_round(&plain);
+	if (!compress)
+		return pipe_finish(&plain, len);
+	rec_init(&r);
+	r.compression = 1;
+	{
+		ZSTD_CCtx *cs = ZSTD_createCCtx();
+		assert_non_null(cs);
+		add_compressed(&r, cs, plain.data.buf, 60, 81);
+		add_compressed(&r, cs, plain.data.buf + 60, plain.data.len - 8 - 60, 81);
+		ZSTD_freeCCtx(cs);
+	}
+	add_round(&r);
+	fg_strbuf_release(&plain.data);
+	return pipe_finish(&r, len);
+}
+
+/* The pipe form reads as the file form, plain or compressed, with the
+ * event named by its EVENT_UPDATE record. */
+static void test_pipe(void **state)
+{
+	int compress;
+
+	(void)state;
+	for (compress = 0; compress < 2; compress++) {
+		size_t len;
+		char *buf = pipe_recording(&len, compress);
+		struct got g;
+		assert_int_equal(read_all("pipe.data", buf, len, &g), 0);
+		assert_int_equal(g.n, 1);
+		assert_string_equal(g.comm, "prog");
+		assert_int_equal(g.period, 7);
+		assert_string_equal(g.event, "cpu-clock:pipe");
+		assert_int_equal(g.nframes, 2);
+		assert_string_equal(g.sym0, "perfdata_unit_marker");
+		free(buf);
+	}
+}
+
+/* A pipe form without attributes, or with a cut one, is refused with the
+ * offset; every truncation is read or refused, never a crash. */
+static void test_pipe_malformed(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata *r = NULL;
+	size_t len, cut;
+	struct got g;
+	char *buf;
+
+	(void)state;
+	buf = pipe_recording(&len, false);
+	/* the attribute record's size cut to 40 bytes */
+	memcpy(buf + 16 + 6, &(uint16_t){ 40 }, 2);
+	assert_int_equal(fg_perfdata_open_mem(&r, "attr.data", buf, len, &o), FG_EPARSE);
+	assert_string_equal(fg_error_last(), "attr.data: offset 16: attribute record too short");
+	/* no attribute record at all: the first record a sample */
+	assert_int_equal(fg_perfdata_open_mem(&r, "none.data", buf, 16, &o), FG_EPARSE);
+	assert_string_equal(fg_error_last(), "none.data: offset 16: no event attributes "
+			    "(HEADER_ATTR records) before the first sample");
+	free(buf);
+	buf = pipe_recording(&len, true);
+	for (cut = 16; cut < len; cut++) {
+		int err = read_all("cut.data", buf, cut, &g);
+		if (err) {
+			assert_int_equal(err, FG_EPARSE);
+			assert_non_null(strstr(fg_error_last(), "cut.data: offset "));
+		}
+	}
+	free(buf);
+}
+
+/* ---- streams ---- */
+
+/* A stream over a buffer, read in pieces of 1 to 97 bytes; fails with
+ * FG_EIO at fail_at when that is not 0. */
+struct stream {
+	const char *buf;
+	size_t len, pos, fail_at;
+	unsigned step;
+};
+
+static ssize_t stream_read(void *ctx, void *buf, size_t cap)
+{
+	struct stream *st = ctx;
+	size_t n = 1 + (st->step++ * 37) % 97;
+
+	if (st->fail_at && st->pos >= st->fail_at)
+		return fg_error_set(FG_EIO, "stream: read failed");
+	if (n > cap)
+		n = cap;
+	if (n > st->len - st->pos)
+		n = st->len - st->pos;
+	memcpy(buf, st->buf + st->pos, n);
+	st->pos += n;
+	return (ssize_t)n;
+}
+
+struct count {
+	int n, resolved;
+};
+
+static int count_samples(void *ctx, const fg_perfdata_sample *s)
+{
+	struct count *c = ctx;
+
+	c->n++;
+	if (s->nframes == 2 && s->frames[0].sym && !strcmp(s->frames[0].sym, "perfdata_unit_marker") &&
+	    !strcmp(s->comm, "prog"))
+		c->resolved++;
+	return 0;
+}
+
+/* A pipe-form recording of n samples (a round every 1000), the records
+ * compressed in pieces of 50000 bytes when compress is set: several
+ * stream blocks, records cut between them. */
+static char *many_samples(size_t *len, int n, bool compress)
+{
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, marker_addr(), 0x10 };
+	rec plain, r;
+	size_t at;
+	int i;
+
+	rec_init(&plain);
+	add_comm(&plain, 42, 42, "prog", 1);
+	add_mmap(&plain, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
+		 self_map.path, 2);
+	for (i = 0; i < n; i++) {
+		add_sample(&plain, 42, 42, 10 + (uint64_t)i, 1, chain, 3);
+		if (i % 1000 == 999)
+			add_round(&plain);
+	}
+	if (!compress)
+		return pipe_finish(&plain, len);
+	rec_init(&r);
+	r.compression = 1;
+	{
+		ZSTD_CCtx *cs = ZSTD_createCCtx();
+		assert_non_null(cs);
+		for (at = 0; at < plain.data.len; at += 50000)
+			add_compressed(&r, cs, plain.data.buf + at,
+				       plain.data.len - at < 50000 ? plain.data.len - at : 50000, 81);
+		ZSTD_freeCCtx(cs);
+	}
+	add_round(&r);
+	fg_strbuf_release(&plain.data);
+	return pipe_finish(&r, len);
+}
+
+/* A pipe-form stream read in small pieces gives every sample, plain
+ * (some 3 MB: records cut between the reader's 1 MiB blocks) and
+ * compressed. */
+static void test_stream(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	int compress;
+
+	(void)state;
+	for (compress = 0; compress < 2; compress++) {
+		size_t len;
+		char *buf = many_samples(&len, 40000, compress);
+		struct stream st = { buf, len, 0, 0, 0 };
+		struct count c = { 0, 0 };
+		fg_perfdata *r = NULL;
+		assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+		assert_null(fg_perfdata_unsupported(r));
+		assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), 0);
+		assert_int_equal(c.n, 40000);
+		assert_int_equal(c.resolved, 40000);
+		fg_perfdata_free(r);
+		free(buf);
+	}
+}
+
+/* The pipe form's tracing data follows its record: passed over, in a
+ * file and in a stream (in pieces, so that the prologue buffer moves
+ * while it is read). */
+static void test_pipe_tracing_data(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	size_t len, i;
+	rec plain;
+	char *buf;
+	struct got g;
+
+	(void)state;
+	rec_init(&plain);
+	put_header(&plain.data, 66, 0, 16); /* HEADER_TRACING_DATA: u32 size, padding */
+	put32(&plain.data, 4000);
+	put32(&plain.data, 0);
+	for (i = 0; i < 4000; i++)
+		put(&plain.data, "\xee", 1);
+	{
+		rec simple;
+		simple_records(&simple);
+		add_round(&simple);
+		put(&plain.data, simple.data.buf, simple.data.len);
+		fg_strbuf_release(&simple.data);
+	}
+	buf = pipe_finish(&plain, &len);
+	assert_int_equal(read_all("trace.data", buf, len, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.sym0, "perfdata_unit_marker");
+	{
+		struct stream st = { buf, len, 0, 0, 0 };
+		struct count c = { 0, 0 };
+		fg_perfdata *r = NULL;
+		assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+		assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), 0);
+		assert_int_equal(c.resolved, 1);
+		fg_perfdata_free(r);
+	}
+	/* its size past the end: refused with the offset */
+	/* after the header (16), HEADER_ATTR (144), EVENT_UPDATE (40) and
+	 * FINISHED_INIT (8): the record, its size 8 bytes in */
+	memcpy(buf + 16 + 144 + 40 + 8 + 8, &(uint32_t){ 1u << 20 }, 4);
+	assert_int_equal(read_all("trace.data", buf, len, &g), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "trace.data: offset "));
+	free(buf);
+}
+
+/* A stream cut inside a record, failing to read, or of the file form:
+ * an error, with the stream offset where it applies. */
+static void test_stream_errors(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata *r = NULL;
+	struct count c = { 0, 0 };
+	struct stream st;
+	size_t len;
+	char *buf = many_samples(&len, 20000, false);
+
+	(void)state;
+	/* cut 3 bytes into a sample past the first block */
+	memset(&st, 0, sizeof(st));
+	st.buf = buf;
+	st.len = len - 8 - 72 + 3; /* the last round, the last sample */
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+	assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), FG_EPARSE);
+	{
+		char want[128];
+		snprintf(want, sizeof(want), "<stdin>: offset %zu: record truncated (the recording was "
+			 "cut short?)", len - 8 - 72);
+		assert_string_equal(fg_error_last(), want);
+	}
+	fg_perfdata_free(r);
+	/* a read error after the first block */
+	memset(&st, 0, sizeof(st));
+	st.buf = buf;
+	st.len = len;
+	st.fail_at = 1200000;
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), 0);
+	assert_int_equal(fg_perfdata_foreach(r, count_samples, &c), FG_EIO);
+	fg_perfdata_free(r);
+	free(buf);
+	/* the file form */
+	buf = simple_recording(&len, false);
+	memset(&st, 0, sizeof(st));
+	st.buf = buf;
+	st.len = len;
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), FG_EINVAL);
+	assert_null(r);
+	free(buf);
+	/* not perf.data */
+	memset(&st, 0, sizeof(st));
+	st.buf = "hello, world, this is text\n";
+	st.len = strlen(st.buf);
+	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), FG_EPARSE);
+}
+
 static void write_seeds(const char *dir)
 {
 	size_t len;
@@ -794,6 +1368,22 @@ static void write_seeds(const char *dir)
 		fclose(f);
 	}
 	free(buf);
+	/* the stream cut inside the map record */
+	buf = compressed_recording(&len, 60, 81, false);
+	snprintf(path, sizeof(path), "%s/compressed.data", dir);
+	if ((f = fopen(path, "wb"))) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+	free(buf);
+	/* the pipe form, compressed */
+	buf = pipe_recording(&len, true);
+	snprintf(path, sizeof(path), "%s/pipe.data", dir);
+	if ((f = fopen(path, "wb"))) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+	free(buf);
 }
 
 int main(int argc, char **argv)
@@ -808,6 +1398,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dwarf_sample),
 		cmocka_unit_test(test_dwarf_plt),
 		cmocka_unit_test(test_dwarf_unsupported),
+		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_compressed_corrupt),
+		cmocka_unit_test(test_compressed_bad_record),
+		cmocka_unit_test(test_chunks_freed),
+		cmocka_unit_test(test_pipe),
+		cmocka_unit_test(test_pipe_malformed),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_stream_errors),
+		cmocka_unit_test(test_pipe_tracing_data),
 		cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_demangle),
 	};

@@ -97,7 +97,9 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 	for (i = 0; i < (npos ? npos : 1); i++) {
 		const char *in = npos ? files[i] : "-";
 		/* a recording (perf.data) rather than text */
-		if (format != FG_FORMAT_DTRACE && fg_cli_is_perfdata(in))
+		if (format != FG_FORMAT_DTRACE && !strcmp(in, "-"))
+			err = fg_cli_collapse_stdin(c, a->opts.inline_frames, a->perf_script, a->quiet);
+		else if (format != FG_FORMAT_DTRACE && fg_cli_is_perfdata(in))
 			err = fg_cli_collapse_perfdata(c, in, a->opts.inline_frames, a->perf_script,
 						       a->quiet);
 		else
@@ -142,10 +144,13 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		cli.summary = "Folds `perf script` output into one 'frame;frame;... COUNT' line per distinct "
 			      "stack (root first, counts from the sample periods), sorted, for flamegraph-render. "
 			      "Reads the FILEs (gzip is detected) or stdin. A FILE that is a perf.data recording "
-			      "is read natively, without perf script: frame-pointer call chains (perf record -g), "
+			      "is read natively, without perf script: frame-pointer call chains (perf record -g) "
+			      "and dwarf call graphs (--call-graph dwarf, unwound here), compressed records (-z), "
+			      "the pipe form (perf record -o -, saved to a file or piped into stdin), "
 			      "symbols from ELF symbol tables, debug files and kallsyms, DWARF inlined frames, "
-			      "the same stacks as perf script's text gives. Recordings it does not read yet (dwarf "
-			      "call graphs, -z compression, the pipe form) go through perf script, with a note.";
+			      "the same stacks as perf script's text gives. Recordings it does not read yet (AUX "
+			      "data, other architectures) go through perf script, with a note (from stdin: an "
+			      "error, save the recording to a file).";
 		cli.footer = "Examples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
 			     "  flamegraph-collapse-perf perf.data > out.folded\n";
 		cli.options = perf_options;

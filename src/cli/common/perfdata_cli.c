@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/common/diag.h"
@@ -9,6 +10,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
 #include "flamegraph/record.h"
+#include "util/input.h"
 #include "util/strbuf.h"
 
 bool fg_cli_is_perfdata(const char *path)
@@ -102,5 +104,126 @@ int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_fram
 	err = fg_perfdata_collapse(r, c);
 done:
 	fg_perfdata_free(r);
+	return err;
+}
+
+/* Standard input as the perf.data reader's stream: the bytes read to
+ * look for the magic first, then the rest. */
+struct stdin_stream {
+	fg_input *in;
+	const char *head;
+	size_t head_len, head_pos;
+};
+
+static ssize_t read_stdin(void *ctx, void *buf, size_t cap)
+{
+	struct stdin_stream *s = ctx;
+	size_t n = s->head_len - s->head_pos;
+
+	if (!n)
+		return fg_input_read(s->in, buf, cap);
+	if (n > cap)
+		n = cap;
+	memcpy(buf, s->head + s->head_pos, n);
+	s->head_pos += n;
+	return (ssize_t)n;
+}
+
+static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, bool inline_frames,
+			   bool force_script)
+{
+	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
+	fg_strbuf cache = FG_STRBUF_INIT;
+	fg_perfdata *r = NULL;
+	const char *home = getenv("HOME"), *why;
+	int err;
+
+	if (force_script)
+		return fg_error_set(FG_EINVAL, "--perf-script cannot read a recording on standard "
+				    "input — save it to a file and pass that");
+	opts.inline_frames = inline_frames;
+	if (home && *home && !fg_strbuf_addf(&cache, "%s/.debug", home))
+		opts.buildid_dir = cache.buf;
+	if ((err = fg_perfdata_open_stream(&r, "<stdin>", read_stdin, s, &opts)))
+		goto done;
+	if ((why = fg_perfdata_unsupported(r))) {
+		err = fg_error_set(FG_EINVAL, "<stdin> holds %s, which the native reader does not read "
+				   "yet — save the recording to a file and pass that (perf script reads it)",
+				   why);
+		goto done;
+	}
+	err = fg_perfdata_collapse(r, c);
+done:
+	fg_perfdata_free(r);
+	fg_strbuf_release(&cache);
+	return err;
+}
+
+/* Text on standard input: fed as fg_collapse_file would, starting with
+ * the bytes already read. */
+static int feed_text(fg_collapser *c, fg_input *in, const char *head, size_t n)
+{
+	char *buf = NULL;
+	ssize_t k;
+	int err;
+
+	if ((err = fg_collapser_feed(c, head, n)))
+		return err;
+	if (!(buf = fg_malloc(1 << 20)))
+		return FG_ENOMEM;
+	while ((k = fg_input_read(in, buf, 1 << 20)) > 0)
+		if ((err = fg_collapser_feed(c, buf, (size_t)k)))
+			break;
+	free(buf);
+	if (err)
+		return err;
+	return k < 0 ? (int)k : fg_collapser_end_input(c);
+}
+
+static bool stdin_is_file(void)
+{
+	struct stat st;
+
+	return !fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode);
+}
+
+/* A redirected file (prog < perf.data) that holds a recording, seen
+ * without moving its offset. */
+static bool stdin_file_is_perfdata(void)
+{
+	char magic[8];
+
+	return pread(STDIN_FILENO, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       fg_perfdata_magic(magic, sizeof(magic));
+}
+
+int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script, bool quiet)
+{
+	struct stdin_stream s = { NULL, NULL, 0, 0 };
+	char head[8];
+	size_t n = 0;
+	ssize_t k = 0;
+	int err;
+
+	/* a file: read as a file (mapped), as before; a pipe can only be
+	 * read once, so its first bytes say which way the rest goes */
+	if (stdin_is_file())
+		return stdin_file_is_perfdata() ?
+			       fg_cli_collapse_perfdata(c, "/dev/stdin", inline_frames, force_script, quiet) :
+			       fg_collapse_file(c, "-");
+	if ((err = fg_input_open(&s.in, "-")))
+		return err;
+	while (n < sizeof(head) && (k = fg_input_read(s.in, head + n, sizeof(head) - n)) > 0)
+		n += (size_t)k;
+	if (k < 0) {
+		err = (int)k;
+	} else if (fg_perfdata_magic(head, n)) {
+		s.head = head;
+		s.head_len = n;
+		err = stream_perfdata(c, &s, inline_frames, force_script);
+	} else {
+		err = feed_text(c, s.in, head, n);
+	}
+	fg_input_close(s.in);
 	return err;
 }

@@ -28,4 +28,12 @@ const char *fg_cli_debug_cache_dir(void);
 int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
 			     bool force_script, bool quiet);
 
+/* Standard input, for the perf collapsers: a perf.data recording in it is
+ * read as fg_cli_collapse_perfdata would (a pipe-form stream, perf record
+ * -o - | ..., natively and block by block; a redirected file as that
+ * file), anything else is fed to c as text. A stream the native reader
+ * cannot read, or --perf-script on a stream, is an error: perf script
+ * cannot be handed the bytes already read. */
+int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script, bool quiet);
+
 #endif

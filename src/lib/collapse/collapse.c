@@ -632,6 +632,17 @@ static int try_mapped(fg_collapser *c, const char *path)
 	return 1;
 }
 
+int fg_collapser_end_input(fg_collapser *c)
+{
+	int err;
+
+	if ((err = check_usable(c)))
+		return err;
+	if ((err = end_file(c)))
+		c->error = err;
+	return err;
+}
+
 int fg_collapse_file(fg_collapser *c, const char *path)
 {
 	fg_input *in = NULL;

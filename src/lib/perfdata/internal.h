@@ -1,9 +1,11 @@
 /* Internals of the perf.data stage: the recording's state as the records
  * build it (threads, processes and their maps: machine.c) and the
- * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c;
- * JIT map files: jitmap.c).
- * reader.c parses the file and drives both; collapse.c prints samples
- * for the collapser. */
+ * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c,
+ * kallsyms.c, debugcache.c; JIT map files: jitmap.c). reader.c parses the
+ * file and drives both (its state in reader.h, shared with pipe.c: the
+ * pipe form and streams), with the records of compressed records
+ * decompressed by compressed.c; collapse.c prints samples for the
+ * collapser. */
 #ifndef FG_PERFDATA_INTERNAL_H
 #define FG_PERFDATA_INTERNAL_H
 
@@ -236,6 +238,57 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	      uint64_t *pcs, size_t max, size_t *n);
 /* Drops what was kept for process pid (it exited). */
 void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
+
+/* ---- compressed.c ---- */
+
+struct pd_chunk_list;
+
+/* A block of records: read from a stream, or decompressed out of one
+ * compressed record (perf record -z); led by the bytes of a record the
+ * chunk before ended inside of. */
+typedef struct pd_chunk {
+	unsigned char *data;
+	size_t len, cap;
+	uint64_t off;             /* read: the stream offset of data[0];
+				     inflated: the file offset of its
+				     compressed record */
+	bool inflated;
+	size_t refs;              /* records of it waiting in the reader's queue */
+	struct pd_chunk_list *list;
+	struct pd_chunk *prev, *next;
+} pd_chunk;
+
+/* Chunks still in use, oldest first. */
+typedef struct pd_chunk_list {
+	pd_chunk *first, *last;
+} pd_chunk_list;
+
+/* A new chunk at the end of list with room for want bytes (at most 64
+ * MiB), *out, starting with the last tail_len bytes of the chunk before,
+ * which is freed unless records of it are queued. 0 or FG_ENOMEM. */
+int pd_chunk_new(pd_chunk_list *list, uint64_t off, size_t tail_len, size_t want, pd_chunk **out);
+/* One queued record of c was handled: c is freed once none is left,
+ * unless it is the newest chunk (its tail may continue in the next). */
+void pd_chunk_unref(pd_chunk *c);
+void pd_chunks_release(pd_chunk_list *list);
+
+/* The zstd stream of a recording's compressed records and the chunks
+ * decompressed from it. */
+typedef struct pd_inflater {
+	void *stream;             /* ZSTD_DStream, made on first use */
+	pd_chunk_list chunks;
+} pd_inflater;
+
+void pd_inflater_init(pd_inflater *z);
+void pd_inflater_release(pd_inflater *z);
+/* Decompresses the data of the compressed record at file offset off
+ * (src, len: the part of the stream it holds) into a new chunk, *out,
+ * which starts with the last tail_len bytes of the chunk before. The
+ * chunk before is freed unless records of it are queued. Returns 0,
+ * FG_ENOMEM, or FG_EPARSE with *why (static) saying what is wrong with
+ * the data; the caller words the message. */
+int pd_inflate(pd_inflater *z, uint64_t off, const unsigned char *src, size_t len, size_t tail_len,
+	       pd_chunk **out, const char **why);
 
 /* ---- byte access ---- */
 

@@ -8,7 +8,9 @@
  * at each round's end, those up to the newest time of the rounds before
  * are handled in time order (records of equal time in file order): the
  * order perf itself uses, so a sample sees the names and maps perf shows
- * with it. Nothing of a record is copied. */
+ * with it. Nothing of a record is copied: queued records point into the
+ * mapped file, or into the chunks of compressed records (compressed.c)
+ * and of streams (pipe.c, which also reads the pipe form's prologue). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -20,68 +22,13 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/perfdata/internal.h"
+#include "lib/perfdata/reader.h"
 #include "util/banned.h"
 
 #define HEADER_SIZE 104
-#define FEAT_BUILD_ID 2
-#define FEAT_ARCH 6
-#define FEAT_EVENT_DESC 12
-#define FEAT_AUXTRACE 18
-#define FEAT_DIR_FORMAT 24
-#define FEAT_COMPRESSED 27
-
-/* perf's own record types (linux/perf_event.h has the kernel's) */
-#define REC_FINISHED_ROUND 68
-#define REC_AUXTRACE 71
-#define REC_COMPRESSED 81
 
 /* Recordings up to this size are mapped with all their pages at once. */
 #define POPULATE_MAX ((off_t)1 << 30)
-
-/* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
-#define MAX_STACK 127
-
-struct pd_attr {
-	uint64_t sample_type;
-	uint64_t sample_period;
-	uint64_t regs_user;       /* sample_regs_user: the registers of a sample */
-	const char *name;
-	const unsigned char *ids; /* u64 ids in the file */
-	size_t nids;
-};
-
-struct qent {
-	uint64_t time, seq, off;
-};
-
-struct fg_perfdata {
-	char *name;
-	const unsigned char *base;
-	size_t size;
-	bool mapped, used;
-	fg_perfdata_opts opts;
-	const char *unsupported;
-	struct pd_attr *attrs;
-	size_t nattrs;
-	uint64_t sample_type;     /* common to all attrs */
-	uint64_t regs_user;       /* likewise */
-	bool id_all;
-	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
-	pd_unwinder *unwinder;
-	uint64_t pcs[MAX_STACK];
-	uint64_t data_off, data_end;
-	pd_machine machine;
-	pd_symbols syms;
-	fg_perfdata_stats stats;
-	fg_arena arena;
-	struct qent *q;
-	size_t nq, aq;
-	uint64_t seq, next_flush, max_time;
-	fg_perfdata_frame *frames;
-	size_t nframes, aframes;
-	char comm_buf[24];
-};
 
 bool fg_perfdata_magic(const void *buf, size_t len)
 {
@@ -91,6 +38,14 @@ bool fg_perfdata_magic(const void *buf, size_t len)
 static int bad(const fg_perfdata *r, uint64_t off, const char *what)
 {
 	return fg_error_set(FG_EPARSE, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+}
+
+static int bad_at(const fg_perfdata *r, const struct recpos *at, const char *what)
+{
+	if (at->chunk && at->chunk->inflated)
+		return fg_error_set(FG_EPARSE, "%s: offset %llu: in its decompressed records: %s",
+				    r->name, (unsigned long long)at->chunk->off, what);
+	return bad(r, at->off, what);
 }
 
 /* True when [off, off + len) lies in the file. */
@@ -137,6 +92,43 @@ static int check_dwarf(fg_perfdata *r)
 	return 0;
 }
 
+/* Attribute i (asize bytes at a, its ids at ids), which must share the
+ * first one's sample format. */
+void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
+		     const unsigned char *ids, size_t nids)
+{
+	struct pd_attr *at = &r->attrs[i];
+	uint64_t flags = pd_u64(a + 40);
+
+	at->sample_type = pd_u64(a + 24);
+	at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
+	/* sample_regs_user came with the attribute's third size (96) */
+	at->regs_user = asize >= 88 ? pd_u64(a + 80) : 0;
+	at->ids = ids;
+	at->nids = nids;
+	if (i == 0) {
+		r->sample_type = at->sample_type;
+		r->regs_user = at->regs_user;
+		r->id_all = (flags >> 18) & 1;
+	} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1) ||
+		   at->regs_user != r->regs_user) {
+		if (!r->unsupported)
+			r->unsupported = "events with different sample formats";
+	}
+	if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
+		r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
+}
+
+/* Once all attributes are known: the sample format this reader needs. */
+int pd_check_attrs(fg_perfdata *r)
+{
+	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
+		r->unsupported = "samples without an address or call chain";
+	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
+		r->unsupported = "samples without a thread id";
+	return check_dwarf(r);
+}
+
 static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t size)
 {
 	/* each entry: the attribute, then the {offset, size} of its ids */
@@ -154,34 +146,12 @@ static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t
 		return FG_ENOMEM;
 	for (i = 0; i < r->nattrs; i++) {
 		const unsigned char *a = r->base + off + i * entry;
-		struct pd_attr *at = &r->attrs[i];
-		uint64_t flags = pd_u64(a + 40), ids_off = pd_u64(a + attr_size),
-			 ids_size = pd_u64(a + attr_size + 8);
-		at->sample_type = pd_u64(a + 24);
-		at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
-		/* sample_regs_user came with the attribute's third size (96) */
-		at->regs_user = attr_size >= 88 ? pd_u64(a + 80) : 0;
+		uint64_t ids_off = pd_u64(a + attr_size), ids_size = pd_u64(a + attr_size + 8);
 		if (!in_file(r, ids_off, ids_size))
 			return bad(r, off + i * entry + attr_size, "event ids outside the file");
-		at->ids = r->base + ids_off;
-		at->nids = (size_t)(ids_size / 8);
-		if (i == 0) {
-			r->sample_type = at->sample_type;
-			r->regs_user = at->regs_user;
-			r->id_all = (flags >> 18) & 1;
-		} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1) ||
-			   at->regs_user != r->regs_user) {
-			if (!r->unsupported)
-				r->unsupported = "events with different sample formats";
-		}
-		if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
-			r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
+		pd_set_attr(r, i, a, attr_size, r->base + ids_off, (size_t)(ids_size / 8));
 	}
-	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
-		r->unsupported = "samples without an address or call chain";
-	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
-		r->unsupported = "samples without a thread id";
-	return check_dwarf(r);
+	return pd_check_attrs(r);
 }
 
 static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
@@ -212,7 +182,7 @@ static int read_event_desc(fg_perfdata *r, uint64_t off, uint64_t end)
 	return 0;
 }
 
-static int read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
+int pd_read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
 {
 	while (off + 8 <= end) {
 		uint16_t misc = pd_u16(r->base + off + 4), size = pd_u16(r->base + off + 6);
@@ -232,7 +202,50 @@ static int read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end)
 	return 0;
 }
 
-/* The feature sections this reader uses; others are skipped. */
+/* HEADER_COMPRESSED: u32 version, type, level, ratio, mmap_len; the
+ * type perf knows is zstd (1). */
+static int read_compressed(fg_perfdata *r, uint64_t off, uint64_t end)
+{
+	if (end - off < 8)
+		return bad(r, off, "compression feature truncated");
+	r->compressed = true;
+	if (pd_u32(r->base + off + 4) != 1 && !r->unsupported)
+		r->unsupported = "compressed records of another kind than zstd";
+	return 0;
+}
+
+/* A feature section this reader uses, at [off, end); others are
+ * skipped. */
+int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end)
+{
+	uint64_t p = off;
+	const char *arch;
+
+	switch (feat) {
+	case FEAT_BUILD_ID:
+		return pd_read_build_ids(r, off, end);
+	case FEAT_EVENT_DESC:
+		return read_event_desc(r, off, end);
+	case FEAT_ARCH:
+		arch = header_string(r, &p, end);
+		if (arch && strcmp(arch, "x86_64") && !r->unsupported)
+			r->unsupported = "recordings of other architectures than x86_64";
+		return 0;
+	case FEAT_COMPRESSED:
+		return read_compressed(r, off, end);
+	case FEAT_AUXTRACE:
+		if (!r->unsupported)
+			r->unsupported = "AUX area data";
+		return 0;
+	case FEAT_DIR_FORMAT:
+		if (!r->unsupported)
+			r->unsupported = "perf.data folders";
+		return 0;
+	}
+	return 0;
+}
+
+/* The feature sections: one {offset, size} per bit set, after the data. */
 static int read_features(fg_perfdata *r, const unsigned char *bits)
 {
 	uint64_t table = r->data_end, off, size;
@@ -248,35 +261,7 @@ static int read_features(fg_perfdata *r, const unsigned char *bits)
 		idx++;
 		if (!in_file(r, off, size))
 			return bad(r, table + (uint64_t)(idx - 1) * 16, "feature section outside the file");
-		err = 0;
-		switch (feat) {
-		case FEAT_BUILD_ID:
-			err = read_build_ids(r, off, off + size);
-			break;
-		case FEAT_EVENT_DESC:
-			err = read_event_desc(r, off, off + size);
-			break;
-		case FEAT_ARCH: {
-			uint64_t p = off;
-			const char *arch = header_string(r, &p, off + size);
-			if (arch && strcmp(arch, "x86_64") && !r->unsupported)
-				r->unsupported = "recordings of other architectures than x86_64";
-			break;
-		}
-		case FEAT_COMPRESSED:
-			if (!r->unsupported)
-				r->unsupported = "compressed records (perf record -z)";
-			break;
-		case FEAT_AUXTRACE:
-			if (!r->unsupported)
-				r->unsupported = "AUX area data";
-			break;
-		case FEAT_DIR_FORMAT:
-			if (!r->unsupported)
-				r->unsupported = "perf.data folders";
-			break;
-		}
-		if (err)
+		if ((err = pd_read_feature(r, (uint64_t)feat, off, off + size)))
 			return err;
 	}
 	return 0;
@@ -296,8 +281,10 @@ static int parse_header(fg_perfdata *r)
 	}
 	hsize = pd_u64(h + 8);
 	if (hsize == 16) {
-		r->unsupported = "the pipe form of perf.data (perf record -o -)";
-		return 0;
+		r->pipe = true;
+		r->data_off = 16;
+		r->data_end = r->size;
+		return pd_read_pipe_prologue(r);
 	}
 	if (hsize != HEADER_SIZE)
 		return bad(r, 8, "unknown header size");
@@ -319,7 +306,7 @@ static int parse_header(fg_perfdata *r)
 	return read_features(r, h + 72);
 }
 
-static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
+int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 {
 	fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
 	int err;
@@ -328,6 +315,7 @@ static int setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 	if (!(r->name = fg_strdup(name)))
 		return FG_ENOMEM;
 	pd_machine_init(&r->machine);
+	pd_inflater_init(&r->inflater);
 	pd_symbols_init(&r->syms, &r->opts);
 	/* perf script lists inlined frames only for the frames it unwinds
 	 * itself (dwarf call graphs): never for the kernel's frame-pointer
@@ -351,7 +339,7 @@ int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, s
 		return FG_ENOMEM;
 	r->base = buf;
 	r->size = len;
-	if ((err = setup(r, name, opts))) {
+	if ((err = pd_setup(r, name, opts))) {
 		fg_perfdata_free(r);
 		return err;
 	}
@@ -413,6 +401,9 @@ void fg_perfdata_free(fg_perfdata *r)
 	if (r->mapped)
 		munmap((void *)r->base, r->size);
 	pd_unwinder_free(r->unwinder);
+	pd_inflater_release(&r->inflater);
+	pd_chunks_release(&r->stream);
+	free(r->prologue);
 	pd_machine_release(&r->machine);
 	pd_symbols_release(&r->syms);
 	fg_arena_release(&r->arena);
@@ -457,7 +448,7 @@ struct sample {
 /* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
  * unless the abi is none) and PERF_SAMPLE_STACK_USER (size, the copy,
  * then the size used when it is not 0), from p on. */
-static int parse_user_state(const fg_perfdata *r, uint64_t off, const unsigned char *p,
+static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const unsigned char *p,
 			    const unsigned char *end, struct sample *s)
 {
 	uint64_t size, dyn;
@@ -465,37 +456,38 @@ static int parse_user_state(const fg_perfdata *r, uint64_t off, const unsigned c
 	if (!r->dwarf)
 		return 0;
 	if (end - p < 8)
-		return bad(r, off, "sample record ends before its user registers");
+		return bad_at(r, at, "sample record ends before its user registers");
 	s->abi = pd_u64(p);
 	p += 8;
 	if (s->abi) {
 		size_t n = (size_t)__builtin_popcountll(r->regs_user);
 		if ((size_t)(end - p) / 8 < n)
-			return bad(r, off, "user registers longer than their record");
+			return bad_at(r, at, "user registers longer than their record");
 		s->regs = p;
 		p += 8 * n;
 	}
 	if (end - p < 8)
-		return bad(r, off, "sample record ends before its user stack");
+		return bad_at(r, at, "sample record ends before its user stack");
 	size = pd_u64(p);
 	p += 8;
 	if (!size)
 		return 0;
 	if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8)
-		return bad(r, off, "user stack longer than its record");
+		return bad_at(r, at, "user stack longer than its record");
 	s->stack = p;
 	dyn = pd_u64(p + size);
 	s->stack_len = dyn < size ? dyn : size;
 	return 0;
 }
 
-static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struct sample *s)
+static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t size,
+			struct sample *s)
 {
-	const unsigned char *p = r->base + off + 8, *end = r->base + off + size;
+	const unsigned char *p = at->p + 8, *end = at->p + size;
 	uint64_t t = r->sample_type;
 
 	memset(s, 0, sizeof(*s));
-#define NEED(n) do { if ((size_t)(end - p) < (n)) return bad(r, off, "sample record shorter than its fields"); } while (0)
+#define NEED(n) do { if ((size_t)(end - p) < (n)) return bad_at(r, at, "sample record shorter than its fields"); } while (0)
 	if (t & PERF_SAMPLE_IDENTIFIER) {
 		NEED(8);
 		s->id = pd_u64(p);
@@ -546,7 +538,7 @@ static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struc
 		s->nchain = pd_u64(p);
 		p += 8;
 		if (s->nchain > (uint64_t)(end - p) / 8)
-			return bad(r, off, "call chain longer than its record");
+			return bad_at(r, at, "call chain longer than its record");
 		s->chain = p;
 		p += s->nchain * 8;
 	}
@@ -559,7 +551,7 @@ static int parse_sample(const fg_perfdata *r, uint64_t off, uint16_t size, struc
 		p += raw;
 	}
 #undef NEED
-	return parse_user_state(r, off, p, end, s);
+	return parse_user_state(r, at, p, end, s);
 }
 
 static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
@@ -672,7 +664,7 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 	return 0;
 }
 
-static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
+static int do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_t misc,
 		     fg_perfdata_sample_cb cb, void *ctx)
 {
 	struct sample s;
@@ -681,7 +673,7 @@ static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
 	pd_thread *t;
 	int err;
 
-	if ((err = parse_sample(r, off, size, &s)))
+	if ((err = parse_sample(r, at, size, &s)))
 		return err;
 	attr = attr_of(r, &s);
 	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
@@ -719,27 +711,27 @@ static int do_sample(fg_perfdata *r, uint64_t off, uint16_t size, uint16_t misc,
 }
 
 /* A record's file name field: NUL-terminated within the record. */
-static const char *record_name(const fg_perfdata *r, uint64_t off, uint16_t size, size_t at)
+static const char *record_name(const struct recpos *at, uint16_t size, size_t field)
 {
-	const char *s = (const char *)r->base + off + at;
+	const char *s = (const char *)at->p + field;
 
-	if (at >= size || !memchr(s, '\0', size - at))
+	if (field >= size || !memchr(s, '\0', size - field))
 		return NULL;
 	return s;
 }
 
-static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
+static int do_mmap(fg_perfdata *r, const struct recpos *at, uint16_t size, uint32_t type)
 {
-	const unsigned char *p = r->base + off;
+	const unsigned char *p = at->p;
 	size_t name_at = type == PERF_RECORD_MMAP2 ? 72 : 40;
-	const char *name = record_name(r, off, size, name_at);
+	const char *name = record_name(at, size, name_at);
 	char jit_name[PD_JITMAP_NAME_MAX];
 	pd_module *mod;
 	int32_t pid;
 	int err;
 
 	if (!name)
-		return bad(r, off, "map record without a file name");
+		return bad_at(r, at, "map record without a file name");
 	pid = (int32_t)pd_u32(p + 8);
 	/* executable memory with no file: perf names it after the process'
 	 * JIT map file, whose symbols it has (MMAP records carry no
@@ -781,32 +773,32 @@ static int do_mmap(fg_perfdata *r, uint64_t off, uint16_t size, uint32_t type)
 }
 
 /* A process' exit: the unwinder lets go of its files. */
-static void do_exit(fg_perfdata *r, uint64_t off, uint16_t size)
+static void do_exit(fg_perfdata *r, const struct recpos *at, uint16_t size)
 {
-	const unsigned char *p = r->base + off;
+	const unsigned char *p = at->p;
 
 	if (size >= 24 && r->unwinder && pd_u32(p + 8) == pd_u32(p + 16))
 		pd_unwinder_forget(r->unwinder, (int32_t)pd_u32(p + 8));
 }
 
-static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *ctx)
+static int handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb, void *ctx)
 {
-	const unsigned char *p = r->base + off;
+	const unsigned char *p = at->p;
 	uint32_t type = pd_u32(p);
 	uint16_t misc = pd_u16(p + 4), size = pd_u16(p + 6);
 	const char *comm;
 
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
-		return do_sample(r, off, size, misc, cb, ctx);
+		return do_sample(r, at, size, misc, cb, ctx);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		if (size < (type == PERF_RECORD_MMAP2 ? 72 : 40))
-			return bad(r, off, "map record too short");
-		return do_mmap(r, off, size, type);
+			return bad_at(r, at, "map record too short");
+		return do_mmap(r, at, size, type);
 	case PERF_RECORD_COMM:
-		if (size < 16 || !(comm = record_name(r, off, size, 16)))
-			return bad(r, off, "comm record too short");
+		if (size < 16 || !(comm = record_name(at, size, 16)))
+			return bad_at(r, at, "comm record too short");
 		/* an exec: the maps of the old program are gone (their files
 		 * would overlap the new program's for the unwinder) */
 		if ((misc & PERF_RECORD_MISC_COMM_EXEC) &&
@@ -816,11 +808,11 @@ static int handle(fg_perfdata *r, uint64_t off, fg_perfdata_sample_cb cb, void *
 				       strlen(comm));
 	case PERF_RECORD_FORK:
 		if (size < 32)
-			return bad(r, off, "fork record too short");
+			return bad_at(r, at, "fork record too short");
 		return pd_machine_fork(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12),
 				       (int32_t)pd_u32(p + 16), (int32_t)pd_u32(p + 20));
 	case PERF_RECORD_EXIT:
-		do_exit(r, off, size);
+		do_exit(r, at, size);
 		return 0;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
@@ -848,16 +840,19 @@ static int cmp_qent(const void *pa, const void *pb)
 static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void *ctx)
 {
 	size_t i, n;
-	int err = 0;
+	int err;
 
 	/* an empty queue may have no array at all (a round that ends first) */
 	if (r->nq > 1)
 		qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
-	for (n = 0; n < r->nq && r->q[n].time <= limit; n++)
-		if ((err = handle(r, r->q[n].off, cb, ctx)))
-			break;
-	if (err)
-		return err;
+	for (n = 0; n < r->nq && r->q[n].time <= limit; n++) {
+		err = handle(r, &r->q[n].at, cb, ctx);
+		/* a chunk goes with the last of its queued records */
+		if (r->q[n].at.chunk)
+			pd_chunk_unref(r->q[n].at.chunk);
+		if (err)
+			return err;
+	}
 	for (i = n; i < r->nq; i++)
 		r->q[i - n] = r->q[i];
 	r->nq -= n;
@@ -880,8 +875,8 @@ static bool is_queued_type(uint32_t type)
 	return false;
 }
 
-/* The time of the record at off (0 when it carries none). */
-static int record_time(const fg_perfdata *r, uint64_t off, uint32_t type, uint16_t size,
+/* The time of a record (0 when it carries none). */
+static int record_time(const fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
 		       uint64_t *time)
 {
 	*time = 0;
@@ -889,71 +884,182 @@ static int record_time(const fg_perfdata *r, uint64_t off, uint32_t type, uint16
 		return 0;
 	if (type == PERF_RECORD_SAMPLE) {
 		struct sample s;
-		int err = parse_sample(r, off, size, &s);
+		int err = parse_sample(r, at, size, &s);
 		if (err)
 			return err;
 		*time = s.time;
 	} else {
 		size_t back = trailer_time_back(r);
 		if (back && back <= (size_t)size - 8)
-			*time = pd_u64(r->base + off + size - back);
+			*time = pd_u64(at->p + size - back);
 	}
 	return 0;
 }
 
-static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+/* Queues a record for the end of its round; in a recording without
+ * times, handles it at once. */
+static int queue_record(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+			fg_perfdata_sample_cb cb, void *ctx)
 {
-	uint64_t off = r->data_off, time;
-	bool ordered = (r->sample_type & PERF_SAMPLE_TIME) != 0;
+	uint64_t time;
+	int err;
+
+	if ((err = record_time(r, at, type, size, &time)))
+		return err;
+	if (!(r->sample_type & PERF_SAMPLE_TIME))
+		return handle(r, at, cb, ctx);
+	if (FG_ALLOC_GROW(r->q, r->nq + 1, r->aq, 1024))
+		return FG_ENOMEM;
+	r->q[r->nq].time = time;
+	r->q[r->nq].seq = r->seq++;
+	r->q[r->nq++].at = *at;
+	if (at->chunk)
+		at->chunk->refs++;
+	if (time > r->max_time)
+		r->max_time = time;
+	return 0;
+}
+
+/* One record, from the file or decompressed: a round's end flushes the
+ * queue, the kinds handled are queued, unknown kernel kinds counted. */
+static int dispatch(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint32_t type = pd_u32(at->p);
+	uint16_t size = pd_u16(at->p + 6);
+	int err;
+
+	if (type == REC_FINISHED_ROUND) {
+		if ((err = flush(r, r->next_flush, cb, ctx)))
+			return err;
+		r->next_flush = r->max_time;
+	} else if (is_queued_type(type)) {
+		return queue_record(r, at, type, size, cb, ctx);
+	} else if (type >= PERF_RECORD_MAX && type < 64) {
+		r->stats.skipped++;
+	}
+	return 0;
+}
+
+bool pd_is_compressed_type(const fg_perfdata *r, uint32_t type)
+{
+	/* 83 is COMPRESSED2 in the perf releases that write it; only
+	 * with the compressed feature is it sure to be that */
+	return type == REC_COMPRESSED || (type == REC_COMPRESSED2 && r->compressed);
+}
+
+/* The records of a decompressed chunk; one cut at its end is left for
+ * the next chunk (r->tail: its bytes so far). */
+static int walk_chunk(fg_perfdata *r, pd_chunk *c, fg_perfdata_sample_cb cb, void *ctx)
+{
+	size_t pos = 0;
+	int err;
+
+	while (c->len - pos >= 8) {
+		struct recpos at = { c->data + pos, c->off, c };
+		uint16_t size = pd_u16(at.p + 6);
+		if (size < 8)
+			return bad_at(r, &at, "record smaller than its header");
+		if (size > c->len - pos)
+			break;
+		if (pd_is_compressed_type(r, pd_u32(at.p)))
+			return bad_at(r, &at, "a compressed record inside compressed data");
+		if ((err = dispatch(r, &at, cb, ctx)))
+			return err;
+		pos += size;
+	}
+	r->tail = c->len - pos;
+	return 0;
+}
+
+/* A compressed record: its part of the zstd stream decompressed, and
+ * the records in it walked as if they stood in the file here. */
+static int do_compressed(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+			 fg_perfdata_sample_cb cb, void *ctx)
+{
+	const unsigned char *src = at->p + 8;
+	uint64_t len = size - 8u;
+	const char *why;
+	pd_chunk *c;
+	int err;
+
+	if (type == REC_COMPRESSED2) {
+		/* its data's size, then the data, padded to 8 bytes */
+		if (size < 16 || pd_u64(at->p + 8) > size - 16u)
+			return bad_at(r, at, "compressed data larger than its record");
+		src = at->p + 16;
+		len = pd_u64(at->p + 8);
+	}
+	err = pd_inflate(&r->inflater, at->off, src, (size_t)len, r->tail, &c, &why);
+	if (err == FG_EPARSE)
+		return fg_error_set(FG_EPARSE, "%s: offset %llu: corrupt compressed data (zstd: %s)",
+				    r->name, (unsigned long long)at->off, why);
+	if (err)
+		return err;
+	return walk_chunk(r, c, cb, ctx);
+}
+
+/* One record: a compressed one decompressed and its records walked,
+ * others dispatched. *extra gets the size of the data that follows the
+ * record itself (AUX data, the pipe form's tracing data), to pass. */
+int pd_walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+		    uint64_t *extra, fg_perfdata_sample_cb cb, void *ctx)
+{
+	*extra = 0;
+	if (pd_is_compressed_type(r, type))
+		return do_compressed(r, at, type, size, cb, ctx);
+	if (type == REC_AUXTRACE && size >= 16)
+		*extra = pd_u64(at->p + 8);
+	else if (type == REC_HEADER_TRACING_DATA && r->pipe && size >= 12)
+		*extra = pd_u32(at->p + 8);
+	else
+		return dispatch(r, at, cb, ctx);
+	return 0;
+}
+
+/* The records of the data section (of a stream: those read with its
+ * prologue). */
+int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint64_t off = r->data_off, extra;
 	int err;
 
 	while (off < r->data_end) {
+		struct recpos at = { r->base + off, off, NULL };
 		uint32_t type;
 		uint16_t size;
 		if (r->data_end - off < 8)
 			return bad(r, off, "record header truncated");
-		type = pd_u32(r->base + off);
-		size = pd_u16(r->base + off + 6);
+		type = pd_u32(at.p);
+		size = pd_u16(at.p + 6);
 		if (size < 8)
 			return bad(r, off, "record smaller than its header");
 		if (size > r->data_end - off)
 			return bad(r, off, "record truncated (the recording was cut short?)");
-		if (type == REC_COMPRESSED)
-			return fg_error_set(FG_EINVAL, "%s: offset %llu: compressed records are not "
-				"supported", r->name, (unsigned long long)off);
-		if (type == REC_FINISHED_ROUND) {
-			if ((err = flush(r, r->next_flush, cb, ctx)))
-				return err;
-			r->next_flush = r->max_time;
-		} else if (is_queued_type(type)) {
-			if ((err = record_time(r, off, type, size, &time)))
-				return err;
-			if (!ordered) {
-				if ((err = handle(r, off, cb, ctx)))
-					return err;
-			} else {
-				if (FG_ALLOC_GROW(r->q, r->nq + 1, r->aq, 1024))
-					return FG_ENOMEM;
-				r->q[r->nq].time = time;
-				r->q[r->nq].seq = r->seq++;
-				r->q[r->nq++].off = off;
-				if (time > r->max_time)
-					r->max_time = time;
-			}
-		} else if (type < PERF_RECORD_MAX || type >= 64) {
-			if (type == REC_AUXTRACE && size >= 16) {
-				/* its data follows the record */
-				uint64_t extra = pd_u64(r->base + off + 8);
-				if (extra > r->data_end - off - size)
-					return bad(r, off, "AUX data truncated");
-				off += extra;
-			}
-		} else {
-			r->stats.skipped++;
-		}
-		off += size;
+		if ((err = pd_walk_one(r, &at, type, size, &extra, cb, ctx)))
+			return err;
+		if (extra > r->data_end - off - size)
+			return bad(r, off, type == REC_AUXTRACE ? "AUX data truncated" :
+				   "tracing data truncated");
+		off += size + extra;
 	}
+	return 0;
+}
+
+/* After the last record: compressed data must not end inside one, and
+ * the records still queued are handled. */
+int pd_walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	if (r->tail)
+		return bad(r, r->inflater.chunks.last->off,
+			   "compressed data ends inside a record (the recording was cut short?)");
 	return flush(r, UINT64_MAX, cb, ctx);
+}
+
+static int walk(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	int err = pd_walk_records(r, cb, ctx);
+
+	return err ? err : pd_walk_end(r, cb, ctx);
 }
 
 int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
@@ -963,5 +1069,5 @@ int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 	if (r->used)
 		return fg_error_set(FG_EINVAL, "%s: samples already read", r->name);
 	r->used = true;
-	return walk(r, cb, ctx);
+	return r->read ? pd_walk_stream(r, cb, ctx) : walk(r, cb, ctx);
 }

@@ -1,0 +1,121 @@
+/* The perf.data reader's state, shared by reader.c (the file form, the
+ * records, the time-ordered walk) and pipe.c (the pipe form's prologue,
+ * streams read in blocks). */
+#ifndef FG_PERFDATA_READER_H
+#define FG_PERFDATA_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/perfdata/internal.h"
+
+#define FEAT_BUILD_ID 2
+#define FEAT_ARCH 6
+#define FEAT_EVENT_DESC 12
+#define FEAT_AUXTRACE 18
+#define FEAT_DIR_FORMAT 24
+#define FEAT_COMPRESSED 27
+
+/* perf's own record types (linux/perf_event.h has the kernel's) */
+#define REC_HEADER_ATTR 64
+#define REC_HEADER_TRACING_DATA 66
+#define REC_HEADER_BUILD_ID 67
+#define REC_FINISHED_ROUND 68
+#define REC_AUXTRACE 71
+#define REC_EVENT_UPDATE 78
+#define REC_HEADER_FEATURE 80
+#define REC_COMPRESSED 81
+#define REC_FINISHED_INIT 82
+#define REC_COMPRESSED2 83
+
+/* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
+#define MAX_STACK 127
+
+struct pd_attr {
+	uint64_t sample_type;
+	uint64_t sample_period;
+	uint64_t regs_user;       /* sample_regs_user: the registers of a sample */
+	const char *name;
+	const unsigned char *ids; /* u64 ids in the file */
+	size_t nids;
+};
+
+/* A record's bytes and, for messages, where it is: its file or stream
+ * offset, or for a record decompressed out of a compressed record, the
+ * chunk of that record (whose offset is given). A record in a chunk
+ * keeps it alive while queued. */
+struct recpos {
+	const unsigned char *p;
+	uint64_t off;
+	pd_chunk *chunk;
+};
+
+struct qent {
+	uint64_t time, seq;
+	struct recpos at;
+};
+
+struct fg_perfdata {
+	char *name;
+	const unsigned char *base;
+	size_t size;
+	bool mapped, used;
+	fg_perfdata_opts opts;
+	const char *unsupported;
+	struct pd_attr *attrs;
+	size_t nattrs, aattrs;
+	bool pipe;                /* the pipe form (perf record -o -) */
+	uint64_t sample_type;     /* common to all attrs */
+	uint64_t regs_user;       /* likewise */
+	bool id_all;
+	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
+	pd_unwinder *unwinder;
+	uint64_t pcs[MAX_STACK];
+	uint64_t data_off, data_end;
+	pd_machine machine;
+	pd_symbols syms;
+	fg_perfdata_stats stats;
+	fg_arena arena;
+	struct qent *q;
+	size_t nq, aq;
+	uint64_t seq, next_flush, max_time;
+	fg_perfdata_frame *frames;
+	size_t nframes, aframes;
+	char comm_buf[24];
+	bool compressed;          /* the recording has the compressed feature */
+	pd_inflater inflater;     /* compressed records' stream */
+	size_t tail;              /* bytes of a record cut at the end of the
+				     newest chunk */
+	fg_perfdata_read_fn read; /* a stream's, or NULL */
+	void *read_ctx;
+	unsigned char *prologue;  /* a stream's header and first records (base) */
+	pd_chunk_list stream;     /* blocks of the stream in use */
+};
+
+/* reader.c, for pipe.c */
+int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts);
+/* Attribute i (asize bytes at a, its ids at ids), which must share the
+ * first one's sample format; then, once all are set, pd_check_attrs. */
+void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
+		 const unsigned char *ids, size_t nids);
+int pd_check_attrs(fg_perfdata *r);
+/* A feature section, or build id records, at [off, end) of r->base. */
+int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end);
+int pd_read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end);
+bool pd_is_compressed_type(const fg_perfdata *r, uint32_t type);
+/* One record (*extra: the size of the data that follows it, to pass);
+ * the records of [data_off, data_end) of r->base; the end of the walk
+ * (queued records handled). */
+int pd_walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+		uint64_t *extra, fg_perfdata_sample_cb cb, void *ctx);
+int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+int pd_walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+
+/* pipe.c, for reader.c */
+/* The pipe form's records that stand for the header, from r->base. */
+int pd_read_pipe_prologue(fg_perfdata *r);
+/* fg_perfdata_foreach's walk of a stream. */
+int pd_walk_stream(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+
+#endif
