@@ -27,8 +27,11 @@
 
 #define HEADER_SIZE 104
 
-/* Recordings up to this size are mapped with all their pages at once. */
-#define POPULATE_MAX ((off_t)1 << 30)
+/* A mapped recording is read through a window of this size: its pages
+ * mapped all at once ahead of the reader (a page fault for each costs
+ * more than reading it), and given back behind it, so that memory does
+ * not grow with the file. */
+#define WINDOW ((uint64_t)32 << 20)
 
 bool fg_perfdata_magic(const void *buf, size_t len)
 {
@@ -361,11 +364,8 @@ int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts
 		close(fd);
 		return fg_error_set(FG_EIO, "%s: not a regular file", path);
 	}
-	/* every page is read: mapping them all at once (a recording that
-	 * fits in memory easily) saves a page fault for each */
 	if (st.st_size > 0 &&
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ,
-			MAP_PRIVATE | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0), fd, 0)) == MAP_FAILED) {
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		err = fg_error_set(FG_EIO, "%s: %s", path, strerror(errno));
 		close(fd);
 		return err;
@@ -1016,6 +1016,32 @@ int pd_walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t
 	return 0;
 }
 
+/* Moves the window of a mapped recording to off. Pages given back are
+ * read again from the file should a queued record still point there
+ * (the mapping is private and never written). */
+static void move_window(fg_perfdata *r, uint64_t off)
+{
+#if defined(MADV_POPULATE_READ)
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), ahead = off & ~(page - 1);
+
+	if (!r->mapped || off < r->window_end)
+		return;
+	if (ahead < r->size)
+		madvise((void *)(r->base + ahead), (size_t)(r->size - ahead < WINDOW ? r->size - ahead : WINDOW),
+			MADV_POPULATE_READ);
+	r->window_end = ahead + WINDOW;
+	/* two windows back: behind the records of the rounds still queued */
+	if (ahead >= 2 * WINDOW && ahead - 2 * WINDOW > r->released) {
+		madvise((void *)(r->base + r->released), (size_t)(ahead - 2 * WINDOW - r->released),
+			MADV_DONTNEED);
+		r->released = ahead - 2 * WINDOW;
+	}
+#else
+	(void)r;
+	(void)off;
+#endif
+}
+
 /* The records of the data section (of a stream: those read with its
  * prologue). */
 int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
@@ -1025,6 +1051,7 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 
 	while (off < r->data_end) {
 		struct recpos at = { r->base + off, off, NULL };
+		move_window(r, off);
 		uint32_t type;
 		uint16_t size;
 		if (r->data_end - off < 8)

@@ -61,6 +61,8 @@ struct fg_perfdata {
 	const unsigned char *base;
 	size_t size;
 	bool mapped, used;
+	uint64_t window_end;       /* a mapped file: mapped ahead up to here */
+	uint64_t released;         /* and given back below this */
 	fg_perfdata_opts opts;
 	const char *unsupported;
 	struct pd_attr *attrs;
