@@ -22,14 +22,7 @@ copy=cache/flamegraph-build/debug/$id.debug
 perf script -i z.data 2>/dev/null | flamegraph-collapse-perf > script.folded
 check_contains "perf script lists the inlined frames" script.folded ";hash_step;churn;mix [0-9]+$"
 
-# share EXPECTED ACTUAL: the share of EXPECTED's weight ACTUAL has in the
-# same stacks
-share() {
-	awk 'NR == FNR { w = $NF; sub(/ [^ ]+$/, ""); want[$0] = w; total += w; next }
-	     { w = $NF; sub(/ [^ ]+$/, ""); got[$0] = w }
-	     END { for (s in want) { g = (s in got) ? got[s] : 0; same += (g < want[s] ? g : want[s]) }
-		   printf "%.2f", total ? 100 * same / total : 0 }' "$1" "$2"
-}
+. "$FG_SRC/tests/lib/stacks.sh" # share
 
 XDG_CACHE_HOME=$PWD/cache check_exit "first run: the copy is written" 0 flamegraph-collapse-perf z.data
 mv out first.folded

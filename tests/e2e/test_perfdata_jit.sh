@@ -42,35 +42,13 @@ rwx_pid=$pid
 check_exit "record, W^X" 0 record wx mprotect
 wx_pid=$pid
 
-# share EXPECTED ACTUAL: the share of EXPECTED's weight whose stacks
-# ACTUAL has with the same weight (min of the two per stack)
-share() {
-	awk 'NR == FNR { w = $NF; sub(/ [^ ]+$/, ""); want[$0] = w; total += w; next }
-	     { w = $NF; sub(/ [^ ]+$/, ""); got[$0] = w }
-	     END { for (s in want) { g = (s in got) ? got[s] : 0; same += (g < want[s] ? g : want[s]) }
-		   printf "%.2f", total ? 100 * same / total : 0 }' "$1" "$2"
-}
+. "$FG_SRC/tests/lib/stacks.sh" # share, compare
 
-compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
-	local name=$1 rec=$2 script_flags=$3 pct
-	shift 4
-	# shellcheck disable=SC2086
-	perf script $script_flags -i "$rec" 2>/dev/null | flamegraph-collapse-perf "$@" >"$name.text" ||
-		{ fail "$name: perf script | flamegraph-collapse-perf failed"; return; }
-	check_exit "$name: native" 0 flamegraph-collapse-perf "$@" "$rec"
-	mv out "$name.native"
-	check_not_contains "$name: read natively (no note)" err "perf script"
-	[ -s "$name.text" ] && pass || fail "$name: no stacks from perf script"
-	pct=$(share "$name.text" "$name.native")
-	echo "$name: identical stacks for $pct% of the sample weight ($(wc -l <"$name.text") stacks)"
-	if ! cmp -s "$name.text" "$name.native"; then
-		echo "$name: differences (< perf script, > native):"
-		diff "$name.text" "$name.native" >"$name.diff" || true
-		sed -n 's/^\([<>]\)/    \1/p' "$name.diff" | head -20 || true
-	fi
-	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' && pass ||
-		fail "$name: only $pct% identical (at least 99% expected)"
-	# the code named by overlapping entries: every stack through it the same
+# compare_jit NAME ...: compare, and the code named by overlapping
+# entries named the same in every stack through it
+compare_jit() {
+	local name=$1
+	compare "$@"
 	grep ';run_sled;' "$name.text" >"$name.sled.text" || true
 	grep ';run_sled;' "$name.native" >"$name.sled.native" || true
 	check_same_file "$name: overlapping entries named as perf names them" \
@@ -84,15 +62,15 @@ both_contain() {
 }
 
 for rec in rwx wx; do
-	compare "$rec" "$rec.data" "" --
+	compare_jit "$rec" "$rec.data" "" --
 	both_contain "$rec: a JIT frame" "$rec" "^jit;.*;main;run_hot;jit_hot_loop [0-9]+$"
 	both_contain "$rec: a name with spaces" "$rec" ";run_spaces;jit loop with spaces [0-9]+$"
 	both_contain "$rec: overlapping entries" "$rec" ";run_sled;jit_sled_[0-9]+ [0-9]+$"
 done
-compare rwx-jit rwx.data "" -- --jit
+compare_jit rwx-jit rwx.data "" -- --jit
 both_contain "--jit: JIT frames marked" rwx-jit ";run_hot;jit_hot_loop_\[j\] [0-9]+$"
-compare rwx-addrs rwx.data "" -- --all --addrs
-compare rwx-pid rwx.data "-F +pid" -- --pid
+compare_jit rwx-addrs rwx.data "" -- --all --addrs
+compare_jit rwx-pid rwx.data "-F +pid" -- --pid
 both_contain "--pid" rwx-pid "^jit-$rwx_pid;.*;run_hot;jit_hot_loop [0-9]+$"
 
 # a map file of odd lines, as perf reads them: the hot loop's entry with
@@ -110,7 +88,7 @@ sled=$(sed -n 's/ .* jit_sled$//p' "$map")
 	printf '  %s,e,  padded name \n' "$spaces"
 	printf '%s 810 sled+0x1fz' "$sled"
 } >"$map"
-compare rwx-odd rwx.data "" --
+compare_jit rwx-odd rwx.data "" --
 both_contain "odd map lines: 0x prefixes" rwx-odd ";run_hot;HOT loop [0-9]+$"
 both_contain "odd map lines: other separators, padding" rwx-odd ";run_spaces;padded name  [0-9]+$"
 both_contain "odd map lines: last byte of the file dropped" rwx-odd \
@@ -118,9 +96,9 @@ both_contain "odd map lines: last byte of the file dropped" rwx-odd \
 
 # no map file: the frames are named after it, on both sides
 rm -f "$map"
-compare rwx-nomap rwx.data "" --
+compare_jit rwx-nomap rwx.data "" --
 both_contain "no map file" rwx-nomap ";run_hot;\[perf-$rwx_pid\.map\] [0-9]+$"
-compare rwx-nomap-addrs rwx.data "" -- --addrs
+compare_jit rwx-nomap-addrs rwx.data "" -- --addrs
 both_contain "no map file, --addrs: absolute addresses" rwx-nomap-addrs \
 	";run_hot;\[perf-$rwx_pid.map <7f[0-9a-f]+>\] [0-9]+$"
 

@@ -31,37 +31,7 @@ if command -v c++ >/dev/null; then
 	recordings="$recordings cxx"
 fi
 
-# share PERCENT-OUT EXPECTED ACTUAL: prints the share of EXPECTED's weight
-# whose stacks ACTUAL has with the same weight (min of the two per stack)
-share() {
-	awk 'NR == FNR { w = $NF; sub(/ [^ ]+$/, ""); want[$0] = w; total += w; next }
-	     { w = $NF; sub(/ [^ ]+$/, ""); got[$0] = w }
-	     END { for (s in want) { g = (s in got) ? got[s] : 0; same += (g < want[s] ? g : want[s]) }
-		   printf "%.2f", total ? 100 * same / total : 0 }' "$1" "$2"
-}
-
-compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
-	local name=$1 rec=$2 script_flags=$3 pct
-	shift 4
-	# shellcheck disable=SC2086
-	perf script $script_flags -i "$rec" 2>/dev/null | flamegraph-collapse-perf "$@" >"$name.text" ||
-		{ fail "$name: perf script | flamegraph-collapse-perf failed"; return; }
-	check_exit "$name: native" 0 flamegraph-collapse-perf "$@" "$rec"
-	mv out "$name.native"
-	check_not_contains "$name: read natively (no note)" err "perf script"
-	[ -s "$name.text" ] && pass || fail "$name: no stacks from perf script"
-	pct=$(share "$name.text" "$name.native")
-	echo "$name: identical stacks for $pct% of the sample weight" \
-		"($(perf script -F tid -G -i "$rec" 2>/dev/null | wc -l) samples," \
-		"$(wc -l <"$name.text") stacks)"
-	if ! cmp -s "$name.text" "$name.native"; then
-		echo "$name: differences (< perf script, > native):"
-		diff "$name.text" "$name.native" >"$name.diff" || true
-		sed -n 's/^\([<>]\)/    \1/p' "$name.diff" | head -20 || true
-	fi
-	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' && pass ||
-		fail "$name: only $pct% identical (at least 99% expected)"
-}
+. "$FG_SRC/tests/lib/stacks.sh" # share, compare
 
 for rec in $recordings; do
 	compare "$rec" "$rec.data" "" --

@@ -48,22 +48,15 @@ fetch() {
 	echo "$dir"
 }
 
-# share EXPECTED ACTUAL: the share of EXPECTED's weight whose stacks
-# ACTUAL has with the same weight (the smaller of the two per stack)
-share() {
-	awk 'NR == FNR { w = $NF; sub(/ [^ ]+$/, ""); want[$0] += w; total += w; next }
-	     { w = $NF; sub(/ [^ ]+$/, ""); got[$0] += w }
-	     END { for (s in want) { g = (s in got) ? got[s] : 0; same += (g < want[s] ? g : want[s]) }
-		   printf "%.2f", total ? 100 * same / total : 0 }' "$1" "$2"
-}
+. "$FG_SRC/tests/lib/stacks.sh" # share, compare
 
-# differences EXPECTED ACTUAL: lists every stack of EXPECTED (perf
+# show_differences EXPECTED ACTUAL (for compare): lists every stack of EXPECTED (perf
 # script's) that ACTUAL (native) lacks or has with another weight, and
 # every one of ACTUAL that EXPECTED lacks; a stack of ACTUAL that is one
 # of EXPECTED's but for an `[unknown]` frame right under the command
 # (on EXPECTED's side) and up to two frame names is paired with it and
 # shown as those changes. Then the weight of EXPECTED by kind of change.
-differences() {
+show_differences() {
 	awk 'NR == FNR { w = $NF; sub(/ [^ ]+$/, ""); want[$0] += w; total += w; next }
 	     { w = $NF; sub(/ [^ ]+$/, ""); got[$0] += w }
 	     END {
@@ -119,35 +112,6 @@ differences() {
 		}
 		for (j = 1; j <= nk; j++) printf "    %6.2f%%  %s\n", 100 * kind[ks[j]] / total, ks[j]
 	     }' "$1" "$2"
-}
-
-samples() { perf script -F tid -i "$1" 2>/dev/null | wc -l; }
-
-compare() { # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...
-	local name=$1 rec=$2 script_flags=$3 pct
-	shift 4
-	# shellcheck disable=SC2086
-	perf script $script_flags -i "$rec" 2>/dev/null | flamegraph-collapse-perf "$@" >"$name.text" ||
-		{ fail "$name: perf script | flamegraph-collapse-perf failed"; return; }
-	check_exit "$name: native" 0 flamegraph-collapse-perf "$@" "$rec"
-	mv out "$name.native"
-	check_not_contains "$name: read natively (no note)" err "perf script"
-	[ -s "$name.text" ] && pass || fail "$name: no stacks from perf script"
-	pct=$(share "$name.text" "$name.native")
-	echo "$name: identical stacks for $pct% of the sample weight ($(samples "$rec") samples," \
-		"$(wc -l <"$name.text") stacks from perf script, $(wc -l <"$name.native") native)"
-	if ! cmp -s "$name.text" "$name.native"; then
-		echo "$name: differences (< perf script, > native):"
-		differences "$name.text" "$name.native"
-	fi
-	if awk -v p="$pct" 'BEGIN { exit !(p >= 99) }'; then
-		pass
-	else
-		fail "$name: only $pct% identical (at least 99% expected)"
-		# both sides kept for a closer look
-		mkdir -p "$FG_ARTIFACTS/perfdata-thirdparty"
-		cp "$name.text" "$name.native" "$FG_ARTIFACTS/perfdata-thirdparty/" 2>/dev/null || true
-	fi
 }
 
 # record NAME MODE PROGRAM ARGS...: NAME.data, with frame pointers (fp)
