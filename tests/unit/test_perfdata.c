@@ -381,6 +381,18 @@ static int collect(void *ctx, const fg_perfdata_sample *s)
 	return 0;
 }
 
+/* The one sample of the test recordings: "prog" in the marker, with
+ * a caller, period 7, of the event named. */
+static void assert_marker_sample(const struct got *g, const char *event)
+{
+	assert_int_equal(g->n, 1);
+	assert_string_equal(g->comm, "prog");
+	assert_int_equal(g->period, 7);
+	assert_string_equal(g->event, event);
+	assert_int_equal(g->nframes, 2);
+	assert_string_equal(g->sym0, "perfdata_unit_marker");
+}
+
 static fg_perfdata_opts test_opts(void)
 {
 	fg_perfdata_opts o = FG_PERFDATA_OPTS_INIT;
@@ -883,12 +895,7 @@ static void test_compressed(void **state)
 			char *buf = compressed_recording(&len, cut, types[t], false);
 			struct got g;
 			assert_int_equal(read_all("z.data", buf, len, &g), 0);
-			assert_int_equal(g.n, 1);
-			assert_string_equal(g.comm, "prog");
-			assert_int_equal(g.period, 7);
-			assert_string_equal(g.event, "cpu-clock");
-			assert_int_equal(g.nframes, 2);
-			assert_string_equal(g.sym0, "perfdata_unit_marker");
+			assert_marker_sample(&g, "cpu-clock");
 			free(buf);
 		}
 	}
@@ -1105,12 +1112,7 @@ static void test_pipe(void **state)
 		char *buf = pipe_recording(&len, compress);
 		struct got g;
 		assert_int_equal(read_all("pipe.data", buf, len, &g), 0);
-		assert_int_equal(g.n, 1);
-		assert_string_equal(g.comm, "prog");
-		assert_int_equal(g.period, 7);
-		assert_string_equal(g.event, "cpu-clock:pipe");
-		assert_int_equal(g.nframes, 2);
-		assert_string_equal(g.sym0, "perfdata_unit_marker");
+		assert_marker_sample(&g, "cpu-clock:pipe");
 		free(buf);
 	}
 }
