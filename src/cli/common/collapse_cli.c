@@ -148,7 +148,9 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "and dwarf call graphs (--call-graph dwarf, unwound here), compressed records (-z), "
 			      "the pipe form (perf record -o -, saved to a file or piped into stdin), "
 			      "symbols from ELF symbol tables, debug files and kallsyms, DWARF inlined frames, "
-			      "the same stacks as perf script's text gives. Recordings it does not read yet (AUX "
+			      "JIT code named from /tmp/perf-PID.map (which must still exist), "
+			      "the same stacks as perf script's text gives. Compressed DWARF is inflated once "
+			      "into $XDG_CACHE_HOME/flamegraph-build/debug. Recordings it does not read yet (AUX "
 			      "data, other architectures) go through perf script, with a note (from stdin: an "
 			      "error, save the recording to a file).";
 		cli.footer = "Examples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
