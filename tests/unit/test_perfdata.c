@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <zstd.h>
 
@@ -627,6 +628,69 @@ static void test_dwarf_sample(void **state)
 	assert_int_equal(g.n, 1);
 	fg_perfdata_free(r);
 	free(buf);
+}
+
+/* The recording at buf read from a file (the reader's pread path) and
+ * from memory: the same result, *g of the file. */
+static int foreach_both(const char *buf, size_t len, struct got *g)
+{
+	fg_perfdata_opts o = test_opts();
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	fg_perfdata *r = NULL;
+	struct got m;
+	int fd, err, merr;
+
+	snprintf(path, sizeof(path), "%s/trim.XXXXXX", dir && *dir ? dir : "/tmp");
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	assert_int_equal(fg_perfdata_open(&r, path, &o), 0);
+	memset(g, 0, sizeof(*g));
+	err = fg_perfdata_foreach(r, collect, g);
+	fg_perfdata_free(r);
+	unlink(path);
+	assert_int_equal(fg_perfdata_open_mem(&r, "trim.data", buf, len, &o), 0);
+	memset(&m, 0, sizeof(m));
+	merr = fg_perfdata_foreach(r, collect, &m);
+	fg_perfdata_free(r);
+	assert_int_equal(err, merr);
+	assert_int_equal(g->n, m.n);
+	assert_int_equal(g->nframes, m.nframes);
+	return err;
+}
+
+/* Samples with stack copies of dwarf recordings' sizes are kept
+ * without the part the kernel did not fill: with any valid size, in
+ * the copy or beyond it, read from a file or memory, the sample is
+ * unwound as before; one cut inside its copy or after it is refused. */
+static void test_dwarf_trimmed(void **state)
+{
+	static const uint64_t valid[] = { 0, 8, 100, 4096, 8184, 8192, 1u << 20 };
+	struct got g;
+	size_t len, i, full, cut;
+	char *buf;
+
+	(void)state;
+	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+		buf = dwarf_recording(&len, 0, 8192, valid[i]);
+		assert_int_equal(foreach_both(buf, len, &g), 0);
+		assert_int_equal(g.n, 1);
+		/* nothing valid: no user frames, as perf gives none */
+		if (valid[i])
+			assert_string_equal(g.sym0, "perfdata_unit_marker");
+		else
+			assert_int_equal(g.nframes, 0);
+		free(buf);
+	}
+	full = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 2 + 8 + 16 + 8 + 8192 + 8;
+	for (cut = full - 8 - 8192 - 8; cut < full; cut += cut < full - 64 ? 509 : 1) {
+		buf = dwarf_recording(&len, cut, 8192, 100);
+		assert_int_equal(foreach_both(buf, len, &g), FG_EPARSE);
+		assert_non_null(strstr(fg_error_last(), "trim.data: offset "));
+		assert_int_equal(g.n, 0);
+		free(buf);
+	}
 }
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *out)
@@ -1398,6 +1462,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_malformed_record),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_dwarf_sample),
+		cmocka_unit_test(test_dwarf_trimmed),
 		cmocka_unit_test(test_dwarf_plt),
 		cmocka_unit_test(test_dwarf_unsupported),
 		cmocka_unit_test(test_compressed),

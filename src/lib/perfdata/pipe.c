@@ -191,6 +191,7 @@ int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_rea
 		return FG_ENOMEM;
 	r->read = read;
 	r->read_ctx = ctx;
+	r->fd = -1;
 	err = read_stream_prologue(r, name, &b);
 	r->prologue = (unsigned char *)fg_strbuf_detach(&b, &r->size);
 	r->base = r->prologue;

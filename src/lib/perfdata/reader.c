@@ -2,15 +2,16 @@
  * section (the kernel's records and perf's own); after it, one {offset,
  * size} per feature bit set in the header, pointing at the features.
  *
- * The file is mapped and walked record by record. Records between two
+ * The file is mapped for its header and features; its records are read
+ * one after the other by fetch.c. Records between two
  * FINISHED_ROUND records may be out of time order (perf writes one CPU's
  * buffer after the other), so they are queued as {time, position} and,
  * at each round's end, those up to the newest time of the rounds before
  * are handled in time order (records of equal time in file order): the
  * order perf itself uses, so a sample sees the names and maps perf shows
- * with it. Nothing of a record is copied: queued records point into the
- * mapped file, or into the chunks of compressed records (compressed.c)
- * and of streams (pipe.c, which also reads the pipe form's prologue). */
+ * with it. Queued records point into chunks: of the records read
+ * (fetch.c), of compressed records (compressed.c), or of streams
+ * (pipe.c, which also reads the pipe form's prologue). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -27,11 +28,6 @@
 
 #define HEADER_SIZE 104
 
-/* A mapped recording is read through a window of this size: its pages
- * mapped all at once ahead of the reader (a page fault for each costs
- * more than reading it), and given back behind it, so that memory does
- * not grow with the file. */
-#define WINDOW ((uint64_t)32 << 20)
 
 bool fg_perfdata_magic(const void *buf, size_t len)
 {
@@ -342,6 +338,7 @@ int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, s
 		return FG_ENOMEM;
 	r->base = buf;
 	r->size = len;
+	r->fd = -1;
 	if ((err = pd_setup(r, name, opts))) {
 		fg_perfdata_free(r);
 		return err;
@@ -370,16 +367,20 @@ int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts
 		close(fd);
 		return err;
 	}
-	close(fd);
+	/* the header and features are read through the mapping, the
+	 * records with pread (fetch.c): touching a page of a mapping the
+	 * first time costs more than reading it */
 	if (map)
-		madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+		madvise(map, (size_t)st.st_size, MADV_RANDOM);
 	err = fg_perfdata_open_mem(out, path, map ? map : "", (size_t)st.st_size, opts);
 	if (err) {
 		if (map)
 			munmap(map, (size_t)st.st_size);
+		close(fd);
 		return err;
 	}
 	(*out)->mapped = map != NULL;
+	(*out)->fd = fd;
 	return 0;
 }
 
@@ -400,6 +401,9 @@ void fg_perfdata_free(fg_perfdata *r)
 		return;
 	if (r->mapped)
 		munmap((void *)r->base, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	pd_fetch_release(r);
 	pd_unwinder_free(r->unwinder);
 	pd_inflater_release(&r->inflater);
 	pd_chunks_release(&r->stream);
@@ -480,10 +484,12 @@ static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const
 	return 0;
 }
 
-static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t size,
-			struct sample *s)
+/* The fields of a sample before its user registers, from at->p up to
+ * end; *rest: where the registers start. */
+static int parse_front(const fg_perfdata *r, const struct recpos *at, const unsigned char *end,
+		       struct sample *s, const unsigned char **rest)
 {
-	const unsigned char *p = at->p + 8, *end = at->p + size;
+	const unsigned char *p = at->p + 8;
 	uint64_t t = r->sample_type;
 
 	memset(s, 0, sizeof(*s));
@@ -551,7 +557,39 @@ static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t 
 		p += raw;
 	}
 #undef NEED
-	return parse_user_state(r, at, p, end, s);
+	*rest = p;
+	return 0;
+}
+
+static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t size,
+			struct sample *s)
+{
+	const unsigned char *p;
+	int err = parse_front(r, at, at->p + size, s, &p);
+
+	return err ? err : parse_user_state(r, at, p, at->p + size, s);
+}
+
+size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t len)
+{
+	struct recpos at = { rec, 0, NULL };
+	const unsigned char *p, *end = rec + len;
+	struct sample s;
+	uint64_t abi;
+
+	if (!r->dwarf || parse_front(r, &at, end, &s, &p))
+		return 0;
+	if (end - p < 8)
+		return 0;
+	abi = pd_u64(p);
+	p += 8;
+	if (abi) {
+		size_t n = (size_t)__builtin_popcountll(r->regs_user);
+		if ((size_t)(end - p) / 8 < n)
+			return 0;
+		p += 8 * n;
+	}
+	return end - p < 8 ? 0 : (size_t)(p - rec);
 }
 
 static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
@@ -1013,62 +1051,6 @@ int pd_walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t
 		*extra = pd_u32(at->p + 8);
 	else
 		return dispatch(r, at, cb, ctx);
-	return 0;
-}
-
-/* Moves the window of a mapped recording to off. Pages given back are
- * read again from the file should a queued record still point there
- * (the mapping is private and never written). */
-static void move_window(fg_perfdata *r, uint64_t off)
-{
-#if defined(MADV_POPULATE_READ)
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), ahead = off & ~(page - 1);
-
-	if (!r->mapped || off < r->window_end)
-		return;
-	if (ahead < r->size)
-		madvise((void *)(r->base + ahead), (size_t)(r->size - ahead < WINDOW ? r->size - ahead : WINDOW),
-			MADV_POPULATE_READ);
-	r->window_end = ahead + WINDOW;
-	/* two windows back: behind the records of the rounds still queued */
-	if (ahead >= 2 * WINDOW && ahead - 2 * WINDOW > r->released) {
-		madvise((void *)(r->base + r->released), (size_t)(ahead - 2 * WINDOW - r->released),
-			MADV_DONTNEED);
-		r->released = ahead - 2 * WINDOW;
-	}
-#else
-	(void)r;
-	(void)off;
-#endif
-}
-
-/* The records of the data section (of a stream: those read with its
- * prologue). */
-int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
-{
-	uint64_t off = r->data_off, extra;
-	int err;
-
-	while (off < r->data_end) {
-		struct recpos at = { r->base + off, off, NULL };
-		move_window(r, off);
-		uint32_t type;
-		uint16_t size;
-		if (r->data_end - off < 8)
-			return bad(r, off, "record header truncated");
-		type = pd_u32(at.p);
-		size = pd_u16(at.p + 6);
-		if (size < 8)
-			return bad(r, off, "record smaller than its header");
-		if (size > r->data_end - off)
-			return bad(r, off, "record truncated (the recording was cut short?)");
-		if ((err = pd_walk_one(r, &at, type, size, &extra, cb, ctx)))
-			return err;
-		if (extra > r->data_end - off - size)
-			return bad(r, off, type == REC_AUXTRACE ? "AUX data truncated" :
-				   "tracing data truncated");
-		off += size + extra;
-	}
 	return 0;
 }
 

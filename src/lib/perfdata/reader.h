@@ -61,8 +61,11 @@ struct fg_perfdata {
 	const unsigned char *base;
 	size_t size;
 	bool mapped, used;
-	uint64_t window_end;       /* a mapped file: mapped ahead up to here */
-	uint64_t released;         /* and given back below this */
+	int fd;                   /* a file's, read by fetch.c; else -1 */
+	unsigned char *stage;     /* fetch.c: bytes of the data section */
+	uint64_t stage_off;       /* (at this offset) */
+	size_t stage_len;
+	pd_chunk_list records;    /* fetch.c: the records read, in chunks */
 	fg_perfdata_opts opts;
 	const char *unsupported;
 	struct pd_attr *attrs;
@@ -106,13 +109,21 @@ int pd_check_attrs(fg_perfdata *r);
 int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end);
 int pd_read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end);
 bool pd_is_compressed_type(const fg_perfdata *r, uint32_t type);
+/* The offset in a sample record (its first len bytes at rec) of its
+ * user stack's size, when the recording has user stacks and the
+ * fields before lie in those bytes; else 0. */
+size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t len);
 /* One record (*extra: the size of the data that follows it, to pass);
- * the records of [data_off, data_end) of r->base; the end of the walk
+ * the end of the walk
  * (queued records handled). */
 int pd_walk_one(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
 		uint64_t *extra, fg_perfdata_sample_cb cb, void *ctx);
-int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
 int pd_walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+
+/* fetch.c, for reader.c: the records of [data_off, data_end), read
+ * from the file (r->fd) or from r->base */
+int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+void pd_fetch_release(fg_perfdata *r);
 
 /* pipe.c, for reader.c */
 /* The pipe form's records that stand for the header, from r->base. */

@@ -1,0 +1,220 @@
+/* The records of the data section, read one after the other into
+ * chunks, where they wait for their round (reader.c).
+ *
+ * A file is read with pread through a small staging buffer rather than
+ * through its mapping: on the virtual machines profiles are often read
+ * on, the first touch of each page of a mapping costs several
+ * microseconds, more than copying it. And most of a dwarf recording is
+ * never needed: each sample carries a fixed-size copy of the user stack
+ * (perf's default 8 KB, up to 64 KB) of which only the part the kernel
+ * filled (its "dynamic size", stored after the copy) is valid. Such a
+ * sample is kept without the rest: its stack's size field and its
+ * record's size are rewritten to match, which is what it would have
+ * been had perf asked for that size. Only the records' beginnings, the
+ * valid stack bytes and the fields after the copy are read.
+ *
+ * Memory (fg_perfdata_open_mem, a stream's prologue) is read the same
+ * way, with memcpy for pread. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/reader.h"
+#include "util/banned.h"
+
+/* the staging buffer: room for any record (its size is 16 bits) */
+#define STAGE_CAP ((size_t)128 << 10)
+/* bytes read at once: in a dwarf recording, a sample's fields, its
+ * registers and the part of the stack usually valid, or the fields after
+ * a stack copy and the next record's beginning; otherwise many records */
+#define STAGE_READ_DWARF ((size_t)16 << 10)
+#define STAGE_READ ((size_t)128 << 10)
+/* samples smaller than this are kept whole */
+#define TRIM_MIN 4096
+/* records are copied into chunks of this size */
+#define RECORD_CHUNK ((size_t)1 << 20)
+
+static int bad(const fg_perfdata *r, uint64_t off, const char *what)
+{
+	return fg_error_set(FG_EPARSE, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+}
+
+/* Copies [off, off + len) of the data (len > 0, inside the file) to dst. */
+static int copy_out(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst)
+{
+	size_t got = 0;
+
+	if (r->fd < 0) {
+		memcpy(dst, r->base + off, len);
+		return 0;
+	}
+	while (got < len) {
+		ssize_t n = pread(r->fd, dst + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fg_error_set(FG_EIO, "%s: %s", r->name, strerror(errno));
+		if (n == 0)
+			return bad(r, off + got, "file shortened while it was read");
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* The bytes [off, off + len) of the data, len at most STAGE_CAP, in the
+ * staging buffer: *out. Reads ahead what the buffer misses. */
+static int stage(fg_perfdata *r, uint64_t off, size_t len, const unsigned char **out)
+{
+	size_t want = r->dwarf ? STAGE_READ_DWARF : STAGE_READ;
+	int err;
+
+	if (off >= r->stage_off && off - r->stage_off <= r->stage_len &&
+	    len <= r->stage_len - (off - r->stage_off)) {
+		*out = r->stage + (off - r->stage_off);
+		return 0;
+	}
+	if (!r->stage && !(r->stage = fg_malloc(STAGE_CAP)))
+		return FG_ENOMEM;
+	if (want < len)
+		want = len;
+	if (want > r->data_end - off)
+		want = (size_t)(r->data_end - off);
+	r->stage_len = 0;
+	if ((err = copy_out(r, off, want, r->stage)))
+		return err;
+	r->stage_off = off;
+	r->stage_len = want;
+	*out = r->stage;
+	return 0;
+}
+
+/* Room for len bytes at the end of the newest chunk: *out. */
+static int reserve(fg_perfdata *r, uint64_t off, size_t len, unsigned char **out, pd_chunk **chunk)
+{
+	pd_chunk *c = r->records.last;
+	int err;
+
+	if (!c || c->cap - c->len < len) {
+		if ((err = pd_chunk_new(&r->records, off, 0, RECORD_CHUNK, &c)))
+			return err;
+	}
+	*out = c->data + c->len;
+	*chunk = c;
+	c->len += len;
+	return 0;
+}
+
+/* A dwarf sample of size bytes at off without the invalid part of its
+ * stack copy, into a chunk: *at, *new_size. Returns 1 with nothing done
+ * when its fields do not add up (it is then kept whole, for reader.c to
+ * say what is wrong). */
+static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recpos *at,
+			uint16_t *new_size)
+{
+	const unsigned char *p;
+	unsigned char *dst;
+	uint64_t copy, valid, keep;
+	size_t avail, word, after, tail, front;
+	pd_chunk *c;
+	int err;
+
+	if ((err = stage(r, off, size < STAGE_READ_DWARF ? size : STAGE_READ_DWARF, &p)))
+		return err;
+	avail = r->stage_len - (size_t)(off - r->stage_off);
+	if (avail > size)
+		avail = size;
+	if (!(word = pd_stack_size_at(r, p, avail)))
+		return 1;
+	copy = pd_u64(p + word);
+	after = word + 8;
+	if (!copy || copy > size - after || size - after - copy < 8)
+		return 1;
+	tail = size - after - (size_t)copy; /* the dynamic size, and fields after it */
+	/* room for all of it; given back below */
+	if ((err = reserve(r, off, size, &dst, &c)))
+		return err;
+	front = avail < after + copy ? avail : after + (size_t)copy;
+	memcpy(dst, p, front);
+	if ((err = stage(r, off + after + copy, tail, &p)))
+		return err;
+	valid = pd_u64(p);
+	/* a copy of size 0 would lose the dynamic size's field, too */
+	keep = valid < 8 ? 8 : valid < copy ? (valid + 7) & ~(uint64_t)7 : copy;
+	if (keep > copy)
+		keep = copy;
+	if (after + keep > front &&
+	    (err = copy_out(r, off + front, after + (size_t)keep - front, dst + front)))
+		return err;
+	memcpy(dst + after + keep, p, tail);
+	*new_size = (uint16_t)(after + keep + tail);
+	c->len -= size - *new_size;
+	memcpy(dst + 6, new_size, 2);
+	memcpy(dst + word, &keep, 8);
+	at->p = dst;
+	at->off = off;
+	at->chunk = c;
+	return 0;
+}
+
+/* The record of size bytes at off, into a chunk: *at, *new_size. */
+static int read_record(fg_perfdata *r, uint64_t off, uint32_t type, uint16_t size,
+		       struct recpos *at, uint16_t *new_size)
+{
+	const unsigned char *p;
+	unsigned char *dst;
+	pd_chunk *c;
+	int err;
+
+	if (r->dwarf && type == PERF_RECORD_SAMPLE && size >= TRIM_MIN &&
+	    (err = read_trimmed(r, off, size, at, new_size)) <= 0)
+		return err;
+	*new_size = size;
+	if ((err = stage(r, off, size, &p)) || (err = reserve(r, off, size, &dst, &c)))
+		return err;
+	memcpy(dst, p, size);
+	at->p = dst;
+	at->off = off;
+	at->chunk = c;
+	return 0;
+}
+
+int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
+{
+	uint64_t off = r->data_off, extra;
+	int err;
+
+	while (off < r->data_end) {
+		const unsigned char *h;
+		struct recpos at;
+		uint32_t type;
+		uint16_t size, kept;
+		if (r->data_end - off < 8)
+			return bad(r, off, "record header truncated");
+		if ((err = stage(r, off, 8, &h)))
+			return err;
+		type = pd_u32(h);
+		size = pd_u16(h + 6);
+		if (size < 8)
+			return bad(r, off, "record smaller than its header");
+		if (size > r->data_end - off)
+			return bad(r, off, "record truncated (the recording was cut short?)");
+		if ((err = read_record(r, off, type, size, &at, &kept)) ||
+		    (err = pd_walk_one(r, &at, type, kept, &extra, cb, ctx)))
+			return err;
+		if (extra > r->data_end - off - size)
+			return bad(r, off, type == REC_AUXTRACE ? "AUX data truncated" :
+				   "tracing data truncated");
+		off += size + extra;
+	}
+	return 0;
+}
+
+void pd_fetch_release(fg_perfdata *r)
+{
+	pd_chunks_release(&r->records);
+	free(r->stage);
+	r->stage = NULL;
+}
