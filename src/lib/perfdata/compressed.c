@@ -32,6 +32,10 @@ void pd_inflater_init(pd_inflater *z)
 	memset(z, 0, sizeof(*z));
 }
 
+/* chunks kept for reuse by a list: fresh memory costs a page fault per
+ * page, more than the records it will hold take to read */
+#define SPARES 4
+
 static void unlink_chunk(pd_chunk *c)
 {
 	pd_chunk_list *list = c->list;
@@ -44,14 +48,42 @@ static void unlink_chunk(pd_chunk *c)
 		c->next->prev = c->prev;
 	else
 		list->last = c->prev;
+	if (list->nspares < SPARES) {
+		c->next = list->spares;
+		list->spares = c;
+		list->nspares++;
+		return;
+	}
 	free(c->data);
 	free(c);
 }
 
+/* A spare chunk with room for want bytes, taken off the list, or NULL. */
+static pd_chunk *take_spare(pd_chunk_list *list, size_t want)
+{
+	pd_chunk **at, *c;
+
+	for (at = &list->spares; (c = *at); at = &c->next)
+		if (c->cap >= want) {
+			*at = c->next;
+			list->nspares--;
+			return c;
+		}
+	return NULL;
+}
+
 void pd_chunks_release(pd_chunk_list *list)
 {
+	pd_chunk *c;
+
 	while (list->first)
 		unlink_chunk(list->first);
+	while ((c = list->spares)) {
+		list->spares = c->next;
+		free(c->data);
+		free(c);
+	}
+	list->nspares = 0;
 }
 
 void pd_inflater_release(pd_inflater *z)
@@ -76,11 +108,20 @@ int pd_chunk_new(pd_chunk_list *list, uint64_t off, size_t tail_len, size_t want
 
 	while (cap < want && cap < CHUNK_MAX)
 		cap *= 2;
-	if (tail_len > CHUNK_MAX || !(c = fg_calloc(1, sizeof(*c))))
+	if (tail_len > CHUNK_MAX)
 		return FG_ENOMEM;
-	if (!(c->data = fg_malloc(cap))) {
-		free(c);
-		return FG_ENOMEM;
+	if ((c = take_spare(list, cap))) {
+		unsigned char *data = c->data;
+		cap = c->cap;
+		memset(c, 0, sizeof(*c));
+		c->data = data;
+	} else {
+		if (!(c = fg_calloc(1, sizeof(*c))))
+			return FG_ENOMEM;
+		if (!(c->data = fg_malloc(cap))) {
+			free(c);
+			return FG_ENOMEM;
+		}
 	}
 	c->cap = cap;
 	c->off = off;

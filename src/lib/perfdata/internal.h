@@ -34,6 +34,15 @@ struct pd_resolved {
 	uint32_t first, n;
 };
 
+/* cuindex.c: where a module's compile units are (see cuindex.h) */
+typedef struct pd_cu_index {
+	struct pd_cu_range *sorted; /* .debug_aranges, by address */
+	size_t nsorted, asorted;
+	struct pd_cu_range *units;  /* every unit's ranges, in unit order */
+	size_t nunits, aunits;
+	bool aranges_read, units_read;
+} pd_cu_index;
+
 typedef struct pd_module {
 	char *path;               /* as the map names it */
 	uint8_t build_id[20];
@@ -61,6 +70,7 @@ typedef struct pd_module {
 	size_t nsyms;             /* entries of syms, or of kstart and kname */
 	void *dwarf;              /* Dwarf * of the symbol file, or NULL */
 	void *dwarf_elf;          /* the Elf * it was opened from */
+	pd_cu_index cus;          /* its compile units */
 	int dwarf_fd;
 	fg_arena arena;           /* names */
 	char *text;               /* kallsyms: the file (mapped, or read) */
@@ -258,9 +268,12 @@ typedef struct pd_chunk {
 	struct pd_chunk *prev, *next;
 } pd_chunk;
 
-/* Chunks still in use, oldest first. */
+/* Chunks still in use, oldest first; and a few no longer used, kept
+ * for the next ones (linked by next). */
 typedef struct pd_chunk_list {
 	pd_chunk *first, *last;
+	pd_chunk *spares;
+	size_t nspares;
 } pd_chunk_list;
 
 /* A new chunk at the end of list with room for want bytes (at most 64

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "lib/perfdata/cuindex.h"
 #include "lib/perfdata/internal.h"
 #include "util/banned.h"
 
@@ -48,6 +49,7 @@ void pd_symbols_init(pd_symbols *s, const fg_perfdata_opts *opts)
 
 static void module_release(pd_module *m)
 {
+	pd_cu_index_release(&m->cus);
 	if (m->dwarf)
 		dwarf_end(m->dwarf);
 	if (m->dwarf_elf)
@@ -745,22 +747,12 @@ static bool has_linkage_name(Dwarf_Die *die)
 
 /* The compilation unit holding addr (the aranges when there are; else
  * each unit's ranges). */
-static bool cu_of(Dwarf *dw, uint64_t addr, Dwarf_Die *out)
+static bool cu_of(pd_module *m, uint64_t addr, Dwarf_Die *out)
 {
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	uint8_t unit_type;
-	Dwarf_Half version;
+	bool found;
 
-	if (dwarf_addrdie(dw, addr, out))
-		return true;
-	while (!dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, NULL)) {
-		if (dwarf_haspc(&cudie, addr) > 0) {
-			*out = cudie;
-			return true;
-		}
-	}
-	return false;
+	/* out of memory: no inlined frames, as for an address in no unit */
+	return !pd_cu_of(&m->cus, m->dwarf, addr, out, &found) && found;
 }
 
 /* The function of an assembly unit at addr, as addr2line names it (and
@@ -802,7 +794,7 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_
 	size_t k = 0;
 	bool cplus;
 
-	if (!m->dwarf || !cu_of(m->dwarf, addr, &cudie))
+	if (!m->dwarf || !cu_of(m, addr, &cudie))
 		return 0;
 	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler)
 		return max && (names[0] = assembly_name(&cudie, addr)) ? 1 : 0;
@@ -869,7 +861,11 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 	fg_perfdata_frame *f;
 
 	r->first = (uint32_t)m->npool;
-	if (sym && !m->kernel && s->opts.inline_frames)
+	/* the linker's PLT entries belong to no compile unit: not looked
+	 * for (which would visit every unit) */
+	if (sym && !m->kernel && s->opts.inline_frames &&
+	    !(addr >= m->plt_start && addr < m->plt_end) &&
+	    !(addr >= m->plt_sec_start && addr < m->plt_sec_end))
 		n = scope_names(m, addr, names, MAX_INLINE);
 	for (i = 0; i < n; i++) {
 		if (!(f = pool_add(m)))
