@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lib/perfdata/internal.h"
@@ -161,6 +162,42 @@ static Elf *open_copy(const char *path, int *fd)
 	close(*fd);
 	*fd = -1;
 	return NULL;
+}
+
+bool pd_cache_write(const char *dir, const char *name, const struct iovec *parts, int nparts)
+{
+	fg_strbuf path = FG_STRBUF_INIT, tmp = FG_STRBUF_INIT;
+	bool done = false;
+	int fd = -1, i;
+
+	if (!dir || !*dir || fg_strbuf_addf(&path, "%s/%s", dir, name) ||
+	    fg_strbuf_addstr(&tmp, dir) || make_dirs(tmp.buf) ||
+	    fg_strbuf_addf(&tmp, "/.%s.XXXXXX", name) || (fd = mkstemp(tmp.buf)) < 0)
+		goto out;
+	for (i = 0; i < nparts; i++) {
+		const char *p = parts[i].iov_base;
+		size_t left = parts[i].iov_len;
+		while (left) {
+			ssize_t n = write(fd, p, left);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			p += n;
+			left -= (size_t)n;
+		}
+		if (left)
+			break;
+	}
+	done = i == nparts && !fsync(fd) && !rename(tmp.buf, path.buf);
+	if (!done)
+		unlink(tmp.buf);
+out:
+	if (fd >= 0)
+		close(fd);
+	fg_strbuf_release(&path);
+	fg_strbuf_release(&tmp);
+	return done;
 }
 
 Elf *pd_debugcache_open(const char *dir, const char *hex_build_id, Elf *src, int *fd)

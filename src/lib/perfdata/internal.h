@@ -76,6 +76,9 @@ typedef struct pd_module {
 	char *text;               /* kallsyms: the file (mapped, or read) */
 	size_t text_len;
 	bool text_mapped;
+	void *kindex;             /* kallsyms: the cache's index of this text
+				     (mapped, kindex_len bytes), or NULL */
+	size_t kindex_len;
 	uint64_t *kstart;         /* kallsyms: the symbols' addresses, sorted */
 	uint32_t *kname;          /* and where their names are in text */
 	int64_t kdelta;           /* added to kstart: where the recording's
@@ -138,6 +141,10 @@ bool pd_debugcache_wanted(Elf *elf);
  * are inflated for that). NULL (*fd -1) when there is no copy and none
  * could be written: the caller reads src itself. */
 Elf *pd_debugcache_open(const char *dir, const char *hex_build_id, Elf *src, int *fd);
+struct iovec;
+/* Writes the parts into dir/name (folders made as needed), under a
+ * temporary name renamed into place. Whether it was written. */
+bool pd_cache_write(const char *dir, const char *name, const struct iovec *parts, int nparts);
 
 /* ---- jitmap.c ---- */
 

@@ -9,12 +9,19 @@
  * copied) until an address resolves to one. Symbols have no sizes: each
  * ends where the next begins, and of several at one address the last
  * listed is kept (perf sets the ends before it chooses, so only the last
- * one has a size and wins). */
+ * one has a size and wins).
+ *
+ * Reading those lines still costs some 10 ms, in every run. For a copy
+ * of perf's build-id cache, which never changes, the two arrays are kept
+ * in the cache folder (CACHE/<kernel build id>.ksyms) and mapped by the
+ * runs after the first. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "flamegraph/error.h"
@@ -72,7 +79,7 @@ static int read_all(const char *path, char **out, size_t *len)
 
 /* Maps a regular file (the build-id cache's copy): no copy is made.
  * 1: cannot be mapped (the caller reads it). */
-static int map_file(const char *path, pd_module *m)
+static int map_file(const char *path, pd_module *m, struct stat *out)
 {
 	struct stat st;
 	void *p;
@@ -96,33 +103,122 @@ static int map_file(const char *path, pd_module *m)
 	m->text = p;
 	m->text_len = (size_t)st.st_size;
 	m->text_mapped = true;
+	*out = st;
 	return 0;
 }
 
 /* The text into m->text: the build-id cache's copy for the recording's
- * kernel when there is one, else /proc/kallsyms (or opts.kallsyms). */
-static int open_text(pd_symbols *s, pd_module *m)
+ * kernel when there is one (id: its build id, hex; st: the file's
+ * status), else /proc/kallsyms (or opts.kallsyms; id ""). */
+static int open_text(pd_symbols *s, pd_module *m, char id[41], struct stat *st)
 {
 	fg_strbuf path = FG_STRBUF_INIT;
 	fg_strmap_entry *e;
 	int rc = 1;
 
+	id[0] = '\0';
 	if (s->opts.kallsyms)
 		return read_all(s->opts.kallsyms, &m->text, &m->text_len);
 	if (s->opts.buildid_dir &&
 	    (e = fg_strmap_get(&s->buildids, "[kernel.kallsyms]", 17)) && ((const uint8_t *)e->value.p)[0]) {
 		pd_module tmp;
-		char id[41];
 		tmp.build_id_len = ((const uint8_t *)e->value.p)[0];
 		memcpy(tmp.build_id, (const uint8_t *)e->value.p + 1, tmp.build_id_len);
 		pd_hex_id(&tmp, id);
 		if (!fg_strbuf_addf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->opts.buildid_dir, id))
-			rc = map_file(path.buf, m);
+			rc = map_file(path.buf, m, st);
 	}
 	fg_strbuf_release(&path);
-	if (rc > 0)
+	if (rc > 0) {
+		id[0] = '\0';
 		rc = read_all("/proc/kallsyms", &m->text, &m->text_len);
+	}
 	return rc;
+}
+
+/* The index of a text in the cache: this header, then the n addresses
+ * and the n name offsets. */
+struct kindex_header {
+	char magic[8];
+	/* the text's file (perf may write it again for another boot) */
+	uint64_t text_len, text_dev, text_ino, text_mtime_sec, text_mtime_nsec;
+	uint64_t n, text_at;
+};
+
+static void describe_text(struct kindex_header *h, const struct stat *st)
+{
+	h->text_len = (uint64_t)st->st_size;
+	h->text_dev = (uint64_t)st->st_dev;
+	h->text_ino = (uint64_t)st->st_ino;
+	h->text_mtime_sec = (uint64_t)st->st_mtim.tv_sec;
+	h->text_mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
+}
+
+static const char kindex_magic[8] = "FGKSYM1";
+
+/* The cache's index of the text of kernel id into m; false: none. */
+static bool load_index(pd_symbols *s, pd_module *m, const char *id, const struct stat *text,
+		       uint64_t *text_at)
+{
+	fg_strbuf path = FG_STRBUF_INIT;
+	struct kindex_header h, want;
+	struct stat st;
+	void *p = MAP_FAILED;
+	int fd = -1;
+
+	if (!s->opts.cache_dir || fg_strbuf_addf(&path, "%s/%s.ksyms", s->opts.cache_dir, id) ||
+	    (fd = open(path.buf, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) ||
+	    (size_t)st.st_size < sizeof(h) ||
+	    (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)) ==
+		    MAP_FAILED)
+		goto fail;
+	memcpy(&h, p, sizeof(h));
+	describe_text(&want, text);
+	/* the index of this very text, whole */
+	if (memcmp(h.magic, kindex_magic, 8) || h.text_len != want.text_len ||
+	    h.text_dev != want.text_dev || h.text_ino != want.text_ino ||
+	    h.text_mtime_sec != want.text_mtime_sec || h.text_mtime_nsec != want.text_mtime_nsec ||
+	    h.n > ((uint64_t)st.st_size - sizeof(h)) / 12 || sizeof(h) + 12 * h.n != (uint64_t)st.st_size)
+		goto fail;
+	m->kindex = p;
+	m->kindex_len = (size_t)st.st_size;
+	m->nsyms = (size_t)h.n;
+	m->kstart = (uint64_t *)((char *)p + sizeof(h));
+	m->kname = (uint32_t *)(m->kstart + h.n);
+	*text_at = h.text_at;
+	close(fd);
+	fg_strbuf_release(&path);
+	return true;
+fail:
+	if (p != MAP_FAILED)
+		munmap(p, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	fg_strbuf_release(&path);
+	return false;
+}
+
+static void save_index(pd_symbols *s, const pd_module *m, const char *id, const struct stat *text,
+		       uint64_t text_at)
+{
+	struct kindex_header h;
+	struct iovec parts[3];
+	char name[64];
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, kindex_magic, 8);
+	describe_text(&h, text);
+	h.n = m->nsyms;
+	h.text_at = text_at;
+	parts[0].iov_base = &h;
+	parts[0].iov_len = sizeof(h);
+	parts[1].iov_base = m->kstart;
+	parts[1].iov_len = m->nsyms * sizeof(*m->kstart);
+	parts[2].iov_base = m->kname;
+	parts[2].iov_len = m->nsyms * sizeof(*m->kname);
+	snprintf(name, sizeof(name), "%s.ksyms", id);
+	/* a folder that cannot be written only costs the time saved */
+	(void)pd_cache_write(s->opts.cache_dir, name, parts, 3);
 }
 
 /* A symbol while sorting: its address and where its name is. */
@@ -182,13 +278,18 @@ int pd_kallsyms_load(pd_symbols *s, pd_module *m)
 	const char *p, *end;
 	uint64_t text_at = 0;
 	bool sorted = true;
+	char id[41];
+	struct stat st;
 	int rc, err = 0;
 
 	m->loaded = true;
-	if ((rc = open_text(s, m)) != 0)
+	memset(&st, 0, sizeof(st));
+	if ((rc = open_text(s, m, id, &st)) != 0)
 		return rc < 0 ? rc : 0;
 	if (m->text_len >= UINT32_MAX)
 		return 0; /* not a kallsyms */
+	if (id[0] && load_index(s, m, id, &st, &text_at))
+		goto placed;
 	/* one symbol in some 40 bytes of text: room for all at once */
 	alloc = m->text_len / 40 + 1024;
 	if (!(m->kstart = fg_malloc(alloc * sizeof(*m->kstart))) ||
@@ -228,6 +329,9 @@ int pd_kallsyms_load(pd_symbols *s, pd_module *m)
 	if (!sorted && !(n = sort_symbols(m, n, &err)))
 		return err;
 	m->nsyms = n;
+	if (id[0] && s->opts.cache_dir)
+		save_index(s, m, id, &st, text_at);
+placed:
 	/* the recording's kernel may sit elsewhere than these symbols say
 	 * (another boot, with its own randomized base) */
 	if (s->kernel_text && text_at)
@@ -293,8 +397,15 @@ int pd_kallsyms_names(pd_module *m, const struct pd_elfsym *sym, const char **na
 
 void pd_kallsyms_release(pd_module *m)
 {
-	free(m->kstart);
-	free(m->kname);
+	if (m->kindex) {
+		munmap(m->kindex, m->kindex_len);
+	} else {
+		free(m->kstart);
+		free(m->kname);
+	}
+	m->kindex = NULL;
+	m->kstart = NULL;
+	m->kname = NULL;
 	if (m->text_mapped)
 		munmap(m->text, m->text_len);
 	else
