@@ -43,6 +43,12 @@ typedef struct pd_cu_index {
 	bool aranges_read, units_read;
 } pd_cu_index;
 
+/* scopes.c: the scopes of the compile units met so far (see scopes.h) */
+typedef struct pd_scope_index {
+	struct pd_unit_scopes *v;
+	size_t n, a;
+} pd_scope_index;
+
 typedef struct pd_module {
 	char *path;               /* as the map names it */
 	uint8_t build_id[20];
@@ -71,6 +77,7 @@ typedef struct pd_module {
 	void *dwarf;              /* Dwarf * of the symbol file, or NULL */
 	void *dwarf_elf;          /* the Elf * it was opened from */
 	pd_cu_index cus;          /* its compile units */
+	pd_scope_index scopes;    /* and their scopes */
 	int dwarf_fd;
 	fg_arena arena;           /* names */
 	char *text;               /* kallsyms: the file (mapped, or read) */

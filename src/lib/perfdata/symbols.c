@@ -28,6 +28,7 @@
 #include "flamegraph/error.h"
 #include "lib/perfdata/cuindex.h"
 #include "lib/perfdata/internal.h"
+#include "lib/perfdata/scopes.h"
 #include "util/banned.h"
 
 /* Unresolved frames of inlined scopes kept per address, at most. */
@@ -50,6 +51,7 @@ void pd_symbols_init(pd_symbols *s, const fg_perfdata_opts *opts)
 static void module_release(pd_module *m)
 {
 	pd_cu_index_release(&m->cus);
+	pd_scope_index_release(&m->scopes);
 	if (m->dwarf)
 		dwarf_end(m->dwarf);
 	if (m->dwarf_elf)
@@ -789,9 +791,9 @@ static const char *assembly_name(Dwarf_Die *cudie, uint64_t addr)
  * (dwarf_getscopes_die). */
 static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_t max)
 {
-	Dwarf_Die cudie, *scopes = NULL, *chain = NULL;
-	int n, i, lang;
-	size_t k = 0;
+	Dwarf_Die cudie, chain[MAX_SCOPE_DEPTH];
+	int lang;
+	size_t i, n, k = 0;
 	bool cplus;
 
 	if (!m->dwarf || !cu_of(m, addr, &cudie))
@@ -800,10 +802,9 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_
 		return max && (names[0] = assembly_name(&cudie, addr)) ? 1 : 0;
 	cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 		lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
-	if ((n = dwarf_getscopes(&cudie, addr, &scopes)) <= 0)
+	/* out of memory: no inlined frames, as for an address in no scope */
+	if (pd_scopes_at(&m->scopes, &cudie, addr, chain, MAX_SCOPE_DEPTH, &n))
 		return 0;
-	n = dwarf_getscopes_die(&scopes[0], &chain);
-	free(scopes);
 	for (i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
@@ -817,7 +818,6 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_
 			break;
 		}
 	}
-	free(chain);
 	return k;
 }
 
