@@ -34,7 +34,7 @@ void pd_inflater_init(pd_inflater *z)
 
 /* chunks kept for reuse by a list: fresh memory costs a page fault per
  * page, more than the records it will hold take to read */
-#define SPARES 4
+#define SPARES 8
 
 static void unlink_chunk(pd_chunk *c)
 {

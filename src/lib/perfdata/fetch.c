@@ -35,7 +35,7 @@
 /* samples smaller than this are kept whole */
 #define TRIM_MIN 4096
 /* records are copied into chunks of this size */
-#define RECORD_CHUNK ((size_t)1 << 20)
+#define RECORD_CHUNK ((size_t)256 << 10)
 
 static int bad(const fg_perfdata *r, uint64_t off, const char *what)
 {

@@ -413,6 +413,7 @@ void fg_perfdata_free(fg_perfdata *r)
 	fg_arena_release(&r->arena);
 	free(r->attrs);
 	free(r->q);
+	free(r->qtmp);
 	free(r->frames);
 	free(r->name);
 	free(r);
@@ -874,15 +875,68 @@ static int cmp_qent(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* Merges the sorted runs a[0, mid) and a[mid, n) into out. */
+static void merge_runs(const struct qent *a, size_t mid, size_t n, struct qent *out)
+{
+	size_t i = 0, j = mid, k = 0;
+
+	while (i < mid && j < n)
+		out[k++] = cmp_qent(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+	while (i < mid)
+		out[k++] = a[i++];
+	while (j < n)
+		out[k++] = a[j++];
+}
+
+/* Sorts the queue by time, then arrival. A round holds one sorted run
+ * per CPU buffer perf wrote, so neighbouring runs are merged, pass
+ * after pass, between the queue and a scratch array kept for the next
+ * round (qsort sorts from scratch, and its scratch memory, fresh pages
+ * every round, cost more than the sorting). */
+static int sort_queue(fg_perfdata *r)
+{
+	size_t n = r->nq, i, runs = 1;
+
+	for (i = 1; i < n; i++)
+		if (cmp_qent(&r->q[i - 1], &r->q[i]) > 0)
+			runs++;
+	if (runs == 1)
+		return 0;
+	if (FG_ALLOC_GROW(r->qtmp, n, r->aqtmp, 1024))
+		return FG_ENOMEM;
+	while (runs > 1) {
+		struct qent *a = r->q, *t;
+		size_t start = 0, at;
+		runs = 0;
+		while (start < n) {
+			size_t mid = start + 1, end;
+			while (mid < n && cmp_qent(&a[mid - 1], &a[mid]) <= 0)
+				mid++;
+			end = mid < n ? mid + 1 : mid;
+			while (end < n && cmp_qent(&a[end - 1], &a[end]) <= 0)
+				end++;
+			merge_runs(a + start, mid - start, end - start, r->qtmp + start);
+			start = end;
+			runs++;
+		}
+		t = r->q;
+		r->q = r->qtmp;
+		r->qtmp = t;
+		at = r->aq;
+		r->aq = r->aqtmp;
+		r->aqtmp = at;
+	}
+	return 0;
+}
+
 /* Handles the queued records up to time limit (all: UINT64_MAX). */
 static int flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void *ctx)
 {
 	size_t i, n;
 	int err;
 
-	/* an empty queue may have no array at all (a round that ends first) */
-	if (r->nq > 1)
-		qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
+	if ((err = sort_queue(r)))
+		return err;
 	for (n = 0; n < r->nq && r->q[n].time <= limit; n++) {
 		err = handle(r, &r->q[n].at, cb, ctx);
 		/* a chunk goes with the last of its queued records */

@@ -84,6 +84,8 @@ struct fg_perfdata {
 	fg_arena arena;
 	struct qent *q;
 	size_t nq, aq;
+	struct qent *qtmp;        /* scratch for sorting q */
+	size_t aqtmp;
 	uint64_t seq, next_flush, max_time;
 	fg_perfdata_frame *frames;
 	size_t nframes, aframes;
