@@ -93,6 +93,11 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
  * FG_EPARSE (format guessing failed after 1 MB) or FG_EINVAL (after
  * finish). Errors are sticky. */
 int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len);
+/* Tells c, before the first feed, that its input is made piece by piece
+ * as it is fed (the native perf.data reader): smaller chunks are then
+ * handed to the worker threads, so that the memory touched stays small
+ * (on some machines a fresh page costs more than the text on it). */
+void fg_collapser_small_pieces(fg_collapser *c);
 /* Ends the input (a last line without newline still counts), waits for
  * the worker threads and merges their results. Must be called once before
  * foreach/write. Returns 0 or the first error. */

@@ -29,6 +29,9 @@
 #define CHUNK_SIZE ((size_t)4 << 20)
 #endif
 #define READ_SIZE ((size_t)256 << 10)
+/* the chunk size for input produced piece by piece (see
+ * fg_collapser_small_pieces) */
+#define SMALL_CHUNK ((size_t)256 << 10)
 #define GUESS_MIN ((size_t)64 << 10)
 #define GUESS_MAX ((size_t)1 << 20)
 #define MAX_THREADS 64
@@ -61,6 +64,7 @@ struct fg_collapser {
 	uint64_t dropped_lines; /* lines of it dropped so far */
 	uint64_t merge_saturated; /* stacks whose counts overflowed while merging */
 	size_t guessed_at;      /* cur->len at the last undecided guess */
+	size_t chunk_size;      /* input cut for a worker at about this size */
 	uint64_t next_seq, bytes;
 	unsigned nthreads;
 	fg_cworker *workers;
@@ -138,6 +142,7 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	for (i = 0; i < c->nthreads; i++)
 		fg_cworker_init(&c->workers[i]);
 	c->workers[0].keep_order = c->sh.opts.keep_order;
+	c->chunk_size = CHUNK_SIZE;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv_work, NULL);
 	pthread_cond_init(&c->cv_done, NULL);
@@ -496,7 +501,7 @@ static int after_append(fg_collapser *c, size_t from)
 		if ((err = guess(c, false)))
 			return err;
 	}
-	if (c->cur->len >= CHUNK_SIZE && (err = cut(c)))
+	if (c->cur->len >= c->chunk_size && (err = cut(c)))
 		return err;
 	/* after a cut cur holds only the stack being read */
 	if (c->format != FG_FORMAT_UNKNOWN &&
@@ -516,6 +521,12 @@ static int check_usable(fg_collapser *c)
 	return 0;
 }
 
+void fg_collapser_small_pieces(fg_collapser *c)
+{
+	if (!c->bytes && c->chunk_size > SMALL_CHUNK)
+		c->chunk_size = SMALL_CHUNK;
+}
+
 int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 {
 	int err;
@@ -528,8 +539,8 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 		size_t take = len, from = ch->len;
 		/* bounded steps, so a line over the cap is cut before much of it
 		 * is buffered */
-		if (ch->len < CHUNK_SIZE && take > CHUNK_SIZE - ch->len)
-			take = CHUNK_SIZE - ch->len;
+		if (ch->len < c->chunk_size && take > c->chunk_size - ch->len)
+			take = c->chunk_size - ch->len;
 		else if (take > READ_SIZE)
 			take = READ_SIZE;
 		if ((err = chunk_reserve(ch, take)))

@@ -191,6 +191,7 @@ int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_p
 	k.progress = progress;
 	k.progress_ctx = ctx;
 	fg_strbuf_init(&k.buf, BATCH + 4096);
+	fg_collapser_small_pieces(c);
 	err = fg_perfdata_foreach(r, on_sample, &k);
 	if (!err && k.buf.len)
 		err = fg_collapser_feed(c, k.buf.buf, k.buf.len);
