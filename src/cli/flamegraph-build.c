@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/memory.h"
 #include "cli/common/gate.h"
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
@@ -244,5 +245,6 @@ done:
 
 int main(int argc, char **argv)
 {
+	fg_cli_tune_memory();
 	return cmd_flamegraph_build(argc, argv);
 }

@@ -1,5 +1,6 @@
 /* flamegraph-collapse-perf: see man/flamegraph-collapse-perf.1. */
 #include "cli/common/collapse_cli.h"
+#include "cli/common/memory.h"
 
 int cmd_flamegraph_collapse_perf(int argc, char **argv)
 {
@@ -8,5 +9,6 @@ int cmd_flamegraph_collapse_perf(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	fg_cli_tune_memory();
 	return cmd_flamegraph_collapse_perf(argc, argv);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/common/diag.h"
+#include "cli/common/memory.h"
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "cli/common/profile_opts.h"
@@ -79,5 +80,6 @@ done:
 
 int main(int argc, char **argv)
 {
+	fg_cli_tune_memory();
 	return cmd_flamegraph(argc, argv);
 }
