@@ -162,7 +162,7 @@ static struct chunk *chunk_get(fg_collapser *c)
 		c->free_chunks = ch->next;
 	pthread_mutex_unlock(&c->mu);
 	if (!ch && (ch = fg_calloc(1, sizeof(*ch)))) {
-		ch->alloc = CHUNK_SIZE + READ_SIZE;
+		ch->alloc = c->chunk_size + READ_SIZE;
 		if (!(ch->buf = fg_malloc(ch->alloc))) {
 			free(ch);
 			ch = NULL;
