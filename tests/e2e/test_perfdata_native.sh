@@ -11,7 +11,9 @@
 # The same for dwarf call graphs (perf record --call-graph dwarf, the
 # programs built without frame pointers), which the reader unwinds
 # itself: identical stacks for at least 99% of the samples, with the
-# inlined frames perf script lists and without them (--no-inline).
+# inlined frames perf script lists and without them (--no-inline), also
+# for stacks 24 KB deep (tests/e2e/perfdata/deep.c), whose unwinding
+# reads more of each stack copy than the reader keeps in memory.
 # Compressed recordings (perf record -z) and the pipe form (perf record
 # -o - > FILE) are read natively too, with the same check, and so is a
 # pipe-form stream on standard input (perf record -o - | ...). Recordings the reader does not support (here samples with
@@ -46,7 +48,8 @@ done
 # is compared, then removed
 cc -O2 -g -o callgraph-dw "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -pthread -o threads-dw "$FG_SRC/tests/e2e/perfdata/threads.c"
-dwarf_runs="cg:./callgraph-dw:1000 threads:./threads-dw:1000:3"
+cc -O2 -g -o deep-dw "$FG_SRC/tests/e2e/perfdata/deep.c"
+dwarf_runs="cg:./callgraph-dw:1000 threads:./threads-dw:1000:3 deep:./deep-dw:600"
 if command -v c++ >/dev/null; then
 	c++ -O2 -g -o templates-dw "$FG_SRC/tests/e2e/perfdata/templates.cpp"
 	dwarf_runs="$dwarf_runs cxx:./templates-dw:1000"
@@ -65,6 +68,10 @@ done
 check_contains "dwarf: main calls a" dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
 check_contains "dwarf: inlined frames" dwarf-threads.native ";hash_step;churn;mix [0-9]+$"
 check_contains "dwarf: libc frames" dwarf-threads.native ";start_thread;worker;"
+# 24 KB of stack above the sampled frame: the part of each copy the
+# reader reads only when unwinding asks for it
+check_contains "dwarf: deep stacks, unwound to main" dwarf-deep.native \
+	"^deep-dw;.*main(;descend){25};spin [0-9]+$"
 if [ -e dwarf-cxx.native ]; then
 	check_contains "dwarf: C++ inlined, demangled" dwarf-cxx.native \
 		";main;work::churn<long>;std::map<long, long, .*>::operator\[\];"

@@ -661,35 +661,42 @@ static int foreach_both(const char *buf, size_t len, struct got *g)
 }
 
 /* Samples with stack copies of dwarf recordings' sizes are kept
- * without the part the kernel did not fill: with any valid size, in
- * the copy or beyond it, read from a file or memory, the sample is
- * unwound as before; one cut inside its copy or after it is refused. */
+ * without the part the kernel did not fill, and of a large copy only
+ * the first kilobytes, the rest read when unwinding asks: with any
+ * valid size, in the copy or beyond it, read from a file or memory, the
+ * sample is unwound as before; one cut inside its copy or after it is
+ * refused. Copies of perf's default size (8 KB) are read with the
+ * records after them, the largest (64 KB) in parts. */
 static void test_dwarf_trimmed(void **state)
 {
-	static const uint64_t valid[] = { 0, 8, 100, 4096, 8184, 8192, 1u << 20 };
+	static const uint64_t valid[] = { 0, 8, 100, 4096, 4100, 8184, 8192, 20000, 65000, 1u << 20 };
+	static const uint64_t copies[] = { 8192, 65000 }; /* the record fits 64 KB */
 	struct got g;
-	size_t len, i, full, cut;
+	size_t len, i, k, full, cut;
 	char *buf;
 
 	(void)state;
-	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
-		buf = dwarf_recording(&len, 0, 8192, valid[i]);
-		assert_int_equal(foreach_both(buf, len, &g), 0);
-		assert_int_equal(g.n, 1);
-		/* nothing valid: no user frames, as perf gives none */
-		if (valid[i])
-			assert_string_equal(g.sym0, "perfdata_unit_marker");
-		else
-			assert_int_equal(g.nframes, 0);
-		free(buf);
-	}
-	full = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 2 + 8 + 16 + 8 + 8192 + 8;
-	for (cut = full - 8 - 8192 - 8; cut < full; cut += cut < full - 64 ? 509 : 1) {
-		buf = dwarf_recording(&len, cut, 8192, 100);
-		assert_int_equal(foreach_both(buf, len, &g), FG_EPARSE);
-		assert_non_null(strstr(fg_error_last(), "trim.data: offset "));
-		assert_int_equal(g.n, 0);
-		free(buf);
+	for (k = 0; k < sizeof(copies) / sizeof(copies[0]); k++) {
+		uint64_t copy = copies[k];
+		for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+			buf = dwarf_recording(&len, 0, copy, valid[i]);
+			assert_int_equal(foreach_both(buf, len, &g), 0);
+			assert_int_equal(g.n, 1);
+			/* nothing valid: no user frames, as perf gives none */
+			if (valid[i])
+				assert_string_equal(g.sym0, "perfdata_unit_marker");
+			else
+				assert_int_equal(g.nframes, 0);
+			free(buf);
+		}
+		full = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 2 + 8 + 16 + 8 + copy + 8;
+		for (cut = full - 8 - copy - 8; cut < full; cut += cut < full - 64 ? 509 : 1) {
+			buf = dwarf_recording(&len, cut, copy, 100);
+			assert_int_equal(foreach_both(buf, len, &g), FG_EPARSE);
+			assert_non_null(strstr(fg_error_last(), "trim.data: offset "));
+			assert_int_equal(g.n, 0);
+			free(buf);
+		}
 	}
 }
 
@@ -1411,45 +1418,43 @@ static void test_stream_errors(void **state)
 	assert_int_equal(fg_perfdata_open_stream(&r, "<stdin>", stream_read, &st, &o), FG_EPARSE);
 }
 
+/* Writes len bytes of buf (then freed) to dir/name. */
+static void write_seed(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "wb"))) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+	free(buf);
+}
+
 static void write_seeds(const char *dir)
 {
 	size_t len;
-	char path[4096];
 	char *buf;
-	FILE *f;
 
 	/* a path of no one's machine in particular */
 	snprintf(self_map.path, sizeof(self_map.path), "/usr/bin/true");
 	buf = simple_recording(&len, true);
-	snprintf(path, sizeof(path), "%s/simple.data", dir);
-	if ((f = fopen(path, "wb"))) {
-		fwrite(buf, 1, len, f);
-		fclose(f);
-	}
-	free(buf);
+	write_seed(dir, "simple.data", buf, len);
 	buf = dwarf_recording(&len, 0, 64, 64);
-	snprintf(path, sizeof(path), "%s/dwarf.data", dir);
-	if ((f = fopen(path, "wb"))) {
-		fwrite(buf, 1, len, f);
-		fclose(f);
-	}
-	free(buf);
+	write_seed(dir, "dwarf.data", buf, len);
+	/* stack copies the reader trims: read whole (perf's default size),
+	 * and read in parts with most of the valid stack left in the input */
+	buf = dwarf_recording(&len, 0, 8192, 100);
+	write_seed(dir, "dwarf-8k.data", buf, len);
+	buf = dwarf_recording(&len, 0, 40000, 20000);
+	write_seed(dir, "dwarf-40k.data", buf, len);
 	/* the stream cut inside the map record */
 	buf = compressed_recording(&len, 60, 81, false);
-	snprintf(path, sizeof(path), "%s/compressed.data", dir);
-	if ((f = fopen(path, "wb"))) {
-		fwrite(buf, 1, len, f);
-		fclose(f);
-	}
-	free(buf);
+	write_seed(dir, "compressed.data", buf, len);
 	/* the pipe form, compressed */
 	buf = pipe_recording(&len, true);
-	snprintf(path, sizeof(path), "%s/pipe.data", dir);
-	if ((f = fopen(path, "wb"))) {
-		fwrite(buf, 1, len, f);
-		fclose(f);
-	}
-	free(buf);
+	write_seed(dir, "pipe.data", buf, len);
 }
 
 int main(int argc, char **argv)

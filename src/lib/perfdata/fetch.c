@@ -27,11 +27,23 @@
 
 /* the staging buffer: room for any record (its size is 16 bits) */
 #define STAGE_CAP ((size_t)128 << 10)
-/* bytes read at once: in a dwarf recording, a sample's fields, its
- * registers and the part of the stack usually valid, or the fields after
- * a stack copy and the next record's beginning; otherwise many records */
-#define STAGE_READ_DWARF ((size_t)16 << 10)
+/* bytes read at once where records are read whole */
 #define STAGE_READ ((size_t)128 << 10)
+/* dwarf samples up to this size are read whole, with the records after
+ * them: skipping their unused stack would cost a read more than
+ * copying it (a read costs some microseconds, as much as copying some
+ * 30 KB); larger ones are read in parts */
+#define READ_THROUGH_MAX ((size_t)24 << 10)
+/* of a larger sample's valid stack, this much is kept with the record;
+ * the rest, which unwinding seldom reaches (the copy of a thread's stack
+ * runs on past its first frame, into the thread's own data), is read
+ * from the file when the unwinder asks for it (pd_fetch_more) */
+#define EAGER_STACK ((size_t)4 << 10)
+/* a sample read in parts: its fields before the stack are asked for
+ * with this much; the read that fetches a sample's tail also fetches
+ * as much of the next sample as this one was kept, plus the slack */
+#define FRONT_MIN ((size_t)1 << 10)
+#define AHEAD_SLACK ((size_t)1 << 10)
 /* samples smaller than this are kept whole */
 #define TRIM_MIN 4096
 /* records are copied into chunks of this size */
@@ -64,11 +76,18 @@ static int copy_out(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst
 	return 0;
 }
 
-/* The bytes [off, off + len) of the data, len at most STAGE_CAP, in the
- * staging buffer: *out. Reads ahead what the buffer misses. */
-static int stage(fg_perfdata *r, uint64_t off, size_t len, const unsigned char **out)
+int pd_fetch_more(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst)
 {
-	size_t want = r->dwarf ? STAGE_READ_DWARF : STAGE_READ;
+	if (!len || off < r->data_off || off > r->data_end || len > r->data_end - off)
+		return FG_EPARSE;
+	return copy_out(r, off, len, dst);
+}
+
+/* The bytes [off, off + len) of the data, len at most STAGE_CAP, in the
+ * staging buffer: *out. When the buffer misses them, reads from off on
+ * ahead bytes (at least len, at most STAGE_CAP). */
+static int stage(fg_perfdata *r, uint64_t off, size_t len, size_t ahead, const unsigned char **out)
+{
 	int err;
 
 	if (off >= r->stage_off && off - r->stage_off <= r->stage_len &&
@@ -78,15 +97,17 @@ static int stage(fg_perfdata *r, uint64_t off, size_t len, const unsigned char *
 	}
 	if (!r->stage && !(r->stage = fg_malloc(STAGE_CAP)))
 		return FG_ENOMEM;
-	if (want < len)
-		want = len;
-	if (want > r->data_end - off)
-		want = (size_t)(r->data_end - off);
+	if (ahead < len)
+		ahead = len;
+	if (ahead > STAGE_CAP)
+		ahead = STAGE_CAP;
+	if (ahead > r->data_end - off)
+		ahead = (size_t)(r->data_end - off);
 	r->stage_len = 0;
-	if ((err = copy_out(r, off, want, r->stage)))
+	if ((err = copy_out(r, off, ahead, r->stage)))
 		return err;
 	r->stage_off = off;
-	r->stage_len = want;
+	r->stage_len = ahead;
 	*out = r->stage;
 	return 0;
 }
@@ -107,26 +128,38 @@ static int reserve(fg_perfdata *r, uint64_t off, size_t len, unsigned char **out
 	return 0;
 }
 
-/* A dwarf sample of size bytes at off without the invalid part of its
- * stack copy, into a chunk: *at, *new_size. Returns 1 with nothing done
- * when its fields do not add up (it is then kept whole, for reader.c to
- * say what is wrong). */
+/* A dwarf sample of size bytes at off without the unused part of its
+ * stack copy, into a chunk: *at, *new_size. Its stack's size field and
+ * record size are rewritten to the part kept; when valid stack is left
+ * in the file, at->stack_in_file says so (its dynamic size, after the
+ * part kept, still counts all of it). Returns 1 with nothing done when
+ * its fields do not add up (it is then kept whole, for reader.c to say
+ * what is wrong). */
 static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recpos *at,
 			uint16_t *new_size)
 {
+	bool whole = size <= READ_THROUGH_MAX;
 	const unsigned char *p;
 	unsigned char *dst;
-	uint64_t copy, valid, keep;
-	size_t avail, word, after, tail, front;
+	uint64_t copy, valid, keep, front;
+	size_t avail, word, after, tail;
 	pd_chunk *c;
 	int err;
 
-	if ((err = stage(r, off, size < STAGE_READ_DWARF ? size : STAGE_READ_DWARF, &p)))
+	if ((err = stage(r, off, whole ? size : size < FRONT_MIN ? size : FRONT_MIN,
+			 whole ? STAGE_READ : r->stage_hint, &p)))
 		return err;
 	avail = r->stage_len - (size_t)(off - r->stage_off);
 	if (avail > size)
 		avail = size;
-	if (!(word = pd_stack_size_at(r, p, avail)))
+	/* a long call chain: the fields before the stack are longer */
+	if (!(word = pd_stack_size_at(r, p, avail)) && avail < size) {
+		if ((err = stage(r, off, size, size, &p)))
+			return err;
+		avail = size;
+		word = pd_stack_size_at(r, p, avail);
+	}
+	if (!word)
 		return 1;
 	copy = pd_u64(p + word);
 	after = word + 8;
@@ -136,20 +169,32 @@ static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recp
 	/* room for all of it; given back below */
 	if ((err = reserve(r, off, size, &dst, &c)))
 		return err;
-	front = avail < after + copy ? avail : after + (size_t)copy;
-	memcpy(dst, p, front);
-	if ((err = stage(r, off + after + copy, tail, &p)))
+	/* what the staged bytes hold of the fields and of the stack the
+	 * sample may keep, copied before the tail's read moves them */
+	front = after + (whole || copy < EAGER_STACK ? copy : EAGER_STACK);
+	if (front > avail)
+		front = avail;
+	memcpy(dst, p, (size_t)front);
+	if ((err = stage(r, off + after + copy, tail,
+			 whole ? STAGE_READ : tail + r->stage_hint, &p)))
 		return err;
 	valid = pd_u64(p);
 	/* a copy of size 0 would lose the dynamic size's field, too */
 	keep = valid < 8 ? 8 : valid < copy ? (valid + 7) & ~(uint64_t)7 : copy;
 	if (keep > copy)
 		keep = copy;
+	if (!whole && keep > EAGER_STACK && valid <= copy) {
+		keep = EAGER_STACK;
+		at->stack_in_file = true;
+	}
 	if (after + keep > front &&
-	    (err = copy_out(r, off + front, after + (size_t)keep - front, dst + front)))
+	    (err = copy_out(r, off + front, (size_t)(after + keep - front), dst + front)))
 		return err;
 	memcpy(dst + after + keep, p, tail);
 	*new_size = (uint16_t)(after + keep + tail);
+	/* the next read from a tail on also fetches a next sample kept like
+	 * this one: stacks keep their depth from one sample to the next */
+	r->stage_hint = whole ? STAGE_READ : *new_size + AHEAD_SLACK;
 	c->len -= size - *new_size;
 	memcpy(dst + 6, new_size, 2);
 	memcpy(dst + word, &keep, 8);
@@ -168,11 +213,12 @@ static int read_record(fg_perfdata *r, uint64_t off, uint32_t type, uint16_t siz
 	pd_chunk *c;
 	int err;
 
+	at->stack_in_file = false;
 	if (r->dwarf && type == PERF_RECORD_SAMPLE && size >= TRIM_MIN &&
 	    (err = read_trimmed(r, off, size, at, new_size)) <= 0)
 		return err;
 	*new_size = size;
-	if ((err = stage(r, off, size, &p)) || (err = reserve(r, off, size, &dst, &c)))
+	if ((err = stage(r, off, size, STAGE_READ, &p)) || (err = reserve(r, off, size, &dst, &c)))
 		return err;
 	memcpy(dst, p, size);
 	at->p = dst;
@@ -186,6 +232,9 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 	uint64_t off = r->data_off, extra;
 	int err;
 
+	/* until a sample says more: room for a sample's fields and the
+	 * stack it keeps */
+	r->stage_hint = EAGER_STACK + 2 * FRONT_MIN;
 	while (off < r->data_end) {
 		const unsigned char *h;
 		struct recpos at;
@@ -193,7 +242,7 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 		uint16_t size, kept;
 		if (r->data_end - off < 8)
 			return bad(r, off, "record header truncated");
-		if ((err = stage(r, off, 8, &h)))
+		if ((err = stage(r, off, 8, r->dwarf ? r->stage_hint : STAGE_READ, &h)))
 			return err;
 		type = pd_u32(h);
 		size = pd_u16(h + 6);

@@ -245,6 +245,13 @@ struct pd_user_state {
 	uint64_t mask;
 	const unsigned char *stack;
 	uint64_t stack_len;
+	/* the copy's valid bytes from stack_len up to stack_full were left
+	 * in the recording: more(more_ctx, at + i, len, dst) reads bytes i ..
+	 * i + len of the copy (0 on success); stack_full 0: none left */
+	uint64_t stack_full;
+	uint64_t at;
+	int (*more)(void *ctx, uint64_t off, size_t len, unsigned char *dst);
+	void *more_ctx;
 };
 
 typedef struct pd_unwinder pd_unwinder;

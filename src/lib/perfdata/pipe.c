@@ -228,6 +228,7 @@ static int walk_stream_chunk(fg_perfdata *r, pd_chunk *c, uint64_t *skip, size_t
 		at.p = c->data + pos;
 		at.off = c->off + pos;
 		at.chunk = c;
+		at.stack_in_file = false;
 		size = pd_u16(at.p + 6);
 		if (size < 8)
 			return bad(r, at.off, "record smaller than its header");

@@ -448,6 +448,9 @@ struct sample {
 	const unsigned char *regs; /* one u64 per bit of regs_user */
 	const unsigned char *stack;
 	uint64_t stack_len;       /* the valid part of the stack copy */
+	uint64_t stack_full;      /* with the part left in the file (at
+				     stack_at): 0, none left */
+	uint64_t stack_at;
 };
 
 /* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
@@ -482,6 +485,10 @@ static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const
 	s->stack = p;
 	dyn = pd_u64(p + size);
 	s->stack_len = dyn < size ? dyn : size;
+	if (at->stack_in_file && dyn > size) {
+		s->stack_full = dyn;
+		s->stack_at = at->off + (uint64_t)(p - at->p);
+	}
 	return 0;
 }
 
@@ -573,7 +580,7 @@ static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t 
 
 size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t len)
 {
-	struct recpos at = { rec, 0, NULL };
+	struct recpos at = { rec, 0, NULL, false };
 	const unsigned char *p, *end = rec + len;
 	struct sample s;
 	uint64_t abi;
@@ -673,6 +680,11 @@ static int chain_frames(fg_perfdata *r, const struct sample *s, uint64_t *depth)
 	return 0;
 }
 
+static int more_stack(void *ctx, uint64_t off, size_t len, unsigned char *dst)
+{
+	return pd_fetch_more(ctx, off, len, dst);
+}
+
 /* The user frames of a dwarf call graph sample: unwound from its
  * registers and stack copy. */
 static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth)
@@ -693,6 +705,12 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 			st.regs[i] = pd_u64(s->regs + 8 * k++);
 	st.stack = s->stack;
 	st.stack_len = s->stack_len;
+	if (s->stack_full) {
+		st.stack_full = s->stack_full;
+		st.at = s->stack_at;
+		st.more = more_stack;
+		st.more_ctx = r;
+	}
 	if (!r->unwinder && (err = pd_unwinder_new(&r->unwinder, &r->syms, &r->machine)))
 		return err;
 	if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
@@ -1047,7 +1065,7 @@ static int walk_chunk(fg_perfdata *r, pd_chunk *c, fg_perfdata_sample_cb cb, voi
 	int err;
 
 	while (c->len - pos >= 8) {
-		struct recpos at = { c->data + pos, c->off, c };
+		struct recpos at = { c->data + pos, c->off, c, false };
 		uint16_t size = pd_u16(at.p + 6);
 		if (size < 8)
 			return bad_at(r, &at, "record smaller than its header");

@@ -49,6 +49,9 @@ struct recpos {
 	const unsigned char *p;
 	uint64_t off;
 	pd_chunk *chunk;
+	bool stack_in_file;       /* a dwarf sample kept with the start of its
+				     valid stack; the rest is at the same place
+				     in the file as in the record (fetch.c) */
 };
 
 struct qent {
@@ -65,6 +68,8 @@ struct fg_perfdata {
 	unsigned char *stage;     /* fetch.c: bytes of the data section */
 	uint64_t stage_off;       /* (at this offset) */
 	size_t stage_len;
+	size_t stage_hint;        /* in a dwarf recording, how much a read of a
+				     record header or a sample's tail fetches */
 	pd_chunk_list records;    /* fetch.c: the records read, in chunks */
 	fg_perfdata_opts opts;
 	const char *unsupported;
@@ -126,6 +131,9 @@ int pd_walk_end(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
  * from the file (r->fd) or from r->base */
 int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
 void pd_fetch_release(fg_perfdata *r);
+/* Copies len bytes of the data at off to dst: the rest of a stack left
+ * in the file. Returns 0, FG_EPARSE (not in the data) or FG_EIO. */
+int pd_fetch_more(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst);
 
 /* pipe.c, for reader.c */
 /* The pipe form's records that stand for the header, from r->base. */

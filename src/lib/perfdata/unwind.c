@@ -24,6 +24,9 @@
 #include "lib/perfdata/internal.h"
 #include "util/banned.h"
 
+/* bytes of a stack left in the recording read at once */
+#define MORE_BLOCK 4096
+
 /* x86_64 DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
  * rsp, r8..r15, rip) as perf numbers them */
 static const int perf_reg_of_dwarf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
@@ -61,6 +64,11 @@ struct pd_unwinder {
 	/* a read for the frame after the last one failed: its return
 	 * address lies beyond the stack copy (a frame with large locals) */
 	bool read_failed;
+	/* of the sample's stack left in the recording: the block read last,
+	 * bytes more_at .. more_at + more_len of the copy */
+	unsigned char more[MORE_BLOCK];
+	uint64_t more_at;
+	size_t more_len;
 };
 
 /* Modules come with their file (dwfl_report_elf): nothing to find. */
@@ -125,6 +133,26 @@ static bool read_file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
 	return false;
 }
 
+/* A word of the sample's stack left in the recording, at byte i of
+ * the copy (i + 8 <= stack_full): read in blocks, as unwinding goes up
+ * the stack. */
+static bool read_more(pd_unwinder *u, uint64_t i, Dwarf_Word *out)
+{
+	const struct pd_user_state *st = u->st;
+
+	if (i < u->more_at || i + 8 > u->more_at + u->more_len) {
+		size_t len = st->stack_full - i < MORE_BLOCK ? (size_t)(st->stack_full - i) :
+			     MORE_BLOCK;
+		u->more_len = 0;
+		if (st->more(st->more_ctx, st->at + i, len, u->more))
+			return false;
+		u->more_at = i;
+		u->more_len = len;
+	}
+	memcpy(out, u->more + (i - u->more_at), 8);
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
 	pd_unwinder *u = arg;
@@ -135,6 +163,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 		memcpy(out, st->stack + (addr - sp), 8);
 		return true;
 	}
+	if (addr >= sp && addr - sp < st->stack_full && st->stack_full - (addr - sp) >= 8 &&
+	    st->more && read_more(u, addr - sp, out))
+		return true;
 	if (read_file_word(dwfl, addr, out))
 		return true;
 	u->read_failed = true;
@@ -477,6 +508,7 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->pcs = pcs;
 	u->max = max;
 	u->n = 0;
+	u->more_len = 0;
 	start_state(u, dwfl, pid, st);
 	u->read_failed = false;
 	if (dwfl && u->n < max)
