@@ -58,7 +58,8 @@ struct pd_unwinder {
 	 * sample is in a PLT entry) */
 	const struct pd_user_state *st;
 	struct pd_user_state start;
-	bool start_is_caller;  /* then its first pc is a return address */
+	bool start_is_caller;  /* then the first pc libdwfl gives (after the
+				  entry's, already in pcs) is a return address */
 	uint64_t *pcs;
 	size_t max, n;
 	/* a read for the frame after the last one failed: its return
@@ -440,7 +441,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	/* a return address: its call is the instruction before */
-	if (!activation || (u->start_is_caller && !u->n))
+	if (!activation || (u->start_is_caller && u->n == 1))
 		pc--;
 	u->pcs[u->n++] = pc;
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
