@@ -124,7 +124,9 @@ typedef struct fg_perfdata_sample {
 
 typedef struct fg_perfdata_stats {
 	uint64_t samples;    /* samples given */
-	uint64_t lost;       /* samples the kernel reported lost (LOST, LOST_SAMPLES) */
+	uint64_t lost;       /* samples the kernel reported lost: the larger of
+				the sums of LOST and of LOST_SAMPLES records
+				(perf's end totals the drops again) */
 	uint64_t skipped;    /* records of types the reader does not know */
 	uint64_t modules;    /* ELF files loaded */
 } fg_perfdata_stats;

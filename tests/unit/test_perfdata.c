@@ -456,6 +456,60 @@ static void test_unknown_records(void **state)
 	free(buf);
 }
 
+/* A LOST record: id, lost, then the sample_id_all trailer. */
+static void add_lost(rec *r, uint64_t lost, uint64_t time)
+{
+	put_header(&r->data, PERF_RECORD_LOST, 0, 8 + 16 + 16);
+	put64(&r->data, 1);
+	put64(&r->data, lost);
+	put_trailer(&r->data, 42, 42, time);
+}
+
+/* A LOST_SAMPLES record: lost, then the trailer. */
+static void add_lost_samples(rec *r, uint64_t lost, uint64_t time)
+{
+	put_header(&r->data, PERF_RECORD_LOST_SAMPLES, 0, 8 + 8 + 16);
+	put64(&r->data, lost);
+	put_trailer(&r->data, 42, 42, time);
+}
+
+/* Lost samples: perf's LOST records during the recording and its
+ * LOST_SAMPLES at the end tell of the same drops, so the larger of the
+ * two sums counts, never both. */
+static void test_lost(void **state)
+{
+	static const struct {
+		uint64_t lost[2], lost_samples, want;
+	} cases[] = { { { 3, 4 }, 7, 7 }, { { 3, 4 }, 0, 7 }, { { 0, 0 }, 5, 5 }, { { 9, 0 }, 5, 9 } };
+	fg_perfdata_opts o = test_opts();
+	fg_perfdata_stats st;
+	fg_perfdata *r = NULL;
+	struct got g;
+	size_t i, len;
+	char *buf;
+	rec rr;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rec_init(&rr);
+		if (cases[i].lost[0])
+			add_lost(&rr, cases[i].lost[0], 1);
+		if (cases[i].lost[1])
+			add_lost(&rr, cases[i].lost[1], 2);
+		if (cases[i].lost_samples)
+			add_lost_samples(&rr, cases[i].lost_samples, 3);
+		add_round(&rr);
+		buf = finish(&rr, &len);
+		assert_int_equal(fg_perfdata_open_mem(&r, "lost.data", buf, len, &o), 0);
+		memset(&g, 0, sizeof(g));
+		assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
+		fg_perfdata_stats_get(r, &st);
+		assert_int_equal(st.lost, cases[i].want);
+		fg_perfdata_free(r);
+		free(buf);
+	}
+}
+
 /* Records of one round are handled in time order: a comm written after
  * the sample but older than it names the sample's thread; one newer than
  * the sample does not. */
@@ -1476,6 +1530,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_resolved),
 		cmocka_unit_test(test_unknown_records),
+		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_time_order),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_malformed_record),

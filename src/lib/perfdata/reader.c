@@ -421,6 +421,9 @@ void fg_perfdata_free(fg_perfdata *r)
 
 /* ---- records ---- */
 
+#define MAX_LOST(r) ((r)->lost_in_lost > (r)->lost_in_lost_samples ? (r)->lost_in_lost : \
+		     (r)->lost_in_lost_samples)
+
 /* Position of the time in a non-sample record's sample_id trailer,
  * counted back from the record's end; 0: none. */
 static size_t trailer_time_back(const fg_perfdata *r)
@@ -871,13 +874,18 @@ static int handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb
 	case PERF_RECORD_EXIT:
 		do_exit(r, at, size);
 		return 0;
+	/* perf (6.0 on) ends a recording with a LOST_SAMPLES record per
+	 * event that totals the drops its LOST records told of: the larger
+	 * sum counts, not both */
 	case PERF_RECORD_LOST:
 		if (size >= 24)
-			r->stats.lost += pd_u64(p + 16);
+			r->lost_in_lost += pd_u64(p + 16);
+		r->stats.lost = MAX_LOST(r);
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (size >= 16)
-			r->stats.lost += pd_u64(p + 8);
+			r->lost_in_lost_samples += pd_u64(p + 8);
+		r->stats.lost = MAX_LOST(r);
 		return 0;
 	default:
 		return 0;

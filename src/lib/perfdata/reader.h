@@ -86,6 +86,8 @@ struct fg_perfdata {
 	pd_machine machine;
 	pd_symbols syms;
 	fg_perfdata_stats stats;
+	uint64_t lost_in_lost;    /* samples lost, as LOST records count them */
+	uint64_t lost_in_lost_samples; /* and as LOST_SAMPLES records do */
 	fg_arena arena;
 	struct qent *q;
 	size_t nq, aq;
