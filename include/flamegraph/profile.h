@@ -122,6 +122,13 @@ typedef struct fg_profile_opts {
 	 * not read (then perf script, with a note), or the mode is off-CPU
 	 * or hot/cold (their scheduler events go through perf script). */
 	bool perf_script;          /* read perf.data through `perf script` */
+	bool stream;               /* record to a pipe (perf record -o -) read
+				      natively as perf writes it, while the
+				      workload runs: no perf.data on disk, the
+				      graph ready soon after the workload's
+				      end. perf and on-CPU modes only, not
+				      with perfdata, perfdata_out, perf_script
+				      or a custom command */
 	const char *buildid_dir;   /* perf's build-id cache, such as ~/.debug,
 				      for the native reader (NULL: none) */
 	const char *debug_cache_dir; /* the native reader's copies of
@@ -195,8 +202,11 @@ typedef struct fg_profile_result {
 	uint64_t script_bytes;/* bytes of perf script output streamed (0 when
 				 read natively) */
 	bool read_natively;   /* the perf.data was read without perf script */
+	bool streamed;        /* ... as perf wrote it (opts->stream) */
 	double seconds_record, seconds_script, seconds_collapse, seconds_render;
-	double seconds_read;  /* the native reader's time, collapse included */
+	double seconds_read;  /* the native reader's time, collapse included;
+				 streamed: from the recording's end to the
+				 reader's */
 	unsigned nwarnings;   /* warnings sent to on_event */
 	bool output_written;  /* opts->output was replaced */
 	/* The recording (perf). */

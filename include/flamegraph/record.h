@@ -200,12 +200,19 @@ typedef struct fg_record_run_opts {
 	bool continue_at_max;  /* the size cap reached: the workload goes on
 				  (else it is stopped) */
 	int workload_stdout;   /* attach: the workload's stdout (-1: ours) */
+	int recorder_stdout;   /* the recorder's stdout (-1: our stderr): the
+				  pipe that a recording to "-" (perf record
+				  -o -) is streamed through */
 	const char *tmpdir;    /* for the control fifos (NULL: /tmp) */
 	fg_record_event_cb on_event; /* NULL: none */
 	void *event_ctx;
+	/* the recording's size so far (event_ctx), when it is not a file
+	 * (a stream's reader counts it); NULL: the output file's size */
+	uint64_t (*output_bytes)(void *ctx);
 } fg_record_run_opts;
 
-#define FG_RECORD_RUN_OPTS_INIT { .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1 }
+#define FG_RECORD_RUN_OPTS_INIT \
+	{ .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1, .recorder_stdout = -1 }
 
 typedef struct fg_record_outcome {
 	int workload_code;      /* the workload's exit code, -1 after a signal */

@@ -220,6 +220,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
 	po->perf_script = pc->perf_script;
+	po->stream = pc->stream;
 	po->buildid_dir = fg_cli_buildid_dir();
 	po->debug_cache_dir = fg_cli_debug_cache_dir();
 	po->per_thread = pc->per_thread.on;

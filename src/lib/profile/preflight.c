@@ -142,6 +142,19 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	if (o->record.custom && o->record.freq && o->record.freq != 997)
 		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
 				    "combined with -F — put -F in the -c string");
+	if (o->stream) {
+		const fg_record_opts *rec = &o->record;
+		const char *with = o->perfdata ? "--perfdata (it reads a recording made before)" :
+			o->perfdata_out ? "--perfdata-out (a stream leaves no perf.data to keep)" :
+			o->perf_script ? "--perf-script (perf script reads a file)" :
+			rec->custom ? "-c/--cmd (its perf command writes a file)" :
+			rec->recorder != FG_RECORDER_PERF ? "DTrace (it writes a file)" :
+			rec->mode != FG_RECORD_ON_CPU ? "--off-cpu or --hot-cold (their scheduler "
+							"events go through perf script)" : NULL;
+		if (with)
+			return fg_error_set(FG_EINVAL, "--stream cannot be combined with %s — drop "
+					    "one of the two", with);
+	}
 	/* bad graph options fail before a recording, not after it */
 	if (o->format == FG_OUTPUT_SVG) {
 		int err = fg_render_opts_check(&o->render);
@@ -169,6 +182,7 @@ static void record_dir(const run *r, fg_strbuf *dir)
 int fg_run_plan_recording(run *r)
 {
 	fg_record_plan plan;
+	fg_record_opts rec = r->rec;
 	fg_strbuf dir = FG_STRBUF_INIT, note = FG_STRBUF_INIT;
 	int err;
 
@@ -176,12 +190,16 @@ int fg_run_plan_recording(run *r)
 		return 0;
 	record_dir(r, &dir);
 	snprintf(r->res->record_dir, sizeof(r->res->record_dir), "%s", dir.buf);
-	if (!(err = fg_record_plan_make(&plan, &r->rec, dir.buf))) {
+	/* a stream takes no disk space: no cap unless one is asked for */
+	if (r->o->stream && !rec.max_size)
+		rec.max_size = UINT64_MAX;
+	if (!(err = fg_record_plan_make(&plan, &rec, dir.buf))) {
 		r->rec.max_size = plan.max_size;
 		r->res->max_size = plan.max_size;
 		if (!r->rec.custom)
 			r->rec.buffer_bytes = plan.buffer_bytes;
-		fg_capture_note_plan(&note, &plan, &r->rec, dir.buf);
+		if (!r->o->stream)
+			fg_capture_note_plan(&note, &plan, &r->rec, dir.buf);
 		if (note.len)
 			fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);
 	}

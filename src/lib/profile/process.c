@@ -103,17 +103,25 @@ static int do_script(run *r)
  * caller runs perf script) when it cannot be read natively: a note says
  * why when the recording holds what the reader does not support, or when
  * perf recorded as root and the file is not readable here. */
+void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
+{
+	fg_perfdata_opts init = FG_PERFDATA_OPTS_INIT;
+
+	*opts = init;
+	opts->inline_frames = !r->o->no_inline;
+	opts->buildid_dir = r->o->buildid_dir;
+	opts->cache_dir = r->o->debug_cache_dir;
+}
+
 static int open_native(run *r, fg_perfdata **out)
 {
-	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
+	fg_perfdata_opts opts;
 	fg_strbuf note = FG_STRBUF_INIT;
 	const char *why;
 	int err;
 
 	*out = NULL;
-	opts.inline_frames = !r->o->no_inline;
-	opts.buildid_dir = r->o->buildid_dir;
-	opts.cache_dir = r->o->debug_cache_dir;
+	fg_run_perfdata_opts(r, &opts);
 	if ((err = fg_perfdata_open(out, r->perfdata.buf, &opts))) {
 		if (err != FG_EIO || !r->rec.root)
 			return err;
@@ -233,7 +241,7 @@ static int new_offcpu(run *r)
 			     (1000000 + freq / 2) / freq, offcpu_sink, r);
 }
 
-static int new_collapser(run *r, fg_format fmt)
+int fg_run_new_collapser(run *r, fg_format fmt)
 {
 	fg_collapse_opts co = FG_COLLAPSE_OPTS_INIT;
 
@@ -272,14 +280,18 @@ int fg_run_collapse(run *r)
 	fg_format fmt = r->res->recorded ?
 		(r->rec.recorder == FG_RECORDER_DTRACE ? FG_FORMAT_DTRACE : FG_FORMAT_PERF) :
 		perf_data ? FG_FORMAT_PERF : FG_FORMAT_UNKNOWN;
-	bool native = false;
+
+	/* a stream was read as it was recorded */
+	bool native = r->stream != NULL;
 	double t0;
 	int err;
 
-	if ((err = new_collapser(r, fmt)) || (perf_data && (err = new_offcpu(r))))
+	if ((!r->collapser && (err = fg_run_new_collapser(r, fmt))) ||
+	    (perf_data && !native && (err = new_offcpu(r))))
 		return err;
 	/* the off-CPU filter reads perf script's text of the scheduler events */
-	if (perf_data && !r->offcpu && !r->o->perf_script && (err = do_native(r, &native)))
+	if (perf_data && !native && !r->offcpu && !r->o->perf_script &&
+	    (err = do_native(r, &native)))
 		return err;
 	if (!native)
 		err = perf_data ? do_script(r) : do_read_text(r);

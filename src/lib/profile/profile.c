@@ -178,10 +178,16 @@ static int do_record(run *r)
 {
 	fg_record_run_opts ro = FG_RECORD_RUN_OPTS_INIT;
 	fg_record_outcome out;
+	bool empty;
 	int err;
 
-	r->rec.output = r->perfdata.buf;
+	/* a stream: perf writes the recording to its stdout, our pipe */
+	r->rec.output = r->stream ? "-" : r->perfdata.buf;
 	ro.rec = r->rec;
+	if (r->stream) {
+		ro.recorder_stdout = fg_run_stream_fd(r);
+		ro.output_bytes = fg_run_stream_bytes;
+	}
 	/* perf runs the workload itself only for a custom command (whose
 	 * arguments may not allow attaching) and for DTrace */
 	ro.attach = r->rec.recorder == FG_RECORDER_PERF && !r->rec.custom && r->o->argc > 0;
@@ -200,6 +206,13 @@ static int do_record(run *r)
 	if (err)
 		return err;
 	r->res->recorded = true;
+	if (r->stream) {
+		if (!(err = fg_run_stream_finish(r, &empty)) && empty) {
+			fg_exit_status st = { out.workload_code, out.workload_signal };
+			return record_failed(r, &st);
+		}
+		return err;
+	}
 	if (!file_has_data(r->perfdata.buf)) {
 		fg_exit_status st = { out.workload_code, out.workload_signal };
 		return record_failed(r, &st);
@@ -223,6 +236,9 @@ static void count_lost(run *r)
 {
 	fg_perfdata_counts c;
 
+	/* a stream's reader counted them */
+	if (r->stream)
+		return;
 	if (r->rec.recorder != FG_RECORDER_PERF || fg_perfdata_count(r->perfdata.buf, &c) != 0) {
 		fg_error_clear();
 		return;
@@ -253,7 +269,9 @@ static int pipeline(run *r)
 		}
 	} else {
 		if ((err = o->npids ? fg_run_check_pids(r) : fg_run_check_command(r)) || (err = fg_run_check_tool(r)) ||
-		    (err = fg_run_plan_recording(r)) || (err = make_perfdata(r)) || (err = do_record(r)))
+		    (err = fg_run_plan_recording(r)) ||
+		    (err = o->stream ? fg_run_stream_start(r) : make_perfdata(r)) ||
+		    (err = do_record(r)))
 			return err;
 		r->interrupts_seen = fg_interrupt_count();
 		count_lost(r);
@@ -300,6 +318,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 		r.stacks = NULL;
 	}
 
+	fg_run_stream_release(&r);
 	fg_outfile_abort(r.out);
 	fg_outfile_abort(r.folded);
 	if (r.perfdata_is_temp) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "flamegraph/collapse.h"
+#include "flamegraph/perfdata.h"
 #include "flamegraph/profile.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
@@ -21,6 +22,7 @@ typedef struct run {
 	const char *program;       /* what is profiled, for messages */
 	char *program_path;        /* argv[0] resolved on PATH */
 	fg_strbuf perfdata;        /* the perf.data being recorded/read */
+	struct fg_run_stream *stream; /* the recording streamed (stream.c) */
 	bool perfdata_is_temp;
 	fg_outfile *out, *folded;
 	fg_collapser *collapser;
@@ -59,10 +61,28 @@ int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec);
 
 /* process.c */
 bool fg_run_is_perf_data(const char *path);
+/* The native reader's options for this run. */
+void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts);
+/* r->collapser, for input of this format. */
+int fg_run_new_collapser(run *r, fg_format fmt);
 /* The recording (or text) read into the collapser. */
 int fg_run_collapse(run *r);
 /* The collapser's stacks (post-processed) into r->stacks. */
 int fg_run_build_stacks(run *r);
+
+/* stream.c: a recording streamed from perf into the native reader */
+/* Starts the reader (and the collapser it feeds) on a new pipe. */
+int fg_run_stream_start(run *r);
+/* The pipe's end that perf writes to. */
+int fg_run_stream_fd(const run *r);
+/* Bytes the reader has had so far (ctx: the run), for the status line. */
+uint64_t fg_run_stream_bytes(void *ctx);
+/* After the recording: the pipe closed, the reader's end awaited; its
+ * samples and lost samples counted into r. The reader's error, if any;
+ * *empty: perf wrote nothing at all. */
+int fg_run_stream_finish(run *r, bool *empty);
+/* Ends a stream still running (on an error) and frees it. */
+void fg_run_stream_release(run *r);
 
 /* outputs.c */
 /* The graph's file ("-": stdout), or NULL when none is written. */

@@ -73,6 +73,8 @@ static uint64_t output_size(const session *s)
 {
 	struct stat st;
 
+	if (s->o->output_bytes)
+		return s->o->output_bytes(s->o->event_ctx);
 	return s->o->rec.output && stat(s->o->rec.output, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
@@ -181,8 +183,9 @@ static int spawn_perf(session *s, const fg_record_opts *rec, bool pipe_stderr)
 		cmd.argv.n++;
 	cmd.argv.alloc = cmd.argv.n + 1;
 	cmd.pipe_stderr = pipe_stderr;
-	/* perf prints nothing useful on stdout; keep it off ours (-o -) */
-	cmd.stdout_fd = STDERR_FILENO;
+	/* perf prints nothing useful on stdout; keep it off ours, unless
+	 * it is where the recording goes (-o -) */
+	cmd.stdout_fd = s->o->recorder_stdout >= 0 ? s->o->recorder_stdout : STDERR_FILENO;
 	/* a recorder that runs the workload itself passes its place on */
 	if (!rec->attach_pid && !rec->npids)
 		err = set_place(&cmd, rec);
