@@ -3,9 +3,11 @@
 # one busy thread for LZPACK_SECONDS, default 7) with dwarf call graphs at
 # the default rate, once through `flamegraph` with its default settings and
 # once with the same `perf record` command without -m (perf's default ring
-# buffer, as the tool recorded before it sized the buffer), and prints:
-# samples, lost samples, recording size and MB/s, and the time from the
-# workload's end to the finished graph.
+# buffer, as the tool recorded before it sized the buffer), and once with
+# --stream (the recording read as perf writes it, nothing on disk), and
+# prints: samples, lost samples, recording size and MB/s, and the time
+# from the workload's end to the finished graph. The native reader's
+# debug cache starts empty for each flamegraph run (a first run).
 # Usage: bench-capture.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -25,7 +27,8 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
 # --- flamegraph, default settings -----------------------------------------
 t0=$(now)
-"$build/flamegraph" -v -o lz.svg --perfdata-out ours.data -- ./lzpack "$secs" > /dev/null 2> ours.err
+XDG_CACHE_HOME=$work/cache-file "$build/flamegraph" -v -o lz.svg --perfdata-out ours.data -- \
+	./lzpack "$secs" > /dev/null 2> ours.err
 t1=$(now)
 summary=$(grep 'note: wrote lz.svg' ours.err)
 samples=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' <<< "$summary")
@@ -34,6 +37,18 @@ rec_s=$(sed -n 's/.*timing: record took \([0-9.]*\) s.*/\1/p' ours.err)
 bytes=$(stat -c %s ours.data)
 post=$(awk -v a="$t0" -v b="$t1" -v r="$rec_s" 'BEGIN { printf "%.2f", b - a - r }')
 ring=$(sed -n 's/.* -m \([0-9]*K\) .*/\1/p' ours.err)
+
+# --- flamegraph --stream: read as perf writes it, nothing on disk ------------
+t4=$(now)
+XDG_CACHE_HOME=$work/cache-stream "$build/flamegraph" -v --stream -o lz-stream.svg -- ./lzpack "$secs" \
+	> /dev/null 2> stream.err
+t5=$(now)
+summary=$(grep 'note: wrote lz-stream.svg' stream.err)
+s_samples=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' <<< "$summary")
+s_lost=$(sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' <<< "$summary")
+s_rec=$(sed -n 's/.*timing: record took \([0-9.]*\) s.*/\1/p' stream.err)
+s_bytes=$(sed -n 's/.* recorded, \([0-9.]*\) MB).*/\1/p' <<< "$summary")
+s_post=$(awk -v a="$t4" -v b="$t5" -v r="$s_rec" 'BEGIN { printf "%.2f", b - a - r }')
 
 # --- the same recording in perf's default ring buffer, then perf script |
 # collapse | render as separate steps --------------------------------------
@@ -53,6 +68,9 @@ printf 'workload: lzpack %s s, dwarf call graphs at 997 Hz, %s CPUs\n' "$secs" "
 printf '%-28s %8s %8s %9s %8s %10s\n' "" samples lost "size MB" "MB/s" "post s"
 printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph (ring ${ring:-?})" "$samples" "$lost" "$(mb "$bytes")" \
 	"$(awk -v b="$bytes" -v s="$rec_s" 'BEGIN { print b / 1048576 / s }')" "$post"
+printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph --stream" "$s_samples" "$s_lost" "${s_bytes%.*}" \
+	"$(awk -v b="$s_bytes" -v s="$s_rec" 'BEGIN { print b / s }')" "$s_post"
 printf '%-28s %8s %8s %9s %8.1f %10s\n' "perf's default ring buffer" "$base_samples" "$base_lost" "$(mb "$base_bytes")" \
 	"$(awk -v b="$base_bytes" -v s="$secs" 'BEGIN { print b / 1048576 / s }')" "$base_post"
-printf 'lost samples: %s with flamegraph (target 0), %s with perf'"'"'s default ring buffer\n' "$lost" "$base_lost"
+printf 'lost samples: %s with flamegraph (target 0), %s with --stream, %s with perf'"'"'s default ring buffer\n' \
+	"$lost" "$s_lost" "$base_lost"
