@@ -42,6 +42,14 @@ typedef enum fg_output_format {
 			       folded_out (one side of a comparison) */
 } fg_output_format;
 
+/* How a perf recording reaches the native reader. */
+typedef enum fg_stream_mode {
+	FG_STREAM_AUTO = 0, /* streamed wherever it can be (fg_profile_can_stream),
+			       else a temporary file */
+	FG_STREAM_ON,       /* streamed: an error where it cannot be */
+	FG_STREAM_OFF,      /* a file (temporary, or perfdata_out) */
+} fg_stream_mode;
+
 /* Parses "svg", "folded" or "json" (FG_EINVAL otherwise). */
 int fg_output_format_parse(fg_output_format *out, const char *name);
 
@@ -122,13 +130,11 @@ typedef struct fg_profile_opts {
 	 * not read (then perf script, with a note), or the mode is off-CPU
 	 * or hot/cold (their scheduler events go through perf script). */
 	bool perf_script;          /* read perf.data through `perf script` */
-	bool stream;               /* record to a pipe (perf record -o -) read
-				      natively as perf writes it, while the
-				      workload runs: no perf.data on disk, the
-				      graph ready soon after the workload's
-				      end. perf and on-CPU modes only, not
-				      with perfdata, perfdata_out, perf_script
-				      or a custom command */
+	fg_stream_mode stream;     /* whether the recording goes to a pipe
+				      (perf record -o -) read natively as perf
+				      writes it, while the workload runs: no
+				      perf.data on disk, the graph ready soon
+				      after the workload's end */
 	const char *buildid_dir;   /* perf's build-id cache, such as ~/.debug,
 				      for the native reader (NULL: none) */
 	const char *debug_cache_dir; /* the native reader's copies of
@@ -184,6 +190,13 @@ typedef struct fg_profile_opts {
 	 * free space where the recording goes. UINT64_MAX in record.max_size
 	 * means no cap at all. */
 } fg_profile_opts;
+
+/* Whether a run with these options can stream its recording: perf
+ * recording on-CPU samples with its own arguments (no record.custom) on
+ * x86_64 (the native reader's architecture), read natively (not
+ * perf_script), with no perf.data to keep (perfdata_out) or to read
+ * (perfdata). */
+bool fg_profile_can_stream(const fg_profile_opts *opts);
 
 #define FG_PROFILE_OPTS_INIT { .record = FG_RECORD_OPTS_INIT, .format = FG_OUTPUT_SVG, \
 	.check_elf = true, .render = FG_RENDER_OPTS_INIT, .fix_style = FG_FIX_GENERIC }

@@ -48,7 +48,8 @@ check_clean "plain run"
 
 # the status line on a terminal (script(1) gives the run a pty)
 if command -v script >/dev/null; then
-	script -qec "flamegraph --call-graph fp -o tty.svg -- $cg 1200" /dev/null > tty.txt 2>&1 || true
+	# (a recording read from a file: a stream has no reading step after it)
+	script -qec "flamegraph --no-stream --call-graph fp -o tty.svg -- $cg 1200" /dev/null > tty.txt 2>&1 || true
 	check_contains "terminal: a status line while recording" tty.txt $'\r.*recording .*cg-capture.*: [0-9.]+ s, [0-9.]+ (bytes|KB|MB)'
 	check_contains "terminal: a status line while reading the recording" tty.txt $'\r.*reading the recording: [0-9]+% \\([0-9]+ of [0-9]+ samples\\)'
 	check_clean "terminal run"

@@ -2,7 +2,8 @@
 # tree main -> outer -> {a, b} (a does twice b's work) comes out in the
 # folded stacks at a ratio near 2 and nested in the SVG; the JSON output
 # is speedscope's format; -v shows every command and stage timing. The
-# recording is read natively (no perf script runs); --perf-script reads it
+# recording is read natively as perf writes it (no perf script runs, no
+# file), or from a temporary file with --no-stream; --perf-script reads it
 # through perf script, and both give the same call tree.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
@@ -12,8 +13,15 @@ cp err verbose.txt
 for stage in record read collapse render; do
 	check_contains "-v timing line for $stage" verbose.txt "timing: $stage took [0-9.]+ s"
 done
-check_contains "-v shows perf record with dwarf,65528, a sized buffer and a cap, attached" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K --max-size=[0-9]+K -o .* -D -1 --control=fifo:CTL,ACK -p PID"
+check_contains "-v shows perf record with dwarf,65528 and a sized buffer, attached, streaming" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K -o - -D -1 --control=fifo:CTL,ACK -p PID"
 check_not_contains "-v: no perf script runs" verbose.txt "perf script"
+# --no-stream: a temporary perf.data, capped at half the free space
+check_exit "--no-stream" 0 flamegraph -v --no-stream --folded nostream.folded -o nostream.svg -- ./callgraph 500
+check_contains "--no-stream: a file and a cap" err "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K --max-size=[0-9]+K -o /.*/\.flamegraph-perf\.[^ ]+ -D -1 --control=fifo:CTL,ACK -p PID"
+check_contains "--no-stream: read after the recording" err "timing: read took [0-9.]+ s"
+check_contains "--no-stream: main calls a" nostream.folded "main;outer;a [0-9]+$"
+check_exit "--stream --no-stream" 1 flamegraph --stream --no-stream -- ./callgraph 100
+check_contains "--stream --no-stream: one of the two" err "give only one of --stream and --no-stream"
 
 na=$(awk '/main;outer;a [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
 nb=$(awk '/main;outer;b [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)

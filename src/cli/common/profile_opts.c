@@ -220,7 +220,9 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
 	po->perf_script = pc->perf_script;
-	po->stream = pc->stream;
+	if (pc->stream && pc->no_stream)
+		return usage("%s", "give only one of --stream and --no-stream");
+	po->stream = pc->stream ? FG_STREAM_ON : pc->no_stream ? FG_STREAM_OFF : FG_STREAM_AUTO;
 	po->buildid_dir = fg_cli_buildid_dir();
 	po->debug_cache_dir = fg_cli_debug_cache_dir();
 	po->per_thread = pc->per_thread.on;

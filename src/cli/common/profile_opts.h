@@ -45,7 +45,7 @@ typedef struct fg_profile_cli {
 	const char *call_graph;  /* NULL: dwarf */
 	fg_profile_root root;
 	long long compression;   /* -1: not given */
-	bool ignore_status, no_inline, perf_script, stream, verbose;
+	bool ignore_status, no_inline, perf_script, stream, no_stream, verbose;
 	fg_profile_per_thread per_thread; /* --per-thread[=name] */
 	bool off_cpu, hot_cold;  /* --off-cpu, --hot-cold */
 	fg_strlist skip_after;
@@ -76,7 +76,7 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
 
 /* -F, -c, --max-size, --keep-running, --buffer-size, --call-graph,
  * --root, -z, --ignore-status, --no-inline, --perf-script, --stream,
- * --skip-after,
+ * --no-stream, --skip-after,
  * --per-thread,
  * --off-cpu, --hot-cold, --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
@@ -91,7 +91,8 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
 	FG_OPT_BOOL(0, "ignore-status", &(pc).ignore_status, "exit 0 even when the program fails or crashes"), \
 	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (faster)"), \
 	FG_OPT_BOOL(0, "perf-script", &(pc).perf_script, "read the recording through perf script instead of natively"), \
-	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as perf writes it (perf record -o -), while the program runs: no perf.data on disk, the graph ready as the program ends"), \
+	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as perf writes it (perf record -o -), while the program runs: no perf.data on disk, the graph ready as the program ends (the default where it applies; an error where it does not)"), \
+	FG_OPT_BOOL(0, "no-stream", &(pc).no_stream, "record to a temporary perf.data and read it once perf is done"), \
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
 	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root)"), \

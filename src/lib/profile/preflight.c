@@ -132,6 +132,24 @@ static int check_paths(const fg_profile_opts *o)
 	return 0;
 }
 
+bool fg_profile_can_stream(const fg_profile_opts *o)
+{
+#if defined(__x86_64__)
+	const fg_record_opts *rec = &o->record;
+
+	return !o->perfdata && !o->perfdata_out && !o->perf_script && !rec->custom &&
+	       rec->recorder == FG_RECORDER_PERF && rec->mode == FG_RECORD_ON_CPU;
+#else
+	(void)o;
+	return false;
+#endif
+}
+
+bool fg_run_streams(const fg_profile_opts *o)
+{
+	return o->stream == FG_STREAM_ON || (o->stream == FG_STREAM_AUTO && fg_profile_can_stream(o));
+}
+
 int fg_run_check_opts(const fg_profile_opts *o)
 {
 	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
@@ -142,7 +160,7 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	if (o->record.custom && o->record.freq && o->record.freq != 997)
 		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
 				    "combined with -F — put -F in the -c string");
-	if (o->stream) {
+	if (o->stream == FG_STREAM_ON) {
 		const fg_record_opts *rec = &o->record;
 		const char *with = o->perfdata ? "--perfdata (it reads a recording made before)" :
 			o->perfdata_out ? "--perfdata-out (a stream leaves no perf.data to keep)" :
@@ -154,6 +172,9 @@ int fg_run_check_opts(const fg_profile_opts *o)
 		if (with)
 			return fg_error_set(FG_EINVAL, "--stream cannot be combined with %s — drop "
 					    "one of the two", with);
+		if (!fg_profile_can_stream(o))
+			return fg_error_set(FG_EINVAL, "--stream needs the native reader, which reads "
+					    "x86_64 recordings only — drop --stream");
 	}
 	/* bad graph options fail before a recording, not after it */
 	if (o->format == FG_OUTPUT_SVG) {
@@ -191,14 +212,14 @@ int fg_run_plan_recording(run *r)
 	record_dir(r, &dir);
 	snprintf(r->res->record_dir, sizeof(r->res->record_dir), "%s", dir.buf);
 	/* a stream takes no disk space: no cap unless one is asked for */
-	if (r->o->stream && !rec.max_size)
+	if (fg_run_streams(r->o) && !rec.max_size)
 		rec.max_size = UINT64_MAX;
 	if (!(err = fg_record_plan_make(&plan, &rec, dir.buf))) {
 		r->rec.max_size = plan.max_size;
 		r->res->max_size = plan.max_size;
 		if (!r->rec.custom)
 			r->rec.buffer_bytes = plan.buffer_bytes;
-		if (!r->o->stream)
+		if (!fg_run_streams(r->o))
 			fg_capture_note_plan(&note, &plan, &r->rec, dir.buf);
 		if (note.len)
 			fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);

@@ -270,7 +270,7 @@ static int pipeline(run *r)
 	} else {
 		if ((err = o->npids ? fg_run_check_pids(r) : fg_run_check_command(r)) || (err = fg_run_check_tool(r)) ||
 		    (err = fg_run_plan_recording(r)) ||
-		    (err = o->stream ? fg_run_stream_start(r) : make_perfdata(r)) ||
+		    (err = fg_run_streams(o) ? fg_run_stream_start(r) : make_perfdata(r)) ||
 		    (err = do_record(r)))
 			return err;
 		r->interrupts_seen = fg_interrupt_count();

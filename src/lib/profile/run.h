@@ -51,6 +51,8 @@ void fg_run_on_record_event(void *ctx, fg_record_event kind, const char *msg, do
 			    uint64_t bytes);
 
 /* preflight.c */
+/* Whether this run streams its recording (stream.c). */
+bool fg_run_streams(const fg_profile_opts *o);
 int fg_run_check_opts(const fg_profile_opts *o);
 int fg_run_check_tool(run *r);
 int fg_run_check_pids(run *r);
