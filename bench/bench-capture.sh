@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Capture: records a compressor-style workload (bench/workloads/lzpack.c,
 # one busy thread for LZPACK_SECONDS, default 7) with dwarf call graphs at
-# the default rate, once through `flamegraph` with its default settings and
+# the default rate, once through `flamegraph` into a file (--perfdata-out),
 # once with the same `perf record` command without -m (perf's default ring
 # buffer, as the tool recorded before it sized the buffer), and once with
-# --stream (the recording read as perf writes it, nothing on disk), and
-# prints: samples, lost samples, recording size and MB/s, and the time
+# --stream (flamegraph's default: the recording read as perf writes it,
+# nothing on disk), and prints: samples, lost samples, recording size and MB/s, and the time
 # from the workload's end to the finished graph. The native reader's
 # debug cache starts empty for each flamegraph run (a first run).
 # Usage: bench-capture.sh BUILD_DIR [SHARED_DIR]
@@ -25,7 +25,7 @@ cc -O2 -g -o lzpack "$here/workloads/lzpack.c"
 now() { date +%s.%N; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
-# --- flamegraph, default settings -----------------------------------------
+# --- flamegraph to a file (--perfdata-out), default settings otherwise ------
 t0=$(now)
 XDG_CACHE_HOME=$work/cache-file "$build/flamegraph" -v -o lz.svg --perfdata-out ours.data -- \
 	./lzpack "$secs" > /dev/null 2> ours.err
@@ -66,7 +66,7 @@ base_post=$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.2f", b - a }')
 
 printf 'workload: lzpack %s s, dwarf call graphs at 997 Hz, %s CPUs\n' "$secs" "$(nproc)"
 printf '%-28s %8s %8s %9s %8s %10s\n' "" samples lost "size MB" "MB/s" "post s"
-printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph (ring ${ring:-?})" "$samples" "$lost" "$(mb "$bytes")" \
+printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph, file (${ring:-?})" "$samples" "$lost" "$(mb "$bytes")" \
 	"$(awk -v b="$bytes" -v s="$rec_s" 'BEGIN { print b / 1048576 / s }')" "$post"
 printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph --stream" "$s_samples" "$s_lost" "${s_bytes%.*}" \
 	"$(awk -v b="$s_bytes" -v s="$s_rec" 'BEGIN { print b / s }')" "$s_post"

@@ -169,7 +169,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 		return true;
 	if (read_file_word(dwfl, addr, out))
 		return true;
-	u->read_failed = true;
+	/* past the end of the copy (not below the stack pointer) */
+	if (addr >= sp)
+		u->read_failed = true;
 	return false;
 }
 
