@@ -27,6 +27,23 @@ check_eq "a failing check" 1 2
 EOF
 check_exit "a failing check fails the test" 1 bash "$runner" "$PWD/failing.sh"
 
+# a process the test started and left running fails it, and is ended;
+# a process of another test (here, this one's) is none of its business
+sleep 300 &
+mine=$!
+cat >leaves.sh <<'EOF'
+check_eq "one check" 1 1
+sleep 300 &
+echo $! >"$OUTER/left.pid"
+EOF
+check_exit "a test that leaves a process behind fails" 1 env OUTER="$PWD" bash "$runner" "$PWD/leaves.sh"
+check_contains "a process left: named" err "process left behind: [0-9]+ sleep 300"
+left=$(cat left.pid)
+[ -n "$left" ] && ! kill -0 "$left" 2>/dev/null && pass || fail "the process left behind ($left) still runs"
+kill -0 "$mine" 2>/dev/null && pass || fail "another test's process was killed"
+kill "$mine"
+wait "$mine" 2>/dev/null || true
+
 # without xmllint the SVG check fails rather than skipping: only the tools
 # the runner needs on PATH
 mkdir tools

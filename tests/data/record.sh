@@ -19,14 +19,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export TMPDIR=$work
-perf record -q -F 4999 --call-graph dwarf,16384 -g -o threads.data -- \
+perf record -q --no-bpf-event -F 4999 --call-graph dwarf,16384 -g -o threads.data -- \
 	sh -c "'$build/bench/bench-collapse_gen' 400000000 2>/dev/null |
 	       '$build/flamegraph-collapse-perf' -n 2 --all > /dev/null"
 # paths of this machine's build folder are replaced by a neutral one
 perf script -i threads.data 2>/dev/null | sed "s|$build|/opt/flamegraph/bin|g" |
 	gzip -9n > "$here/perf-threads.txt.gz"
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$here/../../examples/callgraph/callgraph.c"
-perf record -q -F 1999 -g -o fp.data -- ./callgraph 400 > /dev/null
+perf record -q --no-bpf-event -F 1999 -g -o fp.data -- ./callgraph 400 > /dev/null
 perf script -i fp.data 2>/dev/null | sed "s|$work|/opt/flamegraph/examples|g" |
 	gzip -9n > "$here/perf-fp.txt.gz"
 ls -l "$here/perf-threads.txt.gz" "$here/perf-fp.txt.gz"

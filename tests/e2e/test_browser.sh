@@ -2,6 +2,8 @@
 # driven through playwright-core (tests/browser), opens a rendered graph,
 # hovers, clicks to zoom, searches a regex (Ctrl-F), resets. The screenshot
 # of the zoomed, searched graph is kept in $FG_ARTIFACTS.
+# ctest: LABELS browser
+# ctest: RUN_SERIAL
 if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	echo "chromium, node or npm missing (scripts/debian-packages.txt lists chromium)" >&2
 	exit 77

@@ -1,7 +1,8 @@
 # flamegraph-build --compare REV: REV is exported and built beside the
 # working tree (which is never touched), both are profiled with the same
 # target and arguments, and the differential graph shows what grew in red.
-if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+# ctest: RESOURCE_LOCK cpu
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77
 fi

@@ -2,6 +2,7 @@
 # signals (the graph of what was recorded, no process or temporary file
 # left), -o - keeping the program's output out of the graph, the exit
 # statuses, perf's failures told in our words, --perfdata re-rendering.
+# ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 not installed"; exit 77; }
 # every process of this test runs a program of this unique name, so that
@@ -22,10 +23,8 @@ cc -O1 -o "$cg-stubborn" stubborn.c
 # temporary file (recordings, half-written outputs, control fifos)
 check_clean() {
 	local what=$1 left
-	sleep 0.3
-	left=$(pgrep -f "cg-capture-$$" || true)
-	left+=$(pgrep -f "perf record .*$TMPDIR" || true)
-	[ -z "$left" ] && pass || { fail "$what: processes left: $left"; ps -o pid,args -p ${left//$'\n'/,} >&2 || true; pkill -9 -f "cg-capture-$$" || true; }
+	# (this test's processes only: other tests run beside it)
+	check_no_processes_left "$what" && pass
 	left=$(find . -name '.flamegraph-*' -o -name '.*.tmp*' | head -5)
 	[ -z "$left" ] && pass || { fail "$what: temporary files left: $left"; rm -rf $left; }
 }
@@ -124,11 +123,18 @@ check_clean "lost samples"
 # --- signals ---------------------------------------------------------------------
 # SIGTERM from timeout(1) (to the program and then its process group).
 # perf gets the signal too, and it must have started and set up its own
-# handling by then, or it dies of it with nothing written (the program is
-# not started before perf records): 8 s of the program's 30 leave it time
-# even under the sanitizers on a loaded machine (at 1.5 s under a load of
-# 7, and once at 3 s, perf was still starting)
-check_exit "timeout -s TERM" 143 timeout --preserve-status -s TERM 8 flamegraph -o term.svg --folded term.folded -- "$cg" 30000
+# handling by then, or it dies of it with nothing written: the program is
+# not started before perf records, so timeout(1) is signalled (it passes
+# the signal on as when its time is up) once the program runs, however
+# long perf took to start
+timeout --preserve-status -s TERM 120 flamegraph -o term.svg --folded term.folded -- "$cg" 30000 >out 2>err &
+pid=$!
+wait_for_process "^$cg 30000 $" && pass || fail "timeout -s TERM: the program never ran"
+sleep 0.5
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+check_eq "timeout -s TERM" 143 $rc
 check_contains "timeout: the graph of what was recorded" term.folded "main;outer;a [0-9]+$"
 check_contains "timeout: the subtitle says interrupted" term.svg "interrupted \(SIGTERM\) after [0-9.]+ s"
 check_clean "timeout -s TERM"

@@ -5,7 +5,7 @@
 # examples/callgraph, printed with each field set.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
-check_exit "record" 0 perf record -q --sample-cpu -F 499 --call-graph dwarf -o rec.data -- ./callgraph 1000
+check_exit "record" 0 perf record -q --no-bpf-event --sample-cpu -F 499 --call-graph dwarf -o rec.data -- ./callgraph 1000
 
 # the same stacks whatever the header holds, as long as there is no module
 plain="comm,pid,tid,ip,sym comm,tid,ip,sym comm,pid,tid,cpu,ip,sym comm,pid,tid,time,ip,sym

@@ -5,6 +5,7 @@
 # recording is read natively as perf writes it (no perf script runs, no
 # file), or from a temporary file with --no-stream; --perf-script reads it
 # through perf script, and both give the same call tree.
+# ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 

@@ -3,7 +3,7 @@
 # --reverse, --flamechart, --min-width, --image-width, --palette.
 # One recording is kept with --perfdata-out and re-rendered per option.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
-if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77
 fi

@@ -4,7 +4,8 @@
 # nothing; --hot-cold shows both, under [off-cpu] and [on-cpu], the first
 # in blues. A user without access to the scheduler tracepoints gets the
 # reason and the fix before anything runs.
-if ! perf record -q -e sched:sched_switch -c 1 -o perf.probe -- true 2>/dev/null; then
+# ctest: RESOURCE_LOCK cpu
+if ! perf record -q --no-bpf-event -e sched:sched_switch -c 1 -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record scheduler events here (not root, or no tracefs)" >&2
 	exit 77
 fi

@@ -1,6 +1,7 @@
 # flamegraph options, each checked by its effect with real perf:
 # --pid, --perfdata re-rendering, --perfdata-out, -c, -F, -z,
 # --post-process, --skip-after, --open, --no-inline, --call-graph fp.
+# ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 

@@ -3,7 +3,8 @@
 # own root (NAME-TID) with its share of the work (1:2:3), and --format
 # pprof writes a profile that `go tool pprof -top` reads with the same
 # shares as the folded stacks.
-if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+# ctest: RESOURCE_LOCK cpu
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77
 fi

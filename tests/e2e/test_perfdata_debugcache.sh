@@ -9,7 +9,7 @@
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -gz=zlib -pthread -o threads-z "$FG_SRC/tests/e2e/perfdata/threads.c" ||
 	{ echo "cc cannot compress debug sections here"; exit 77; }
-if ! perf record -q -F 997 --call-graph dwarf,16384 -o z.data -- ./threads-z 400 2 \
+if ! perf record -q --no-bpf-event -F 997 --call-graph dwarf,16384 -o z.data -- ./threads-z 400 2 \
 	>/dev/null 2>record.err; then
 	echo "perf cannot record here:"; cat record.err; exit 77
 fi

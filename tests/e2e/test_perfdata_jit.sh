@@ -28,7 +28,7 @@ fi
 # record NAME MODE: NAME.data; $pid gets the program's PID
 record() {
 	rm -f jit.pid
-	if ! perf record -q -F 1999 -g -o "$1.data" -- ./jit 500 "$2" >/dev/null 2>record.err; then
+	if ! perf record -q --no-bpf-event -F 1999 -g -o "$1.data" -- ./jit 500 "$2" >/dev/null 2>record.err; then
 		[ -s jit.pid ] && jit_maps+=("/tmp/perf-$(cat jit.pid).map")
 		return 1
 	fi

@@ -22,14 +22,14 @@
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/tests/e2e/perfdata/threads.c"
-if ! perf record -q -F 1999 -g -o cg.data -- ./callgraph 600 >/dev/null 2>record.err; then
+if ! perf record -q --no-bpf-event -F 1999 -g -o cg.data -- ./callgraph 600 >/dev/null 2>record.err; then
 	echo "perf cannot record here:"; cat record.err; exit 77
 fi
-check_exit "record threads" 0 perf record -q -F 1999 -g -o threads.data -- ./threads 600 3
+check_exit "record threads" 0 perf record -q --no-bpf-event -F 1999 -g -o threads.data -- ./threads 600 3
 recordings="cg threads"
 if command -v c++ >/dev/null; then
 	c++ -O2 -g -fno-omit-frame-pointer -o templates "$FG_SRC/tests/e2e/perfdata/templates.cpp"
-	check_exit "record templates" 0 perf record -q -F 1999 -g -o cxx.data -- ./templates 400
+	check_exit "record templates" 0 perf record -q --no-bpf-event -F 1999 -g -o cxx.data -- ./templates 400
 	recordings="$recordings cxx"
 fi
 
@@ -57,7 +57,7 @@ fi
 for run in $dwarf_runs; do
 	IFS=: read -r name prog args <<<"$run"
 	# shellcheck disable=SC2086
-	check_exit "record $name, dwarf" 0 perf record -q -F 997 --call-graph dwarf,65528 -g \
+	check_exit "record $name, dwarf" 0 perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -g \
 		-o "dw-$name.data" -- "$prog" ${args//:/ }
 	compare "dwarf-$name" "dw-$name.data" "" --
 	compare "dwarf-$name-all-addrs" "dw-$name.data" "" -- --all --addrs
@@ -94,10 +94,10 @@ rm -f dw-cg.data
 
 # compressed records (perf record -z): read natively, frame-pointer and
 # dwarf call graphs alike, with the stacks of perf script
-check_exit "record -z" 0 perf record -q -z -F 1999 -g -o z.data -- ./threads 600 3
+check_exit "record -z" 0 perf record -q --no-bpf-event -z -F 1999 -g -o z.data -- ./threads 600 3
 compare "z-threads" z.data "" --
 compare "z-threads-tid-kernel" z.data "-F +pid" -- --tid --kernel
-check_exit "record -z, dwarf" 0 perf record -q -z -F 997 --call-graph dwarf,65528 \
+check_exit "record -z, dwarf" 0 perf record -q --no-bpf-event -z -F 997 --call-graph dwarf,65528 \
 	-o zdw.data -- ./callgraph-dw 1000
 compare "z-dwarf-cg" zdw.data "" --
 compare "z-dwarf-cg-no-inline" zdw.data "--no-inline" -- --no-inline
@@ -106,25 +106,25 @@ rm -f zdw.data
 
 # the pipe form (perf record -o - > FILE): plain frame-pointer, and
 # compressed dwarf call graphs
-check_exit "record pipe" 0 perf record -q -F 1999 -g -o - -- ./threads 600 3
+check_exit "record pipe" 0 perf record -q --no-bpf-event -F 1999 -g -o - -- ./threads 600 3
 mv out pipe.data
 compare "pipe-threads" pipe.data "" --
 compare "pipe-threads-tid-kernel" pipe.data "-F +pid" -- --tid --kernel
-check_exit "record pipe -z, dwarf" 0 perf record -q -z -F 997 --call-graph dwarf,65528 \
+check_exit "record pipe -z, dwarf" 0 perf record -q --no-bpf-event -z -F 997 --call-graph dwarf,65528 \
 	-o - -- ./callgraph-dw 1000
 mv out zpipe.data
 compare "pipe-z-dwarf-cg" zpipe.data "" --
 check_contains "pipe -z dwarf: main calls a" pipe-z-dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
 rm -f zpipe.data
 # several events: each sample named as perf script names it
-check_exit "record pipe, 2 events" 0 perf record -q -F 999 -g -e cpu-clock,task-clock -o - -- \
+check_exit "record pipe, 2 events" 0 perf record -q --no-bpf-event -F 999 -g -e cpu-clock,task-clock -o - -- \
 	./callgraph 300
 mv out pipe2.data
 compare "pipe-2-events" pipe2.data "" -- --event-filter task-clock
 
 # a pipe-form stream on standard input (perf record -o - | ...), read as
 # it comes: the same stacks as perf script gives on a copy of the stream
-perf record -q -F 1999 -g -o - -- ./threads 600 3 2>record.err | tee stream.data |
+perf record -q --no-bpf-event -F 1999 -g -o - -- ./threads 600 3 2>record.err | tee stream.data |
 	flamegraph-collapse-perf >stream.native 2>stream.err
 check_exit "stdin: the copy reads as a file" 0 flamegraph-collapse-perf stream.data
 check_same_file "stdin: the same stacks as the file" out stream.native
@@ -134,12 +134,12 @@ echo "stdin stream: identical stacks for $pct% of the sample weight ($(wc -l <st
 awk -v p="$pct" 'BEGIN { exit !(p >= 99) }' && pass || fail "stdin stream: only $pct% identical"
 check_not_contains "stdin: no note, no error" stream.err "."
 # compressed, and gzip on top (fg_input decompresses standard input)
-perf record -q -z -F 999 -g -o - -- ./callgraph 300 2>record.err | tee zstream.data | gzip |
+perf record -q --no-bpf-event -z -F 999 -g -o - -- ./callgraph 300 2>record.err | tee zstream.data | gzip |
 	flamegraph-collapse-perf >zstream.native 2>zstream.err
 check_exit "stdin -z: the copy reads as a file" 0 flamegraph-collapse-perf zstream.data
 check_same_file "stdin -z | gzip: the same stacks as the file" out zstream.native
 # --perf-script cannot take a stream back from the reader: a clear error
-if perf record -q -F 499 -g -o - -- ./callgraph 100 2>record.err |
+if perf record -q --no-bpf-event -F 499 -g -o - -- ./callgraph 100 2>record.err |
 	flamegraph-collapse-perf --perf-script >/dev/null 2>script.err; then
 	fail "stdin --perf-script: no error"
 else
@@ -153,7 +153,7 @@ check_same_file "stdin: a redirected file as the file" threads.native redirect.n
 
 # what the reader does not read goes through perf script, with a note
 # (here samples that carry counter values: a group sampled by its leader)
-if perf record -q -F 499 -g -e '{cpu-clock,task-clock}:S' -o read.data -- ./callgraph 200 \
+if perf record -q --no-bpf-event -F 499 -g -e '{cpu-clock,task-clock}:S' -o read.data -- ./callgraph 200 \
 	>/dev/null 2>&1; then
 	check_exit "sample read: falls back" 0 flamegraph-collapse-perf read.data
 	check_contains "sample read: a note says why" err "note: .*PERF_SAMPLE_READ.*perf script"

@@ -23,10 +23,11 @@
 # failure, never to excuse one: the 99% rule is on the plain comparison.
 # The native output must also hold the program's own functions.
 # Recordings are about a second each (dwarf ones at 997 Hz, some 40 MB)
-# and are removed once compared. Skipped (77) when perf cannot record or
-# no source package can be fetched.
+# and are removed once compared. Skipped (77) when perf cannot record; a
+# source package that cannot be fetched fails the test.
+# ctest: LABELS thirdparty
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
-if ! perf record -q -o probe.data -- true >/dev/null 2>record.err; then
+if ! perf record -q --no-bpf-event -o probe.data -- true >/dev/null 2>record.err; then
 	echo "perf cannot record here:"; cat record.err; exit 77
 fi
 rm -f probe.data
@@ -37,18 +38,20 @@ if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/n
 	echo "note: not root and perf_event_paranoid > 1: kernel frames are not checked"
 fi
 
-# fetch PACKAGE: the cached source folder on stdout, or a note and 1
+# fetch PACKAGE: the cached source folder on stdout, or a failure and 1
+# (a package the mirror cannot give fails the test: it never shrinks
+# silently)
 fetch() {
 	local dir
 	if ! dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" "$1" 2>"fetch-$1.err"); then
-		echo "note: apt-get source $1 failed, $1 is left out:" >&2
-		tail -3 "fetch-$1.err" >&2
+		fail "apt-get source $1 failed: $(tail -3 "fetch-$1.err")"
 		return 1
 	fi
 	echo "$dir"
 }
 
 . "$FG_SRC/tests/lib/stacks.sh" # share, compare
+. "$FG_SRC/tests/lib/build-cache.sh" # build_key, build_restore, build_keep
 
 # show_differences EXPECTED ACTUAL (for compare): lists every stack of EXPECTED (perf
 # script's) that ACTUAL (native) lacks or has with another weight, and
@@ -120,9 +123,9 @@ record() {
 	local name=$1 mode=$2 rc=0
 	shift 2
 	if [ "$mode" = fp ]; then
-		perf record -q -F 999 -g -o "$name.data" -- "$@" 2>"$name.record.err" || rc=$?
+		perf record -q --no-bpf-event -F 999 -g -o "$name.data" -- "$@" 2>"$name.record.err" || rc=$?
 	else
-		perf record -q -F 997 --call-graph dwarf,65528 -o "$name.data" -- "$@" 2>"$name.record.err" || rc=$?
+		perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o "$name.data" -- "$@" 2>"$name.record.err" || rc=$?
 	fi
 	if [ "$rc" = 0 ]; then
 		pass
@@ -145,24 +148,27 @@ compare_all() { # compare_all NAME MODE
 	rm -f "$name.data"
 }
 
-fetched=0
 SECONDS=0
 
 # lz4 -----------------------------------------------------------------------
 if lz4_src=$(fetch lz4); then
-	fetched=$((fetched + 1))
 	lz4_files="$lz4_src/lib/lz4.c $lz4_src/lib/lz4hc.c $lz4_src/lib/lz4frame.c $lz4_src/lib/xxhash.c"
-	# both builds at once: each is one cc process
-	# shellcheck disable=SC2086
-	cc -O2 -g -fno-omit-frame-pointer -I"$lz4_src/lib" -o lz4-fp $lz4_files "$lz4_src"/programs/*.c \
-		>lz4-fp.log 2>&1 &
-	fp_job=$!
-	# shellcheck disable=SC2086
-	cc -O2 -g -I"$lz4_src/lib" -o lz4-dw $lz4_files "$lz4_src"/programs/*.c >lz4-dw.log 2>&1 &
-	dw_job=$!
+	lz4_fp="cc -O2 -g -fno-omit-frame-pointer -I$lz4_src/lib -o lz4-fp $lz4_files $lz4_src/programs/*.c"
+	lz4_dw="cc -O2 -g -I$lz4_src/lib -o lz4-dw $lz4_files $lz4_src/programs/*.c"
+	key=$(build_key "$lz4_fp" "$lz4_dw")
 	rc_fp=0 rc_dw=0
-	wait "$fp_job" || rc_fp=$?
-	wait "$dw_job" || rc_dw=$?
+	if build_restore "$key" lz4-fp lz4-dw; then
+		echo "lz4: the builds of an earlier run reused"
+	else
+		# both builds at once: each is one cc process
+		$lz4_fp >lz4-fp.log 2>&1 &
+		fp_job=$!
+		$lz4_dw >lz4-dw.log 2>&1 &
+		dw_job=$!
+		wait "$fp_job" || rc_fp=$?
+		wait "$dw_job" || rc_dw=$?
+		[ "$rc_fp$rc_dw" != 00 ] || build_keep "$key" lz4-fp lz4-dw
+	fi
 	check_eq "lz4 built with frame pointers" 0 "$rc_fp"
 	check_eq "lz4 built without" 0 "$rc_dw"
 	echo "lz4: built at ${SECONDS}s"
@@ -188,15 +194,22 @@ fi
 if ! command -v c++ >/dev/null; then
 	echo "note: no C++ compiler: rapidjson is left out"
 elif rj_src=$(fetch rapidjson); then
-	fetched=$((fetched + 1))
 	example="$rj_src/example/filterkeydom/filterkeydom.cpp"
-	c++ -O2 -g -fno-omit-frame-pointer -I"$rj_src/include" -o filterkeydom "$example" >rj-fp.log 2>&1 &
-	fp_job=$!
-	c++ -O2 -g -I"$rj_src/include" -o filterkeydom-dw "$example" >rj-dw.log 2>&1 &
-	dw_job=$!
+	rj_fp="c++ -O2 -g -fno-omit-frame-pointer -I$rj_src/include -o filterkeydom $example"
+	rj_dw="c++ -O2 -g -I$rj_src/include -o filterkeydom-dw $example"
+	key=$(build_key "$rj_fp" "$rj_dw")
 	rc_fp=0 rc_dw=0
-	wait "$fp_job" || rc_fp=$?
-	wait "$dw_job" || rc_dw=$?
+	if build_restore "$key" filterkeydom filterkeydom-dw; then
+		echo "rapidjson: the builds of an earlier run reused"
+	else
+		$rj_fp >rj-fp.log 2>&1 &
+		fp_job=$!
+		$rj_dw >rj-dw.log 2>&1 &
+		dw_job=$!
+		wait "$fp_job" || rc_fp=$?
+		wait "$dw_job" || rc_dw=$?
+		[ "$rc_fp$rc_dw" != 00 ] || build_keep "$key" filterkeydom filterkeydom-dw
+	fi
 	check_eq "filterkeydom built with frame pointers" 0 "$rc_fp"
 	check_eq "filterkeydom built without" 0 "$rc_dw"
 	echo "rapidjson: example built at ${SECONDS}s"
@@ -225,52 +238,54 @@ fi
 
 # pv (system calls) ---------------------------------------------------------
 if pv_src=$(fetch pv); then
-	fetched=$((fetched + 1))
 	# never build in the cache: a private copy, configured once, built twice
-	cp -r "$pv_src" pv
-	if (cd pv && ./configure) >pv-configure.log 2>&1; then
-		pass
-		check_exit "pv built with frame pointers" 0 make -C pv -j2 CFLAGS="-O2 -g -fno-omit-frame-pointer"
-		mv pv/pv pv-fp 2>/dev/null || true
-		readelf --debug-dump=info pv-fp 2>/dev/null | grep -m3 DW_AT_producer >pv.producer || true
-		check_contains "pv built with -fno-omit-frame-pointer" pv.producer "-fno-omit-frame-pointer"
-		make -C pv clean >/dev/null 2>&1 || true
-		check_exit "pv built without" 0 make -C pv -j2 CFLAGS="-O2 -g"
-		mv pv/pv pv-dw 2>/dev/null || true
-		echo "pv: configured and built at ${SECONDS}s"
-		if [ -x pv-fp ] && [ -x pv-dw ]; then
-			pv_args="-q -C -B 512 -S -s 45M /dev/zero"
-			# shellcheck disable=SC2086
-			record pv fp ./pv-fp $pv_args >/dev/null
-			compare_all pv fp
-			check_contains "pv: its copy loop" pv.native "^pv-fp;.*main;pv_main_loop;"
-			# shellcheck disable=SC2086
-			record pv-dwarf dwarf ./pv-dw $pv_args >/dev/null
-			compare_all pv-dwarf dwarf
-			check_contains "pv, dwarf: its copy loop" pv-dwarf.native "^pv-dw;_start;.*;main;pv_main_loop;pv_transfer;"
-			if [ "$kernel_frames" = yes ]; then
-				for side in text native; do
-					check_contains "pv: system calls' kernel frames ($side)" "pv-tid-kernel.$side" \
-						";pv_main_loop;.*;entry_SYSCALL_64[a-z_]*_\[k\];"
-					check_contains "pv, dwarf: system calls' kernel frames ($side)" "pv-dwarf-tid-kernel.$side" \
-						";pv_main_loop;.*;entry_SYSCALL_64[a-z_]*_\[k\];"
-				done
-				# much of the weight is in the kernel
-				k=$(awk '{ t += $NF } /_\[k\]/ { k += $NF } END { printf "%d", t ? 100 * k / t : 0 }' pv-tid-kernel.native)
-				echo "pv: $k% of the weight has kernel frames"
-				check_eq "pv: at least a third of the weight has kernel frames" yes "$([ "$k" -ge 33 ] && echo yes)"
-			fi
-		fi
+	pv_fp_flags="-O2 -g -fno-omit-frame-pointer" pv_dw_flags="-O2 -g"
+	key=$(build_key "$pv_src" "./configure" "make CFLAGS=$pv_fp_flags" "make CFLAGS=$pv_dw_flags")
+	if build_restore "$key" pv-fp pv-dw; then
+		echo "pv: the builds of an earlier run reused"
 	else
-		fail "pv: ./configure failed"
-		tail -20 pv-configure.log
+		cp -r "$pv_src" pv
+		if (cd pv && ./configure) >pv-configure.log 2>&1; then
+			pass
+		else
+			fail "pv: ./configure failed"
+			tail -20 pv-configure.log
+		fi
+		check_exit "pv built with frame pointers" 0 make -C pv -j2 CFLAGS="$pv_fp_flags"
+		mv pv/pv pv-fp 2>/dev/null || true
+		make -C pv clean >/dev/null 2>&1 || true
+		check_exit "pv built without" 0 make -C pv -j2 CFLAGS="$pv_dw_flags"
+		mv pv/pv pv-dw 2>/dev/null || true
+		[ ! -x pv-fp ] || [ ! -x pv-dw ] || build_keep "$key" pv-fp pv-dw
+	fi
+	readelf --debug-dump=info pv-fp 2>/dev/null | grep -m3 DW_AT_producer >pv.producer || true
+	check_contains "pv built with -fno-omit-frame-pointer" pv.producer "-fno-omit-frame-pointer"
+	echo "pv: built at ${SECONDS}s"
+	if [ -x pv-fp ] && [ -x pv-dw ]; then
+		pv_args="-q -C -B 512 -S -s 45M /dev/zero"
+		# shellcheck disable=SC2086
+		record pv fp ./pv-fp $pv_args >/dev/null
+		compare_all pv fp
+		check_contains "pv: its copy loop" pv.native "^pv-fp;.*main;pv_main_loop;"
+		# shellcheck disable=SC2086
+		record pv-dwarf dwarf ./pv-dw $pv_args >/dev/null
+		compare_all pv-dwarf dwarf
+		check_contains "pv, dwarf: its copy loop" pv-dwarf.native "^pv-dw;_start;.*;main;pv_main_loop;pv_transfer;"
+		if [ "$kernel_frames" = yes ]; then
+			for side in text native; do
+				check_contains "pv: system calls' kernel frames ($side)" "pv-tid-kernel.$side" \
+					";pv_main_loop;.*;entry_SYSCALL_64[a-z_]*_\[k\];"
+				check_contains "pv, dwarf: system calls' kernel frames ($side)" "pv-dwarf-tid-kernel.$side" \
+					";pv_main_loop;.*;entry_SYSCALL_64[a-z_]*_\[k\];"
+			done
+			# much of the weight is in the kernel
+			k=$(awk '{ t += $NF } /_\[k\]/ { k += $NF } END { printf "%d", t ? 100 * k / t : 0 }' pv-tid-kernel.native)
+			echo "pv: $k% of the weight has kernel frames"
+			check_eq "pv: at least a third of the weight has kernel frames" yes "$([ "$k" -ge 33 ] && echo yes)"
+		fi
 	fi
 	rm -rf pv
 fi
 
 echo "done at ${SECONDS}s"
-if [ "$fetched" = 0 ]; then
-	echo "no source package could be fetched (apt-get source)"
-	exit 77
-fi
 rm -f ./*.data

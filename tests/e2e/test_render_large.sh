@@ -4,6 +4,9 @@
 # speed).
 # The memory bound is the plain build's; a sanitizer build doubles memory
 # and adds minutes, and its runtime is checked on the smaller tests.
+# ctest: LABELS large
+# (2 GB of memory traffic disturbs the tests that measure shares)
+# ctest: RESOURCE_LOCK cpu
 if grep -q __asan_init "$(command -v flamegraph-render)"; then
 	echo "skipped: sanitizer build (the 2 GB bound applies to the plain build)"
 	exit 77

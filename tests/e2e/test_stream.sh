@@ -7,8 +7,9 @@
 # second SIGTERM aborts, flamegraph-build takes the option too, and the
 # options it cannot go with are refused before anything runs. No process
 # or temporary file is left after any run.
+# ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
-if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)"
 	exit 77
 fi
@@ -28,10 +29,8 @@ cc -O1 -o "$cg-stubborn" stubborn.c
 # nothing of ours may be left: no process, no recording, no control fifo
 check_clean() {
 	local what=$1 left
-	sleep 0.3
-	left=$(pgrep -f "cg-stream-$$" || true)
-	left+=$(pgrep -f "perf record .*-o - " || true)
-	[ -z "$left" ] && pass || { fail "$what: processes left: $left"; pkill -9 -f "cg-stream-$$" || true; }
+	# (this test's processes only: other tests run beside it)
+	check_no_processes_left "$what" && pass
 	left=$(find . "$TMPDIR" -name '.flamegraph-*' -o -name '*.data' | head -5)
 	[ -z "$left" ] && pass || { fail "$what: files left: $left"; rm -rf $left; }
 }
@@ -71,12 +70,19 @@ check_clean "tiny buffer"
 
 # --- signals -----------------------------------------------------------------------
 # timeout(1) signals flamegraph, then its process group (perf, the
-# program); 8 s of the program's 30 leave perf time to start (see
-# test_capture)
+# program); it is signalled (and passes the signal on as when its time is
+# up) once the program runs, so perf has started (see test_capture)
 for sig in TERM INT; do
 	want=$((128 + $(kill -l $sig)))
-	check_exit "timeout -s $sig" $want timeout --preserve-status -s $sig 8 \
-		flamegraph --stream -o sig.svg --folded sig.folded -- "$cg" 30000
+	timeout --preserve-status -s $sig 120 \
+		flamegraph --stream -o sig.svg --folded sig.folded -- "$cg" 30000 >out 2>err &
+	pid=$!
+	wait_for_process "^$cg 30000 $" && pass || fail "timeout -s $sig: the program never ran"
+	sleep 0.5
+	kill -s $sig $pid
+	rc=0
+	wait $pid || rc=$?
+	check_eq "timeout -s $sig" $want $rc
 	check_contains "$sig: the graph of what was recorded" sig.folded "main;outer;a [0-9]+$"
 	check_contains "$sig: the subtitle says interrupted" sig.svg "interrupted \((SIGTERM|Ctrl-C)\) after [0-9.]+ s"
 	check_clean "timeout -s $sig"

@@ -1,5 +1,7 @@
 # Assertions for the shell tests. Each failing check prints what was expected
 # and what came; `finish` (called by run-test.sh) exits 1 if any check failed.
+# (Tests run `perf record --no-bpf-event`: without it perf waits about a
+# second at its end for BPF side-band events, which no test program has.)
 fg_failures=0
 fg_checks=0
 
@@ -76,4 +78,53 @@ finish() {
 		exit 1
 	fi
 	echo "$fg_checks checks passed"
+}
+
+# test_processes: the PIDs, one a line, of the processes this test started
+# that still run (they carry the FG_TEST_ID run-test.sh exports), but the
+# test's own shell and the caller's subshell. Other tests' processes are
+# never listed, whatever their command lines.
+test_processes() {
+	local f pid
+	# (grep finds itself too, in the subshell it was started from: gone
+	# by the time it is looked at)
+	for f in $(grep -lsxzF "FG_TEST_ID=$FG_TEST_ID" /proc/[0-9]*/environ); do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		[ "$pid" != "$$" ] && [ "$pid" != "$BASHPID" ] && [ -e "/proc/$pid" ] && echo "$pid"
+	done
+	return 0
+}
+
+# check_no_processes_left [WHAT]: every process the test started has
+# ended (within 3 s); any left is named, fails the test and is killed.
+# Returns 1 when one was left.
+check_no_processes_left() {
+	local left="" pid i
+	for ((i = 0; i < 30; i++)); do
+		left=$(test_processes)
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	for pid in $left; do
+		fail "${1:+$1: }process left behind: $pid $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null)"
+	done
+	# shellcheck disable=SC2086
+	kill -9 $left 2>/dev/null || true
+	return 1
+}
+
+# wait_for_process PATTERN [SECONDS]: waits until a process of this test
+# whose command line matches PATTERN (grep -E) runs; 1 after SECONDS
+# (default 30) without one. For signal tests that must not signal before
+# the program runs, however slow the machine is today.
+wait_for_process() {
+	local pattern=$1 limit=${2:-30} pid i
+	for ((i = 0; i < limit * 20; i++)); do
+		for pid in $(test_processes); do
+			tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -Eq -- "$pattern" && return 0
+		done
+		sleep 0.05
+	done
+	return 1
 }

@@ -6,7 +6,10 @@ script=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/fgtest.XXXXXX")
 export TMPDIR
-trap 'rm -rf "$TMPDIR"' EXIT
+# every process the test starts inherits this: the test may leave none
+# behind (tests run in parallel, so only its own are looked for)
+export FG_TEST_ID=$TMPDIR
+trap 'rc=$?; kill -9 $(test_processes 2>/dev/null) 2>/dev/null || true; rm -rf "$TMPDIR"; exit $rc' EXIT
 # only the conformance suite reads the reference data beside the checkout;
 # without it those tests are skipped (77), everything else runs
 case $script in
@@ -30,4 +33,5 @@ cd "$TMPDIR"
 . "$here/assert.sh"
 . "$script"
 check_svgs_wellformed
+check_no_processes_left
 finish
