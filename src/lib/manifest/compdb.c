@@ -492,44 +492,6 @@ static int load_entries(fg_project *p)
 	return err;
 }
 
-static bool word_in(const char *s, size_t n, const char *const *words)
-{
-	for (; *words; words++)
-		if (strlen(*words) == n && !strncasecmp(s, *words, n))
-			return true;
-	return false;
-}
-
-/* test/bench/example when a word of the name or of a folder of the
- * source (below the root) says so; words split at non-alphanumerics. */
-static fg_target_kind kind_of(const fg_project *p, const char *name, const char *source)
-{
-	static const char *const tests[] = { "test", "tests", "unittest", "unittests", NULL };
-	static const char *const benches[] = { "bench", "benches", "benchmark", "benchmarks", NULL };
-	static const char *const examples[] = { "example", "examples", "demo", "demos", NULL };
-	size_t n = strlen(p->loc.root);
-	const char *scan[2] = { name, !strncmp(source, p->loc.root, n) ? source + n : source };
-	const char *end[2] = { name + strlen(name), fg_path_base(scan[1]) };
-
-	for (int k = 0; k < 2; k++) {
-		const char *s = scan[k];
-		while (s < end[k]) {
-			while (s < end[k] && !isalnum((unsigned char)*s))
-				s++;
-			const char *w = s;
-			while (s < end[k] && isalnum((unsigned char)*s))
-				s++;
-			if (word_in(w, (size_t)(s - w), tests))
-				return FG_TARGET_TEST;
-			if (word_in(w, (size_t)(s - w), benches))
-				return FG_TARGET_BENCH;
-			if (word_in(w, (size_t)(s - w), examples))
-				return FG_TARGET_EXAMPLE;
-		}
-	}
-	return FG_TARGET_BIN;
-}
-
 static char *stem_of(const char *path)
 {
 	const char *base = fg_path_base(path), *dot = strrchr(base, '.');
@@ -592,7 +554,7 @@ int fg_compdb_add_targets(fg_project *p)
 			continue;
 		if (!(name = unique_name(p, u)))
 			return FG_ENOMEM;
-		t = fg_project_add_target(p, name, kind_of(p, name, u->source));
+		t = fg_project_add_target(p, name, fg_kind_by_name(p, name, u->source));
 		if (t) {
 			t->unit = i;
 			t->exe = fg_path_join(p->build_dir, name);
