@@ -139,26 +139,32 @@ static bool build_product(const char *dir, const char *name, const char *path, b
 	return is_elf(path);
 }
 
+/* Byte for byte (fg_read_file would unpack a .gz), with its mode and
+ * times. */
 static int copy_file(const char *from, const char *to, const struct stat *st)
 {
-	char *data = NULL;
-	size_t len = 0;
 	struct timespec times[2] = { st->st_atim, st->st_mtim };
-	int fd, err;
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, err = 0;
+	ssize_t n;
 
-	if ((err = fg_read_file(from, &data, &len)))
-		return err;
+	if (in < 0)
+		return 0; /* unreadable: configure will say if it mattered */
 	unlink(to);
-	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st->st_mode & 0777);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st->st_mode & 0777)) < 0)
 		err = fg_error_set(FG_EIO, "cannot write %s: %s", to, strerror(errno));
+	while (!err && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			err = fg_error_set(FG_EIO, "cannot copy %s to %s: %s", from, to, strerror(errno));
 	}
-	if (fd >= 0) {
-		fchmod(fd, st->st_mode & 0777);
-		futimens(fd, times);
-		close(fd);
+	if (out >= 0) {
+		fchmod(out, st->st_mode & 0777);
+		futimens(out, times);
+		close(out);
 	}
-	free(data);
+	close(in);
 	return err;
 }
 
