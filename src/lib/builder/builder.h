@@ -94,4 +94,12 @@ int fg_autotools_source(fg_project *p);
 int fg_autotools_configure(fg_project *p);
 int fg_autotools_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 
+/* Plain Make (builder/make.c): fg_make_open learns the build from a dry
+ * run (make -nB -w) and reads it (FG_EPARSE when it cannot be
+ * understood: the message suggests bear); fg_make_build compiles a
+ * program's units and archives and links it as its link line does
+ * (p->system FG_BUILD_MAKE). */
+int fg_make_open(fg_project *p);
+int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
 #endif

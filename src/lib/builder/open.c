@@ -54,11 +54,6 @@ static int open_autotools(fg_project *p)
 	return fg_autotools_read(p);
 }
 
-static int open_make(fg_project *p)
-{
-	return fg_error_set(FG_EINVAL, "%s: plain Makefiles are not read yet", p->loc.file);
-}
-
 static int open_compdb(fg_project *p)
 {
 	int err;
@@ -90,7 +85,7 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 		err = open_autotools(p);
 		break;
 	case FG_MANIFEST_MAKE:
-		err = open_make(p);
+		err = fg_make_open(p);
 		break;
 	default:
 		err = fg_tomlproj_open(p);

@@ -430,6 +430,36 @@ done:
 	return err;
 }
 
+int fg_compdb_add_command(fg_project *p, const char *dir, const fg_strvec *argv, const char *source,
+			  const char *output, fg_strmap *seen, size_t *index)
+{
+	struct entry e = { 0 };
+	size_t before = p->nunits;
+	int err;
+
+	*index = (size_t)-1;
+	if (!(e.dir = fg_strdup(dir)) || !(e.source = fg_strdup(source)) ||
+	    (output && !(e.output = fg_strdup(output))) ||
+	    fg_strvec_pushv(&e.argv, (const char *const *)argv->v, argv->n)) {
+		entry_release(&e);
+		return FG_ENOMEM;
+	}
+	err = add_unit(p, &e, seen);
+	entry_release(&e);
+	if (err)
+		return err;
+	if (p->nunits > before) {
+		*index = p->nunits - 1;
+		return 0;
+	}
+	/* an exact duplicate: the unit made before */
+	for (size_t i = 0; i < p->nunits; i++)
+		if (!strcmp(p->units[i].source, source) && (!output || !p->units[i].output ||
+							    !strcmp(p->units[i].output, output)))
+			*index = i;
+	return 0;
+}
+
 /* Reads the entries of the database text (of p->loc.file) into units. */
 static int parse_entries(fg_project *p, const char *data, size_t len)
 {

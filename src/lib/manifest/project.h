@@ -60,6 +60,7 @@ enum fg_build_system {
 	FG_BUILD_COMPDB,    /* compile_commands.json: rerun each compile, link by symbols */
 	FG_BUILD_MESON,     /* meson compile NAME:TYPE in the configured build_dir */
 	FG_BUILD_AUTOTOOLS, /* make -C DIR PROGRAM in the configured build_dir */
+	FG_BUILD_MAKE,      /* plain Make: the dry run's units, archives and link lines */
 };
 
 /* flamegraph.toml's [build], features and profile, resolved by the reader
