@@ -23,7 +23,15 @@ static bool blank(char c)
 
 /* ---- expansion ------------------------------------------------------------ */
 
-static void expand(const fg_makevars *mv, const char *s, size_t n, fg_strbuf *out, int depth);
+/* The variables being expanded, innermost first: a variable that
+ * refers to itself expands to nothing there (make calls it an error). */
+struct active {
+	const char *name;
+	const struct active *up;
+};
+
+static void expand(const fg_makevars *mv, const char *s, size_t n, fg_strbuf *out, int depth,
+		   const struct active *act);
 
 /* The end of a reference opened at s[0] ('(' or '{'): the index of its
  * closing bracket, nested brackets counted, or n when there is none. */
@@ -69,13 +77,22 @@ static void substitute(const char *value, const char *from, const char *to, fg_s
 	}
 }
 
-static void reference(const fg_makevars *mv, const char *name, size_t n, fg_strbuf *out, int depth)
+static bool is_active(const struct active *act, const char *name)
+{
+	for (; act; act = act->up)
+		if (!strcmp(act->name, name))
+			return true;
+	return false;
+}
+
+static void reference(const fg_makevars *mv, const char *name, size_t n, fg_strbuf *out, int depth,
+		      const struct active *act)
 {
 	fg_strbuf key = FG_STRBUF_INIT, val = FG_STRBUF_INIT;
 	const char *colon, *eq, *raw;
 
 	/* the name may itself hold references: $(am__v_CC_$(V)) */
-	expand(mv, name, n, &key, depth + 1);
+	expand(mv, name, n, &key, depth + 1, act);
 	if (!key.buf || strpbrk(key.buf, " \t,"))
 		goto done; /* a function call: not evaluated */
 	colon = strchr(key.buf, ':');
@@ -85,13 +102,14 @@ static void reference(const fg_makevars *mv, const char *name, size_t n, fg_strb
 		key.buf[eq - key.buf] = '\0';
 	}
 	raw = fg_makevars_raw(mv, key.buf);
-	if (!raw)
+	if (!raw || is_active(act, key.buf))
 		goto done;
+	struct active me = { key.buf, act };
 	if (!colon || !eq) {
-		expand(mv, raw, strlen(raw), out, depth + 1);
+		expand(mv, raw, strlen(raw), out, depth + 1, &me);
 		goto done;
 	}
-	expand(mv, raw, strlen(raw), &val, depth + 1);
+	expand(mv, raw, strlen(raw), &val, depth + 1, &me);
 	if (val.buf)
 		substitute(val.buf, colon + 1, eq + 1, out);
 done:
@@ -99,7 +117,8 @@ done:
 	fg_strbuf_release(&val);
 }
 
-static void expand(const fg_makevars *mv, const char *s, size_t n, fg_strbuf *out, int depth)
+static void expand(const fg_makevars *mv, const char *s, size_t n, fg_strbuf *out, int depth,
+		   const struct active *act)
 {
 	size_t i = 0;
 
@@ -127,10 +146,10 @@ static void expand(const fg_makevars *mv, const char *s, size_t n, fg_strbuf *ou
 				fg_strbuf_add(out, s + i, n - i);
 				break;
 			}
-			reference(mv, s + i + 2, end - 1, out, depth);
+			reference(mv, s + i + 2, end - 1, out, depth, act);
 			i += end + 2;
 		} else {
-			reference(mv, s + i + 1, 1, out, depth);
+			reference(mv, s + i + 1, 1, out, depth, act);
 			i += 2;
 		}
 	}
@@ -143,7 +162,7 @@ char *fg_makevars_expand(const fg_makevars *mv, const char *text)
 	fg_strbuf sb = FG_STRBUF_INIT;
 
 	fg_strbuf_addstr(&sb, "");
-	expand(mv, text, strlen(text), &sb, 0);
+	expand(mv, text, strlen(text), &sb, 0, NULL);
 	return fg_strbuf_detach(&sb, NULL);
 }
 
