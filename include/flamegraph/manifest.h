@@ -29,6 +29,8 @@ typedef enum fg_manifest_type {
 	FG_MANIFEST_CMAKE,  /* CMakeLists.txt (File API), maybe with a flamegraph.toml */
 	FG_MANIFEST_COMPDB, /* compile_commands.json */
 	FG_MANIFEST_MESON,  /* meson.build or a Meson build folder (introspection) */
+	FG_MANIFEST_AUTOTOOLS, /* configure, configure.ac or configure.in */
+	FG_MANIFEST_MAKE,   /* a plain Makefile, makefile or GNUmakefile */
 } fg_manifest_type;
 
 typedef enum fg_target_kind {

@@ -45,19 +45,19 @@ static const fg_option options[] = {
 	  FG_OPTF_OPTARG, unit_test_cb, NULL, "unit-test" },
 	FG_OPT_STRING('p', "package", &proj.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
-		      "flamegraph.toml, CMakeLists.txt, meson.build or compile_commands.json, or a folder holding one (a Meson build folder too)"),
+		      "flamegraph.toml, CMakeLists.txt, meson.build, configure(.ac), Makefile or compile_commands.json, or a folder holding one (a Meson build folder too)"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
 	FG_OPT_CHOICE(0, "list-names", &o.list_names, "KIND", "bin|test|bench|example|unit-test|feature|profile",
 		      "print the project's names of KIND, one per line (for scripts and completions), and exit"),
 	FG_OPT_GROUP("Build"),
-	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options; Meson: boolean and feature options)"),
+	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options; Meson: boolean and feature options; autotools: --enable-A)"),
 	FG_OPT_BOOL(0, "no-default-features", &proj.no_default_features, "turn the default features off"),
 	FG_OPT_BOOL(0, "all-features", &proj.all_features, "turn every feature on"),
 	FG_OPT_BOOL(0, "dev", &o.dev, "build with the dev profile (-O0 -g)"),
 	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
 	FG_OPT_STRING(0, "build-dir", &proj.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
-	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry or Meson option (repeatable)"),
+	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry, Meson option or configure option --NAME=VALUE (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
@@ -76,9 +76,10 @@ static const fg_option options[] = {
 
 static const fg_cli cli = {
 	"flamegraph-build", "[OPTIONS] [--bin NAME | --test NAME | ...] [-- ARGS...]",
-	"Builds a target of the C project around the current directory (CMake, "
-	"Meson, flamegraph.toml or compile_commands.json) with debug info and frame "
-	"pointers, profiles it with perf and writes flamegraph.svg.",
+	"Builds a target of the C project around the current directory (found in "
+	"this order: flamegraph.toml, CMake, Meson, autotools, a plain Makefile, "
+	"compile_commands.json) with debug info and frame pointers, profiles it "
+	"with perf and writes flamegraph.svg.",
 	FG_PROFILE_CLI_EXIT_HELP
 	"\nExamples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
 	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"

@@ -1,4 +1,5 @@
-# flamegraph-build on the Make example through its compile_commands.json,
+# flamegraph-build on the Make example through its compile_commands.json
+# (named with --manifest-path: the folder alone is a plain Make project),
 # with real make, cc and perf: each graph is checked, not just the exit code.
 if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
@@ -10,7 +11,7 @@ rm -rf proj/build
 make -s -C proj >/dev/null
 snapshot() { find proj -path proj/build -prune -o -type f -printf '%p %T@ %s\n' | sort; }
 snapshot > before.txt
-fgb() { flamegraph-build --manifest-path "$PWD/proj" "$@"; }
+fgb() { flamegraph-build --manifest-path "$PWD/proj/compile_commands.json" "$@"; }
 
 # --list: programs by kind, named after the executable an entry links
 check_exit "--list" 0 fgb --list
@@ -82,7 +83,7 @@ sed -e 's|"directory": "\."|"directory": "/home/alice/src/make"|' \
     -e 's|"file": "|"file": "/home/alice/src/make/|' moved/compile_commands.json > cc.json
 mv cc.json moved/compile_commands.json
 check_contains "relocation input has absolute paths" moved/compile_commands.json '"/home/alice/src/make/src/primes.c"'
-check_exit "relocated --bin primes" 0 flamegraph-build --manifest-path moved --bin primes -o moved.svg --folded moved.folded -- 6
+check_exit "relocated --bin primes" 0 flamegraph-build --manifest-path moved/compile_commands.json --bin primes -o moved.svg --folded moved.folded -- 6
 check_contains "relocation is said" err "/home/alice/src/make, which does not exist here: using .*/moved"
 check_contains "relocated graph" moved.folded "main;sieve_primes"
 
@@ -90,6 +91,6 @@ check_contains "relocated graph" moved.folded "main;sieve_primes"
 cp -r "$FG_SRC/examples/make" inbuild
 rm -rf inbuild/build && mkdir inbuild/build
 sed "s|\"directory\": \"\\.\"|\"directory\": \"$PWD/inbuild\"|" "$FG_SRC/examples/make/compile_commands.json" > inbuild/build/compile_commands.json
-rm inbuild/compile_commands.json
+rm inbuild/compile_commands.json inbuild/Makefile
 check_exit "build/compile_commands.json" 0 sh -c "cd inbuild/src && flamegraph-build --bin geometry -o ../../inb.svg --folded ../../inb.folded -- 20"
 check_contains "build/ database graph" inb.folded "main;path_length"

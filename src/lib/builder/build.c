@@ -109,6 +109,12 @@ int fg_project_build(fg_project *p, const fg_target *t, fg_build_result *res)
 	case FG_BUILD_MESON:
 		err = fg_meson_build(p, t, res);
 		break;
+	case FG_BUILD_AUTOTOOLS:
+		err = fg_autotools_build(p, t, res);
+		break;
+	case FG_BUILD_MAKE:
+		err = fg_make_build(p, t, res);
+		break;
 	default:
 		err = fg_error_set(FG_EINVAL, "%s: no way to build target '%s'", p->loc.file, t->name);
 		break;

@@ -84,4 +84,22 @@ int fg_meson_build(fg_project *p, const struct fg_target *t, fg_build_result *re
 /* (Re)configures the flamegraph build folder when its arguments changed. */
 int fg_meson_configure(fg_project *p);
 
+/* Autotools (builder/autotools*.c). fg_autotools_source decides where
+ * configure runs from (the user's tree, or a copy regenerated with
+ * autoreconf -fi); fg_autotools_configure (re)configures the build
+ * folder when its arguments changed (FG_EBUILD with configure's last
+ * lines and config.log's path when it fails); fg_autotools_build makes a
+ * program (p->system FG_BUILD_AUTOTOOLS). */
+int fg_autotools_source(fg_project *p);
+int fg_autotools_configure(fg_project *p);
+int fg_autotools_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
+/* Plain Make (builder/make.c): fg_make_open learns the build from a dry
+ * run (make -nB -w) and reads it (FG_EPARSE when it cannot be
+ * understood: the message suggests bear); fg_make_build compiles a
+ * program's units and archives and links it as its link line does
+ * (p->system FG_BUILD_MAKE). */
+int fg_make_open(fg_project *p);
+int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
 #endif

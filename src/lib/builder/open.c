@@ -15,6 +15,7 @@
  * way: builder -> manifest. */
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
+#include "lib/manifest/autotools.h"
 #include "lib/manifest/meson.h"
 #include "util/banned.h"
 
@@ -39,6 +40,18 @@ static int open_meson(fg_project *p)
 	if ((err = fg_meson_prepare(p)) || (err = fg_meson_configure(p)))
 		return err;
 	return fg_meson_read(p);
+}
+
+/* An autotools project is configured (from the user's tree or a
+ * regenerated copy) before its Makefiles can be read. */
+static int open_autotools(fg_project *p)
+{
+	int err;
+
+	p->system = FG_BUILD_AUTOTOOLS;
+	if ((err = fg_autotools_source(p)) || (err = fg_autotools_configure(p)))
+		return err;
+	return fg_autotools_read(p);
 }
 
 static int open_compdb(fg_project *p)
@@ -67,6 +80,12 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 		break;
 	case FG_MANIFEST_MESON:
 		err = open_meson(p);
+		break;
+	case FG_MANIFEST_AUTOTOOLS:
+		err = open_autotools(p);
+		break;
+	case FG_MANIFEST_MAKE:
+		err = fg_make_open(p);
 		break;
 	default:
 		err = fg_tomlproj_open(p);

@@ -430,6 +430,36 @@ done:
 	return err;
 }
 
+int fg_compdb_add_command(fg_project *p, const char *dir, const fg_strvec *argv, const char *source,
+			  const char *output, fg_strmap *seen, size_t *index)
+{
+	struct entry e = { 0 };
+	size_t before = p->nunits;
+	int err;
+
+	*index = (size_t)-1;
+	if (!(e.dir = fg_strdup(dir)) || !(e.source = fg_strdup(source)) ||
+	    (output && !(e.output = fg_strdup(output))) ||
+	    fg_strvec_pushv(&e.argv, (const char *const *)argv->v, argv->n)) {
+		entry_release(&e);
+		return FG_ENOMEM;
+	}
+	err = add_unit(p, &e, seen);
+	entry_release(&e);
+	if (err)
+		return err;
+	if (p->nunits > before) {
+		*index = p->nunits - 1;
+		return 0;
+	}
+	/* an exact duplicate: the unit made before */
+	for (size_t i = 0; i < p->nunits; i++)
+		if (!strcmp(p->units[i].source, source) && (!output || !p->units[i].output ||
+							    !strcmp(p->units[i].output, output)))
+			*index = i;
+	return 0;
+}
+
 /* Reads the entries of the database text (of p->loc.file) into units. */
 static int parse_entries(fg_project *p, const char *data, size_t len)
 {
@@ -490,44 +520,6 @@ static int load_entries(fg_project *p)
 		err = parse_entries(p, data, len);
 	free(data);
 	return err;
-}
-
-static bool word_in(const char *s, size_t n, const char *const *words)
-{
-	for (; *words; words++)
-		if (strlen(*words) == n && !strncasecmp(s, *words, n))
-			return true;
-	return false;
-}
-
-/* test/bench/example when a word of the name or of a folder of the
- * source (below the root) says so; words split at non-alphanumerics. */
-static fg_target_kind kind_of(const fg_project *p, const char *name, const char *source)
-{
-	static const char *const tests[] = { "test", "tests", "unittest", "unittests", NULL };
-	static const char *const benches[] = { "bench", "benches", "benchmark", "benchmarks", NULL };
-	static const char *const examples[] = { "example", "examples", "demo", "demos", NULL };
-	size_t n = strlen(p->loc.root);
-	const char *scan[2] = { name, !strncmp(source, p->loc.root, n) ? source + n : source };
-	const char *end[2] = { name + strlen(name), fg_path_base(scan[1]) };
-
-	for (int k = 0; k < 2; k++) {
-		const char *s = scan[k];
-		while (s < end[k]) {
-			while (s < end[k] && !isalnum((unsigned char)*s))
-				s++;
-			const char *w = s;
-			while (s < end[k] && isalnum((unsigned char)*s))
-				s++;
-			if (word_in(w, (size_t)(s - w), tests))
-				return FG_TARGET_TEST;
-			if (word_in(w, (size_t)(s - w), benches))
-				return FG_TARGET_BENCH;
-			if (word_in(w, (size_t)(s - w), examples))
-				return FG_TARGET_EXAMPLE;
-		}
-	}
-	return FG_TARGET_BIN;
 }
 
 static char *stem_of(const char *path)
@@ -592,7 +584,7 @@ int fg_compdb_add_targets(fg_project *p)
 			continue;
 		if (!(name = unique_name(p, u)))
 			return FG_ENOMEM;
-		t = fg_project_add_target(p, name, kind_of(p, name, u->source));
+		t = fg_project_add_target(p, name, fg_kind_by_name(p, name, u->source));
 		if (t) {
 			t->unit = i;
 			t->exe = fg_path_join(p->build_dir, name);

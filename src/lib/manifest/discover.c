@@ -1,8 +1,12 @@
 /* Manifest discovery (SPEC 3): flamegraph.toml, then CMakeLists.txt (the
  * outermost one of the chain that calls project()), then meson.build (the
- * same) or a Meson build folder, then compile_commands.json, also in
- * build/. Meson comes before compile_commands.json because a Meson
- * project has one in each of its build folders. */
+ * same) or a Meson build folder, then autotools (configure, configure.ac,
+ * configure.in), then a plain GNUmakefile/makefile/Makefile, then
+ * compile_commands.json, also in build/. Meson comes before
+ * compile_commands.json because a Meson project has one in each of its
+ * build folders; a Makefile before it because the Makefile knows the
+ * link lines a compile database lacks (`bear -- make` makes one from
+ * the Makefile: --manifest-path still picks it). */
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -138,6 +142,9 @@ static int try_dir(fg_manifest_loc *out, const char *dir, bool climb, fg_strbuf 
 {
 	static const char *const names[] = { "flamegraph.toml", "CMakeLists.txt",
 					     "compile_commands.json", "build/compile_commands.json" };
+	static const char *const autotools[] = { "configure", "configure.ac", "configure.in" };
+	/* GNU make's own order of preference */
+	static const char *const makefiles[] = { "GNUmakefile", "makefile", "Makefile" };
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
@@ -178,6 +185,20 @@ static int try_dir(fg_manifest_loc *out, const char *dir, bool climb, fg_strbuf 
 			return err ? err : 1;
 		}
 	}
+	for (i = 0; i < sizeof(autotools) / sizeof(autotools[0]); i++) {
+		char *path = fg_path_join(dir, autotools[i]);
+		bool ok = path && fg_path_is_file(path);
+		free(path);
+		if (ok)
+			return set_loc(out, FG_MANIFEST_AUTOTOOLS, dir, autotools[i]) ? FG_ENOMEM : 1;
+	}
+	for (i = 0; i < sizeof(makefiles) / sizeof(makefiles[0]); i++) {
+		char *path = fg_path_join(dir, makefiles[i]);
+		bool ok = path && fg_path_is_file(path);
+		free(path);
+		if (ok)
+			return set_loc(out, FG_MANIFEST_MAKE, dir, makefiles[i]) ? FG_ENOMEM : 1;
+	}
 	for (i = 2; i < 4; i++) {
 		char *path = fg_path_join(dir, names[i]);
 		bool ok = path && fg_path_is_file(path);
@@ -213,12 +234,19 @@ static int from_file(fg_manifest_loc *out, const char *path)
 		char *build = parent_of(dir);
 		err = build ? meson_build_loc(out, build) : FG_ENOMEM;
 		free(build);
+	} else if (!strcmp(base, "configure") || !strcmp(base, "configure.ac") ||
+		   !strcmp(base, "configure.in")) {
+		err = set_loc(out, FG_MANIFEST_AUTOTOOLS, dir, base);
+	} else if (!strcmp(base, "Makefile") || !strcmp(base, "makefile") ||
+		   !strcmp(base, "GNUmakefile")) {
+		err = set_loc(out, FG_MANIFEST_MAKE, dir, base);
 	} else if (!strcmp(base, "compile_commands.json") || fg_view_ends_with(fg_view_cstr(base), ".json")) {
 		err = set_loc(out, FG_MANIFEST_COMPDB, dir, base);
 	} else {
 		err = fg_error_set(FG_EINVAL, "%s is not a manifest — --manifest-path takes a "
-				   "flamegraph.toml, CMakeLists.txt, meson.build or compile_commands.json, "
-				   "or a folder holding one (a Meson build folder too)", path);
+				   "flamegraph.toml, CMakeLists.txt, meson.build, configure (or configure.ac), "
+				   "Makefile or compile_commands.json, or a folder holding one (a Meson build "
+				   "folder too)", path);
 	}
 	free(dir);
 	return err;
@@ -250,9 +278,9 @@ int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
 	if (r == 1)
 		r = 0;
 	else if (!r)
-		r = fg_error_set(FG_ENOTFOUND, "no flamegraph.toml, CMakeLists.txt, meson.build or "
-				 "compile_commands.json found; looked in:%s\n— run it inside a C project or point "
-				 "--manifest-path at one", looked.buf);
+		r = fg_error_set(FG_ENOTFOUND, "no flamegraph.toml, CMakeLists.txt, meson.build, "
+				 "configure, Makefile or compile_commands.json found; looked in:%s\n— run it "
+				 "inside a C project or point --manifest-path at one", looked.buf);
 done:
 	if (r)
 		fg_manifest_loc_release(out);

@@ -2,10 +2,12 @@
  * selecting a target by name, and turning a target into the command that
  * runs it. Opening a project, which may need a configure or a compile
  * first, is the builder's (src/lib/builder/open.c). */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
@@ -71,6 +73,44 @@ struct fg_unit *fg_project_add_unit(fg_project *p)
 	u = &p->units[p->nunits++];
 	memset(u, 0, sizeof(*u));
 	return u;
+}
+
+static bool word_in(const char *s, size_t n, const char *const *words)
+{
+	for (; *words; words++)
+		if (strlen(*words) == n && !strncasecmp(s, *words, n))
+			return true;
+	return false;
+}
+
+fg_target_kind fg_kind_by_name(const fg_project *p, const char *name, const char *source)
+{
+	static const char *const tests[] = { "test", "tests", "unittest", "unittests", NULL };
+	static const char *const benches[] = { "bench", "benches", "benchmark", "benchmarks", NULL };
+	static const char *const examples[] = { "example", "examples", "demo", "demos", NULL };
+	size_t n = strlen(p->loc.root);
+	if (!source)
+		source = "";
+	const char *scan[2] = { name, !strncmp(source, p->loc.root, n) ? source + n : source };
+	const char *end[2] = { name + strlen(name), fg_path_base(scan[1]) };
+
+	for (int k = 0; k < 2; k++) {
+		const char *s = scan[k];
+		while (s < end[k]) {
+			while (s < end[k] && !isalnum((unsigned char)*s))
+				s++;
+			const char *w = s;
+			while (s < end[k] && isalnum((unsigned char)*s))
+				s++;
+			if (word_in(w, (size_t)(s - w), tests))
+				return FG_TARGET_TEST;
+			if (word_in(w, (size_t)(s - w), benches))
+				return FG_TARGET_BENCH;
+			if (word_in(w, (size_t)(s - w), examples))
+				return FG_TARGET_EXAMPLE;
+		}
+	}
+	return FG_TARGET_BIN;
 }
 
 void fg_build_recipe_release(struct fg_build_recipe *r)
@@ -398,10 +438,25 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 	}
 	/* a compile database declares no kinds: the guessed one is a hint, and
 	 * any program answers to its name */
-	if (!n && name && kind != FG_TARGET_KIND_COUNT && p->loc.type == FG_MANIFEST_COMPDB) {
+	if (!n && name && kind != FG_TARGET_KIND_COUNT &&
+	    (p->loc.type == FG_MANIFEST_COMPDB || p->loc.type == FG_MANIFEST_MAKE)) {
 		fg_strbuf_release(&names);
 		err = select_kind(out, p, FG_TARGET_KIND_COUNT, name, no_ctest);
 		return err == FG_ENOTFOUND ? not_found(p, kind, name) : err;
+	}
+	/* a kind guessed from the name (automake's noinst_PROGRAMS) is no
+	 * reason to refuse: say what was guessed and take it */
+	if (!n && name && kind != FG_TARGET_KIND_COUNT) {
+		const fg_target *any = NULL;
+		if (!select_kind(&any, p, FG_TARGET_KIND_COUNT, name, no_ctest) && any->kind_guessed) {
+			fg_project_note(p, "%s is listed as %s %s (a guess from its name and how it is "
+					"built); profiling it as asked", any->name,
+					any->kind == FG_TARGET_EXAMPLE ? "an" : "a", fg_target_kind_name(any->kind));
+			fg_strbuf_release(&names);
+			*out = any;
+			return 0;
+		}
+		fg_error_clear();
 	}
 	if (!n)
 		err = not_found(p, kind, name);

@@ -25,6 +25,8 @@ struct fg_target {
 	char *alias;        /* a second name it answers to (compile db: the
 			       source stem when named after its executable) */
 	fg_target_kind kind;
+	bool kind_guessed;  /* the kind is a guess from the name: any kind
+			       flag selects it */
 	char *exe;          /* absolute */
 	char *build_name;   /* target to build, NULL: build everything */
 	bool ctest;
@@ -57,6 +59,8 @@ enum fg_build_system {
 	FG_BUILD_COMMAND,   /* flamegraph.toml system = "command": run it, use each `path` */
 	FG_BUILD_COMPDB,    /* compile_commands.json: rerun each compile, link by symbols */
 	FG_BUILD_MESON,     /* meson compile NAME:TYPE in the configured build_dir */
+	FG_BUILD_AUTOTOOLS, /* make -C DIR PROGRAM in the configured build_dir */
+	FG_BUILD_MAKE,      /* plain Make: the dry run's units, archives and link lines */
 };
 
 /* flamegraph.toml's [build], features and profile, resolved by the reader
@@ -108,6 +112,12 @@ struct fg_target *fg_project_add_target(fg_project *p, const char *name,
 struct fg_unit *fg_project_add_unit(fg_project *p);
 
 void fg_build_recipe_release(struct fg_build_recipe *r);
+
+/* The kind a program's name suggests where the build system declares
+ * none: test, bench or example when a word of `name` or of a folder of
+ * `path` (below the project root; may be NULL) says so, else bin. Words
+ * split at non-alphanumerics. */
+fg_target_kind fg_kind_by_name(const fg_project *p, const char *name, const char *path);
 
 /* A fresh project for the manifest at loc (no targets yet): name, profile
  * and build_dir decided, the profile name checked. FG_ENOMEM, FG_EINVAL. */

@@ -1,0 +1,66 @@
+# flamegraph-build on plain Make projects, without bear: the build learnt
+# from make's dry run, each unit compiled into our folder with the
+# project's flags and ours last, programs linked as their link lines say.
+# examples/make without its compile_commands.json, Debian's bzip2 from
+# its unpacked source (libbz2.a made again from our objects; its stacks
+# rooted in main), and a Makefile whose dry run shows no compiler.
+if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
+cp -r "$FG_SRC/examples/make" mk
+rm -rf mk/build mk/compile_commands.json
+snapshot mk > before.txt
+fb() { flamegraph-build --manifest-path mk "$@"; }
+
+check_exit "--list" 0 fb --list
+check_contains "--list: the programs the link lines write" out "^bin +primes, geometry, fgsum$"
+check_contains "--list: a test by its name" out "^test +test_common$"
+check_not_contains "--list: nothing compiled yet" err "compiling"
+check_exit "--bin primes" 0 fb --bin primes -F 499 -o primes.svg --folded primes.folded -- 4
+check_contains "primes ran" out "primes: 4 rounds"
+check_contains "primes: the shared object's function" primes.folded "main;hash_primes;common_mix"
+check_contains "primes: our frame pointers beat the Makefile's -fomit-frame-pointer" primes.folded "main;scramble;hot_inner_loop"
+tr '\0' ' ' < mk/build/flamegraph/release/obj/src/hot.c.o.cmd > hot.txt
+check_contains "hot.c: the project's flags, ours last" hot.txt "-O2 -Wall -fomit-frame-pointer -I.*/mk/src .*-g -fno-omit-frame-pointer"
+check_exit "--bin geometry" 0 fb --bin geometry -F 499 -o geo.svg --folded geo.folded -- 20
+tr '\0' ' ' < mk/build/flamegraph/release/geometry.link > geo-link.txt
+check_contains "geometry: -lm from its link line" geo-link.txt "geometry.c.o .*common.c.o -lm"
+check_contains "geometry: graph" geo.folded "main;path_length"
+check_exit "--bin fgsum (compiled and linked in one command)" 0 fb --bin fgsum -F 499 -o sum.svg
+check_contains "fgsum ran" out "fgsum: "
+check_exit "--test test_common" 0 fb --test test_common -F 499 -o t.svg
+check_exit "--bench primes (kinds are guesses: any flag takes a program)" 0 fb --bench primes -F 499 -o b.svg -- 1
+check_exit "--bin primes again" 0 fb --bin primes -F 499 -o again.svg -- 1
+check_contains "again: up to date" err "primes is up to date"
+check_not_contains "again: nothing compiled or linked" err "compiling|linking"
+check_exit "--bin prims (a typo)" 1 fb --bin prims
+check_contains "typo: did you mean" err "did you mean 'primes'"
+snapshot mk > after.txt
+check_same_file "examples/make: the user's tree is unchanged" before.txt after.txt
+
+# a Makefile that builds nothing with a compiler
+mkdir nocc
+printf 'all:\n\tpython3 build.py\n' > nocc/Makefile
+check_exit "a dry run without compiler commands" 1 flamegraph-build --manifest-path nocc --list
+check_contains "no compiler: says so and suggests bear" err "shows no compiler command it understands .*\(bear -- make\)"
+
+# bzip2 from its Debian source, run from the unpacked folder ---------------
+if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2); then
+	cp -a "$dir" bzip2-src
+	snapshot bzip2-src > bz-before.txt
+	awk 'BEGIN { srand(5); for (i = 0; i < 60000; i++)
+		printf "%d,%d,%x sample line of text\n", i, int(rand() * 1e6), int(rand() * 65536) }' > small.txt
+	check_exit "bzip2 --bin bzip2" 0 sh -c "cd bzip2-src && flamegraph-build --bin bzip2 -F 499 -o ../bz.svg --folded ../bz.folded -- -c -9 ../small.txt > ../small.bz2"
+	check_contains "bzip2: libbz2.a made again from our objects" err "archiving libbz2.a"
+	check_contains "bzip2: its block sort, rooted in main" bz.folded "^bzip2;.*main;compress;.*BZ2_blockSort"
+	check_eq "bzip2: every stack rooted in main or the loader" "0" "$(grep -v ';main;' bz.folded | grep -cv '_dl_start\|^bzip2;\[unknown\]' || true)"
+	check_exit "bzip2: the output decompresses" 0 sh -c "bzip2 -dc small.bz2 | cmp - small.txt"
+	snapshot bzip2-src > bz-after.txt
+	check_same_file "bzip2: the user's tree is unchanged" bz-before.txt bz-after.txt
+	cp bz.svg "$FG_ARTIFACTS/thirdparty-bzip2.svg" 2>/dev/null || true
+else
+	fail "apt-get source bzip2 failed"
+fi
+finish
