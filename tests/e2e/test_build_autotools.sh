@@ -7,7 +7,7 @@
 for tool in autoreconf automake libtoolize make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake libtool make)"; exit 77; }
 done
-if ! perf record -q -o perf.probe -- true 2>/dev/null; then
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77
 fi

@@ -1,0 +1,28 @@
+# flamegraph-build on a real plain-Make project without bear: Debian's
+# bzip2 from its unpacked source, run from its folder with no argument
+# but the target (libbz2.a made again from our objects; its stacks rooted
+# in main, which its own build, without frame pointers, loses); the
+# tree stays as it was.
+# ctest: LABELS thirdparty
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
+
+if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2); then
+	cp -a "$dir" bzip2-src
+	snapshot bzip2-src > bz-before.txt
+	awk 'BEGIN { srand(5); for (i = 0; i < 60000; i++)
+		printf "%d,%d,%x sample line of text\n", i, int(rand() * 1e6), int(rand() * 65536) }' > small.txt
+	check_exit "bzip2 --bin bzip2" 0 sh -c "cd bzip2-src && flamegraph-build --bin bzip2 -F 499 -o ../bz.svg --folded ../bz.folded -- -c -9 ../small.txt > ../small.bz2"
+	check_contains "bzip2: libbz2.a made again from our objects" err "archiving libbz2.a"
+	check_contains "bzip2: its block sort, rooted in main" bz.folded "^bzip2;.*main;compress;.*BZ2_blockSort"
+	check_eq "bzip2: every stack rooted in main or the loader" "0" "$(grep -v ';main;' bz.folded | grep -cv '_dl_start\|^bzip2;\[unknown\]' || true)"
+	check_exit "bzip2: the output decompresses" 0 sh -c "bzip2 -dc small.bz2 | cmp - small.txt"
+	snapshot bzip2-src > bz-after.txt
+	check_same_file "bzip2: the user's tree is unchanged" bz-before.txt bz-after.txt
+	cp bz.svg "$FG_ARTIFACTS/thirdparty-bzip2.svg" 2>/dev/null || true
+else
+	fail "apt-get source bzip2 failed"
+fi
