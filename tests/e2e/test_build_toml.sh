@@ -175,6 +175,12 @@ if command -v ld.lld >/dev/null; then
 	check_exit "lld re-run" 0 lldfg --bin crunch -o lld2.svg -- --rounds 1
 	check_contains "lld re-run: up to date" err "crunch is up to date"
 	check_not_contains "lld re-run: no relink" err "linking|adding -Wl,--no-rosegment"
+	# ldflags taken out of the manifest: the default linker links, without
+	# the flag the lld run needed (GNU ld rejects it)
+	sed -i '/^ldflags = \["-fuse-ld=lld"\]$/d' proj-lld/flamegraph.toml
+	check_exit "lld dropped: re-run" 0 lldfg --bin crunch --call-graph fp -o lld3.svg -- --rounds 1
+	readelf -p .comment lldbd/bin/crunch > lld-comment2.txt 2>/dev/null || true
+	check_not_contains "lld dropped: not linked by LLD" lld-comment2.txt "Linker: .*LLD"
 fi
 
 finish
