@@ -13,7 +13,14 @@ golden() { # NAME INPUT OPTIONS...
 golden fp perf-fp.txt.gz
 golden fp-all-tid perf-fp.txt.gz --all --tid
 golden threads perf-threads.txt.gz
-golden threads-pid-noinline perf-threads.txt.gz --pid --no-inline
+golden threads-pid perf-threads.txt.gz --pid
+# Java frames perf script joins with "->" (caller->inlined callee), written
+# by hand: kept as frames of their own marked _[i], or with --no-inline
+# folded into the caller (three samples of Loop::run)
+golden java-inline perf-java-inline.txt
+golden java-inline-noinline perf-java-inline.txt --no-inline
+check_contains "java: inlined frames marked" "$data/expected/java-inline.folded" "^java;thread_native_entry;Interpreter;org/demo/Loop:::run;org/demo/Work:::step_\[i\];org/demo/Sum:::add_\[i\] 1000000$"
+check_eq "java --no-inline: one stack" "java;thread_native_entry;Interpreter;org/demo/Loop:::run 3000000" "$(cat "$data/expected/java-inline-noinline.folded")"
 golden threads-addrs-kernel perf-threads.txt.gz --addrs --kernel
 # what the hand check found, kept as checks of their own: a does twice b's
 # work, kernel frames are marked, a thread without a pid shows '?'
