@@ -24,7 +24,21 @@ import os, signal, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "-F", "499", "--folded", "int.folded", "-o", "int.svg",
                       "--", "./callgraph", "20000"],
                      preexec_fn=lambda: (os.setpgid(0, 0), signal.signal(signal.SIGINT, signal.SIG_DFL)))
-time.sleep(1.5)
+# the signal once the workload runs (its exec done) and has had some time
+# on a CPU, however slow the machine is today
+def workload_runs():
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and os.getpgid(int(d)) == p.pid and \
+               open(f"/proc/{d}/comm").read().strip() == "callgraph":
+                f = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+                return int(f[11]) + int(f[12]) >= os.sysconf("SC_CLK_TCK") // 2
+        except (OSError, ValueError):
+            pass
+    return False
+deadline = time.time() + 60
+while not workload_runs() and time.time() < deadline:
+    time.sleep(0.05)
 os.killpg(p.pid, signal.SIGINT)
 rc = p.wait(timeout=120)
 print("exit", rc)
