@@ -12,6 +12,7 @@
  *
  * `test_perfdata DIR` also writes the recordings to DIR (the fuzz seeds
  * of tests/fuzz/corpus/perfdata come from there). */
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <linux/perf_event.h>
@@ -995,11 +996,16 @@ static void test_demangle(void **state)
 	size_t i;
 
 	(void)state;
-	if (pd_demangle(&a, "_Z3foov") == (const char *)"_Z3foov" ||
-	    !strcmp(pd_demangle(&a, "_Z3foov"), "_Z3foov")) {
+	/* skipped only where the C++ runtime is missing: a demangler that
+	 * gives names back unchanged while libstdc++ is there fails */
+	void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (!cxx || !dlsym(cxx, "__cxa_demangle")) {
+		if (cxx)
+			dlclose(cxx);
 		fg_arena_release(&a);
 		skip(); /* no libstdc++ here */
 	}
+	dlclose(cxx);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_string_equal(pd_demangle(&a, cases[i].mangled), cases[i].want);
 	fg_arena_release(&a);
