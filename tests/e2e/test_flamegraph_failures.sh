@@ -47,6 +47,19 @@ PY
 [ -s int.svg ] && pass || fail "no graph after SIGINT"
 check_contains "SIGINT: stacks recorded" int.folded "main;outer;a [0-9]+$"
 
+# --call-graph lbr: recorded where the CPU has Last Branch Records, else
+# refused with the way out (exit 3), nothing written, nothing left behind
+got=0
+flamegraph --call-graph lbr -F 499 --format folded -o lbr.folded -- ./callgraph 300 >out 2>err || got=$?
+if [ "$got" = 0 ]; then
+	check_contains "lbr: stacks recorded" lbr.folded "main;outer;a [0-9]+$"
+else
+	check_eq "lbr refused: the recorder's status" 3 "$got"
+	check_contains "lbr refused: what to do" err "error: --call-graph lbr needs the Last Branch Record .* — use --call-graph fp or dwarf$"
+	check_eq "lbr refused: no graph" "no" "$([ -e lbr.folded ] && echo yes || echo no)"
+	check_eq "lbr refused: no temporary file" "" "$(find . "$TMPDIR" -maxdepth 1 -name '.flamegraph-*' | head -3)"
+fi
+
 # no samples: exit 4 with a message, the old file kept. At 1 Hz the first
 # sample comes after a second of CPU time (cpu-clock's period is fixed from
 # the frequency); at 99 Hz a loaded machine sometimes gave the start of
