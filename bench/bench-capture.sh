@@ -24,6 +24,11 @@ cc -O2 -g -o lzpack "$here/workloads/lzpack.c"
 
 now() { date +%s.%N; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+# "417 MB", "2.5 GB", "980 KB", "12 bytes" (the summary's sizes) in bytes
+to_bytes() {
+	awk -v n="$1" -v u="$2" 'BEGIN { m = u == "GB" ? 1073741824 : u == "MB" ? 1048576 : u == "KB" ? 1024 : 1
+		printf "%.0f", n * m }'
+}
 
 # --- flamegraph to a file (--perfdata-out), default settings otherwise ------
 t0=$(now)
@@ -47,12 +52,17 @@ summary=$(grep 'note: wrote lz-stream.svg' stream.err)
 s_samples=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' <<< "$summary")
 s_lost=$(sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' <<< "$summary")
 s_rec=$(sed -n 's/.*timing: record took \([0-9.]*\) s.*/\1/p' stream.err)
-s_bytes=$(sed -n 's/.* recorded, \([0-9.]*\) MB).*/\1/p' <<< "$summary")
+s_bytes=$(to_bytes $(sed -nE 's/.* recorded, ([0-9.]+) (bytes|KB|MB|GB)\).*/\1 \2/p' <<< "$summary"))
+[ -n "$s_bytes" ] || { echo "bench-capture: no size in: $summary" >&2; exit 1; }
 s_post=$(awk -v a="$t4" -v b="$t5" -v r="$s_rec" 'BEGIN { printf "%.2f", b - a - r }')
 
 # --- the same recording in perf's default ring buffer, then perf script |
 # collapse | render as separate steps --------------------------------------
+t6=$(now)
 perf record -F 997 --call-graph dwarf,65528 -g -o base.data -- ./lzpack "$secs" > /dev/null 2> base.err
+t7=$(now)
+# perf's time, as "record took" is flamegraph's: from its start to its end
+base_rec=$(awk -v a="$t6" -v b="$t7" 'BEGIN { printf "%.3f", b - a }')
 base_lost=$(perf report -i base.data --stats 2>/dev/null |
 	    awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')
 base_samples=$(perf report -i base.data --stats 2>/dev/null |
@@ -68,9 +78,9 @@ printf 'workload: lzpack %s s, dwarf call graphs at 997 Hz, %s CPUs\n' "$secs" "
 printf '%-28s %8s %8s %9s %8s %10s\n' "" samples lost "size MB" "MB/s" "post s"
 printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph, file (${ring:-?})" "$samples" "$lost" "$(mb "$bytes")" \
 	"$(awk -v b="$bytes" -v s="$rec_s" 'BEGIN { print b / 1048576 / s }')" "$post"
-printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph --stream" "$s_samples" "$s_lost" "${s_bytes%.*}" \
-	"$(awk -v b="$s_bytes" -v s="$s_rec" 'BEGIN { print b / s }')" "$s_post"
+printf '%-28s %8s %8s %9s %8.1f %10s\n' "flamegraph --stream" "$s_samples" "$s_lost" "$(mb "$s_bytes")" \
+	"$(awk -v b="$s_bytes" -v s="$s_rec" 'BEGIN { print b / 1048576 / s }')" "$s_post"
 printf '%-28s %8s %8s %9s %8.1f %10s\n' "perf's default ring buffer" "$base_samples" "$base_lost" "$(mb "$base_bytes")" \
-	"$(awk -v b="$base_bytes" -v s="$secs" 'BEGIN { print b / 1048576 / s }')" "$base_post"
+	"$(awk -v b="$base_bytes" -v s="$base_rec" 'BEGIN { print b / 1048576 / s }')" "$base_post"
 printf 'lost samples: %s with flamegraph (target 0), %s with --stream, %s with perf'"'"'s default ring buffer\n' \
 	"$lost" "$s_lost" "$base_lost"

@@ -53,10 +53,18 @@ run() {
 
 run "example x $reps, -n 1" "$bytes" "$work/one.txt" -- -n 1
 "$prog" -n 1 "$work/one.txt" | awk -v k="$reps" '{ $NF = $NF * k; print }' > "$work/expect"
-cmp -s "$work/expect" "$work/out" && echo "counts: exactly $reps x one copy" ||
-	echo "counts: DIFFERENT from $reps x one copy"
+# a wrong result makes the figures meaningless: the benchmark fails
+if cmp -s "$work/expect" "$work/out"; then
+	echo "counts: exactly $reps x one copy"
+else
+	echo "bench-collapse-stream: counts DIFFERENT from $reps x one copy" >&2
+	exit 1
+fi
 run "example x $reps, -n $(nproc)" "$bytes" "$work/one.txt" -- -n "$(nproc)"
-cmp -s "$work/expect" "$work/out" || echo "counts with -n $(nproc): DIFFERENT"
+if ! cmp -s "$work/expect" "$work/out"; then
+	echo "bench-collapse-stream: counts with -n $(nproc) DIFFERENT from $reps x one copy" >&2
+	exit 1
+fi
 run "synthetic, -n 1" "$bytes" -- -n 1
 echo "synthetic: $(wc -l < "$work/out") distinct stacks"
 run "synthetic, -n $(nproc)" "$bytes" -- -n "$(nproc)"

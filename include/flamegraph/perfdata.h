@@ -93,6 +93,13 @@ typedef struct fg_perfdata_opts {
 	const char *cache_dir;   /* uncompressed copies of compressed DWARF are
 				    kept here, one per build id, so that only
 				    the first run inflates them (NULL: none) */
+	bool from_exec;          /* the recording attached to a process held
+				    before its exec (how fg_record_run starts a
+				    program): samples of a process before its
+				    exec are the launcher's and are left out
+				    (counted in stats.before_exec); processes
+				    forked after the exec keep theirs. No
+				    effect when the events do not report execs */
 } fg_perfdata_opts;
 
 #define FG_PERFDATA_OPTS_INIT { .inline_frames = true, .kallsyms = NULL, \
@@ -129,6 +136,7 @@ typedef struct fg_perfdata_stats {
 				(perf's end totals the drops again) */
 	uint64_t skipped;    /* records of types the reader does not know */
 	uint64_t modules;    /* ELF files loaded */
+	uint64_t before_exec; /* samples left out by opts.from_exec */
 } fg_perfdata_stats;
 
 typedef struct fg_perfdata fg_perfdata;

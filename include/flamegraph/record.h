@@ -133,6 +133,13 @@ uint64_t fg_record_bytes_per_sample(fg_call_graph mode);
 uint64_t fg_record_buffer_size(fg_call_graph mode, unsigned freq, unsigned ncpus,
 			       uint64_t ram_bytes, uint64_t unprivileged_limit);
 
+/* The ring buffer (bytes per CPU) shrunk so that a size cap holds: perf
+ * checks its cap only when it writes out what a buffer holds, and drains
+ * every buffer once more when it stops, so all ncpus buffers together
+ * are kept to at most a quarter of cap (a power of two, 16 KiB at least).
+ * cap 0 or UINT64_MAX (no cap): buffer unchanged. */
+uint64_t fg_record_buffer_within(uint64_t buffer, uint64_t cap, unsigned ncpus);
+
 /* Parses a size: a number of bytes with an optional unit K, M, G or T
  * (powers of 1024; "KB", "KiB", "k" also taken), e.g. "500M", "2G".
  * FG_EINVAL with a message that shows the form. */

@@ -189,6 +189,12 @@ int cmd_flamegraph_build(int argc, char **argv)
 		code = render_perfdata(npos, dashdash, argv);
 		goto done;
 	}
+	if (o.release && (o.dev || (o.profile && strcmp(o.profile, "release")))) {
+		fg_errorf("-r/--release and %s%s ask for two profiles — give one of them",
+			  o.dev ? "--dev" : "--profile ", o.dev ? "" : o.profile);
+		code = FG_EXIT_USAGE;
+		goto done;
+	}
 	if ((code = fg_profile_cli_apply(&pl.profile, &pc)))
 		goto done;
 	if (fg_gate_cli_wanted(&gate) && !cmp.rev) {

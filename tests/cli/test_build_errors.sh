@@ -42,6 +42,12 @@ check_exit "unknown feature" 1 flamegraph-build --manifest-path proj --features 
 check_contains "unknown feature: named" err "unknown feature 'turbo'"
 check_contains "unknown feature: lists options" err "ENABLE_FAST_HASH"
 check_contains "unknown feature: lists options" err "ENABLE_CHECKSUM"
+check_not_contains "unknown feature: nothing near 'turbo'" err "did you mean"
+# a near spelling of a feature, as --features spells it
+check_exit "misspelt feature" 1 flamegraph-build --manifest-path proj --features fast-hsh --bin stress2
+check_contains "misspelt feature: did you mean" err "unknown feature 'fast-hsh' — did you mean 'fast-hash' \(ENABLE_FAST_HASH\)\? "
+check_exit "misspelt option name" 1 flamegraph-build --manifest-path proj --features ENABLE_FAST_HSH --bin stress2
+check_contains "misspelt option name: did you mean" err "did you mean 'ENABLE_FAST_HASH'\? "
 
 # CMake configure failure: CMake's own message, then ours
 mkdir -p broken && printf 'cmake_minimum_required(VERSION 3.13)\nproject(b C)\nno_such_command(x)\n' > broken/CMakeLists.txt

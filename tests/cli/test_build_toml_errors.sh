@@ -52,6 +52,11 @@ check_contains "unknown feature lists them" err "unknown feature 'turbo' — the
 # unknown profile: lists the profiles
 check_exit "unknown profile" 1 fgb --bin a --profile fastest
 check_contains "unknown profile lists them" err "unknown profile 'fastest' — .*release, dev, quick"
+# -r/--release with another profile: two profiles asked for
+check_exit "-r --dev" 1 fgb -r --dev --bin a
+check_contains "-r --dev: says so" err "error: -r/--release and --dev ask for two profiles — give one of them"
+check_exit "-r --profile quick" 1 fgb --release --profile quick --bin a
+check_contains "-r --profile quick: says so" err "and --profile quick ask for two profiles"
 # unknown target: lists the targets by kind
 check_exit "unknown bin" 1 fgb --bin nope
 check_contains "unknown bin lists targets" err "no bin target named 'nope'"

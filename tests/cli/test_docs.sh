@@ -1,6 +1,7 @@
 # Every program has a man page, and every option its --help lists appears
 # in that page, so the two cannot drift apart. Also: --version works, and
-# the programs with completions produce scripts that bash and fish accept.
+# the programs with completions produce scripts that bash, zsh and fish
+# accept (bash -n, zsh -n, fish --no-execute).
 programs=$(cd "$FG_BIN" && ls flamegraph flamegraph-* 2>/dev/null | grep -v '\.' || true)
 [ -n "$programs" ] || fail "no programs found in $FG_BIN"
 for prog in $programs; do
@@ -24,7 +25,18 @@ for prog in $programs; do
 		check_exit "$prog --completions bash" 0 "$prog" --completions bash
 		bash -n out && pass || fail "$prog: bash completion script does not parse"
 		check_exit "$prog --completions zsh" 0 "$prog" --completions zsh
+		check_contains "$prog zsh completions" out "^#compdef $prog"
+		if command -v zsh >/dev/null; then
+			zsh -n out 2>zsh.err && pass || fail "$prog: zsh completion script does not parse: $(head -3 zsh.err)"
+		else
+			fail "zsh not found: install it (scripts/setup) to check the zsh completions"
+		fi
 		check_exit "$prog --completions fish" 0 "$prog" --completions fish
 		check_contains "$prog fish completions" out "complete -c $prog -l output"
+		if command -v fish >/dev/null; then
+			fish --no-execute out 2>fish.err && pass || fail "$prog: fish completion script does not parse: $(head -3 fish.err)"
+		else
+			fail "fish not found: install it (scripts/setup) to check the fish completions"
+		fi
 	fi
 done

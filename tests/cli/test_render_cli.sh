@@ -92,6 +92,53 @@ sed -i 's/^operator<<->.*/operator<<->rgb(1,2,3)/' pal.map
 check_exit "palette map reused" 0 flamegraph-render --palette-map pal.map -o pal2.svg names.folded
 check_contains "colour from the map" pal2.svg 'operator&lt;&lt; \(3 samples[^<]*</title><rect[^>]*fill="rgb\(1,2,3\)"' 
 check_contains "nameattr link" opts.svg '<a class="hot" xlink:href="https://example.invalid/x"'
+
+# each option's effect, against the same graph without it
+attrs="$FG_SRC/tests/tools/svg-attrs"
+printf 'main;work 5\nmain;java/lang/Thread.run 3\nmain;[k] 2\n' >eff.folded
+check_exit "effects: the plain graph" 0 flamegraph-render --hash -o eff.svg eff.folded
+check_contains "plain: frames 15 px high (16 with the gap)" eff.svg '<title>main [^<]*</title><rect x="0.0000%" y="53" width="100.0000%" height="15"'
+check_exit "--frame-height 20" 0 flamegraph-render --hash --frame-height 20 -o fh.svg eff.folded
+check_contains "--frame-height: frames 19 px high, 20 apart" fh.svg '<title>main [^<]*</title><rect x="0.0000%" y="57" width="100.0000%" height="19"'
+check_exit "--font-*" 0 flamegraph-render --font-type 'Courier New' --font-size 10 --font-width 0.6 -o font.svg eff.folded
+check_contains "--font-type and --font-size: the text style" font.svg 'text \{ font-family: Courier New, sans-serif; font-size: 10.00px; \}'
+check_contains "--font-width: label fitting" font.svg 'var fg_fontwidth = 0.6000;'
+check_not_contains "plain: not those fonts" eff.svg 'Courier New|font-size: 10.00px'
+check_exit "--total 20" 0 flamegraph-render --total 20 -o total.svg eff.folded
+check_contains "--total: the scale" total.svg 'total_samples="20"'
+check_contains "--total: 10 samples are half the width" total.svg '<title>main \(10 samples[^<]*</title><rect x="0.0000%" y="53" width="50.0000%"'
+printf 'main;less 5 1\nmain;more 1 5\n' >diff.folded
+check_exit "differential" 0 flamegraph-render -o diff.svg diff.folded
+check_exit "--negate" 0 flamegraph-render --negate -o neg.svg diff.folded
+check_eq "differential: less blue, more red" "less blue more warm" "$("$attrs" --family diff.svg | awk -F'\t' '$1 == "less" || $1 == "more" { printf "%s%s %s", sep, $1, $3; sep = " " }')"
+check_eq "--negate: the colours swapped" "less warm more blue" "$("$attrs" --family neg.svg | awk -F'\t' '$1 == "less" || $1 == "more" { printf "%s%s %s", sep, $1, $3; sep = " " }')"
+check_exit "--bgcolors #ffeedd" 0 flamegraph-render --bgcolors '#ffeedd' -o bg.svg eff.folded
+check_eq "--bgcolors: the gradient" "background	#ffeedd@5% #ffeedd@95%" "$("$attrs" bg.svg | grep "^background")"
+check_exit "--bgcolors blue" 0 flamegraph-render --bgcolors blue -o bgb.svg eff.folded
+check_eq "--bgcolors blue" "background	#eeeeee@5% #e0e0ff@95%" "$("$attrs" bgb.svg | grep "^background")"
+check_exit "--hash again" 0 flamegraph-render --hash -o eff2.svg eff.folded
+check_same_file "--hash: the same colours in every run" <("$attrs" eff.svg) <("$attrs" eff2.svg)
+# the palettes: each frame's hue within the palette's, and not hot's colours
+hues() { "$attrs" "$1" | python3 -c '
+import colorsys, re, sys
+for line in sys.stdin:
+    f = line.rstrip("\n").split("\t")
+    m = re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)", f[2]) if len(f) > 2 else None
+    if m:
+        r, g, b = (int(v) / 255 for v in m.groups())
+        print(f[0], round(colorsys.rgb_to_hls(r, g, b)[0] * 360))'; }
+for pal in red:345-20 orange:10-45 yellow:40-70 green:75-165 aqua:165-200 blue:200-265 purple:265-330 mem:75-165 io:200-265 wakeup:165-265; do
+	name=${pal%%:*} lo=${pal#*:} lo=${lo%-*} hi=${pal##*-}
+	check_exit "--palette $name" 0 flamegraph-render --hash --palette "$name" -o "pal-$name.svg" eff.folded
+	hues "pal-$name.svg" | awk -v lo="$lo" -v hi="$hi" '{ in_ = lo < hi ? ($2 >= lo && $2 <= hi) : ($2 >= lo || $2 <= hi) } !in_ { print; bad++ } END { exit bad > 0 }' \
+		>"pal-$name.bad" && pass || fail "--palette $name: hues outside $lo-$hi: $(head -2 "pal-$name.bad" | tr '\n' ' ')"
+done
+for name in java js perl rust; do
+	check_exit "--palette $name" 0 flamegraph-render --hash --palette "$name" -o "pal-$name.svg" eff.folded
+	[ "$("$attrs" "pal-$name.svg")" != "$("$attrs" eff.svg)" ] && pass || fail "--palette $name: the colours of hot"
+done
+check_eq "--palette java: Java frames green" "green" "$("$attrs" --family pal-java.svg | awk -F'\t' '$1 == "java/lang/Thread.run" { print $3 }')"
+
 check_exit "flamechart" 0 flamegraph-render --flamechart --deterministic -o chart.svg opts.folded
 xmllint --noout chart.svg && pass || fail "chart.svg is not well-formed"
 

@@ -129,4 +129,12 @@ if command -v ld.lld >/dev/null; then
 	# with --no-rosegment the first LOAD is R E (text and rodata together)
 	check_contains "lld: first LOAD executable" <(head -1 loads.txt) "R E"
 	check_contains "lld graph" lld.folded "fill_table"
+	# the next run without -fuse-ld=lld links with the default linker again:
+	# nothing of the lld run's flags stays in the build folder
+	check_exit "after lld: plain run in the same folder" 0 fgb --build-dir "$PWD/lld" --bin stress2 --call-graph fp -o plain.svg -- --rounds 1
+	check_not_contains "after lld: no --no-rosegment in the cache" lld/CMakeCache.txt "CMAKE_EXE_LINKER_FLAGS:.*(rosegment|lld)"
+	readelf -p .comment lld/stress2 > comment2.txt
+	check_not_contains "after lld: not linked by LLD" comment2.txt "Linker: .*LLD"
+	check_exit "after lld: lld again" 0 fgb --build-dir "$PWD/lld" -D CMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld --bin stress2 --call-graph fp -o lld2.svg -- --rounds 1
+	check_contains "lld again: flag in the cache" lld/CMakeCache.txt "CMAKE_EXE_LINKER_FLAGS:.*-fuse-ld=lld -Wl,--no-rosegment"
 fi

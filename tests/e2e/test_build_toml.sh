@@ -37,6 +37,10 @@ check_exit "re-run" 0 fgb --bin crunch -o again.svg -- --rounds 2
 check_contains "re-run says up to date" err "crunch is up to date"
 check_not_contains "re-run compiles nothing" err "compiling|linking"
 check_eq "re-run left objects and exe alone" "$before" "$(stat -c %Y.%y $rel/bin/crunch $rel/obj/src/*.o)"
+# -r is the release profile: the same build, up to date
+check_exit "-r" 0 fgb -r --call-graph fp --bin crunch -o r.svg -- --rounds 1
+check_contains "-r: the release build, up to date" err "crunch is up to date"
+check_not_contains "-r: no other profile built" err "compiling|linking"
 
 # touching one source recompiles only that one, then relinks
 work_o=$(stat -c %y $rel/obj/src/work.c.o)
@@ -175,6 +179,12 @@ if command -v ld.lld >/dev/null; then
 	check_exit "lld re-run" 0 lldfg --bin crunch -o lld2.svg -- --rounds 1
 	check_contains "lld re-run: up to date" err "crunch is up to date"
 	check_not_contains "lld re-run: no relink" err "linking|adding -Wl,--no-rosegment"
+	# ldflags taken out of the manifest: the default linker links, without
+	# the flag the lld run needed (GNU ld rejects it)
+	sed -i '/^ldflags = \["-fuse-ld=lld"\]$/d' proj-lld/flamegraph.toml
+	check_exit "lld dropped: re-run" 0 lldfg --bin crunch --call-graph fp -o lld3.svg -- --rounds 1
+	readelf -p .comment lldbd/bin/crunch > lld-comment2.txt 2>/dev/null || true
+	check_not_contains "lld dropped: not linked by LLD" lld-comment2.txt "Linker: .*LLD"
 fi
 
 finish

@@ -24,10 +24,12 @@ check_contains "--no-stream: main calls a" nostream.folded "main;outer;a [0-9]+$
 check_exit "--stream --no-stream" 1 flamegraph --stream --no-stream -- ./callgraph 100
 check_contains "--stream --no-stream: one of the two" err "give only one of --stream and --no-stream"
 
-na=$(awk '/main;outer;a [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
-nb=$(awk '/main;outer;b [0-9]+$/ { s += $NF } END { print s + 0 }' stacks.folded)
-[ "$na" -gt 100 ] && pass || fail "main;outer;a has only $na samples"
-[ "$nb" -gt 50 ] && pass || fail "main;outer;b has only $nb samples"
+# the counts are cpu-clock periods in ns: a sample at 997 Hz weighs about
+# 1e9 / 997 of them
+na=$(awk '/main;outer;a [0-9]+$/ { s += $NF } END { printf "%d\n", s / 1003009 }' stacks.folded)
+nb=$(awk '/main;outer;b [0-9]+$/ { s += $NF } END { printf "%d\n", s / 1003009 }' stacks.folded)
+[ "$na" -gt 100 ] && pass || fail "main;outer;a has only $na samples (1.5 s at 997 Hz: some 1000)"
+[ "$nb" -gt 50 ] && pass || fail "main;outer;b has only $nb samples (1.5 s at 997 Hz: some 500)"
 ratio=$(awk -v a="$na" -v b="$nb" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
 awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5 && r <= 2.6) }' && pass ||
 	fail "a/b sample ratio $ratio is not near 2 ($na vs $nb)"

@@ -24,7 +24,21 @@ import os, signal, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "-F", "499", "--folded", "int.folded", "-o", "int.svg",
                       "--", "./callgraph", "20000"],
                      preexec_fn=lambda: (os.setpgid(0, 0), signal.signal(signal.SIGINT, signal.SIG_DFL)))
-time.sleep(1.5)
+# the signal once the workload runs (its exec done) and has had some time
+# on a CPU, however slow the machine is today
+def workload_runs():
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and os.getpgid(int(d)) == p.pid and \
+               open(f"/proc/{d}/comm").read().strip() == "callgraph":
+                f = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+                return int(f[11]) + int(f[12]) >= os.sysconf("SC_CLK_TCK") // 2
+        except (OSError, ValueError):
+            pass
+    return False
+deadline = time.time() + 60
+while not workload_runs() and time.time() < deadline:
+    time.sleep(0.05)
 os.killpg(p.pid, signal.SIGINT)
 rc = p.wait(timeout=120)
 print("exit", rc)
@@ -32,6 +46,19 @@ sys.exit(0 if rc == 130 else 1)
 PY
 [ -s int.svg ] && pass || fail "no graph after SIGINT"
 check_contains "SIGINT: stacks recorded" int.folded "main;outer;a [0-9]+$"
+
+# --call-graph lbr: recorded where the CPU has Last Branch Records, else
+# refused with the way out (exit 3), nothing written, nothing left behind
+got=0
+flamegraph --call-graph lbr -F 499 --format folded -o lbr.folded -- ./callgraph 300 >out 2>err || got=$?
+if [ "$got" = 0 ]; then
+	check_contains "lbr: stacks recorded" lbr.folded "main;outer;a [0-9]+$"
+else
+	check_eq "lbr refused: the recorder's status" 3 "$got"
+	check_contains "lbr refused: what to do" err "error: --call-graph lbr needs the Last Branch Record .* — use --call-graph fp or dwarf$"
+	check_eq "lbr refused: no graph" "no" "$([ -e lbr.folded ] && echo yes || echo no)"
+	check_eq "lbr refused: no temporary file" "" "$(find . "$TMPDIR" -maxdepth 1 -name '.flamegraph-*' | head -3)"
+fi
 
 # no samples: exit 4 with a message, the old file kept. At 1 Hz the first
 # sample comes after a second of CPU time (cpu-clock's period is fixed from

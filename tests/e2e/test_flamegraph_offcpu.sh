@@ -49,11 +49,13 @@ cold_compute=$(incl hc.folded compute_phase "[off-cpu]")
 hot_sleep=$(incl hc.folded sleep_phase "[on-cpu]")
 awk -v s="$cold_sleep" 'BEGIN { exit !(s >= 280000 && s <= 600000) }' &&
 	pass || fail "--hot-cold: sleep_phase has $cold_sleep us under [off-cpu], not about 300 000"
-# compute_phase runs 300 ms of wall time: on a busy machine it gets less CPU
-awk -v c="$hot_compute" 'BEGIN { exit !(c >= 100000 && c <= 400000) }' &&
-	pass || fail "--hot-cold: compute_phase has $hot_compute us under [on-cpu], not up to 300 000"
-awk -v c="$cold_compute" -v s="$hot_sleep" 'BEGIN { exit !(c <= 15000 && s <= 15000) }' &&
-	pass || fail "--hot-cold: compute_phase off CPU $cold_compute us, sleep_phase on CPU $hot_sleep us: not almost none"
+# compute_phase runs 300 ms of wall time: on a busy machine part of it is
+# spent waiting for a CPU, which is off-CPU time; on and off CPU together
+# are its 300 ms, and some of it is on a CPU
+awk -v c="$hot_compute" -v o="$cold_compute" 'BEGIN { exit !(c >= 10000 && c + o >= 250000 && c + o <= 450000) }' &&
+	pass || fail "--hot-cold: compute_phase has $hot_compute us on CPU and $cold_compute off, not 300 000 together"
+awk -v s="$hot_sleep" 'BEGIN { exit !(s <= 15000) }' &&
+	pass || fail "--hot-cold: sleep_phase on CPU $hot_sleep us: not almost none"
 check_contains "--hot-cold: the summary gives both" err \
 	"wrote hc.svg \([0-9]+ on-CPU samples, [0-9]+ waits?, [0-9.]+ ms off CPU"
 check_contains "--hot-cold: its title" hc.svg ">Hot/Cold Flame Graph<"

@@ -5,15 +5,43 @@
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 
+# started in the background: returns once the program (its exec done) is
+# running, however slow the machine is, with its pid in $started
+start_bg() {
+	local name=$1
+	shift
+	"$@" > /dev/null &
+	started=$!
+	for _ in $(seq 200); do
+		[ "$(cat "/proc/$started/comm" 2>/dev/null)" = "$name" ] && return 0
+		sleep 0.05
+	done
+	fail "$name did not start"
+}
+
 # --pid on a running workload: recording ends when it exits
-./callgraph 2500 > /dev/null &
-wpid=$!
-sleep 0.3
+start_bg callgraph ./callgraph 1500
+wpid=$started
 check_exit "--pid" 0 flamegraph --pid "$wpid" -F 499 --format folded -o pid.folded
 wstatus=0
 wait "$wpid" || wstatus=$?
 check_eq "--pid: the workload ran to its end" 0 "$wstatus"
 check_contains "--pid captured the workload's stacks" pid.folded "main;outer;a [0-9]+$"
+
+# --pid A,B: both programs in one graph, each under its own name; the
+# recording ends when the last one exits
+cp callgraph cg-one
+cp callgraph cg-two
+start_bg cg-one ./cg-one 800
+p1=$started
+start_bg cg-two ./cg-two 1200
+p2=$started
+check_exit "--pid A,B" 0 flamegraph --pid "$p1,$p2" -F 499 --format folded -o pids.folded
+wait "$p1" "$p2" || true
+check_contains "--pid A,B: the first program" pids.folded "^cg-one;.*main;outer;a [0-9]+$"
+check_contains "--pid A,B: the second program" pids.folded "^cg-two;.*main;outer;a [0-9]+$"
+check_exit "--pid with one not running" 1 flamegraph --pid "$$,999999999" -o none.svg
+check_contains "--pid: the missing one named" err "999999999"
 
 # --perfdata-out keeps the recording; --perfdata re-renders it
 check_exit "--perfdata-out" 0 flamegraph --perfdata-out kept.data --folded first.folded -o first.svg -F 499 -- ./callgraph 600
@@ -80,9 +108,36 @@ chmod +x opener.sh
 check_exit "--open" 0 env BROWSER="$PWD/opener.sh" "$FG_BIN/flamegraph" --open -o open.svg -F 499 -- ./callgraph 300
 check_contains "--open called the opener" opened.txt "^opened open.svg$"
 
-# --no-inline: no inlined frames natively, and passed on to perf script
-check_exit "--no-inline" 0 flamegraph -v --no-inline --format folded -o noinl.folded -F 499 -- ./callgraph 300
-check_contains "--no-inline still has stacks" noinl.folded "main;outer;a [0-9]+$"
+# --no-inline: no inlined frames natively, and passed on to perf script;
+# work's loop calls mix_inlined, inlined into it (dwarf call graphs)
+cat > inl.c <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+static inline __attribute__((always_inline)) unsigned long mix_inlined(unsigned long x)
+{
+	for (int i = 0; i < 1000; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	return x;
+}
+__attribute__((noinline)) static void work(long n)
+{
+	unsigned long x = 1;
+	for (long i = 0; i < n; i++)
+		x = mix_inlined(x);
+	sink = x;
+}
+int main(int argc, char **argv)
+{
+	work(argc > 1 ? atol(argv[1]) : 200000);
+	return 0;
+}
+EOF
+cc -O2 -g -fno-omit-frame-pointer -o inl inl.c
+check_exit "inlined frames" 0 flamegraph --format folded -o inl.folded -F 499 -- ./inl
+check_contains "inlined frames: the inlined function is a frame" inl.folded ";main;work;mix_inlined [0-9]+$"
+check_exit "--no-inline" 0 flamegraph -v --no-inline --format folded -o noinl.folded -F 499 -- ./inl
+check_contains "--no-inline: its caller is the leaf" noinl.folded ";main;work [0-9]+$"
+check_not_contains "--no-inline: no inlined frame" noinl.folded "mix_inlined"
 check_exit "--no-inline --perf-script" 0 flamegraph -v --no-inline --perf-script --format folded \
 	-o noinl2.folded -F 499 -- ./callgraph 300
 check_contains "--no-inline passed to perf script" err "perf script -i .* --no-inline"

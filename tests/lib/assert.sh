@@ -22,14 +22,14 @@ check_eq() {
 # check_contains WHAT FILE PATTERN  (grep -E)
 check_contains() {
 	if grep -Eq -- "$3" "$2"; then pass; else
-		fail "$1: '$3' not found in $2"; sed 's/^/    | /' "$2" | head -20 >&2
+		fail "$1: '$3' not found in $2"; sed 's/^/    | /' "$2" | head -20 >&2 || true
 	fi
 }
 
 # check_not_contains WHAT FILE PATTERN
 check_not_contains() {
 	if grep -Eq -- "$3" "$2"; then
-		fail "$1: '$3' unexpectedly found in $2"; grep -E -- "$3" "$2" | head -5 >&2
+		fail "$1: '$3' unexpectedly found in $2"; grep -E -- "$3" "$2" | head -5 >&2 || true
 	else pass; fi
 }
 
@@ -39,14 +39,16 @@ check_exit() {
 	shift 2
 	"$@" >out 2>err || got=$?
 	if [ "$got" == "$want" ]; then pass; else
-		fail "$what: exit $got, expected $want ($*)"; sed 's/^/    err| /' err | head -20 >&2
+		fail "$what: exit $got, expected $want ($*)"; sed 's/^/    err| /' err | head -20 >&2 || true
 	fi
 }
 
 # check_same_file WHAT EXPECTED ACTUAL
 check_same_file() {
 	if cmp -s "$2" "$3"; then pass; else
-		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -20 >&2
+		# (diff's status 1 must not end the test under set -e: the
+		# checks after this one still run)
+		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -20 >&2 || true
 	fi
 }
 

@@ -51,6 +51,20 @@ static void buffer_bounded_by_ram_and_mlock(void **state)
 	assert_int_equal(fg_record_buffer_size(FG_CALL_GRAPH_DWARF, 997, 2, 24 * GiB, 4 * KiB), 16 * KiB);
 }
 
+static void buffer_within_a_cap(void **state)
+{
+	(void)state;
+	/* all buffers together a quarter of the cap at most */
+	assert_int_equal(fg_record_buffer_within(16 * MiB, 1 * MiB, 2), 128 * KiB);
+	assert_int_equal(fg_record_buffer_within(16 * MiB, 20 * MiB, 2), 2 * MiB);
+	/* a buffer already small enough, and no cap, stay */
+	assert_int_equal(fg_record_buffer_within(512 * KiB, 20 * MiB, 2), 512 * KiB);
+	assert_int_equal(fg_record_buffer_within(16 * MiB, 0, 2), 16 * MiB);
+	assert_int_equal(fg_record_buffer_within(16 * MiB, UINT64_MAX, 2), 16 * MiB);
+	/* never below what perf needs */
+	assert_int_equal(fg_record_buffer_within(16 * MiB, 64 * KiB, 8), 16 * KiB);
+}
+
 static void bytes_per_sample_by_mode(void **state)
 {
 	(void)state;
@@ -372,6 +386,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(buffer_fits_a_quarter_second),
 		cmocka_unit_test(buffer_bounded_by_ram_and_mlock),
+		cmocka_unit_test(buffer_within_a_cap),
 		cmocka_unit_test(bytes_per_sample_by_mode),
 		cmocka_unit_test(sizes_parsed),
 		cmocka_unit_test(sizes_shown),

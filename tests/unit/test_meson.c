@@ -285,7 +285,8 @@ static void configure_arguments(void **state)
 	p = new_project(&opts);
 	assert_string_equal(setup_args(p, NULL, "fast_hash=false\nsimd=auto\n", &err),
 			    "-Dbuildtype=debugoptimized|-Dc_args=-fno-omit-frame-pointer|"
-			    "-Dcpp_args=-fno-omit-frame-pointer|-Dfast_hash=false|-Dsimd=auto");
+			    "-Dcpp_args=-fno-omit-frame-pointer|-Dc_link_args=|-Dcpp_link_args=|"
+			    "-Dfast_hash=false|-Dsimd=auto");
 	assert_int_equal(err, 0);
 	fg_project_free(p);
 
@@ -298,7 +299,8 @@ static void configure_arguments(void **state)
 	p = new_project(&opts);
 	assert_string_equal(setup_args(p, NULL, "fast_hash=false\nsimd=auto\n", &err),
 			    "-Dbuildtype=debugoptimized|-Dc_args=-DMINE -fno-omit-frame-pointer|"
-			    "-Dcpp_args=-fno-omit-frame-pointer|-Dfast_hash=true|-Dsimd=auto|-Dmode=small");
+			    "-Dcpp_args=-fno-omit-frame-pointer|-Dc_link_args=|-Dcpp_link_args=|"
+			    "-Dfast_hash=true|-Dsimd=auto|-Dmode=small");
 	fg_project_free(p);
 
 	/* the user's build folder: its project options and flags carried */
@@ -308,7 +310,8 @@ static void configure_arguments(void **state)
 	p = new_project(&opts);
 	assert_string_equal(setup_args(p, options_json, NULL, &err),
 			    "-Dbuildtype=debugoptimized|-Dc_args=-DUSER=1 '-DMSG=a b' -fno-omit-frame-pointer|"
-			    "-Dcpp_args=-fno-omit-frame-pointer|-Ddefault_library=static|-Dfast_hash=false|"
+			    "-Dcpp_args=-fno-omit-frame-pointer|-Dc_link_args=|-Dcpp_link_args=|"
+			    "-Ddefault_library=static|-Dfast_hash=false|"
 			    "-Dsimd=auto|-Dmode=fast|-Dlevels=['x', 'it\\'s']|-Dzz:opt=true|"
 			    "-Dfast_hash=true|-Dsimd=enabled");
 	fg_project_free(p);
@@ -329,7 +332,7 @@ static void configure_arguments(void **state)
 	p = new_project(&opts);
 	assert_string_equal(setup_args(p, NULL, NULL, &err),
 			    "-Dbuildtype=minsize|-Ddebug=true|-Dc_args=-DENV -fno-omit-frame-pointer|"
-			    "-Dcpp_args=-fno-omit-frame-pointer");
+			    "-Dcpp_args=-fno-omit-frame-pointer|-Dc_link_args=|-Dcpp_link_args=");
 	fg_project_free(p);
 }
 

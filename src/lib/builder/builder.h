@@ -68,13 +68,19 @@ int fg_units_link(fg_project *p, const struct fg_target *t, const size_t *units,
  * -Wl,--no-rosegment, so the link command (and with it the up-to-date
  * check) stays the same from run to run.
  *
- * fg_rosegment_load sets p->no_rosegment when the marker is there.
+ * The marker holds the options that decide the linker (compiler, flags,
+ * -D entries): it holds only for a run with the same ones, so a run
+ * without the -fuse-ld=lld of an earlier one links without the flag that
+ * GNU ld rejects. fg_rosegment_load sets p->no_rosegment when the marker
+ * is there and was written for this run's options (a stale one is
+ * removed); fg_rosegment_mark writes it for them.
  * fg_rosegment_after_link reads the linker of `exe` into res->linker;
  * when it is lld or mold and the flag was not used, it writes the marker,
  * sets p->no_rosegment, notes "<name> is linked by <linker>: adding
  * -Wl,--no-rosegment<where> ..." and sets *relink: the caller links again.
  * res->no_rosegment tells whether the final link has the flag. */
 void fg_rosegment_load(fg_project *p);
+void fg_rosegment_mark(const fg_project *p);
 void fg_rosegment_after_link(fg_project *p, const char *exe, const char *name, const char *where,
 			     fg_build_result *res, bool *relink);
 

@@ -124,8 +124,9 @@ static int base_args(fg_project *p, const cJSON *cache, fg_strvec *args)
 		fg_strbuf_addstr(&fl, user);
 	if (p->no_rosegment)
 		fg_strbuf_addf(&fl, "%s-Wl,--no-rosegment", fl.len ? " " : "");
-	if (fl.len)
-		fg_strvec_pushf(args, "-DCMAKE_EXE_LINKER_FLAGS=%s", fl.buf);
+	/* given even when empty: the cache must not keep an earlier run's
+	 * -fuse-ld=lld or -Wl,--no-rosegment once this run's options drop them */
+	fg_strvec_pushf(args, "-DCMAKE_EXE_LINKER_FLAGS=%s", fl.buf ? fl.buf : "");
 	for (size_t i = 0; i < p->opts.ndefines; i++) {
 		const char *d = p->opts.defines[i];
 		if (!strncmp(d, "CMAKE_C_FLAGS", 13) && (d[13] == '=' || d[13] == ':'))

@@ -13,7 +13,6 @@
 #include "lib/builder/builder.h"
 #include "util/banned.h"
 
-#define ROSEGMENT_FILE "flamegraph-no-rosegment"
 
 static const fg_strvec *needs(const fg_project *p, const struct fg_target *t)
 {
@@ -67,13 +66,9 @@ static int compile(fg_project *p, const struct fg_target *t)
  * this and every later configure links with it, and build again. */
 static int relink_no_rosegment(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	char *marker = fg_path_join(p->build_dir, ROSEGMENT_FILE);
-	FILE *f = marker ? fopen(marker, "w") : NULL;
 	int err;
 
-	if (f)
-		fclose(f);
-	free(marker);
+	fg_rosegment_mark(p);
 	fg_project_note(p, "%s is linked by %s: adding -Wl,--no-rosegment to c_link_args so perf "
 			"maps its code correctly", t->build_name, res->linker);
 	unlink(t->exe);

@@ -23,7 +23,6 @@
 
 #define STAMP_FILE "flamegraph-meson-setup.txt"
 #define DEFAULTS_FILE "flamegraph-meson-defaults.txt"
-#define ROSEGMENT_FILE "flamegraph-no-rosegment"
 #define INSTALL_HINT "(Debian/Ubuntu: apt-get install meson ninja-build)"
 
 /* ---- configure arguments -------------------------------------------------- */
@@ -120,8 +119,9 @@ static int flags_arg(const fg_project *p, const cJSON *user_options, const char 
 		fg_strbuf_addstr(&sb, env_value);
 	if (ours && *ours)
 		fg_strbuf_addf(&sb, "%s%s", sb.len ? " " : "", ours);
-	if (sb.len)
-		err = fg_strvec_pushf(args, "-D%s=%s", name, sb.buf);
+	/* given even when empty: what an earlier run put there (its
+	 * -Wl,--no-rosegment) must not outlive the options it came from */
+	err = fg_strvec_pushf(args, "-D%s=%s", name, sb.buf ? sb.buf : "");
 	fg_strbuf_release(&sb);
 	return err;
 }
@@ -514,14 +514,14 @@ int fg_meson_configure(fg_project *p)
 	fg_meson_state *st = fg_meson_state_of(p);
 	fg_strvec base = FG_STRVEC_INIT, feats = FG_STRVEC_INIT, user = FG_STRVEC_INIT;
 	char *stamp_path = build_file(p, STAMP_FILE), *defaults_path = build_file(p, DEFAULTS_FILE);
-	char *marker = build_file(p, ROSEGMENT_FILE), *ninja_file = build_file(p, "build.ninja");
+	char *ninja_file = build_file(p, "build.ninja");
 	char *fp = NULL, *uo_path = NULL, *uo_text = NULL, *opt_path = NULL, *opt_text = NULL;
 	char *defaults = NULL, *stamp = NULL, *want = NULL, *meson = fg_which("meson"), *ninja = NULL;
 	cJSON *uo = NULL, *options = NULL;
 	bool configured, fresh = false;
 	int err = 0;
 
-	if (!st || !stamp_path || !defaults_path || !marker || !ninja_file) {
+	if (!st || !stamp_path || !defaults_path || !ninja_file) {
 		err = FG_ENOMEM;
 		goto done;
 	}
@@ -533,7 +533,10 @@ int fg_meson_configure(fg_project *p)
 	}
 	if ((err = fg_mkdir_p(p->build_dir)))
 		goto done;
-	p->no_rosegment = fg_path_is_file(marker) || fg_wants_lld(p);
+	p->no_rosegment = false;
+	fg_rosegment_load(p);
+	if (fg_wants_lld(p))
+		p->no_rosegment = true;
 	fp = fp_flags(p);
 	if (st->user_build && (uo_path = fg_meson_info_path(st->user_build, "intro-buildoptions.json")))
 		uo = fg_meson_parse(uo_text = fg_meson_read_text(uo_path));
@@ -580,7 +583,6 @@ done:
 	fg_strvec_clear(&user);
 	free(stamp_path);
 	free(defaults_path);
-	free(marker);
 	free(ninja_file);
 	free(fp);
 	free(uo_path);

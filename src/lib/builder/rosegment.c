@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
+#include "util/input.h"
 #include "util/banned.h"
 
 /* In the build folder: lld or mold linked this project before. */
@@ -43,12 +45,63 @@ static bool is_lld_or_mold(const char *linker)
 	return !strcmp(linker, "LLD") || !strcmp(linker, "mold");
 }
 
+/* What decides which linker runs: the compiler and the flags given to
+ * this run, the -D entries (CMAKE_EXE_LINKER_FLAGS, c_link_args...) and
+ * the manifest's own. */
+static void link_key(const fg_project *p, fg_strbuf *key)
+{
+	const fg_project_opts *o = &p->opts;
+
+	fg_strbuf_addf(key, "cc=%s\ncflags=%s\nldflags=%s\n", o->cc ? o->cc : "",
+		       o->cflags ? o->cflags : "", o->ldflags ? o->ldflags : "");
+	for (size_t i = 0; i < o->ndefines; i++)
+		fg_strbuf_addf(key, "D=%s\n", o->defines[i]);
+	fg_strbuf_addf(key, "link-cc=%s\nrecipe-cc=%s\n", p->cc ? p->cc : "",
+		       p->recipe.cc ? p->recipe.cc : "");
+	for (size_t i = 0; i < p->ldflags.n; i++)
+		fg_strbuf_addf(key, "link=%s\n", p->ldflags.v[i]);
+	for (size_t i = 0; i < p->recipe.ldflags.n; i++)
+		fg_strbuf_addf(key, "recipe-ldflags=%s\n", p->recipe.ldflags.v[i]);
+	for (size_t i = 0; i < p->recipe.profile_ldflags.n; i++)
+		fg_strbuf_addf(key, "profile-ldflags=%s\n", p->recipe.profile_ldflags.v[i]);
+}
+
 void fg_rosegment_load(fg_project *p)
 {
-	char *marker = fg_path_join(p->build_dir, ROSEGMENT_MARKER);
+	char *marker = fg_path_join(p->build_dir, ROSEGMENT_MARKER), *data = NULL;
+	fg_strbuf key = FG_STRBUF_INIT;
+	size_t len;
 
-	if (marker && fg_path_is_file(marker))
+	if (!marker || !fg_path_is_file(marker))
+		goto done;
+	if (fg_read_file(marker, &data, &len)) {
+		fg_error_clear();
+		goto done;
+	}
+	link_key(p, &key);
+	if (key.buf && len == key.len && !memcmp(data, key.buf, len))
 		p->no_rosegment = true;
+	else
+		unlink(marker); /* made for other options: they may pick another linker */
+done:
+	fg_strbuf_release(&key);
+	free(data);
+	free(marker);
+}
+
+void fg_rosegment_mark(const fg_project *p)
+{
+	char *marker = fg_path_join(p->build_dir, ROSEGMENT_MARKER);
+	fg_strbuf key = FG_STRBUF_INIT;
+	FILE *f = marker ? fopen(marker, "w") : NULL;
+
+	link_key(p, &key);
+	if (f) {
+		if (key.buf)
+			fputs(key.buf, f);
+		fclose(f);
+	}
+	fg_strbuf_release(&key);
 	free(marker);
 }
 
@@ -61,11 +114,7 @@ void fg_rosegment_after_link(fg_project *p, const char *exe, const char *name, c
 		return;
 	}
 	if (is_lld_or_mold(res->linker) && !p->no_rosegment) {
-		char *marker = fg_path_join(p->build_dir, ROSEGMENT_MARKER);
-		FILE *f = marker ? fopen(marker, "w") : NULL;
-		if (f)
-			fclose(f);
-		free(marker);
+		fg_rosegment_mark(p);
 		p->no_rosegment = true;
 		fg_project_note(p, "%s is linked by %s: adding -Wl,--no-rosegment%s so perf maps its "
 				"code correctly", name, res->linker, where);

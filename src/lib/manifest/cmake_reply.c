@@ -3,6 +3,7 @@
  * build folder or, for tests and fuzzing, from memory), and the cache's
  * BOOL options matched against --features. Running cmake is the
  * builder's (src/lib/builder/cmake_configure.c). */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,57 @@ static bool feature_matches(const char *option, const char *feature, const char 
 	return m;
 }
 
+/* An option as a feature is spelt: ENABLE_FAST_HASH -> fast-hash (the
+ * prefix feature_matches takes off, lower case, '-' for '_'). */
+static void feature_spelling(const char *option, const char *project, fg_strbuf *out)
+{
+	static const char *const pre[] = { "ENABLE_", "WITH_", "USE_" };
+	size_t n = strlen(project), skip = 0;
+
+	for (size_t i = 0; i < 3 && !skip; i++)
+		if (!strncasecmp(option, pre[i], strlen(pre[i])))
+			skip = strlen(pre[i]);
+	if (!skip && n && !strncasecmp(option, project, n) && option[n] == '_')
+		skip = n + 1;
+	for (const char *s = option + skip; *s; s++)
+		fg_strbuf_addch(out, *s == '_' ? '-' : (char)tolower((unsigned char)*s));
+}
+
+/* "unknown feature": the nearest option, by its name or by its feature
+ * spelling (fast-hsh -> ENABLE_FAST_HASH), then all of them. */
+static int unknown_feature(const fg_project *p, const char *f, const char *project)
+{
+	fg_strbuf list = FG_STRBUF_INIT, sb = FG_STRBUF_INIT;
+	fg_strvec spelt = FG_STRVEC_INIT;
+	const char *near = NULL, *as = NULL;
+	int err;
+
+	for (size_t k = 0; k < p->bool_options.n; k++) {
+		fg_strbuf_addf(&list, "%s%s", k ? ", " : "", p->bool_options.v[k]);
+		fg_strbuf_reset(&sb);
+		feature_spelling(p->bool_options.v[k], project, &sb);
+		fg_strvec_push(&spelt, sb.buf);
+	}
+	near = fg_suggest(f, (const char *const *)p->bool_options.v, p->bool_options.n);
+	if (!near && spelt.n == p->bool_options.n &&
+	    (as = fg_suggest(f, (const char *const *)spelt.v, spelt.n))) {
+		for (size_t k = 0; k < spelt.n && !near; k++)
+			if (spelt.v[k] == as)
+				near = p->bool_options.v[k];
+	}
+	fg_strbuf_reset(&sb);
+	if (as)
+		fg_strbuf_addf(&sb, "did you mean '%s' (%s)? ", as, near);
+	else if (near)
+		fg_strbuf_addf(&sb, "did you mean '%s'? ", near);
+	err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s's BOOL options are: %s", f, sb.buf,
+			   p->name, list.len ? list.buf : "(none)");
+	fg_strvec_clear(&spelt);
+	fg_strbuf_release(&sb);
+	fg_strbuf_release(&list);
+	return err;
+}
+
 /* Resolves the requested features against the cache's BOOL options into
  * one -DNAME=ON/OFF per feature-like option, so a run without --features
  * restores the defaults recorded at the first configure. */
@@ -253,15 +305,7 @@ int fg_cmake_feature_args(fg_project *p, const cJSON *cache, const char *default
 			if (feature_matches(p->bool_options.v[k], f, project))
 				hit = p->bool_options.v[k];
 		if (!hit) {
-			fg_strbuf list = FG_STRBUF_INIT;
-			for (size_t k = 0; k < p->bool_options.n; k++)
-				fg_strbuf_addf(&list, "%s%s", k ? ", " : "", p->bool_options.v[k]);
-			const char *near = fg_suggest(f, (const char *const *)p->bool_options.v,
-						      p->bool_options.n);
-			err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s%s%s's BOOL options are: %s",
-					   f, near ? "did you mean '" : "", near ? near : "",
-					   near ? "'? " : "", p->name, list.len ? list.buf : "(none)");
-			fg_strbuf_release(&list);
+			err = unknown_feature(p, f, project);
 			break;
 		}
 		fg_strvec_pushf(args, "-D%s=ON", hit);

@@ -202,6 +202,8 @@ typedef struct pd_proc {
 	struct pd_map *maps;      /* sorted by start, not overlapping */
 	size_t n, alloc;
 	uint64_t gen;             /* changes whenever code is mapped (reader.c) */
+	bool execd;               /* an exec of it (or of the process it was
+				     forked from) was seen */
 } pd_proc;
 
 typedef struct pd_thread {

@@ -102,6 +102,7 @@ int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32
 	if (!(pp = pd_machine_proc(m, ppid)) || !(np = pd_machine_proc(m, pid)))
 		return FG_ENOMEM;
 	np->n = 0;
+	np->execd = pp->execd;
 	if (pp->n) {
 		if (FG_ALLOC_GROW(np->maps, pp->n, np->alloc, 16))
 			return FG_ENOMEM;
@@ -120,6 +121,7 @@ int pd_machine_exec(pd_machine *m, int32_t pid)
 		return FG_ENOMEM;
 	p->n = 0;
 	p->gen++;
+	p->execd = true;
 	return 0;
 }
 

@@ -105,6 +105,8 @@ void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asiz
 	at->regs_user = asize >= 88 ? pd_u64(a + 80) : 0;
 	at->ids = ids;
 	at->nids = nids;
+	if ((flags >> 24) & 1)
+		r->comm_exec = true;
 	if (i == 0) {
 		r->sample_type = at->sample_type;
 		r->regs_user = at->regs_user;
@@ -738,6 +740,15 @@ static int do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uin
 	attr = attr_of(r, &s);
 	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
 		return FG_ENOMEM;
+	if (r->opts.from_exec && r->comm_exec) {
+		const pd_proc *proc = pd_machine_proc(&r->machine, s.pid);
+		if (!proc)
+			return FG_ENOMEM;
+		if (!proc->execd) {
+			r->stats.before_exec++;
+			return 0;
+		}
+	}
 	r->nframes = 0;
 	if (r->dwarf) {
 		uint64_t depth = 0;

@@ -79,6 +79,7 @@ struct fg_perfdata {
 	uint64_t sample_type;     /* common to all attrs */
 	uint64_t regs_user;       /* likewise */
 	bool id_all;
+	bool comm_exec;           /* COMM records mark execs (attr comm_exec) */
 	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
 	pd_unwinder *unwinder;
 	uint64_t pcs[MAX_STACK];

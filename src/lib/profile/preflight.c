@@ -150,6 +150,11 @@ bool fg_run_streams(const fg_profile_opts *o)
 	return o->stream == FG_STREAM_ON || (o->stream == FG_STREAM_AUTO && fg_profile_can_stream(o));
 }
 
+bool fg_run_attaches(const run *r)
+{
+	return r->rec.recorder == FG_RECORDER_PERF && !r->rec.custom && r->o->argc > 0;
+}
+
 int fg_run_check_opts(const fg_profile_opts *o)
 {
 	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);

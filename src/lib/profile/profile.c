@@ -190,7 +190,7 @@ static int do_record(run *r)
 	}
 	/* perf runs the workload itself only for a custom command (whose
 	 * arguments may not allow attaching) and for DTrace */
-	ro.attach = r->rec.recorder == FG_RECORDER_PERF && !r->rec.custom && r->o->argc > 0;
+	ro.attach = fg_run_attaches(r);
 	ro.continue_at_max = r->o->continue_at_max;
 	ro.workload_stdout = r->o->workload_stdout_to_stderr ? STDERR_FILENO : -1;
 	ro.tmpdir = r->o->tmpdir;

@@ -53,6 +53,10 @@ void fg_run_on_record_event(void *ctx, fg_record_event kind, const char *msg, do
 /* preflight.c */
 /* Whether this run streams its recording (stream.c). */
 bool fg_run_streams(const fg_profile_opts *o);
+/* Whether perf attaches to the program started held (fg_record_run_opts
+ * attach): perf runs it itself only for a custom command (whose arguments
+ * may not allow attaching) and for DTrace. */
+bool fg_run_attaches(const run *r);
 int fg_run_check_opts(const fg_profile_opts *o);
 int fg_run_check_tool(run *r);
 int fg_run_check_pids(run *r);

@@ -297,13 +297,15 @@ static void timers(session *s)
 }
 
 /* What follows from who has ended: the workload gone, perf is told to
- * stop; perf gone (the cap, or it failed), the workload is stopped unless
- * it may go on. */
+ * stop; perf gone (it failed) or at its cap, the workload is stopped
+ * unless it may go on. */
 static void follow_up(session *s)
 {
 	if (s->work_started && s->work_done)
 		stop_perf(s);
-	if (s->perf_done && s->work_started && !s->work_done &&
+	/* at the cap the program stops now, not once perf has finished its
+	 * file: what it does after is not recorded */
+	if ((s->perf_done || s->out->capped) && s->work_started && !s->work_done &&
 	    !(s->out->capped && s->o->continue_at_max))
 		plan_workload_stop(s, 0, SIGTERM);
 }

@@ -123,5 +123,11 @@ int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *o, const cha
 		plan->max_size = plan->free_bytes / 2;
 		plan->max_size_default = true;
 	}
+	/* a buffer the user sized is theirs to keep */
+	if (!o->buffer_bytes) {
+		long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+		plan->buffer_bytes = fg_record_buffer_within(plan->buffer_bytes, plan->max_size,
+							     ncpus > 0 ? (unsigned)ncpus : 1);
+	}
 	return 0;
 }

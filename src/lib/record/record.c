@@ -352,6 +352,18 @@ uint64_t fg_record_buffer_size(fg_call_graph mode, unsigned freq, unsigned ncpus
 	return size < 16 * 1024 ? 16 * 1024 : size;
 }
 
+uint64_t fg_record_buffer_within(uint64_t buffer, uint64_t cap, unsigned ncpus)
+{
+	uint64_t most;
+
+	if (!cap || cap == UINT64_MAX)
+		return buffer;
+	most = floor_pow2(cap / 4 / (ncpus ? ncpus : 1));
+	if (buffer > most)
+		buffer = most;
+	return buffer < 16 * 1024 ? 16 * 1024 : buffer;
+}
+
 int fg_record_parse_size(uint64_t *out, const char *text)
 {
 	static const struct { const char *unit; unsigned shift; } units[] = {
