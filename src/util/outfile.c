@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 	fg_outfile *f;
 	struct stat st;
 	const char *slash;
+	sigset_t all, old;
 	int fd, err = 0;
 
 	*out = NULL;
@@ -56,7 +59,15 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 	if (slash)
 		fg_strbuf_add(&f->tmp, path, (size_t)(slash - path) + 1);
 	fg_strbuf_addf(&f->tmp, ".%s.tmpXXXXXX", slash ? slash + 1 : path);
+	/* a signal handler removes it if the program is killed (best effort:
+	 * a full table only loses that); signals wait until it is registered,
+	 * or one arriving right after mkstemp would leave the file behind */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	fd = mkstemp(f->tmp.buf);
+	if (fd >= 0 && fg_cleanup_add_path(f->tmp.buf, false))
+		fg_error_clear();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
 		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
@@ -64,13 +75,10 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 	if (!(f->fp = fdopen(fd, "w"))) {
 		close(fd);
 		unlink(f->tmp.buf);
+		fg_cleanup_remove_path(f->tmp.buf);
 		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	/* a signal handler removes it if the program is killed (best effort:
-	 * a full table only loses that) */
-	if (fg_cleanup_add_path(f->tmp.buf, false))
-		fg_error_clear();
 	*out = f;
 	return 0;
 fail:

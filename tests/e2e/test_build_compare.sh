@@ -61,8 +61,12 @@ check_eq "tracked files unchanged" "" "$(gitc status --porcelain --untracked-fil
 # the regression gate: sort_phase's share grew by far more than 10 points
 check_exit "gate: sorting grew" 6 fgb --bin stress2 --compare HEAD~1 --fail-above 10 --report md \
 	--report-out gate.md -o gate.svg -- --rounds 4
+# first in the table: the sort, sort_phase or the sort_work it calls
+# (their shares grow by nearly the same points: page faults of the
+# bigger array, which a busy neighbour slows, decide which grew more)
 sed -n 3p gate.md > first.txt
-check_contains "gate: sort_phase first in the table, over" first.txt '^\| `sort_phase` \| .* \*\*\+[0-9.]+ pp\*\* over \|$'
+check_contains "gate: the sort first in the table, over" first.txt '^\| `sort_(phase|work)` \| .* \*\*\+[0-9.]+ pp\*\* over \|$'
+check_contains "gate: sort_phase over" gate.md '^\| `sort_phase` \| .* \*\*\+[0-9.]+ pp\*\* over \|$'
 check_contains "gate: the verdict names it" gate.md '^\*\*gate failed\*\*: .*sort_phase'
 check_exit "gate: the graph is still written" 0 test -s gate.svg
 # a revision compared with itself passes (runs differ by a few points)

@@ -378,9 +378,16 @@ int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
 		if (res->recorded && res->workload_failed && res->signal && res->signal != SIGINT)
 			fg_warnf("%s was killed by %s (signal %d: %s)", what, signame(res->signal),
 				 res->signal, strsignal(res->signal));
+		else if (res->recorded && res->workload_failed && !res->signal)
+			fg_warnf("%s exited with status %d", what, res->exit_code);
 		code = fg_die_lib(err);
 		if (err == FG_EINTR && res->interrupt_signal)
 			code = FG_EXIT_SIGNAL_BASE + res->interrupt_signal;
+		/* a program that failed before its first sample: its failure is
+		 * the news, as when it fails after a graph was written */
+		else if (err == FG_ENODATA && res->recorded && res->workload_failed &&
+			 !po->ignore_status)
+			code = FG_EXIT_WORKLOAD;
 		return code;
 	}
 	code = report_workload(po, res, what);
