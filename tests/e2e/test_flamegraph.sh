@@ -31,7 +31,9 @@ nb=$(awk '/main;outer;b [0-9]+$/ { s += $NF } END { printf "%d\n", s / 1003009 }
 [ "$na" -gt 100 ] && pass || fail "main;outer;a has only $na samples (1.5 s at 997 Hz: some 1000)"
 [ "$nb" -gt 50 ] && pass || fail "main;outer;b has only $nb samples (1.5 s at 997 Hz: some 500)"
 ratio=$(awk -v a="$na" -v b="$nb" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
-awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5 && r <= 2.6) }' && pass ||
+# (2.0 on an idle machine; beside a busy core the timer's samples favour
+# a: 1.99-2.75 measured with a spinner on the other core)
+awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5 && r <= 3.0) }' && pass ||
 	fail "a/b sample ratio $ratio is not near 2 ($na vs $nb)"
 echo "a/b ratio: $ratio ($na / $nb)"
 
