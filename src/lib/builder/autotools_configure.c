@@ -44,14 +44,22 @@ static bool has2(const fg_strvec *v, const char *prefix, const char *name)
 	return found;
 }
 
-static int profile_flags(const fg_project *p, const char *fp_flags, fg_strbuf *out)
+int fg_autotools_check_profile(const fg_project *p)
 {
-	const char *user = p->opts.cflags && *p->opts.cflags ? p->opts.cflags : NULL;
-
 	if (strcmp(p->profile, "release") && strcmp(p->profile, "dev"))
 		return fg_error_set(FG_EINVAL, "no profile '%s' for an autotools project — use release "
 				    "(-O2 -g, the default) or dev (-O0 -g); set other flags through "
 				    "$CFLAGS", p->profile);
+	return 0;
+}
+
+static int profile_flags(const fg_project *p, const char *fp_flags, fg_strbuf *out)
+{
+	const char *user = p->opts.cflags && *p->opts.cflags ? p->opts.cflags : NULL;
+	int err;
+
+	if ((err = fg_autotools_check_profile(p)))
+		return err;
 	if (user)
 		fg_strbuf_addstr(out, user);
 	else if (!strcmp(p->profile, "release"))

@@ -90,12 +90,14 @@ int fg_meson_build(fg_project *p, const struct fg_target *t, fg_build_result *re
 /* (Re)configures the flamegraph build folder when its arguments changed. */
 int fg_meson_configure(fg_project *p);
 
-/* Autotools (builder/autotools*.c). fg_autotools_source decides where
+/* Autotools (builder/autotools*.c). fg_autotools_check_profile refuses
+ * a profile other than release and dev (FG_EINVAL); fg_autotools_source decides where
  * configure runs from (the user's tree, or a copy regenerated with
  * autoreconf -fi); fg_autotools_configure (re)configures the build
  * folder when its arguments changed (FG_EBUILD with configure's last
  * lines and config.log's path when it fails); fg_autotools_build makes a
  * program (p->system FG_BUILD_AUTOTOOLS). */
+int fg_autotools_check_profile(const fg_project *p);
 int fg_autotools_source(fg_project *p);
 int fg_autotools_configure(fg_project *p);
 int fg_autotools_build(fg_project *p, const struct fg_target *t, fg_build_result *res);

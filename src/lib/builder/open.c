@@ -49,7 +49,9 @@ static int open_autotools(fg_project *p)
 	int err;
 
 	p->system = FG_BUILD_AUTOTOOLS;
-	if ((err = fg_autotools_source(p)) || (err = fg_autotools_configure(p)))
+	/* an unknown profile is refused before any copy or autoreconf */
+	if ((err = fg_autotools_check_profile(p)) || (err = fg_autotools_source(p)) ||
+	    (err = fg_autotools_configure(p)))
 		return err;
 	return fg_autotools_read(p);
 }
