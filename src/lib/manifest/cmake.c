@@ -276,7 +276,9 @@ static int add_ctests(fg_project *p, const struct fg_cmake_replies *mem, size_t 
 		ct->exe = fg_strdup(ct->argv.v[0]);
 		exe = test_target(p, nexec, ct->argv.v[0]);
 		if (exe) {
-			p->targets[exe - p->targets].kind = FG_TARGET_TEST;
+			/* a program its tests run is a test, unless installed */
+			if (!exe->installed)
+				p->targets[exe - p->targets].kind = FG_TARGET_TEST;
 			ct->build_name = fg_strdup(exe->build_name);
 		}
 	}
@@ -322,14 +324,24 @@ static int add_executables(fg_project *p, const struct fg_cmake_replies *mem, co
 		const char *src = jstr(src0, "path");
 
 		if (type && name && apath && !strcmp(type, "EXECUTABLE")) {
-			/* the folder of its first source, not the file name:
-			 * lz4's CLI starts with programs/bench.c */
+			/* a program the project installs is a bin (libwebp's
+			 * cwebp lives in examples/); the others' kinds are
+			 * guesses from the folder of their first source, not
+			 * the file name (lz4's CLI starts with programs/bench.c) */
+			const cJSON *inst = cJSON_GetObjectItemCaseSensitive(tj, "install");
+			bool installed = cJSON_GetArraySize(
+				cJSON_GetObjectItemCaseSensitive(inst, "destinations")) > 0;
 			char *srcdir = fg_strndup(src ? src : "", src && strrchr(src, '/') ? (size_t)(strrchr(src, '/') - src) : 0);
-			struct fg_target *x = fg_project_add_target(p, name, classify(name, srcdir ? srcdir : ""));
+			struct fg_target *x = fg_project_add_target(p, name, installed ? FG_TARGET_BIN :
+								    classify(name, srcdir ? srcdir : ""));
 			free(srcdir);
 			if (!x || !(x->exe = fg_path_join(p->build_dir, apath)) ||
 			    !(x->build_name = fg_strdup(name)))
 				err = FG_ENOMEM;
+			else {
+				x->installed = installed;
+				x->kind_guessed = !installed;
+			}
 		}
 		cJSON_Delete(tj);
 		if (err)

@@ -240,6 +240,49 @@ static void join_features(const struct fg_target *t, fg_strbuf *sb)
 		fg_strbuf_addf(sb, "%s%s", i ? "," : "", t->missing_features.v[i]);
 }
 
+/* CTest tests that run the same program, when there are many of them */
+#define CTEST_GROUP_MIN 5
+#define CTEST_GROUP_SHOWN 3
+
+static const char *ctest_program(const struct fg_target *t)
+{
+	return t->ctest && t->argv.n ? fg_path_base(t->argv.v[0]) : NULL;
+}
+
+static size_t ctest_group_size(const fg_project *p, fg_target_kind k, const char *prog)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ntargets; i++)
+		if (p->targets[i].kind == k && ctest_program(&p->targets[i]) &&
+		    !strcmp(ctest_program(&p->targets[i]), prog))
+			n++;
+	return n;
+}
+
+/* "PROG: N ctest tests (a, b, c, ...)" at the first test of a large group,
+ * nothing at the others: hundreds of generated names stay one line */
+static bool describe_ctest_group(const fg_project *p, fg_target_kind k, size_t at, fg_strbuf *sb,
+				 size_t *n)
+{
+	const char *prog = ctest_program(&p->targets[at]);
+	size_t size, shown = 0;
+
+	if (!prog || (size = ctest_group_size(p, k, prog)) < CTEST_GROUP_MIN)
+		return false;
+	for (size_t i = 0; i < at; i++)
+		if (p->targets[i].kind == k && ctest_program(&p->targets[i]) &&
+		    !strcmp(ctest_program(&p->targets[i]), prog))
+			return true; /* listed with the group's first */
+	fg_strbuf_addf(sb, "%s%s: %zu ctest tests (", (*n)++ ? ", " : "", prog, size);
+	for (size_t i = at; i < p->ntargets && shown < CTEST_GROUP_SHOWN; i++)
+		if (p->targets[i].kind == k && ctest_program(&p->targets[i]) &&
+		    !strcmp(ctest_program(&p->targets[i]), prog))
+			fg_strbuf_addf(sb, "%s%s", shown++ ? ", " : "", p->targets[i].name);
+	fg_strbuf_addstr(sb, ", ...)");
+	return true;
+}
+
 static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 {
 	size_t i, n = 0;
@@ -247,6 +290,8 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 	for (i = 0; i < p->ntargets; i++) {
 		const struct fg_target *t = &p->targets[i];
 		if (t->kind != k)
+			continue;
+		if (describe_ctest_group(p, k, i, sb, &n))
 			continue;
 		fg_strbuf_addf(sb, "%s%s", n++ ? ", " : "", t->name);
 		if (t->exe && strcmp(fg_path_base(t->exe), t->name) && !t->ctest)
@@ -329,6 +374,12 @@ static bool name_matches(const struct fg_target *t, const char *name)
 	       (t->exe && !t->ctest && !strcmp(fg_path_base(t->exe), name));
 }
 
+/* "an example", "a bin" */
+static const char *kind_article(fg_target_kind kind)
+{
+	return kind == FG_TARGET_EXAMPLE ? "an" : "a";
+}
+
 /* A target of another kind by that name (true: that is the whole
  * answer, in hint), or a name near it (a "did you mean" in hint). */
 static bool near_name(const fg_project *p, fg_target_kind kind, const char *name, fg_strbuf *hint)
@@ -340,8 +391,9 @@ static bool near_name(const fg_project *p, fg_target_kind kind, const char *name
 	for (size_t i = 0; i < p->ntargets; i++) {
 		const struct fg_target *t = &p->targets[i];
 		if (name_matches(t, name) && t->kind != kind) {
-			fg_strbuf_addf(hint, "'%s' is a %s, not a %s: use --%s %s", name,
-				       fg_target_kind_name(t->kind), fg_target_kind_name(kind),
+			fg_strbuf_addf(hint, "'%s' is %s %s, not %s %s: use --%s %s", name,
+				       kind_article(t->kind), fg_target_kind_name(t->kind),
+				       kind_article(kind), fg_target_kind_name(kind),
 				       fg_target_kind_name(t->kind), name);
 			free(names);
 			return true;
@@ -451,7 +503,7 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 		if (!select_kind(&any, p, FG_TARGET_KIND_COUNT, name, no_ctest) && any->kind_guessed) {
 			fg_project_note(p, "%s is listed as %s %s (a guess from its name and how it is "
 					"built); profiling it as asked", any->name,
-					any->kind == FG_TARGET_EXAMPLE ? "an" : "a", fg_target_kind_name(any->kind));
+					kind_article(any->kind), fg_target_kind_name(any->kind));
 			fg_strbuf_release(&names);
 			*out = any;
 			return 0;

@@ -27,6 +27,7 @@ struct fg_target {
 	fg_target_kind kind;
 	bool kind_guessed;  /* the kind is a guess from the name: any kind
 			       flag selects it */
+	bool installed;     /* the project installs it: a bin, whatever runs it */
 	char *exe;          /* absolute */
 	char *build_name;   /* target to build, NULL: build everything */
 	bool ctest;
