@@ -50,11 +50,11 @@ hot_sleep=$(incl hc.folded sleep_phase "[on-cpu]")
 awk -v s="$cold_sleep" 'BEGIN { exit !(s >= 280000 && s <= 600000) }' &&
 	pass || fail "--hot-cold: sleep_phase has $cold_sleep us under [off-cpu], not about 300 000"
 # compute_phase runs 300 ms of wall time: on a busy machine part of it is
-# spent waiting for a CPU, some of which is off-CPU time (a preempted
-# thread, still runnable, is neither: 245 ms on and 0 off measured beside
-# a spinner); on and off CPU together are at most its 300 ms and at least
-# half of it, and some of it is on a CPU
-awk -v c="$hot_compute" -v o="$cold_compute" 'BEGIN { exit !(c >= 10000 && c + o >= 150000 && c + o <= 450000) }' &&
+# spent waiting for a CPU, which a preempted thread (still runnable) does
+# neither on nor off CPU (245 ms on and 0 off measured beside a spinner,
+# 127 ms on beside a whole build): on and off CPU together are at most its
+# 300 ms, and a good part of it is on a CPU
+awk -v c="$hot_compute" -v o="$cold_compute" 'BEGIN { exit !(c >= 50000 && c + o <= 450000) }' &&
 	pass || fail "--hot-cold: compute_phase has $hot_compute us on CPU and $cold_compute off, not 300 000 together"
 awk -v s="$hot_sleep" 'BEGIN { exit !(s <= 15000) }' &&
 	pass || fail "--hot-cold: sleep_phase on CPU $hot_sleep us: not almost none"
