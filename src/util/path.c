@@ -69,3 +69,9 @@ const char *fg_path_base(const char *path)
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
 }
+
+const char *fg_path_ext(const char *path)
+{
+	const char *base = fg_path_base(path), *dot = strrchr(base, '.');
+	return dot && dot != base ? dot + 1 : "";
+}

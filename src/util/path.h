@@ -17,5 +17,8 @@ bool fg_path_is_file(const char *path);
 long long fg_path_mtime(const char *path);
 /* The part after the last '/' (a pointer into path). */
 const char *fg_path_base(const char *path);
+/* The extension of the base name without its dot ("c" for "src/a.c"), ""
+ * when it has none (a leading dot is no extension); a pointer into path. */
+const char *fg_path_ext(const char *path);
 
 #endif

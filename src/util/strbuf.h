@@ -51,6 +51,15 @@ static inline fg_view fg_view_cstr(const char *s)
 {
 	return fg_view_of(s, strlen(s));
 }
+/* Whether s is one of the strings of a NULL-terminated list. */
+static inline bool fg_str_in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
 static inline bool fg_view_eq(fg_view a, const char *s)
 {
 	size_t n = strlen(s);

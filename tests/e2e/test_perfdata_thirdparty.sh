@@ -135,6 +135,26 @@ record() {
 	fi
 }
 
+# build_both FP DW FP-COMMAND DW-COMMAND: the builds with and without
+# frame pointers at once (each is one compiler process), or those of an
+# earlier run when kept; rc_fp and rc_dw are their statuses
+build_both() {
+	local key fp_job dw_job
+	key=$(build_key "$3" "$4")
+	rc_fp=0 rc_dw=0
+	if build_restore "$key" "$1" "$2"; then
+		echo "$1, $2: the builds of an earlier run reused"
+		return
+	fi
+	$3 >"$1.log" 2>&1 &
+	fp_job=$!
+	$4 >"$2.log" 2>&1 &
+	dw_job=$!
+	wait "$fp_job" || rc_fp=$?
+	wait "$dw_job" || rc_dw=$?
+	[ "$rc_fp$rc_dw" != 00 ] || build_keep "$key" "$1" "$2"
+}
+
 # the comparisons of one recording, which is then removed
 compare_all() { # compare_all NAME MODE
 	local name=$1 mode=$2
@@ -155,20 +175,7 @@ if lz4_src=$(fetch lz4); then
 	lz4_files="$lz4_src/lib/lz4.c $lz4_src/lib/lz4hc.c $lz4_src/lib/lz4frame.c $lz4_src/lib/xxhash.c"
 	lz4_fp="cc -O2 -g -fno-omit-frame-pointer -I$lz4_src/lib -o lz4-fp $lz4_files $lz4_src/programs/*.c"
 	lz4_dw="cc -O2 -g -I$lz4_src/lib -o lz4-dw $lz4_files $lz4_src/programs/*.c"
-	key=$(build_key "$lz4_fp" "$lz4_dw")
-	rc_fp=0 rc_dw=0
-	if build_restore "$key" lz4-fp lz4-dw; then
-		echo "lz4: the builds of an earlier run reused"
-	else
-		# both builds at once: each is one cc process
-		$lz4_fp >lz4-fp.log 2>&1 &
-		fp_job=$!
-		$lz4_dw >lz4-dw.log 2>&1 &
-		dw_job=$!
-		wait "$fp_job" || rc_fp=$?
-		wait "$dw_job" || rc_dw=$?
-		[ "$rc_fp$rc_dw" != 00 ] || build_keep "$key" lz4-fp lz4-dw
-	fi
+	build_both lz4-fp lz4-dw "$lz4_fp" "$lz4_dw"
 	check_eq "lz4 built with frame pointers" 0 "$rc_fp"
 	check_eq "lz4 built without" 0 "$rc_dw"
 	echo "lz4: built at ${SECONDS}s"
@@ -197,19 +204,7 @@ elif rj_src=$(fetch rapidjson); then
 	example="$rj_src/example/filterkeydom/filterkeydom.cpp"
 	rj_fp="c++ -O2 -g -fno-omit-frame-pointer -I$rj_src/include -o filterkeydom $example"
 	rj_dw="c++ -O2 -g -I$rj_src/include -o filterkeydom-dw $example"
-	key=$(build_key "$rj_fp" "$rj_dw")
-	rc_fp=0 rc_dw=0
-	if build_restore "$key" filterkeydom filterkeydom-dw; then
-		echo "rapidjson: the builds of an earlier run reused"
-	else
-		$rj_fp >rj-fp.log 2>&1 &
-		fp_job=$!
-		$rj_dw >rj-dw.log 2>&1 &
-		dw_job=$!
-		wait "$fp_job" || rc_fp=$?
-		wait "$dw_job" || rc_dw=$?
-		[ "$rc_fp$rc_dw" != 00 ] || build_keep "$key" filterkeydom filterkeydom-dw
-	fi
+	build_both filterkeydom filterkeydom-dw "$rj_fp" "$rj_dw"
 	check_eq "filterkeydom built with frame pointers" 0 "$rc_fp"
 	check_eq "filterkeydom built without" 0 "$rc_dw"
 	echo "rapidjson: example built at ${SECONDS}s"

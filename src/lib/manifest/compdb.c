@@ -34,30 +34,16 @@ static const char *const dropped_with_value[] = {
 	"-MF", "-MT", "-MQ", "-MJ", "-o", "-L", "-l", "-Xlinker", "-T", "-u", "-z", "-e", NULL
 };
 
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
-
-static const char *ext_of(const char *path)
-{
-	const char *base = fg_path_base(path), *dot = strrchr(base, '.');
-	return dot && dot != base ? dot + 1 : "";
-}
-
 static bool is_source_ext(const char *ext)
 {
 	static const char *const exts[] = { "c", "cc", "cpp", "cxx", "c++", "C", "m", "mm",
 					    "s", "S", "i", "ii", "cu", NULL };
-	return in_list(exts, ext);
+	return fg_str_in_list(exts, ext);
 }
 
 static bool is_link_input(const char *path)
 {
-	const char *ext = ext_of(path);
+	const char *ext = fg_path_ext(path);
 	return !strcmp(ext, "o") || !strcmp(ext, "a") || !strcmp(ext, "lo") || !strcmp(ext, "obj") ||
 	       strstr(fg_path_base(path), ".so") != NULL;
 }
@@ -85,7 +71,7 @@ static bool is_dropped_flag(const char *a)
 static bool is_exe_name(const char *path)
 {
 	static const char *const exts[] = { "", "exe", "out", "elf", "bin", NULL };
-	return in_list(exts, ext_of(path));
+	return fg_str_in_list(exts, fg_path_ext(path));
 }
 
 static char *absolute_in(const char *dir, const char *path)
@@ -295,7 +281,7 @@ static int rewrite(const struct entry *e, fg_strvec *compile, fg_strvec *link, c
 
 	for (size_t i = 1; !err && i < in->n; i++) {
 		const char *a = in->v[i];
-		if (a[0] == '-' && in_list(with_value, a) && i + 1 < in->n) {
+		if (a[0] == '-' && fg_str_in_list(with_value, a) && i + 1 < in->n) {
 			const char *v = in->v[++i];
 			if (!strcmp(a, "-o")) {
 				if (!*output && !(*output = fg_strdup(v)))
@@ -303,9 +289,9 @@ static int rewrite(const struct entry *e, fg_strvec *compile, fg_strvec *link, c
 			} else if (!strcmp(a, "-l") || !strcmp(a, "-L") || !strcmp(a, "-Xlinker")) {
 				if (!(err = fg_strvec_push(link, a)))
 					err = fg_strvec_push(link, v);
-			} else if (!in_list(dropped_with_value, a)) {
+			} else if (!fg_str_in_list(dropped_with_value, a)) {
 				if (!(err = fg_strvec_push(compile, a)))
-					err = push_path(compile, "", in_list(path_opts, a) ? e->dir : NULL, v);
+					err = push_path(compile, "", fg_str_in_list(path_opts, a) ? e->dir : NULL, v);
 			}
 		} else if (a[0] == '-' && !strncmp(a, "-o", 2) && a[2]) {
 			if (!*output && !(*output = fg_strdup(a + 2)))
@@ -319,7 +305,7 @@ static int rewrite(const struct entry *e, fg_strvec *compile, fg_strvec *link, c
 				err = fg_strvec_push(link, a);
 			if (!err && !is_dropped_flag(a))
 				err = fg_strvec_push(compile, a);
-		} else if (is_source_ext(ext_of(a))) {
+		} else if (is_source_ext(fg_path_ext(a))) {
 			/* the entry's own source stays; the other sources of a
 			 * multi-file command have entries of their own */
 			char *abs = absolute_in(e->dir, a);

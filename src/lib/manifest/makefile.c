@@ -33,34 +33,20 @@ struct reader {
 	size_t understood;
 };
 
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
-
-static const char *ext_of(const char *path)
-{
-	const char *base = fg_path_base(path), *dot = strrchr(base, '.');
-	return dot && dot != base ? dot + 1 : "";
-}
-
 static bool is_source(const char *path)
 {
 	static const char *const exts[] = { "c", "cc", "cpp", "cxx", "c++", "C", "s", "S", NULL };
-	return in_list(exts, ext_of(path));
+	return fg_str_in_list(exts, fg_path_ext(path));
 }
 
 static bool is_object(const char *path)
 {
-	return !strcmp(ext_of(path), "o") || !strcmp(ext_of(path), "lo");
+	return !strcmp(fg_path_ext(path), "o") || !strcmp(fg_path_ext(path), "lo");
 }
 
 static bool is_archive(const char *path)
 {
-	return !strcmp(ext_of(path), "a") || !strcmp(ext_of(path), "la");
+	return !strcmp(fg_path_ext(path), "a") || !strcmp(fg_path_ext(path), "la");
 }
 
 static bool is_shared(const char *path)
@@ -90,7 +76,7 @@ static bool is_compiler(const char *word)
 		return false;
 	memcpy(stem, b, n);
 	stem[n] = '\0';
-	if (in_list(names, stem))
+	if (fg_str_in_list(names, stem))
 		return true;
 	for (const char *const *s = names; *s; s++) {
 		char dashed[16] = "-";
@@ -215,7 +201,7 @@ static void strip_wrappers(fg_strvec *w, bool *libtool)
 		const char *b = fg_path_base(a);
 		if (eq && eq != a && !memchr(a, '/', (size_t)(eq - a)) && a[0] != '-')
 			drop_first(w, 1);
-		else if (in_list(launchers, b))
+		else if (fg_str_in_list(launchers, b))
 			drop_first(w, 1);
 		else if ((!strcmp(b, "sh") || !strcmp(b, "bash")) && w->n > 1 &&
 			 !strcmp(fg_path_base(w->v[1]), "libtool"))
@@ -291,7 +277,7 @@ static const char *output_of(const fg_strvec *w, bool *compile_only)
 			out = w->v[++i];
 		else if (!strncmp(a, "-o", 2) && a[2])
 			out = a + 2;
-		else if (a[0] == '-' && in_list(with_value, a))
+		else if (a[0] == '-' && fg_str_in_list(with_value, a))
 			i++;
 	}
 	return out;
@@ -320,11 +306,11 @@ static int compile_command(struct reader *r, const fg_strvec *w, const char *out
 	int err = 0;
 
 	for (size_t i = 1; i < w->n; i++)
-		if (w->v[i][0] != '-' && is_source(w->v[i]) && !(i > 1 && in_list(with_value, w->v[i - 1])))
+		if (w->v[i][0] != '-' && is_source(w->v[i]) && !(i > 1 && fg_str_in_list(with_value, w->v[i - 1])))
 			nsrc++;
 	for (size_t i = 1; !err && i < w->n; i++) {
 		const char *a = w->v[i];
-		if (a[0] == '-' || !is_source(a) || (i > 1 && in_list(with_value, w->v[i - 1])))
+		if (a[0] == '-' || !is_source(a) || (i > 1 && fg_str_in_list(with_value, w->v[i - 1])))
 			continue;
 		err = compile_source(r, w, a, nsrc == 1 ? out : NULL, libtool, &unit);
 	}
@@ -453,7 +439,7 @@ static bool kept_link_flag(const char *a)
 {
 	static const char *const exact[] = { "-pthread", "-static", "-static-libgcc", "-rdynamic",
 					     "-pie", "-no-pie", "-fopenmp", "-m32", "-m64", NULL };
-	return in_list(exact, a) || !strncmp(a, "-Wl,", 4) || !strncmp(a, "-fuse-ld=", 9) ||
+	return fg_str_in_list(exact, a) || !strncmp(a, "-Wl,", 4) || !strncmp(a, "-fuse-ld=", 9) ||
 	       !strncmp(a, "-fsanitize=", 11) || !strncmp(a, "-flto", 5);
 }
 
@@ -490,7 +476,7 @@ static int link_input(struct reader *r, fg_make_link *l, fg_strvec *ldirs, const
 		if (!(err = fg_strvec_push(&l->libs, a)))
 			err = fg_strvec_push(&l->libs, w->v[++*i]);
 	} else if (a[0] == '-') {
-		if (in_list(with_value, a))
+		if (fg_str_in_list(with_value, a))
 			++*i;
 		else if (kept_link_flag(a))
 			err = fg_strvec_push(&l->libs, a);
