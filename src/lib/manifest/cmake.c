@@ -76,6 +76,20 @@ static const struct fg_target *test_target(const fg_project *p, size_t nexec, co
 	return NULL;
 }
 
+/* The executable a test runs: its command's program, or a program of ours
+ * the command passes by its path to a wrapper (expat: bash run.sh
+ * .../tests/runtests) */
+static const struct fg_target *test_runs(const fg_project *p, size_t nexec, const fg_strvec *argv)
+{
+	const struct fg_target *t = test_target(p, nexec, argv->v[0]);
+
+	for (size_t k = 1; !t && k < argv->n; k++)
+		for (size_t i = 0; i < nexec && !t; i++)
+			if (!strcmp(p->targets[i].exe, argv->v[k]))
+				t = &p->targets[i];
+	return t;
+}
+
 /* One argument of a generated CTestTestfile.cmake command: "quoted" (with
  * backslash escapes), [=[bracket]=] or bare. Returns the end, or NULL. */
 static const char *cmake_arg(const char *s, fg_strbuf *out)
@@ -274,7 +288,7 @@ static int add_ctests(fg_project *p, const struct fg_cmake_replies *mem, size_t 
 				fg_strvec_push(&ct->env, a->valuestring);
 		ct->cwd = fg_strdup(wd ? wd : p->build_dir);
 		ct->exe = fg_strdup(ct->argv.v[0]);
-		exe = test_target(p, nexec, ct->argv.v[0]);
+		exe = test_runs(p, nexec, &ct->argv);
 		if (exe) {
 			/* a program its tests run is a test, unless installed */
 			if (!exe->installed)
