@@ -212,7 +212,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 	if ((code = fg_profile_cli_apply(&pl.profile, &pc)))
 		goto done;
 	if ((fg_gate_cli_wanted(&gate) || repeat != -1) && !cmp.rev) {
-		fg_errorf("--fail-above, --gate-on, --watch, --report and --repeat judge a comparison — "
+		fg_errorf("--fail-above, --gate-on, --watch, --report and --repeat need a comparison — "
 			  "add --compare REV");
 		code = FG_EXIT_USAGE;
 		goto done;
