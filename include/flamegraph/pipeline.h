@@ -102,15 +102,25 @@ typedef struct fg_pipeline_compare_opts {
 	int (*after_run)(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
 			 int err);
 	void *run_ctx;
-	/* When not NULL, receive the two runs' folded stacks after the
-	 * differential graph is written (the caller frees them with
-	 * fg_folded_free), for a regression gate (flamegraph/regress.h). */
-	fg_folded **before_out, **after_out;
+	/* Runs a side (0 or 1: one). Several are interleaved: before,
+	 * after, before, after... so that a machine that drifts (heat,
+	 * neighbours) weighs on both sides alike. The differential graph
+	 * adds the runs of each side up; the plain graphs (side_outputs)
+	 * and the kept recording are of the last run. */
+	size_t repeat;
+	/* When not NULL, receive each side's runs' folded stacks, one per
+	 * run (max(repeat, 1) of them), after the differential graph is
+	 * written, for a regression gate (flamegraph/regress.h): arrays the
+	 * caller frees with fg_pipeline_runs_free. */
+	fg_folded ***before_out, ***after_out;
 } fg_pipeline_compare_opts;
 
 #define FG_PIPELINE_COMPARE_OPTS_INIT { .rev = NULL, .side_outputs = false, .build_dir = NULL, \
 	.loc = NULL, .project = NULL, .before_run = NULL, \
-	.after_run = NULL, .run_ctx = NULL, .before_out = NULL, .after_out = NULL }
+	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .before_out = NULL, .after_out = NULL }
+
+/* Frees n runs' stacks and their array (NULL: nothing). */
+void fg_pipeline_runs_free(fg_folded **runs, size_t n);
 
 /* Compares target t of project p (built) with the target opts->target
  * names at copts->rev: exports REV under the build dir (reused when an earlier run

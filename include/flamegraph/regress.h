@@ -1,8 +1,13 @@
-/* A regression gate for two profiles: each function's inclusive share of
- * the samples (the stacks it appears in, once per stack however deep it
- * recurses, over all samples) before and after, the functions whose share
- * grew by more than a threshold in percentage points, and a table of the
- * largest changes in text or Markdown, for CI logs and code reviews. */
+/* A regression gate for two profiles, each of one run or several: each
+ * function's inclusive cost per run (the weight of the stacks it appears
+ * in, once per stack however deep it recurses: with cpu-clock, CPU time in
+ * nanoseconds) and its share of all the weight, before and after; with two
+ * runs or more a side, Welch's t-test of every judged function, its
+ * p-value adjusted with Holm's method over the functions judged, and a
+ * confidence interval of the mean change. The gate fails for a function
+ * whose change is over the threshold and, given several runs, significant.
+ * A table of the largest changes in text or Markdown, for CI logs and
+ * code reviews. */
 #ifndef FLAMEGRAPH_REGRESS_H
 #define FLAMEGRAPH_REGRESS_H
 
@@ -19,8 +24,27 @@ extern "C" {
 
 FG_API_BEGIN
 
+/* What the gate judges. */
+enum fg_regress_measure {
+	FG_REGRESS_TIME,  /* inclusive cost per run; the threshold is a percentage
+			     of the function's cost before */
+	FG_REGRESS_SHARE, /* inclusive share of the samples; the threshold is in
+			     percentage points */
+};
+
 typedef struct fg_regress_opts {
-	double fail_above;           /* percentage points; < 0: no threshold */
+	double fail_above;           /* see measure; < 0: no threshold */
+	enum fg_regress_measure measure;
+	/* The family-wise significance level: the chance that any judged
+	 * function is called significant while nothing changed stays under
+	 * it (Holm over the judged functions). 0 < alpha < 1. The confidence
+	 * intervals are of level 1 - alpha, each on its own. */
+	double alpha;
+	/* Functions whose mean share is under this many percent on both sides
+	 * are listed but not judged: their few samples say nothing about a
+	 * change, and each judged function makes the test of the others
+	 * stricter. */
+	double min_share;
 	const char *const *watch;    /* only these functions count against the
 					threshold (NULL: all of them) */
 	size_t nwatch;
@@ -30,28 +54,49 @@ typedef struct fg_regress_opts {
 	 * samples and not in others, which would look like a change. NULL:
 	 * every frame counts. */
 	const char *from;
+	/* How the report prints a cost: value * unit_scale, then unit_name
+	 * ("ms" with scale 1e-6 for nanoseconds). NULL: the raw weight. */
+	const char *unit_name;
+	double unit_scale;
 } fg_regress_opts;
 
-#define FG_REGRESS_OPTS_INIT { .fail_above = -1, .watch = NULL, .nwatch = 0, .from = NULL }
+#define FG_REGRESS_OPTS_INIT { .fail_above = -1, .measure = FG_REGRESS_TIME, .alpha = 0.05, \
+	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1 }
 
-/* One function's shares, in percent of all samples of its profile. */
+/* One function, means over the runs of each side. */
 typedef struct fg_regress_row {
 	const char *func;   /* owned by the fg_regress */
-	double before, after;
-	bool over;          /* grew by more than fail_above (and is watched) */
+	double before, after;           /* share, percent of all weight */
+	double before_cost, after_cost; /* inclusive weight per run */
+	/* The mean change in the gate's measure: percent of before_cost
+	 * (INFINITY for a function new in after) or percentage points; the
+	 * confidence interval of it (NaN with one run a side); the
+	 * Holm-adjusted p-value of Welch's test (NaN: not tested). */
+	double change, lo, hi, p;
+	bool judged;        /* watched and not under min_share on both sides */
+	bool significant;   /* p < alpha */
+	bool over;          /* judged, changed by more than fail_above and,
+			       with several runs a side, significant */
+	bool noise;         /* judged, changed by more than fail_above, but not
+			       significant */
 } fg_regress_row;
 
 typedef struct fg_regress fg_regress;
 
-/* Compares the inclusive shares of before and after (differential input:
- * the "after" counts of each). The rows are sorted by the size of the
- * change, largest first (growth before shrinkage of the same size, then
- * by name). A watched function that appears in neither profile is an
- * error (FG_ENOTFOUND, naming it), as a misspelt --watch would otherwise
- * pass every gate. FG_EINVAL for a threshold that is not finite;
- * FG_ENOMEM. */
+/* Compares one run before with one run after (differential input: the
+ * "after" counts of each): fg_regress_compare_runs with one run a side. */
 int fg_regress_compare(fg_regress **out, const fg_folded *before, const fg_folded *after,
 		       const fg_regress_opts *opts);
+/* Compares nb runs before with na runs after (each at least 1). The rows
+ * are sorted: over the threshold first (largest change first), then by
+ * the size of the change in the measure's absolute terms (cost per run,
+ * or percentage points), growth before shrinkage of the same size, then
+ * by name. A watched function that appears in no run is an error
+ * (FG_ENOTFOUND, naming it), as a misspelt --watch would otherwise pass
+ * every gate. FG_EINVAL for a threshold that is not finite, an alpha
+ * outside (0, 1) or no runs; FG_ENOMEM. */
+int fg_regress_compare_runs(fg_regress **out, const fg_folded *const *before, size_t nb,
+			    const fg_folded *const *after, size_t na, const fg_regress_opts *opts);
 void fg_regress_free(fg_regress *r);
 
 size_t fg_regress_count(const fg_regress *r);

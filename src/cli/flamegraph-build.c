@@ -25,6 +25,7 @@ static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
 static fg_project_opts proj = FG_PROJECT_OPTS_INIT;            /* the rows fill */
 static fg_pipeline_compare_opts cmp = FG_PIPELINE_COMPARE_OPTS_INIT; /* these two */
 static fg_gate_cli gate = FG_GATE_CLI_INIT;                     /* --compare's gate */
+static long long repeat = -1;                                   /* -1: not given */
 
 static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 {
@@ -67,6 +68,7 @@ static const fg_option options[] = {
 	FG_OPT_BOOL(0, "compare-outputs", &cmp.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_GATE_CLI_ROWS(gate),
+	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1)"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
 	FG_OPT_GROUP("Graph"),
@@ -85,6 +87,7 @@ static const fg_cli cli = {
 	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"
 	"  flamegraph-build --test table_suite    (a CTest or Meson test: its command, env, folder)\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
+	"  flamegraph-build --compare main --fail-above 5 --report md --report-out gate.md --bin stress2\n"
 	"  flamegraph-build --bin stress2 --perfdata-out run.data\n"
 	"  flamegraph-build --perfdata run.data --reverse -o reversed.svg\n",
 	options, true, false,
@@ -130,15 +133,24 @@ static fg_pipeline_target chosen(void)
 				     .unit_test = o.unit_test_given };
 }
 
+/* Whether the folded weights are nanoseconds of CPU time: perf's
+ * cpu-clock, which a custom command or an off-CPU mode replaces. */
+static bool weights_are_ns(const fg_profile_opts *po)
+{
+	return po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
+	       po->record.mode == FG_RECORD_ON_CPU;
+}
+
 static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t,
 		   const fg_manifest_loc *loc)
 {
-	fg_folded *before = NULL, *after = NULL;
+	fg_folded **before = NULL, **after = NULL;
 	int r, code = 0;
 
 	cmp.build_dir = proj.build_dir;
 	cmp.loc = loc;
 	cmp.project = &proj;
+	cmp.repeat = repeat > 0 ? (size_t)repeat : gate.fail_above ? 5 : 1;
 	if (fg_gate_cli_wanted(&gate)) {
 		cmp.before_out = &before;
 		cmp.after_out = &after;
@@ -147,11 +159,13 @@ static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_tar
 	if ((r = fg_pipeline_compare(pl, &cmp, p, t)))
 		return r > 0 ? r : fg_die_lib(r);
 	fg_profile_cli_open_graph(&pl->profile, &pc);
-	/* the gate judges the two runs once the graph is written */
-	if (before && after && (r = fg_gate_cli_run(&gate, before, after, &code)))
+	/* the gate judges the runs once the graph is written */
+	if (before && after &&
+	    (r = fg_gate_cli_run(&gate, before, cmp.repeat, after, cmp.repeat,
+				 weights_are_ns(&pl->profile), &code)))
 		code = fg_die_lib(r);
-	fg_folded_free(before);
-	fg_folded_free(after);
+	fg_pipeline_runs_free(before, cmp.repeat);
+	fg_pipeline_runs_free(after, cmp.repeat);
 	return code;
 }
 
@@ -197,8 +211,15 @@ int cmd_flamegraph_build(int argc, char **argv)
 	}
 	if ((code = fg_profile_cli_apply(&pl.profile, &pc)))
 		goto done;
-	if (fg_gate_cli_wanted(&gate) && !cmp.rev) {
-		fg_errorf("--fail-above, --watch and --report judge a comparison — add --compare REV");
+	if ((fg_gate_cli_wanted(&gate) || repeat != -1) && !cmp.rev) {
+		fg_errorf("--fail-above, --gate-on, --watch, --report and --repeat need a comparison — "
+			  "add --compare REV");
+		code = FG_EXIT_USAGE;
+		goto done;
+	}
+	if (repeat != -1 && (repeat < 1 || repeat > 1000)) {
+		fg_errorf("--repeat: %lld is not a number of runs — give 1 to 1000 (5 is the default "
+			  "with --fail-above)", repeat);
 		code = FG_EXIT_USAGE;
 		goto done;
 	}

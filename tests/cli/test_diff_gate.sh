@@ -1,37 +1,67 @@
 # flamegraph-diff-folded as a CI regression gate: --fail-above judges each
-# function's inclusive share (percentage points), --watch narrows it,
-# --report text|md prints the largest changes, exit 6 when the gate fails.
+# function's inclusive cost (percent of its cost before; --gate-on share:
+# its share, in percentage points), --watch narrows it, --report text|md
+# prints the largest changes, exit 6 when the gate fails. Several runs a
+# side (BEFORE... -- AFTER...) add Welch's t-test: a change over the
+# threshold fails only when it is significant.
 printf 'p;main;fill 100\np;main;sort;cmp 100\np;main;sort 20\np;main;rec;rec;rec 10\n' > old.folded
 # sort's work quadruples
 printf 'p;main;fill 100\np;main;sort;cmp 400\np;main;sort 80\np;main;rec;rec;rec 10\n' > new.folded
 
-check_exit "gate fails" 6 flamegraph-diff-folded --fail-above 5 -o d.folded old.folded new.folded
-check_contains "the function that grew most comes first" err "^function +before +after +change$"
+# by share, as before the gate judged time
+check_exit "gate fails" 6 flamegraph-diff-folded --fail-above 5 --gate-on share -o d.folded old.folded new.folded
+check_contains "the header" err "^function +before +after +share +change +CI +p$"
 sed -n 2p err > first.txt
-check_contains "sort first, over" first.txt "^sort +52\.17% +81\.36% +\+29\.18 pp  over$"
-check_contains "shrinking fill listed, not over" err "^fill +43\.48% +16\.95% +-26\.53 pp$"
-check_contains "recursion counted once per stack" err "^rec +4\.35% "
+check_contains "sort first, over" first.txt "^sort +120 +480 +52\.17% -> 81\.36% +\+29\.18 pp +- +-  over$"
+check_contains "shrinking fill listed, not over" err "^fill +100 +100 +43\.48% -> 16\.95% +-26\.53 pp +- +-$"
+check_contains "recursion counted once per stack" err "^rec +10 +10 +4\.35% -> "
 check_contains "verdict names the functions" err "^gate failed: 2 functions grew by more than 5\.00 percentage points: sort, cmp$"
+check_contains "one run: says no test was made" err "^one run a side: no significance test"
 check_contains "the differential stacks are still written" d.folded "^p;main;sort;cmp 100 400$"
 
-check_exit "itself passes" 0 flamegraph-diff-folded --fail-above 0 -o same.folded old.folded old.folded
+# by time, the default: fill's cost did not change, though its share fell
+check_exit "time gate fails" 6 flamegraph-diff-folded --fail-above 5 -o d.folded old.folded new.folded
+check_contains "time: sort +300%" err "^sort +120 +480 +52\.17% -> 81\.36% +\+300\.0% +- +-  over$"
+check_contains "time: fill unchanged" err "^fill +100 +100 +43\.48% -> 16\.95% +\+0\.0% "
+check_contains "time: verdict" err "^gate failed: 3 functions grew by more than 5\.00%: sort, cmp, main$"
+
+check_exit "itself passes" 0 flamegraph-diff-folded --fail-above 0 --gate-on share -o same.folded old.folded old.folded
 check_contains "itself: passed" err "^gate passed: no function's share grew by more than 0\.00 percentage points$"
-check_exit "higher threshold passes" 0 flamegraph-diff-folded --fail-above 30 -o d.folded old.folded new.folded
-check_exit "watch a function that shrank" 0 flamegraph-diff-folded --fail-above 5 --watch fill -o d.folded old.folded new.folded
+check_exit "higher threshold passes" 0 flamegraph-diff-folded --fail-above 30 --gate-on share -o d.folded old.folded new.folded
+check_exit "watch a function that shrank" 0 flamegraph-diff-folded --fail-above 5 --gate-on share --watch fill -o d.folded old.folded new.folded
 check_exit "watch the one that grew" 6 flamegraph-diff-folded --fail-above 5 --watch fill --watch cmp -o d.folded old.folded new.folded
 check_contains "watch: only cmp judged" err "gate failed: 1 function grew .*: cmp$"
 
-check_exit "markdown to a file" 6 flamegraph-diff-folded --fail-above 5 --report md --report-out report.md --top 2 \
+check_exit "markdown to a file" 6 flamegraph-diff-folded --fail-above 5 --gate-on share --report md --report-out report.md --top 2 \
 	-o d.folded old.folded new.folded
-check_eq "markdown table" "| function | before | after | change |
-|---|---:|---:|---:|
-| \`sort\` | 52.17% | 81.36% | **+29.18 pp** over |
-| \`fill\` | 43.48% | 16.95% | -26.53 pp |
+check_eq "markdown table" "| function | before | after | share | change | 95% CI | p |
+|---|---:|---:|---:|---:|---:|---:|
+| \`sort\` | 120 | 480 | 52.17% -> 81.36% | **+29.18 pp** over | - | - |
+| \`cmp\` | 100 | 400 | 43.48% -> 67.80% | **+24.32 pp** over | - | - |
 
-**gate failed**: 2 functions grew by more than 5.00 percentage points: sort, cmp" "$(cat report.md)"
+**gate failed**: 2 functions grew by more than 5.00 percentage points: sort, cmp
+
+one run a side: no significance test — several runs a side tell a change from noise" "$(cat report.md)"
 check_eq "nothing on stderr with --report-out" "" "$(cat err)"
 check_exit "report without a threshold" 0 flamegraph-diff-folded --report text -o d.folded old.folded new.folded
 check_contains "no threshold: nothing judged" err "^no threshold set: nothing is judged$"
+
+# several runs a side: main;steady holds still, main;grows takes 20%
+# more in every run, main;noisy swings by more than it changes
+for i in 1 2 3 4 5; do
+	printf 'main;steady %d\nmain;grows %d\nmain;noisy %d\n' $((1000 + i)) $((500 + 3 * i)) $(((i % 2) * 900 + 100)) > b$i.folded
+	printf 'main;steady %d\nmain;grows %d\nmain;noisy %d\n' $((1002 - i)) $((600 + 2 * i)) $(((i % 2) * 1200 + 50)) > a$i.folded
+done
+check_exit "runs: grows fails" 6 flamegraph-diff-folded --fail-above 5 --top 0 -o runs.folded b1.folded b2.folded b3.folded b4.folded b5.folded -- a1.folded a2.folded a3.folded a4.folded a5.folded
+check_contains "runs: grows first, with its interval and p" err "^grows +509 +606 +[0-9.]+% -> [0-9.]+% +\+19\.1% +\[\+1[0-9]\.[0-9]%, \+[12][0-9]\.[0-9]%\] +(<0\.0001|0\.[0-9]+)  over$"
+check_contains "runs: noisy is not significant" err "^noisy +[0-9.]+ +[0-9.]+ .* +\+[0-9.]+% +\[-[0-9.]+%, \+[0-9.]+%\] +[01]\.[0-9]+  not significant$"
+check_contains "runs: the verdict" err "^gate failed: 1 function grew by more than 5\.00%, significantly: grows$"
+check_contains "runs: says which are noise" err "^not significant \(noise at 5 \+ 5 runs\):.* noisy"
+check_contains "runs: says how it tested" err "^significance: Welch's t-test over 5 \+ 5 runs, p adjusted \(Holm\) over [0-9]+ judged functions, significant below 0\.05; 95% confidence intervals$"
+check_contains "runs: the output adds the runs up" runs.folded "^main;steady 5015 4995$"
+check_exit "runs: noisy alone passes" 0 flamegraph-diff-folded --fail-above 5 --watch noisy -o runs.folded b1.folded b2.folded -- a1.folded a2.folded a3.folded
+check_exit "runs: nothing before --" 1 flamegraph-diff-folded --fail-above 5 -- a1.folded a2.folded
+check_contains "runs: what is expected" err "expected the runs before, '--', then the runs after"
 
 # errors say what to do
 check_exit "misspelt watch" 1 flamegraph-diff-folded --fail-above 5 --watch sortt old.folded new.folded
@@ -39,10 +69,14 @@ check_contains "misspelt watch: the near name" err "error: the watched function 
 check_exit "watch without threshold" 1 flamegraph-diff-folded --watch sort old.folded new.folded
 check_contains "watch without threshold: what to add" err "add --fail-above PCT"
 check_exit "bad threshold" 1 flamegraph-diff-folded --fail-above five old.folded new.folded
-check_contains "bad threshold message" err "--fail-above: 'five' is not a number of percentage points"
+check_contains "bad threshold message" err "--fail-above: 'five' is not a percentage"
+check_exit "bad threshold, share" 1 flamegraph-diff-folded --fail-above five --gate-on share old.folded new.folded
+check_contains "bad threshold message, share" err "--fail-above: 'five' is not a number of percentage points"
 check_exit "negative threshold" 1 flamegraph-diff-folded --fail-above -3 old.folded new.folded
 check_exit "bad report format" 1 flamegraph-diff-folded --fail-above 5 --report html old.folded new.folded
 check_contains "bad report format message" err "--report: 'html' is not one of"
+check_exit "bad --gate-on" 1 flamegraph-diff-folded --fail-above 5 --gate-on speed old.folded new.folded
+check_contains "bad --gate-on message" err "--gate-on: 'speed' is not one of"
 check_exit "report over an input" 1 flamegraph-diff-folded --fail-above 5 --report-out old.folded old.folded new.folded
 check_contains "report over an input: refused" err "is also an input"
 check_eq "the input survived" "4" "$(wc -l < old.folded)"

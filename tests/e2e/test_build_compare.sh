@@ -58,20 +58,27 @@ check_not_contains "plain graphs are not differential" diff.after.svg "rgb\(255,
 check_eq "HEAD unchanged" "$head_before" "$(gitc rev-parse HEAD)"
 check_eq "tracked files unchanged" "" "$(gitc status --porcelain --untracked-files=no)"
 
-# the regression gate: sort_phase's share grew by far more than 10 points
+# the regression gate with its defaults (by time, five interleaved runs a
+# side): sort_phase's CPU time grew about tenfold
 check_exit "gate: sorting grew" 6 fgb --bin stress2 --compare HEAD~1 --fail-above 10 --report md \
 	--report-out gate.md -o gate.svg -- --rounds 4
-# first in the table: the sort, sort_phase or the sort_work it calls
-# (their shares grow by nearly the same points: page faults of the
-# bigger array, which a busy neighbour slows, decide which grew more)
+check_eq "gate: five runs a side" "10" "$(grep -c 'stress2: 4 rounds' out)"
+# first in the table: the sort, sort_phase, the sort_work it calls or the
+# sift_down that does the work (their time grows by nearly the same
+# percentage: page faults of the bigger array, which a busy neighbour
+# slows, decide which grew more)
 sed -n 3p gate.md > first.txt
-check_contains "gate: the sort first in the table, over" first.txt '^\| `sort_(phase|work)` \| .* \*\*\+[0-9.]+ pp\*\* over \|$'
-check_contains "gate: sort_phase over" gate.md '^\| `sort_phase` \| .* \*\*\+[0-9.]+ pp\*\* over \|$'
+check_contains "gate: the sort first in the table, over" first.txt '^\| `(sort_phase|sort_work|sift_down)` \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| \*\*\+[0-9.]+%\*\* over \| .* \|$'
+check_contains "gate: sort_phase over" gate.md '^\| `sort_phase` \| .* \*\*\+[0-9.]+%\*\* over \|'
 check_contains "gate: the verdict names it" gate.md '^\*\*gate failed\*\*: .*sort_phase'
 check_exit "gate: the graph is still written" 0 test -s gate.svg
-# a revision compared with itself passes (runs differ by a few points)
+# the old judgement by share, one run a side
+check_exit "gate by share: sorting grew" 6 fgb --bin stress2 --compare HEAD~1 --fail-above 10 --gate-on share \
+	--repeat 1 --report-out share.txt -o gate.svg -- --rounds 4
+check_contains "gate by share: sort_phase over, in points" share.txt '^sort_phase .* \+[0-9.]+ pp .*  over$'
+# a revision compared with itself passes
 check_exit "gate: HEAD against itself" 0 fgb --bin stress2 --compare HEAD --fail-above 15 -o self.svg -- --rounds 4
-check_contains "gate: passed" err "^gate passed: no function's share grew by more than 15\.00 percentage points$"
+check_contains "gate: passed" err "^gate passed: no function's inclusive time grew by more than 15\.00% significantly$"
 check_exit "gate options without --compare" 1 fgb --bin stress2 --fail-above 5
 check_contains "gate without --compare: what to add" err "add --compare REV"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
 
 #include "flamegraph/error.h"
 #include "flamegraph/folded.h"
@@ -45,6 +46,7 @@ static void shares(void **state)
 	fg_regress *r = NULL;
 
 	(void)state;
+	o.measure = FG_REGRESS_SHARE;
 	assert_int_equal(fg_regress_compare(&r, b, a, &o), 0);
 	assert_int_equal(fg_regress_count(r), 6);
 	/* inclusive: sort holds its own 20 and cmp's 100 of 230 */
@@ -57,6 +59,11 @@ static void shares(void **state)
 	assert_string_equal(fg_regress_row_at(r, 0)->func, "sort");
 	assert_string_equal(fg_regress_row_at(r, 1)->func, "fill");
 	assert_string_equal(fg_regress_row_at(r, 2)->func, "cmp");
+	/* the cost per run is there too; one run: no test */
+	assert_float_equal(row_of(r, "sort")->before_cost, 120, 1e-9);
+	assert_float_equal(row_of(r, "sort")->after_cost, 480, 1e-9);
+	assert_true(isnan(row_of(r, "sort")->p));
+	assert_true(isnan(row_of(r, "sort")->lo));
 	/* no threshold: nothing fails */
 	assert_int_equal(fg_regress_failures(r), 0);
 	fg_regress_free(r);
@@ -72,6 +79,7 @@ static void threshold_and_watch(void **state)
 	const char *watch[] = { "fill" }, *typo[] = { "fil" };
 
 	(void)state;
+	o.measure = FG_REGRESS_SHARE;
 	o.fail_above = 25;
 	assert_int_equal(fg_regress_compare(&r, b, a, &o), 0);
 	/* sort grew 29.2 points, cmp 24.3: only sort is over 25 */
@@ -150,15 +158,17 @@ static void reports(void **state)
 	char *text;
 
 	(void)state;
+	o.measure = FG_REGRESS_SHARE;
 	o.fail_above = 10;
 	assert_int_equal(fg_regress_compare(&r, b, a, &o), 0);
 	text = report(r, FG_REGRESS_TEXT, 0);
-	assert_non_null(strstr(text, "a|b                                        50.00%   75.00%  +25.00 pp  over\n"));
+	assert_non_null(strstr(text, "a|b                                            10           30   50.00% -> 75.00% +25.00 pp                      -        -  over\n"));
 	assert_non_null(strstr(text, "gate failed: 1 function grew by more than 10.00 percentage points: a|b\n"));
+	assert_non_null(strstr(text, "one run a side: no significance test"));
 	free(text);
 	text = report(r, FG_REGRESS_MARKDOWN, 1);
 	/* a pipe inside a cell is escaped; one row only */
-	assert_non_null(strstr(text, "| `a\\|b` | 50.00% | 75.00% | **+25.00 pp** over |\n"));
+	assert_non_null(strstr(text, "| `a\\|b` | 10 | 30 | 50.00% -> 75.00% | **+25.00 pp** over | - | - |\n"));
 	assert_null(strstr(text, "`c`"));
 	assert_non_null(strstr(text, "**gate failed**"));
 	free(text);
@@ -177,6 +187,96 @@ static void reports(void **state)
 	fg_folded_free(a);
 }
 
+/* five runs a side: f grows 20% steadily, g swings by more than it
+ * changes, h stays; n is new in every run after */
+static void several_runs(void **state)
+{
+	static const int gb[] = { 50, 150, 60, 140, 100 }, ga[] = { 200, 40, 180, 60, 170 };
+	fg_folded *b[5], *a[5];
+	fg_regress_opts o = FG_REGRESS_OPTS_INIT;
+	fg_regress *r = NULL;
+	const fg_regress_row *f;
+	char text[256], *rep;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		snprintf(text, sizeof(text), "m;f %d\nm;g %d\nm;h 100\n", 100 + i, gb[i]);
+		b[i] = folded_of(text);
+		snprintf(text, sizeof(text), "m;f %d\nm;g %d\nm;h 100\nm;n 50\n", 120 + i, ga[i]);
+		a[i] = folded_of(text);
+	}
+	o.fail_above = 5;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)a, 5, &o), 0);
+	f = row_of(r, "f");
+	assert_float_equal(f->before_cost, 102, 1e-9);
+	assert_float_equal(f->after_cost, 122, 1e-9);
+	assert_float_equal(f->change, 100.0 * 20 / 102, 1e-9);
+	/* t = 20, 8 degrees of freedom: t(0.975, 8) = 2.306004 */
+	assert_float_equal(f->lo, 100.0 * (20 - 2.306004135) / 102, 1e-5);
+	assert_float_equal(f->hi, 100.0 * (20 + 2.306004135) / 102, 1e-5);
+	assert_true(f->p < 1e-6);
+	assert_true(f->significant && f->over);
+	/* g: +30% on average, but noise */
+	assert_float_equal(row_of(r, "g")->change, 30.0, 1e-9);
+	assert_false(row_of(r, "g")->significant);
+	assert_false(row_of(r, "g")->over);
+	assert_true(row_of(r, "g")->noise);
+	/* h: no change at all */
+	assert_float_equal(row_of(r, "h")->p, 1.0, 1e-12);
+	assert_false(row_of(r, "h")->over);
+	/* n: new, and there every time */
+	assert_true(isinf(row_of(r, "n")->change));
+	assert_true(row_of(r, "n")->over);
+	/* over first, largest first: n (new), then f */
+	assert_string_equal(fg_regress_row_at(r, 0)->func, "n");
+	assert_string_equal(fg_regress_row_at(r, 1)->func, "f");
+	assert_int_equal(fg_regress_failures(r), 2);
+	rep = report(r, FG_REGRESS_TEXT, 0);
+	assert_non_null(strstr(rep, "gate failed: 2 functions grew by more than 5.00%, significantly: n, f\n"));
+	assert_non_null(strstr(rep, "not significant (noise at 5 + 5 runs): m, g\n"));
+	assert_non_null(strstr(rep, "[+17.3%, +21.9%]"));
+	assert_non_null(strstr(rep, "significance: Welch's t-test over 5 + 5 runs, p adjusted (Holm) over 5 judged functions"));
+	free(rep);
+	rep = report(r, FG_REGRESS_MARKDOWN, 0);
+	assert_non_null(strstr(rep, "| `f` | 102 | 122 | "));
+	assert_non_null(strstr(rep, "| **+19.6%** over | [+17.3%, +21.9%] | <0.0001 |\n"));
+	assert_non_null(strstr(rep, "| +30.0% not significant | "));
+	free(rep);
+	fg_regress_free(r);
+
+	/* the same runs judged by share: h's share shrank, nothing of it over */
+	o.measure = FG_REGRESS_SHARE;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)a, 5, &o), 0);
+	assert_false(row_of(r, "h")->over);
+	assert_true(row_of(r, "h")->change < 0);
+	fg_regress_free(r);
+
+	/* a function under min_share on both sides is listed, not judged */
+	o.measure = FG_REGRESS_TIME;
+	o.min_share = 40;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)a, 5, &o), 0);
+	assert_false(row_of(r, "f")->judged);
+	assert_false(row_of(r, "f")->over);
+	assert_true(isnan(row_of(r, "f")->p));
+	assert_true(row_of(r, "m")->judged);
+	fg_regress_free(r);
+
+	/* bad options */
+	o.alpha = 1.5;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)a, 5, &o), FG_EINVAL);
+	o.alpha = 0.05;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 0,
+						 (const fg_folded *const *)a, 5, &o), FG_EINVAL);
+	for (int i = 0; i < 5; i++) {
+		fg_folded_free(b[i]);
+		fg_folded_free(a[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +284,7 @@ int main(void)
 		cmocka_unit_test(threshold_and_watch),
 		cmocka_unit_test(from_main),
 		cmocka_unit_test(reports),
+		cmocka_unit_test(several_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 
 bool fg_gate_cli_wanted(const fg_gate_cli *g)
 {
-	return g->fail_above || g->report || g->report_out || g->watch.count;
+	return g->fail_above || g->gate_on || g->report || g->report_out || g->watch.count;
 }
 
 /* PCT: a finite number of 0 or more */
@@ -26,9 +26,16 @@ int fg_gate_cli_apply(fg_gate_cli *g)
 		fg_errorf("--watch names the functions --fail-above judges — add --fail-above PCT");
 		return -1;
 	}
+	if (g->gate_on && !g->fail_above) {
+		fg_errorf("--gate-on says what --fail-above judges — add --fail-above PCT");
+		return -1;
+	}
+	g->opts.measure = g->gate_on && !strcmp(g->gate_on, "share") ? FG_REGRESS_SHARE :
+									FG_REGRESS_TIME;
 	if (g->fail_above && parse_points(g->fail_above, &g->opts.fail_above)) {
-		fg_errorf("--fail-above: '%s' is not a number of percentage points (e.g. 5 or 2.5)",
-			  g->fail_above);
+		fg_errorf("--fail-above: '%s' is not a %s (e.g. 5 or 2.5)", g->fail_above,
+			  g->opts.measure == FG_REGRESS_SHARE ? "number of percentage points" :
+								"percentage");
 		return -1;
 	}
 	if (g->top < 0) {
@@ -42,16 +49,22 @@ int fg_gate_cli_apply(fg_gate_cli *g)
 	return 0;
 }
 
-int fg_gate_cli_run(const fg_gate_cli *g, const fg_folded *before, const fg_folded *after,
-		    int *code)
+int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
+		    fg_folded *const *after, size_t na, bool ns, int *code)
 {
 	enum fg_regress_format fmt = g->report && !strcmp(g->report, "md") ? FG_REGRESS_MARKDOWN :
 									       FG_REGRESS_TEXT;
 	fg_regress *r = NULL;
 	fg_outfile *of = NULL;
+	fg_regress_opts ro = g->opts;
 	int err;
 
-	if ((err = fg_regress_compare(&r, before, after, &g->opts)))
+	if (ns) {
+		ro.unit_name = "ms";
+		ro.unit_scale = 1e-6;
+	}
+	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, nb,
+					   (const fg_folded *const *)after, na, &ro)))
 		return err;
 	if (g->report_out) {
 		if (!(err = fg_outfile_open(&of, g->report_out)) &&

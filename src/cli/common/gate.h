@@ -1,7 +1,8 @@
 /* The regression gate's options, shared by flamegraph-diff-folded and
- * flamegraph-build --compare: --fail-above, --watch, --report,
- * --report-out, --top. The table goes to stderr or --report-out; a
- * failed gate is exit status 6 (FG_EXIT_REGRESSION). */
+ * flamegraph-build --compare: --fail-above, --gate-on, --watch, --report,
+ * --report-out, --top (and flamegraph-build's --repeat, which is its
+ * own). The table goes to stderr or --report-out; a failed gate is exit
+ * status 6 (FG_EXIT_REGRESSION). */
 #ifndef FG_CLI_GATE_H
 #define FG_CLI_GATE_H
 
@@ -12,7 +13,7 @@
 #include "flamegraph/regress.h"
 
 typedef struct fg_gate_cli {
-	const char *fail_above, *report, *report_out;
+	const char *fail_above, *gate_on, *report, *report_out;
 	fg_strlist watch;
 	long long top;
 	fg_regress_opts opts; /* filled by fg_gate_cli_apply */
@@ -21,7 +22,8 @@ typedef struct fg_gate_cli {
 #define FG_GATE_CLI_INIT { .watch = FG_STRLIST_INIT, .top = 10, .opts = FG_REGRESS_OPTS_INIT }
 
 #define FG_GATE_CLI_ROWS(g) \
-	FG_OPT_STRING(0, "fail-above", &(g).fail_above, "PCT", "exit 6 when a function's inclusive share of the samples grew by more than PCT percentage points"), \
+	FG_OPT_STRING(0, "fail-above", &(g).fail_above, "PCT", "exit 6 when a function's inclusive CPU time per run grew by more than PCT percent (--gate-on share: its share by PCT percentage points) and, given several runs a side, significantly (Welch's t-test)"), \
+	FG_OPT_CHOICE(0, "gate-on", &(g).gate_on, "WHAT", "time|share", "what --fail-above judges: time (default: inclusive CPU time per run) or share (of all samples, in percentage points)"), \
 	FG_OPT_LIST(0, "watch", &(g).watch, "FUNC", "judge only FUNC against --fail-above (repeatable)"), \
 	FG_OPT_CHOICE(0, "report", &(g).report, "FORMAT", "text|md", "table of the largest changes: text (default) or md (Markdown, for a review)"), \
 	FG_OPT_STRING(0, "report-out", &(g).report_out, "FILE", "write the table to FILE instead of stderr"), \
@@ -34,10 +36,12 @@ bool fg_gate_cli_wanted(const fg_gate_cli *g);
  * printing a usage error. */
 int fg_gate_cli_apply(fg_gate_cli *g);
 
-/* Judges the two profiles and writes the table. Returns 0 (*code set to
- * FG_EXIT_REGRESSION when the gate failed) or an FG_E* error. */
-int fg_gate_cli_run(const fg_gate_cli *g, const fg_folded *before, const fg_folded *after,
-		    int *code);
+/* Judges nb runs before against na runs after and writes the table;
+ * costs are printed in milliseconds when ns is set (cpu-clock weights),
+ * else as they are. Returns 0 (*code set to FG_EXIT_REGRESSION when the
+ * gate failed) or an FG_E* error. */
+int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
+		    fg_folded *const *after, size_t na, bool ns, int *code);
 
 void fg_gate_cli_release(fg_gate_cli *g);
 

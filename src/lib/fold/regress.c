@@ -1,6 +1,7 @@
-/* The regression gate: inclusive shares per function in two profiles.
- * One function table serves both profiles; a stamp per function (the
- * serial number of the last stack that counted it) makes a recursive
+/* The regression gate: inclusive cost and share per function in the runs
+ * of two profiles, Welch's test per function, Holm's adjustment over the
+ * judged ones. One function table serves every run; a stamp per function
+ * (the serial number of the last stack that counted it) makes a recursive
  * function count once per stack. */
 #include <errno.h>
 #include <math.h>
@@ -9,40 +10,43 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/regress.h"
+#include "lib/fold/stats.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
 #include "util/banned.h"
 
-struct func {
-	uint64_t count[2]; /* samples of the stacks it is in: before, after */
-	uint64_t stamp;    /* last stack counted, + 1 */
-};
-
 struct fg_regress {
-	fg_strmap names;       /* name -> index into funcs */
-	struct func *funcs;
-	size_t nfuncs, afuncs;
+	fg_strmap names;       /* name -> index + 1 into stamps */
+	uint64_t *stamps;      /* per function: last stack counted, + 1 */
+	size_t nfuncs, astamps;
+	uint64_t *counts;      /* nfuncs x nruns: weight of each run */
+	size_t acounts;
+	uint64_t *totals;      /* per run */
+	size_t nb, na, nruns;  /* runs before, after; before come first */
 	fg_regress_row *rows;
-	size_t nrows, failures;
+	size_t nrows, failures, judged;
 	uint64_t serial;
-	double fail_above;
+	fg_regress_opts o;
 };
 
-static struct func *func_of(fg_regress *r, const char *name, size_t len, const char **key)
+/* The index of a function, added with zero counts when new; SIZE_MAX
+ * when out of memory. */
+static size_t func_of(fg_regress *r, const char *name, size_t len)
 {
 	fg_strmap_entry *e = fg_strmap_put(&r->names, name, len);
 
 	if (!e)
-		return NULL;
+		return SIZE_MAX;
 	if (!e->value.u) {
-		if (FG_ALLOC_GROW(r->funcs, r->nfuncs + 1, r->afuncs, 256))
-			return NULL;
-		memset(&r->funcs[r->nfuncs], 0, sizeof(*r->funcs));
+		if (FG_ALLOC_GROW(r->stamps, r->nfuncs + 1, r->astamps, 256) ||
+		    FG_ALLOC_GROW(r->counts, (r->nfuncs + 1) * r->nruns, r->acounts, 256 * r->nruns))
+			return SIZE_MAX;
+		r->stamps[r->nfuncs] = 0;
+		memset(&r->counts[r->nfuncs * r->nruns], 0, r->nruns * sizeof(*r->counts));
 		e->value.u = ++r->nfuncs;
 	}
-	*key = e->key;
-	return &r->funcs[e->value.u - 1];
+	return e->value.u - 1;
 }
 
 /* Where counting starts in a stack: at its first frame named `from`,
@@ -63,52 +67,36 @@ static const char *first_counted(const char *stack, size_t len, const char *from
 	return stack;
 }
 
-/* Adds the counts of one profile (side 0: before, 1: after). */
-static int add_profile(fg_regress *r, const fg_folded *f, int side, const char *from)
+/* Adds the counts of one run. */
+static int add_run(fg_regress *r, const fg_folded *f, size_t run)
 {
 	fg_folded_list *l = NULL;
 	int err = fg_folded_list_new(&l, f, FG_FOLDED_SORTED);
 
+	r->totals[run] = fg_folded_total(f).n;
 	for (size_t i = 0; !err && i < fg_folded_list_len(l); i++) {
 		const fg_folded_stack *st = fg_folded_list_at(l, i);
-		const char *p = first_counted(st->stack, st->len, from), *end = st->stack + st->len, *key;
+		const char *p = first_counted(st->stack, st->len, r->o.from), *end = st->stack + st->len;
 		uint64_t stamp = ++r->serial;
 
 		while (p <= end) {
 			const char *semi = memchr(p, ';', (size_t)(end - p));
 			const char *stop = semi ? semi : end;
-			struct func *fn = func_of(r, p, (size_t)(stop - p), &key);
+			size_t fn = func_of(r, p, (size_t)(stop - p));
 
-			if (!fn) {
+			if (fn == SIZE_MAX) {
 				err = fg_error_set(FG_ENOMEM, "out of memory comparing profiles");
 				break;
 			}
-			if (fn->stamp != stamp) {
-				fn->stamp = stamp;
-				fn->count[side] += st->count;
+			if (r->stamps[fn] != stamp) {
+				r->stamps[fn] = stamp;
+				r->counts[fn * r->nruns + run] += st->count;
 			}
 			p = stop + 1;
 		}
 	}
 	fg_folded_list_free(l);
 	return err;
-}
-
-static double change(const fg_regress_row *row)
-{
-	return row->after - row->before;
-}
-
-static int by_change(const void *a, const void *b)
-{
-	const fg_regress_row *x = a, *y = b;
-	double dx = change(x), dy = change(y);
-
-	if (fabs(dx) != fabs(dy))
-		return fabs(dx) > fabs(dy) ? -1 : 1;
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return strcmp(x->func, y->func);
 }
 
 static bool watched(const fg_regress_opts *o, const char *name)
@@ -121,30 +109,127 @@ static bool watched(const fg_regress_opts *o, const char *name)
 	return false;
 }
 
-static double share(uint64_t n, uint64_t total)
+static bool several(const fg_regress *r)
 {
-	return total ? 100.0 * (double)n / (double)total : 0.0;
+	return r->nb > 1 && r->na > 1;
 }
 
-static int make_rows(fg_regress *r, const fg_regress_opts *o, uint64_t tb, uint64_t ta)
+/* The change in absolute terms: cost per run, or percentage points. */
+static double abs_change(const fg_regress *r, const fg_regress_row *row)
+{
+	return r->o.measure == FG_REGRESS_TIME ? row->after_cost - row->before_cost :
+						 row->after - row->before;
+}
+
+/* One function's means, change and test; cost and share hold the
+ * function's values per run (room for nruns). */
+static void fill_row(const fg_regress *r, fg_regress_row *row, size_t fn, double *cost, double *share)
+{
+	const uint64_t *c = &r->counts[fn * r->nruns];
+	bool time = r->o.measure == FG_REGRESS_TIME;
+	double conf = 1.0 - r->o.alpha;
+	fg_welch ws, wt;
+
+	for (size_t i = 0; i < r->nruns; i++) {
+		cost[i] = (double)c[i];
+		share[i] = r->totals[i] ? 100.0 * (double)c[i] / (double)r->totals[i] : 0.0;
+	}
+	fg_stats_welch(&wt, cost, r->nb, cost + r->nb, r->na, conf);
+	fg_stats_welch(&ws, share, r->nb, share + r->nb, r->na, conf);
+	row->before_cost = wt.mean_before;
+	row->after_cost = wt.mean_after;
+	row->before = ws.mean_before;
+	row->after = ws.mean_after;
+	if (!time) {
+		row->change = ws.diff, row->lo = ws.lo, row->hi = ws.hi, row->p = ws.p;
+	} else if (wt.mean_before > 0) {
+		row->change = 100.0 * wt.diff / wt.mean_before;
+		row->lo = 100.0 * wt.lo / wt.mean_before;
+		row->hi = 100.0 * wt.hi / wt.mean_before;
+		row->p = wt.p;
+	} else {
+		/* new in after: no percentage says how much it grew */
+		row->change = wt.diff > 0 ? INFINITY : 0;
+		row->lo = row->hi = NAN;
+		row->p = wt.p;
+	}
+	row->judged = watched(&r->o, row->func) &&
+		      (row->before >= r->o.min_share || row->after >= r->o.min_share);
+	if (!row->judged)
+		row->p = NAN;
+}
+
+/* Holm over the judged rows, then each row's verdict. */
+static int judge(fg_regress *r)
+{
+	double *p = fg_calloc(r->nrows ? r->nrows : 1, sizeof(*p));
+
+	if (p)
+		for (size_t i = 0; i < r->nrows; i++)
+			p[i] = r->rows[i].p;
+	if (!p || fg_stats_holm(p, r->nrows)) {
+		free(p);
+		return fg_error_set(FG_ENOMEM, "out of memory comparing profiles");
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		fg_regress_row *row = &r->rows[i];
+		bool exceeds = row->judged && r->o.fail_above >= 0 && row->change > r->o.fail_above;
+
+		row->p = p[i];
+		row->significant = row->judged && !isnan(row->p) && row->p < r->o.alpha;
+		row->over = exceeds && (!several(r) || row->significant);
+		row->noise = exceeds && several(r) && !row->significant;
+		r->failures += row->over;
+		r->judged += row->judged;
+	}
+	free(p);
+	return 0;
+}
+
+static const fg_regress *sort_ctx;
+
+static int by_change(const void *a, const void *b)
+{
+	const fg_regress_row *x = a, *y = b;
+	double dx = abs_change(sort_ctx, x), dy = abs_change(sort_ctx, y);
+
+	if (x->over != y->over)
+		return x->over ? -1 : 1;
+	if (x->over && x->change != y->change)
+		return x->change > y->change ? -1 : 1;
+	if (fabs(dx) != fabs(dy))
+		return fabs(dx) > fabs(dy) ? -1 : 1;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->func, y->func);
+}
+
+static int make_rows(fg_regress *r)
 {
 	fg_strmap_entry *e;
 	size_t it = 0;
+	double *cost = fg_calloc(2 * r->nruns, sizeof(*cost));
+	int err;
 
 	r->rows = fg_calloc(r->nfuncs ? r->nfuncs : 1, sizeof(*r->rows));
-	if (!r->rows)
+	if (!r->rows || !cost) {
+		free(cost);
 		return fg_error_set(FG_ENOMEM, "out of memory comparing profiles");
+	}
 	while ((e = fg_strmap_next(&r->names, &it))) {
-		const struct func *fn = &r->funcs[e->value.u - 1];
 		fg_regress_row *row = &r->rows[r->nrows++];
 
 		row->func = e->key;
-		row->before = share(fn->count[0], tb);
-		row->after = share(fn->count[1], ta);
-		row->over = o->fail_above >= 0 && change(row) > o->fail_above && watched(o, row->func);
-		r->failures += row->over;
+		fill_row(r, row, e->value.u - 1, cost, cost + r->nruns);
 	}
+	free(cost);
+	if ((err = judge(r)))
+		return err;
+	/* qsort has no context argument in C11; the gate is not run from
+	 * several threads at once */
+	sort_ctx = r;
 	qsort(r->rows, r->nrows, sizeof(*r->rows), by_change);
+	sort_ctx = NULL;
 	return 0;
 }
 
@@ -170,21 +255,41 @@ static int unknown_watch(const fg_regress *r, const char *name)
 	return err;
 }
 
-int fg_regress_compare(fg_regress **out, const fg_folded *before, const fg_folded *after,
-		       const fg_regress_opts *opts)
+static int check_opts(const fg_regress_opts *o, size_t nb, size_t na)
+{
+	if (!isfinite(o->fail_above))
+		return fg_error_set(FG_EINVAL, "the threshold must be a number, not %g", o->fail_above);
+	if (!(o->alpha > 0 && o->alpha < 1))
+		return fg_error_set(FG_EINVAL, "the significance level must be between 0 and 1, not %g",
+				    o->alpha);
+	if (!nb || !na)
+		return fg_error_set(FG_EINVAL, "a comparison needs at least one run a side");
+	return 0;
+}
+
+int fg_regress_compare_runs(fg_regress **out, const fg_folded *const *before, size_t nb,
+			    const fg_folded *const *after, size_t na, const fg_regress_opts *opts)
 {
 	fg_regress *r;
 	int err;
 
 	*out = NULL;
-	if (!isfinite(opts->fail_above))
-		return fg_error_set(FG_EINVAL, "the threshold must be a number of percentage points, "
-				    "not %g", opts->fail_above);
+	if ((err = check_opts(opts, nb, na)))
+		return err;
 	if (!(r = fg_calloc(1, sizeof(*r))))
 		return FG_ENOMEM;
-	r->fail_above = opts->fail_above;
-	if ((err = add_profile(r, before, 0, opts->from)) || (err = add_profile(r, after, 1, opts->from)) ||
-	    (err = make_rows(r, opts, fg_folded_total(before).n, fg_folded_total(after).n)))
+	r->o = *opts;
+	r->nb = nb;
+	r->na = na;
+	r->nruns = nb + na;
+	if (!(r->totals = fg_calloc(r->nruns, sizeof(*r->totals)))) {
+		err = FG_ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < r->nruns; i++)
+		if ((err = add_run(r, i < nb ? before[i] : after[i - nb], i)))
+			goto fail;
+	if ((err = make_rows(r)))
 		goto fail;
 	for (size_t i = 0; i < opts->nwatch; i++)
 		if (!fg_strmap_get(&r->names, opts->watch[i], strlen(opts->watch[i]))) {
@@ -198,12 +303,20 @@ fail:
 	return err;
 }
 
+int fg_regress_compare(fg_regress **out, const fg_folded *before, const fg_folded *after,
+		       const fg_regress_opts *opts)
+{
+	return fg_regress_compare_runs(out, &before, 1, &after, 1, opts);
+}
+
 void fg_regress_free(fg_regress *r)
 {
 	if (!r)
 		return;
 	fg_strmap_release(&r->names);
-	free(r->funcs);
+	free(r->stamps);
+	free(r->counts);
+	free(r->totals);
 	free(r->rows);
 	free(r);
 }
@@ -226,46 +339,136 @@ static void md_name(fg_strbuf *sb, const char *s)
 	fg_strbuf_addch(sb, '`');
 }
 
+/* "5.00%" or "5.00 percentage points" */
+static void threshold(const fg_regress *r, fg_strbuf *sb)
+{
+	if (r->o.measure == FG_REGRESS_TIME)
+		fg_strbuf_addf(sb, "%.2f%%", r->o.fail_above);
+	else
+		fg_strbuf_addf(sb, "%.2f percentage points", r->o.fail_above);
+}
+
+static void name_rows(const fg_regress *r, fg_strbuf *sb, bool noise)
+{
+	for (size_t i = 0, n = 0; i < r->nrows; i++)
+		if (noise ? r->rows[i].noise : r->rows[i].over)
+			fg_strbuf_addf(sb, "%s %s", n++ ? "," : "", r->rows[i].func);
+	fg_strbuf_addch(sb, '\n');
+}
+
 static void verdict(const fg_regress *r, enum fg_regress_format fmt, fg_strbuf *sb)
 {
 	const char *bold = fmt == FG_REGRESS_MARKDOWN ? "**" : "";
+	const char *what = r->o.measure == FG_REGRESS_TIME ? "inclusive time" : "share";
+	size_t noise = 0;
 
-	if (r->fail_above < 0) {
+	if (r->o.fail_above < 0) {
 		fg_strbuf_addstr(sb, "no threshold set: nothing is judged\n");
 		return;
 	}
+	for (size_t i = 0; i < r->nrows; i++)
+		noise += r->rows[i].noise;
 	if (!r->failures) {
-		fg_strbuf_addf(sb, "%sgate passed%s: no function's share grew by more than %.2f "
-			       "percentage points\n", bold, bold, r->fail_above);
-		return;
+		fg_strbuf_addf(sb, "%sgate passed%s: no function's %s grew by more than ", bold, bold, what);
+		threshold(r, sb);
+		fg_strbuf_addf(sb, "%s\n", several(r) ? " significantly" : "");
+	} else {
+		fg_strbuf_addf(sb, "%sgate failed%s: %zu function%s grew by more than ", bold, bold,
+			       r->failures, r->failures == 1 ? "" : "s");
+		threshold(r, sb);
+		fg_strbuf_addstr(sb, several(r) ? ", significantly:" : ":");
+		name_rows(r, sb, false);
 	}
-	fg_strbuf_addf(sb, "%sgate failed%s: %zu function%s grew by more than %.2f percentage points:",
-		       bold, bold, r->failures, r->failures == 1 ? "" : "s", r->fail_above);
-	for (size_t i = 0, n = 0; i < r->nrows; i++)
-		if (r->rows[i].over)
-			fg_strbuf_addf(sb, "%s %s", n++ ? "," : "", r->rows[i].func);
-	fg_strbuf_addch(sb, '\n');
+	if (noise) {
+		fg_strbuf_addf(sb, "%snot significant%s (noise at %zu + %zu runs):", fmt ==
+			       FG_REGRESS_MARKDOWN ? "*" : "", fmt == FG_REGRESS_MARKDOWN ? "*" : "",
+			       r->nb, r->na);
+		name_rows(r, sb, true);
+	}
+	if (fmt == FG_REGRESS_MARKDOWN)
+		fg_strbuf_addch(sb, '\n');
+	if (several(r))
+		fg_strbuf_addf(sb, "significance: Welch's t-test over %zu + %zu runs, p adjusted (Holm) over "
+			       "%zu judged functions, significant below %g; %g%% confidence intervals\n",
+			       r->nb, r->na, r->judged, r->o.alpha, 100.0 * (1.0 - r->o.alpha));
+	else
+		fg_strbuf_addstr(sb, "one run a side: no significance test — several runs a side tell "
+				 "a change from noise\n");
+}
+
+static void cost(const fg_regress *r, double v, char *buf, size_t n)
+{
+	if (r->o.unit_name)
+		snprintf(buf, n, "%.2f %s", v * r->o.unit_scale, r->o.unit_name);
+	else
+		snprintf(buf, n, "%.0f", v);
+}
+
+static void change_text(const fg_regress *r, double v, char *buf, size_t n)
+{
+	if (isinf(v))
+		snprintf(buf, n, "new");
+	else if (r->o.measure == FG_REGRESS_TIME)
+		snprintf(buf, n, "%+.1f%%", v);
+	else
+		snprintf(buf, n, "%+.2f pp", v);
+}
+
+/* The cells of one row but the name. */
+struct cells {
+	char before[48], after[48], shares[48], change[48], ci[112], p[32];
+	const char *note;
+};
+
+static void cells_of(const fg_regress *r, const fg_regress_row *row, struct cells *c)
+{
+	char lo[48], hi[48];
+
+	cost(r, row->before_cost, c->before, sizeof(c->before));
+	cost(r, row->after_cost, c->after, sizeof(c->after));
+	snprintf(c->shares, sizeof(c->shares), "%.2f%% -> %.2f%%", row->before, row->after);
+	change_text(r, row->change, c->change, sizeof(c->change));
+	change_text(r, row->lo, lo, sizeof(lo));
+	change_text(r, row->hi, hi, sizeof(hi));
+	if (isnan(row->lo))
+		snprintf(c->ci, sizeof(c->ci), "-");
+	else
+		snprintf(c->ci, sizeof(c->ci), "[%s, %s]", lo, hi);
+	if (isnan(row->p))
+		snprintf(c->p, sizeof(c->p), "-");
+	else if (row->p < 0.0001)
+		snprintf(c->p, sizeof(c->p), "<0.0001");
+	else
+		snprintf(c->p, sizeof(c->p), "%.4f", row->p);
+	c->note = row->over ? "over" : row->noise ? "not significant" : "";
 }
 
 static void table(const fg_regress *r, enum fg_regress_format fmt, size_t top, fg_strbuf *sb)
 {
 	size_t n = top && top < r->nrows ? top : r->nrows;
+	bool md = fmt == FG_REGRESS_MARKDOWN;
+	int conf = (int)lround(100.0 * (1.0 - r->o.alpha));
 
-	if (fmt == FG_REGRESS_MARKDOWN)
-		fg_strbuf_addstr(sb, "| function | before | after | change |\n|---|---:|---:|---:|\n");
+	if (md)
+		fg_strbuf_addf(sb, "| function | before | after | share | change | %d%% CI | p |\n"
+			       "|---|---:|---:|---:|---:|---:|---:|\n", conf);
 	else
-		fg_strbuf_addf(sb, "%-40s %8s %8s %10s\n", "function", "before", "after", "change");
+		fg_strbuf_addf(sb, "%-36s %12s %12s %18s %9s %22s %8s\n", "function", "before", "after",
+			       "share", "change", "CI", "p");
 	for (size_t i = 0; i < n; i++) {
 		const fg_regress_row *row = &r->rows[i];
+		struct cells c;
 
-		if (fmt == FG_REGRESS_MARKDOWN) {
+		cells_of(r, row, &c);
+		if (md) {
 			fg_strbuf_addstr(sb, "| ");
 			md_name(sb, row->func);
-			fg_strbuf_addf(sb, " | %.2f%% | %.2f%% | %s%+.2f pp%s |\n", row->before, row->after,
-				       row->over ? "**" : "", change(row), row->over ? "** over" : "");
+			fg_strbuf_addf(sb, " | %s | %s | %s | %s%s%s%s%s | %s | %s |\n", c.before, c.after,
+				       c.shares, row->over ? "**" : "", c.change, row->over ? "**" : "",
+				       *c.note ? " " : "", c.note, c.ci, c.p);
 		} else {
-			fg_strbuf_addf(sb, "%-40s %7.2f%% %7.2f%% %+7.2f pp%s\n", row->func, row->before,
-				       row->after, change(row), row->over ? "  over" : "");
+			fg_strbuf_addf(sb, "%-36s %12s %12s %18s %9s %22s %8s%s%s\n", row->func, c.before,
+				       c.after, c.shares, c.change, c.ci, c.p, *c.note ? "  " : "", c.note);
 		}
 	}
 }

@@ -18,7 +18,9 @@ typedef struct side {
 	fg_strbuf label;    /* "main @ 1a2b3c4d", "working tree (dirty)" */
 	fg_strbuf graph;    /* OUTPUT.before.svg with side outputs */
 	char subtitle[512]; /* of its plain graph */
-	fg_folded *stacks;
+	fg_folded **runs;   /* one per run */
+	size_t nruns;
+	fg_folded *merged;  /* the runs added up (several runs only) */
 } side;
 
 typedef struct cmp {
@@ -31,6 +33,7 @@ typedef struct cmp {
 	fg_project *rp;     /* the project at REV */
 	side before, after;
 	const char *output;
+	size_t repeat;      /* runs a side, at least 1 */
 } cmp;
 
 static void emitf(const cmp *c, fg_profile_event kind, const char *fmt, ...)
@@ -163,28 +166,32 @@ static void make_labels(cmp *c)
 	}
 }
 
-/* One side profiled: its plain graph only with side outputs, its stacks
- * kept for the join; the recording is kept (--perfdata-out) for the
- * working tree only. */
-static int profile_side(cmp *c, side *s, bool working_tree)
+/* Run `run` of one side: its plain graph only with side outputs (of the
+ * last run), its stacks kept for the join and the gate; the recording is
+ * kept (--perfdata-out) for the working tree's last run only. */
+static int profile_side(cmp *c, side *s, bool working_tree, size_t run)
 {
 	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
 	fg_profile_result res = FG_PROFILE_RESULT_INIT;
 	fg_pipeline_opts o = *c->o;
 	fg_profile_opts *po = &o.profile;
+	bool last = run + 1 == c->repeat;
+	char of[64] = "";
 	int err, stop;
 
-	po->format = c->c->side_outputs ? FG_OUTPUT_SVG : FG_OUTPUT_NONE;
-	po->output = c->c->side_outputs ? s->graph.buf : NULL;
+	po->format = c->c->side_outputs && last ? FG_OUTPUT_SVG : FG_OUTPUT_NONE;
+	po->output = c->c->side_outputs && last ? s->graph.buf : NULL;
 	po->folded_out = NULL;
 	po->render.subtitle = s->subtitle;
-	po->stacks_out = &s->stacks;
-	if (!working_tree)
+	po->stacks_out = &s->runs[run];
+	if (!working_tree || !last)
 		po->perfdata_out = NULL;
+	if (c->repeat > 1)
+		snprintf(of, sizeof(of), " (run %zu of %zu)", run + 1, c->repeat);
 	if (working_tree)
-		emitf(c, FG_PROFILE_NOTE, "profiling %s in the working tree", fg_target_name(s->t));
+		emitf(c, FG_PROFILE_NOTE, "profiling %s in the working tree%s", fg_target_name(s->t), of);
 	else
-		emitf(c, FG_PROFILE_NOTE, "profiling %s at %s", fg_target_name(s->t), s->label.buf);
+		emitf(c, FG_PROFILE_NOTE, "profiling %s at %s%s", fg_target_name(s->t), s->label.buf, of);
 	if ((err = fg_pipeline_job_init(&job, &o, s->p, s->t)))
 		goto done;
 	if (c->c->before_run)
@@ -192,8 +199,43 @@ static int profile_side(cmp *c, side *s, bool working_tree)
 	err = fg_profile_run(&job.profile, &res);
 	if (c->c->after_run && (stop = c->c->after_run(c->c->run_ctx, &job.profile, &res, err)))
 		err = stop;
+	if (!err)
+		s->nruns = run + 1;
 done:
 	fg_pipeline_job_release(&job);
+	return err;
+}
+
+static int add_stack(void *ctx, const char *stack, size_t len, fg_count count, fg_count before)
+{
+	(void)before;
+	return fg_folded_add_count(ctx, stack, len, count);
+}
+
+/* The runs of a side added up, for the differential graph. */
+static const fg_folded *all_runs(side *s)
+{
+	if (s->nruns == 1)
+		return s->runs[0];
+	if (fg_folded_new(&s->merged))
+		return NULL;
+	for (size_t i = 0; i < s->nruns; i++)
+		if (fg_folded_foreach(s->runs[i], add_stack, s->merged))
+			return NULL;
+	return s->merged;
+}
+
+/* before, after, before, after...: drift of the machine weighs on both */
+static int profile_runs(cmp *c)
+{
+	int err = 0;
+
+	if (!(c->before.runs = fg_calloc(c->repeat, sizeof(fg_folded *))) ||
+	    !(c->after.runs = fg_calloc(c->repeat, sizeof(fg_folded *))))
+		return FG_ENOMEM;
+	for (size_t i = 0; !err && i < c->repeat; i++)
+		if (!(err = profile_side(c, &c->before, false, i)))
+			err = profile_side(c, &c->after, true, i);
 	return err;
 }
 
@@ -211,7 +253,10 @@ static int write_diff(cmp *c)
 		co.render.subtitle = sub.buf;
 	co.format = c->po->format;
 	co.folded_out = c->po->folded_out;
-	err = fg_compare_write_stacks(c->before.stacks, c->after.stacks, c->output, &co);
+	const fg_folded *b = all_runs(&c->before), *a = b ? all_runs(&c->after) : NULL;
+
+	err = a ? fg_compare_write_stacks(b, a, c->output, &co) :
+		  fg_error_set(FG_ENOMEM, "out of memory adding the runs up");
 	if (!err && strcmp(c->output, "-"))
 		emitf(c, FG_PROFILE_NOTE, "wrote %s: %s (red: grew, blue: shrank)", c->output, sub.buf);
 	fg_strbuf_release(&sub);
@@ -234,11 +279,21 @@ static int check(const cmp *c)
 	return 0;
 }
 
-static void side_release(side *s)
+void fg_pipeline_runs_free(fg_folded **runs, size_t n)
+{
+	if (!runs)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fg_folded_free(runs[i]);
+	free(runs);
+}
+
+static void side_release(side *s, size_t repeat)
 {
 	fg_strbuf_release(&s->label);
 	fg_strbuf_release(&s->graph);
-	fg_folded_free(s->stacks);
+	fg_pipeline_runs_free(s->runs, repeat);
+	fg_folded_free(s->merged);
 }
 
 int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
@@ -260,22 +315,22 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 	c.after.p = p;
 	c.after.t = t;
 	c.output = c.po->output ? c.po->output : fg_output_default_name(c.po->format);
+	c.repeat = copts->repeat ? copts->repeat : 1;
 	fg_strbuf_init(&c.base, 0);
 	if (!(err = check(&c)) && !(err = prepare_rev(&c, p, t))) {
 		make_labels(&c);
-		if (!(err = profile_side(&c, &c.before, false)) &&
-		    !(err = profile_side(&c, &c.after, true)))
+		if (!(err = profile_runs(&c)))
 			err = write_diff(&c);
 		if (!err && copts->before_out && copts->after_out) {
-			*copts->before_out = c.before.stacks;
-			*copts->after_out = c.after.stacks;
-			c.before.stacks = c.after.stacks = NULL;
+			*copts->before_out = c.before.runs;
+			*copts->after_out = c.after.runs;
+			c.before.runs = c.after.runs = NULL;
 		}
 	}
 	fg_project_free(c.rp);
 	fg_git_info_release(&c.gi);
 	fg_strbuf_release(&c.base);
-	side_release(&c.before);
-	side_release(&c.after);
+	side_release(&c.before, c.repeat);
+	side_release(&c.after, c.repeat);
 	return err;
 }
