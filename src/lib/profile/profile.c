@@ -253,6 +253,12 @@ static int pipeline(run *r)
 	const fg_profile_opts *o = r->o;
 	int err;
 
+	if (o->alloc) {
+		if ((err = fg_run_check_opts(o)) || (err = fg_run_alloc(r)) || (err = fg_run_build_stacks(r)) ||
+		    (err = fg_run_make_subtitle(r)))
+			return err;
+		return fg_run_write_outputs(r);
+	}
 	if ((err = fg_run_check_opts(o)) || (err = fg_run_open_outputs(r)))
 		return err;
 	if (o->perfdata) {
@@ -305,6 +311,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	fg_strbuf_init(&r.perfdata, 0);
 	fg_strbuf_init(&r.post, 0);
 	fg_strbuf_init(&r.subtitle, 0);
+	fg_strbuf_init(&r.title, 0);
 	r.render = opts->render;
 	if ((err = fg_interrupt_init()))
 		return err;
@@ -326,6 +333,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 		fg_cleanup_remove_path(r.perfdata.buf);
 	}
 	fg_strbuf_release(&r.subtitle);
+	fg_strbuf_release(&r.title);
 	fg_collapser_free(r.collapser);
 	fg_offcpu_free(r.offcpu);
 	fg_folded_free(r.stacks);

@@ -1,0 +1,213 @@
+/* Allocation graphs (fg_profile_opts.alloc): the command runs with the
+ * allocation interposer preloaded, each of its processes leaves a
+ * recording in a temporary folder, and the allocation stage (alloc.h)
+ * feeds them to the collapser in place of a perf recording. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "flamegraph/alloc.h"
+#include "flamegraph/error.h"
+#include "lib/profile/run.h"
+#include "util/cleanup.h"
+#include "util/process.h"
+#include "util/banned.h"
+
+/* The recordings' folder: made in tmpdir, removed with what it holds. */
+static int make_dir(run *r, fg_strbuf *dir)
+{
+	fg_strbuf_addf(dir, "%s/.flamegraph-alloc.XXXXXX",
+		       r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+	if (!mkdtemp(dir->buf))
+		return fg_error_set(FG_EIO, "cannot create a folder for the allocation recordings in %s: "
+				    "%s — set TMPDIR to a writable folder",
+				    r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp", strerror(errno));
+	fg_cleanup_add_path(dir->buf, true);
+	return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	fg_strbuf p = FG_STRBUF_INIT;
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				fg_strbuf_reset(&p);
+				fg_strbuf_addf(&p, "%s/%s", dir, e->d_name);
+				unlink(p.buf);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+	fg_cleanup_remove_path(dir);
+	fg_strbuf_release(&p);
+}
+
+static int check(run *r)
+{
+	const fg_profile_opts *o = r->o;
+
+	if (o->npids)
+		return fg_error_set(FG_EINVAL, "allocation graphs cannot attach to a running process: "
+				    "the interposer must be loaded when the program starts — run the "
+				    "program under the allocation graph instead of giving its PID");
+	if (o->perfdata)
+		return fg_error_set(FG_EINVAL, "an allocation graph records the program itself: a "
+				    "perf.data holds no allocations — give the command to run");
+	if (!o->argc)
+		return fg_error_set(FG_EINVAL, "nothing to profile — give the command to run");
+	if (o->record.mode != FG_RECORD_ON_CPU)
+		return fg_error_set(FG_EINVAL, "allocation graphs and off-CPU graphs are different "
+				    "recordings — drop one of the two");
+	if (!o->alloc_lib || access(o->alloc_lib, R_OK) != 0)
+		return fg_error_set(FG_ENOTFOUND, "the allocation interposer %s was not found — "
+				    "reinstall flamegraph-build (it ships libflamegraph-alloc.so)",
+				    o->alloc_lib ? o->alloc_lib : "libflamegraph-alloc.so");
+	if (o->alloc_lib[0] != '/')
+		return fg_error_set(FG_EINVAL, "the allocation interposer's path must be absolute: %s",
+				    o->alloc_lib);
+	return 0;
+}
+
+static int run_program(run *r, const char *dir)
+{
+	const fg_profile_opts *o = r->o;
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_child child;
+	fg_exit_status st = { 0, 0 };
+	double t0 = fg_run_now();
+	int err;
+
+	if ((err = fg_strvec_pushv(&cmd.argv, o->argv, o->argc)) ||
+	    (err = fg_strvec_pushv(&cmd.env, o->env, o->nenv)) ||
+	    (err = o->alloc_preload && *o->alloc_preload ?
+		   fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s:%s", o->alloc_lib, o->alloc_preload) :
+		   fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s", o->alloc_lib)) ||
+	    (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_OUT=%s", dir)) ||
+	    (o->cwd && (err = fg_cmd_set_cwd(&cmd, o->cwd))))
+		goto done;
+	/* the program's argv[0] as found on PATH */
+	if (r->program_path) {
+		free(cmd.argv.v[0]);
+		if (!(cmd.argv.v[0] = fg_strndup(r->program_path, strlen(r->program_path)))) {
+			err = FG_ENOMEM;
+			goto done;
+		}
+	}
+	if (o->workload_stdout_to_stderr)
+		cmd.stdout_fd = STDERR_FILENO;
+	fg_run_emit_cmd(r, cmd.argv.v);
+	if ((err = fg_cmd_spawn(&cmd, &child)))
+		goto done;
+	err = fg_child_wait(&child, &st);
+	r->res->seconds_record = r->res->seconds_run = fg_run_now() - t0;
+	fg_run_emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
+	r->res->exit_code = st.code;
+	r->res->signal = st.signal;
+	r->res->interrupted = st.signal == SIGINT;
+	r->res->interrupt_signal = r->res->interrupted ? SIGINT : 0;
+	r->res->workload_failed = !r->res->interrupted && (st.signal || st.code);
+	r->res->recorded = true;
+done:
+	fg_cmd_clear(&cmd);
+	return err;
+}
+
+static int nothing_recorded(run *r)
+{
+	if (r->res->workload_failed && r->res->signal)
+		return fg_error_set(FG_ENODATA, "%s was killed by signal %d before it could write its "
+				    "allocation recording (a program ended by SIGKILL or a crash leaves none)",
+				    r->program, r->res->signal);
+	return fg_error_set(FG_ENODATA, "%s left no allocation recording — it never loaded the "
+			    "interposer (a program that clears LD_PRELOAD, or a setuid program) "
+			    "or could not write to the temporary folder", r->program);
+}
+
+/* Notes on what could not be seen. */
+static void warn_totals(run *r, const fg_alloc_totals *t)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (t->incomplete) {
+		fg_strbuf_addf(&sb, "%llu of %llu allocation recordings were cut short (a process "
+			       "killed while writing it): their stacks are partial",
+			       (unsigned long long)t->incomplete, (unsigned long long)t->processes);
+		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+	}
+	if (t->dropped) {
+		fg_strbuf_reset(&sb);
+		fg_strbuf_addf(&sb, "%llu allocations came from more distinct stacks than the tracker "
+			       "keeps: they are counted under one frame without their stack",
+			       (unsigned long long)t->dropped);
+		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+	}
+	if (!t->allocations) {
+		fg_strbuf_reset(&sb);
+		fg_strbuf_addf(&sb, "%s made no allocation through malloc and its relatives: "
+			       "a program with an allocator of its own (jemalloc, tcmalloc, a "
+			       "pool on mmap) is not seen by the interposer", r->program);
+		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+	}
+	fg_strbuf_release(&sb);
+}
+
+int fg_run_alloc(run *r)
+{
+	fg_strbuf dir = FG_STRBUF_INIT;
+	fg_alloc *a = NULL;
+	fg_perfdata_opts popts;
+	double t0;
+	int err;
+
+	if ((err = check(r)) || (err = fg_run_check_command(r)))
+		goto done;
+	if (fg_alloc_is_static(r->program_path)) {
+		err = fg_error_set(FG_EINVAL, "%s is linked statically: no library can be preloaded into "
+				   "it, so its allocations cannot be seen — link it dynamically "
+				   "(without -static) to graph them", r->program);
+		goto done;
+	}
+	if ((err = fg_run_open_outputs(r)) || (err = make_dir(r, &dir)) || (err = run_program(r, dir.buf)))
+		goto done;
+	r->processing_start = t0 = fg_run_now();
+	if ((err = fg_alloc_new(&a)) || (err = fg_alloc_add_dir(a, dir.buf)))
+		goto done;
+	fg_alloc_totals_get(a, &r->res->alloc);
+	if (!r->res->alloc.processes) {
+		err = nothing_recorded(r);
+		goto done;
+	}
+	warn_totals(r, &r->res->alloc);
+	fg_run_perfdata_opts(r, &popts);
+	popts.from_exec = false;
+	if ((err = fg_run_new_collapser(r, FG_FORMAT_PERF)) ||
+	    (err = fg_alloc_collapse(a, r->o->alloc, &popts, r->collapser)) ||
+	    (err = fg_collapser_finish(r->collapser)))
+		goto done;
+	r->res->seconds_read = fg_run_now() - t0;
+	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);
+	{
+		fg_collapse_stats cs;
+		fg_collapser_stats(r->collapser, &cs);
+		r->res->samples = cs.samples;
+		r->res->stacks = cs.stacks;
+	}
+	if (!r->res->stacks)
+		err = fg_error_set(FG_ENODATA, "the %s view of %s is empty — %s",
+				   fg_alloc_view_name(r->o->alloc), r->program,
+				   r->o->alloc == FG_ALLOC_LEAKED ? "it freed every block it allocated (no leak)" :
+				   "it allocated nothing through malloc and its relatives");
+done:
+	fg_alloc_free(a);
+	if (dir.len)
+		remove_dir(dir.buf);
+	fg_strbuf_release(&dir);
+	return err;
+}
