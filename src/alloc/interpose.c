@@ -1027,6 +1027,13 @@ done:
 	t_busy--;
 }
 
+/* Set up at load, so that a program that never allocates still leaves
+ * its (empty) recording and its signals are covered from the start. */
+__attribute__((constructor)) static void at_start(void)
+{
+	recording();
+}
+
 __attribute__((destructor)) static void at_end(void)
 {
 	write_recording("exit", false);

@@ -169,7 +169,7 @@ int fg_run_alloc(run *r)
 	if ((err = check(r)) || (err = fg_run_check_command(r)))
 		goto done;
 	if (fg_alloc_is_static(r->program_path)) {
-		err = fg_error_set(FG_EINVAL, "%s is linked statically: no library can be preloaded into "
+		err = fg_error_set(FG_ERECORD, "%s is linked statically: no library can be preloaded into "
 				   "it, so its allocations cannot be seen — link it dynamically "
 				   "(without -static) to graph them", r->program);
 		goto done;

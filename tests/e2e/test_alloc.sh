@@ -1,0 +1,103 @@
+# Allocation graphs (flamegraph --alloc): tests/e2e/alloc/counted.c counts
+# its own allocations per function (three threads, one of them ending
+# early; malloc, calloc, realloc, posix_memalign, aligned_alloc, memalign,
+# valloc; some blocks leaked) and prints its totals. The bytes and count
+# views must match them exactly per function, leaked exactly, peak within
+# 5%. Then fork, exec, _exit, a default-action signal, C++ new, a static
+# program, and the options that cannot go with --alloc. No perf is needed.
+cc -O2 -g -fno-omit-frame-pointer -pthread -o counted "$FG_SRC/tests/e2e/alloc/counted.c"
+
+# per allocating function (the stacks' last frame): "NAME WEIGHT"
+by_leaf() {
+	awk '{ n = split($1, f, ";"); s[f[n]] += $NF } END { for (k in s) print k, s[k] }' "$1" | sort
+}
+
+for view in bytes count leaked peak; do
+	check_exit "--alloc=$view" 0 flamegraph --alloc=$view --format folded -o $view.folded -- ./counted 150
+	mv out prog.$view
+	mv err err.$view
+	check_contains "--alloc=$view: summary line" err.$view "wrote $view.folded \\($view: [0-9]+ allocations, .* allocated, .* leaked in [0-9]+ blocks, peak .*; [0-9]+ stacks, 1 process"
+	by_leaf $view.folded > leaf.$view
+done
+for f in a_malloc a_calloc a_realloc a_aligned a_leak; do
+	check_eq "bytes of $f" "$(awk -v f=$f '$1 == f { print $3 }' prog.bytes)" \
+		"$(awk -v f=$f '$1 == f { print $2 }' leaf.bytes)"
+	check_eq "calls of $f" "$(awk -v f=$f '$1 == f { print $2 }' prog.count)" \
+		"$(awk -v f=$f '$1 == f { print $2 }' leaf.count)"
+done
+check_eq "leaked by a_leak" "$(awk '$1 == "a_leak" { print $4 }' prog.leaked)" \
+	"$(awk '$1 == "a_leak" { print $2 }' leaf.leaked)"
+check_not_contains "nothing of counted's own functions leaked but a_leak" leaf.leaked "^a_(malloc|calloc|realloc|aligned) "
+# the peak: the program's own blocks live at the peak (the graph's, of
+# counted's functions) against the peak it counted itself
+want=$(awk '$1 == "peak" { print $2 }' prog.peak)
+got=$(awk '$1 ~ /^a_/ { s += $2 } END { print s + 0 }' leaf.peak)
+awk -v w="$want" -v g="$got" 'BEGIN { d = (g - w) / w; exit !(w > 0 && d < 0.05 && d > -0.05) }' &&
+	pass || fail "peak: the graph has $got bytes of counted's blocks, the program counted $want"
+# stacks: rooted at the process, through the threads' start and main
+check_contains "stacks rooted at the program" bytes.folded "^counted;start_thread;worker;round_of;a_malloc [0-9]+$"
+check_contains "the leaks' stack" leaked.folded "^counted;start_thread;worker;(round_of;)?a_leak [0-9]+$"
+
+# the graph itself
+check_exit "--alloc SVG" 0 flamegraph --alloc -o alloc.svg -- ./counted 20
+check_contains "title" alloc.svg "Allocation Flame Graph — bytes"
+check_contains "count name bytes" alloc.svg "<title>a_malloc \\([0-9,]+ bytes"
+check_exit "--alloc=count SVG" 0 flamegraph --alloc=count -o count.svg -- ./counted 20
+check_contains "count: title" count.svg "Allocation Flame Graph — count"
+check_contains "count: count name allocations" count.svg "<title>a_malloc \\([0-9,]+ allocations"
+# the program's output and exit status are its own
+check_contains "the program's stdout" out "^a_malloc [0-9]+ [0-9]+ 0$"
+printf '#include <stdlib.h>\nint main(void) { return malloc(10) ? 3 : 0; }\n' > three.c
+cc -g -fno-omit-frame-pointer -o three three.c
+check_exit "a failing program: exit 5, graph written" 5 flamegraph --alloc --format folded -o three.folded -- ./three
+check_contains "a failing program: its status" err "exited with status 3"
+check_contains "a failing program: its allocation" three.folded "^three;.*main [0-9]+$"
+
+# fork: the child is a process of its own (it calls round_of from main
+# and ends with _exit); what it inherited is not its allocation
+check_exit "fork" 0 flamegraph --alloc --format folded -o fork.folded -- ./counted 20 fork
+check_contains "fork: two processes" err "; [0-9]+ stacks, 2 processes"
+check_contains "fork: the child's round" fork.folded "^counted;.*main;round_of;a_malloc [0-9]+$"
+check_exit "fork, leaked" 0 flamegraph --alloc=leaked --format folded -o forkleak.folded -- ./counted 20 fork
+check_not_contains "fork: the child leaks nothing of round_of" forkleak.folded "round_of;a_(malloc|calloc|realloc|aligned) "
+
+# exec: the shell's allocations before it execs, and the program's after
+check_exit "exec" 0 flamegraph --alloc --format folded -o exec.folded -- sh -c 'exec ./counted 5'
+check_contains "exec: the shell's allocations" exec.folded "^sh;"
+check_contains "exec: the program's" exec.folded "^counted;.*a_malloc [0-9]+$"
+
+# a program ended by a signal's default action still leaves its recording
+printf '#include <signal.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void) { char *p = malloc(1000); memset(p, 1, 1000); raise(SIGTERM); return p[5]; }\n' > term.c
+cc -g -fno-omit-frame-pointer -o term term.c
+check_exit "SIGTERM" 5 flamegraph --alloc --format folded -o term.folded -- ./term
+check_contains "SIGTERM: the program's fate" err "killed by SIGTERM"
+check_contains "SIGTERM: its allocation, leaked" term.folded "^term;.*main 1000$"
+
+# C++ new and delete reach malloc
+if command -v g++ >/dev/null; then
+	cat > news.cpp <<'CPP'
+#include <vector>
+__attribute__((noinline)) static int *make(int n) { return new int[n]; }
+int main() { std::vector<int *> v; for (int i = 0; i < 100; i++) v.push_back(make(10)); for (auto p : v) delete[] p; return 0; }
+CPP
+	g++ -O1 -g -fno-omit-frame-pointer -o news news.cpp
+	check_exit "C++ new" 0 flamegraph --alloc=count --format folded -o news.folded -- ./news
+	check_contains "C++ new: 100 calls of operator new[] under make" news.folded "make.*;operator new(\\[\\])?(\\(unsigned long\\))? 100$|make.*operator new.* 100$|;main;operator new.* 100$"
+fi
+
+# a static program: nothing can be preloaded, said before it runs
+if cc -static -o static three.c 2>/dev/null; then
+	check_exit "static program" 3 flamegraph --alloc -o static.svg -- ./static
+	check_contains "static program: why" err "linked statically.*link it dynamically"
+	[ ! -e static.svg ] && pass || fail "static program: a graph was written"
+fi
+
+# what --alloc cannot go with
+check_exit "--alloc --pid" 1 flamegraph --alloc --pid 1
+check_contains "--alloc --pid: why" err "cannot attach to a running process"
+check_exit "--alloc=bogus" 1 flamegraph --alloc=bogus -- ./counted 1
+check_contains "--alloc=bogus: the views" err "bytes, count, leaked or peak"
+check_exit "--alloc --off-cpu" 1 flamegraph --alloc --off-cpu -- ./counted 1
+check_contains "--alloc --off-cpu: conflict" err "conflicts with --off-cpu"
+check_exit "--alloc leaked of a program that frees everything" 4 flamegraph --alloc=leaked -o none.svg -- true
+check_contains "--alloc leaked: empty view said" err "leaked view of true is empty|no leak"
