@@ -85,6 +85,7 @@ static const fg_cli cli = {
 	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"
 	"  flamegraph-build --test table_suite    (a CTest or Meson test: its command, env, folder)\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
+	"  flamegraph-build --bin stress2 --alloc=peak -o heap.svg   (memory, no perf)\n"
 	"  flamegraph-build --bin stress2 --perfdata-out run.data\n"
 	"  flamegraph-build --perfdata run.data --reverse -o reversed.svg\n",
 	options, true, false,
