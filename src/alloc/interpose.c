@@ -965,9 +965,11 @@ static void write_recording(const char *why, bool from_signal)
 
 	if (g_state <= 0 || g_written || getpid() != g_pid)
 		return;
+	/* a signal (whose handler may call exit) may come while this very
+	 * thread holds the lock, inside our own code: never wait for it then */
+	bool nested = from_signal || t_busy;
 	t_busy++;
-	/* a signal may come while this very thread holds the lock */
-	if (from_signal ? pthread_mutex_trylock(&g_lock) : pthread_mutex_lock(&g_lock)) {
+	if (nested ? pthread_mutex_trylock(&g_lock) : pthread_mutex_lock(&g_lock)) {
 		t_busy--;
 		return;
 	}

@@ -82,7 +82,9 @@ int main() { std::vector<int *> v; for (int i = 0; i < 100; i++) v.push_back(mak
 CPP
 	g++ -O1 -g -fno-omit-frame-pointer -o news news.cpp
 	check_exit "C++ new" 0 flamegraph --alloc=count --format folded -o news.folded -- ./news
-	check_contains "C++ new: 100 calls of operator new[] under make" news.folded "make.*;operator new(\\[\\])?(\\(unsigned long\\))? 100$|make.*operator new.* 100$|;main;operator new.* 100$"
+	# libstdc++ has no frame pointers: the stack goes on from main (make,
+	# whose return address is in operator new's frame, is not seen)
+	check_contains "C++ new: 100 calls of operator new, from main" news.folded ";main;operator new 100$"
 fi
 
 # a static program: nothing can be preloaded, said before it runs
