@@ -98,7 +98,7 @@ fi
 check_exit "--alloc --pid" 1 flamegraph --alloc --pid 1
 check_contains "--alloc --pid: why" err "cannot attach to a running process"
 check_exit "--alloc=bogus" 1 flamegraph --alloc=bogus -- ./counted 1
-check_contains "--alloc=bogus: the views" err "bytes, count, leaked or peak"
+check_contains "--alloc=bogus: the views" err "not one of bytes\\|count\\|leaked\\|peak"
 check_exit "--alloc --off-cpu" 1 flamegraph --alloc --off-cpu -- ./counted 1
 check_contains "--alloc --off-cpu: conflict" err "conflicts with --off-cpu"
 check_exit "--alloc leaked of a program that frees everything" 4 flamegraph --alloc=leaked -o none.svg -- true

@@ -103,7 +103,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
 	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root)"), \
-	{ FG_OPT_CALLBACK_, 0, "alloc", &(pc).alloc, "VIEW", "allocation graph instead of CPU time (no perf): the program runs with an allocation tracker preloaded; VIEW is bytes (allocated, the default), count (allocation calls), leaked (still allocated at exit) or peak (live at the largest heap)", FG_OPTF_OPTARG, fg_profile_cli_alloc_cb, NULL, NULL }, \
+	{ FG_OPT_CALLBACK_, 0, "alloc", &(pc).alloc, "VIEW", "allocation graph instead of CPU time (no perf): the program runs with an allocation tracker preloaded; VIEW is bytes (allocated, the default), count (allocation calls), leaked (still allocated at exit) or peak (live at the largest heap)", FG_OPTF_OPTARG, fg_profile_cli_alloc_cb, "bytes|count|leaked|peak", NULL }, \
 	FG_OPT_BOOL(0, "hot-cold", &(pc).hot_cold, "on-CPU and off-CPU time in one graph, in microseconds; the off-CPU part in blues"), \
 	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")
