@@ -53,6 +53,21 @@ check_exit "a failing program: exit 5, graph written" 5 flamegraph --alloc --for
 check_contains "a failing program: its status" err "exited with status 3"
 check_contains "a failing program: its allocation" three.folded "^three;.*main [0-9]+$"
 
+# one run, every view: the recordings kept, then drawn again
+check_exit "--perfdata-out keeps the recordings" 0 flamegraph --alloc --perfdata-out kept --format folded -o kept.bytes -- ./counted 30
+mv out prog.kept
+[ -d kept ] && ls kept | grep -Eq '^alloc\.[0-9]+\.0$' && pass || fail "--perfdata-out: no folder of recordings"
+check_exit "--perfdata kept --alloc=leaked" 0 flamegraph --alloc=leaked --perfdata kept --format folded -o kept.leaked
+check_eq "the kept run's leaks, drawn again" "$(awk '$1 == "a_leak" { print $4 }' prog.kept)" \
+	"$(by_leaf kept.leaked | awk '$1 == "a_leak" { print $2 }')"
+check_contains "re-rendered: the allocation summary" err "wrote kept.leaked \\(leaked: [0-9]+ allocations"
+check_exit "--perfdata of recordings without --alloc" 1 flamegraph --perfdata kept -o x.svg
+check_contains "without --alloc: what to add" err "holds allocation recordings.*add --alloc"
+check_exit "--perfdata-out replaces an older folder of recordings" 0 flamegraph --alloc --perfdata-out kept -o k.svg -- ./counted 2
+check_eq "one recording in it" "1" "$(ls kept | wc -l)"
+check_exit "--perfdata-out on another file is refused" 1 flamegraph --alloc --perfdata-out k.svg -o k2.svg -- ./counted 2
+check_contains "--perfdata-out: why" err "is not a folder of allocation recordings"
+
 # fork: the child is a process of its own (it calls round_of from main
 # and ends with _exit); what it inherited is not its allocation
 check_exit "fork" 0 flamegraph --alloc --format folded -o fork.folded -- ./counted 20 fork

@@ -91,7 +91,7 @@ static int apply_alloc(fg_profile_opts *po, const fg_profile_cli *pc)
 {
 	const char *with = pc->cmd ? "-c/--cmd" : pc->off_cpu ? "--off-cpu" : pc->hot_cold ? "--hot-cold" :
 		pc->perf_script ? "--perf-script" : pc->stream ? "--stream" : pc->root.on ? "--root" :
-		pc->perfdata_out ? "--perfdata-out" : pc->freq ? "-F/--freq" : pc->call_graph ? "--call-graph" :
+		pc->freq ? "-F/--freq" : pc->call_graph ? "--call-graph" :
 		pc->per_thread.on ? "--per-thread" : NULL;
 
 	if (!pc->alloc.on)
@@ -391,11 +391,6 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 
 	/* one side of a comparison writes no graph of its own */
 	out = !out ? "no graph" : strcmp(out, "-") ? out : "stdout";
-	if (!res->recorded) {
-		fg_notef("wrote %s (%llu samples, %llu stacks)", out, (unsigned long long)res->samples,
-			 (unsigned long long)res->stacks);
-		return;
-	}
 	if (po->alloc) {
 		char bytes[32], leaked[32], peak[32], tracker[32];
 		const fg_alloc_totals *t = &res->alloc;
@@ -409,6 +404,11 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 			 leaked, (unsigned long long)t->leaked_blocks, peak,
 			 (unsigned long long)res->stacks, (unsigned long long)t->processes,
 			 t->processes == 1 ? "" : "es", res->seconds_run, tracker);
+		return;
+	}
+	if (!res->recorded) {
+		fg_notef("wrote %s (%llu samples, %llu stacks)", out, (unsigned long long)res->samples,
+			 (unsigned long long)res->stacks);
 		return;
 	}
 	fg_record_format_size(size, sizeof(size), res->record_bytes);

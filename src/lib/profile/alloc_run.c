@@ -2,12 +2,12 @@
  * allocation interposer preloaded, each of its processes leaves a
  * recording in a temporary folder, and the allocation stage (alloc.h)
  * feeds them to the collapser in place of a perf recording. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "flamegraph/alloc.h"
 #include "flamegraph/error.h"
@@ -16,15 +16,22 @@
 #include "util/process.h"
 #include "util/banned.h"
 
-/* The recordings' folder: made in tmpdir, removed with what it holds. */
+/* The recordings' folder: beside --perfdata-out (so that keeping it is
+ * a rename), else in tmpdir; removed with what it holds unless kept. */
 static int make_dir(run *r, fg_strbuf *dir)
 {
-	fg_strbuf_addf(dir, "%s/.flamegraph-alloc.XXXXXX",
-		       r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+	const char *keep = r->o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
+	const char *tmp = r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp";
+
+	if (keep && slash)
+		fg_strbuf_add(dir, keep, (size_t)(slash - keep) + 1);
+	else if (!keep)
+		fg_strbuf_addf(dir, "%s/", tmp);
+	fg_strbuf_addstr(dir, ".flamegraph-alloc.XXXXXX");
 	if (!mkdtemp(dir->buf))
 		return fg_error_set(FG_EIO, "cannot create a folder for the allocation recordings in %s: "
-				    "%s — set TMPDIR to a writable folder",
-				    r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp", strerror(errno));
+				    "%s — %s", keep ? "the folder of --perfdata-out" : tmp, strerror(errno),
+				    keep ? "give --perfdata-out a writable folder" : "set TMPDIR to a writable folder");
 	fg_cleanup_add_path(dir->buf, true);
 	return 0;
 }
@@ -49,17 +56,49 @@ static void remove_dir(const char *dir)
 	fg_strbuf_release(&p);
 }
 
+/* Whether path is a folder of allocation recordings (alloc.* files
+ * and nothing else), which --perfdata-out may replace. */
+bool fg_run_is_alloc_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool ok = d != NULL;
+
+	while (ok && (e = readdir(d)))
+		ok = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strncmp(e->d_name, "alloc.", 6);
+	if (d)
+		closedir(d);
+	return ok;
+}
+
+static int keep_dir(run *r, const char *dir)
+{
+	const char *keep = r->o->perfdata_out;
+
+	if (!keep)
+		return 0;
+	if (access(keep, F_OK) == 0 && fg_run_is_alloc_dir(keep))
+		remove_dir(keep);
+	if (rename(dir, keep) != 0)
+		return fg_error_set(FG_EIO, "cannot keep the allocation recordings as %s: %s", keep,
+				    strerror(errno));
+	fg_cleanup_remove_path(dir);
+	return 0;
+}
+
 static int check(run *r)
 {
 	const fg_profile_opts *o = r->o;
 
+	if (o->perfdata_out && access(o->perfdata_out, F_OK) == 0 && !fg_run_is_alloc_dir(o->perfdata_out))
+		return fg_error_set(FG_EINVAL, "--perfdata-out %s exists and is not a folder of allocation "
+				    "recordings: it would be replaced — give a new name", o->perfdata_out);
 	if (o->npids)
 		return fg_error_set(FG_EINVAL, "allocation graphs cannot attach to a running process: "
 				    "the interposer must be loaded when the program starts — run the "
 				    "program under the allocation graph instead of giving its PID");
 	if (o->perfdata)
-		return fg_error_set(FG_EINVAL, "an allocation graph records the program itself: a "
-				    "perf.data holds no allocations — give the command to run");
+		return 0;
 	if (!o->argc)
 		return fg_error_set(FG_EINVAL, "nothing to profile — give the command to run");
 	if (o->record.mode != FG_RECORD_ON_CPU)
@@ -158,30 +197,57 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 	fg_strbuf_release(&sb);
 }
 
+/* A kept folder of recordings (--perfdata-out of an earlier --alloc run). */
+static int check_kept(run *r)
+{
+	const char *path = r->o->perfdata;
+
+	r->program = path;
+	if (access(path, R_OK) != 0)
+		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO, "cannot read %s: %s — give "
+				    "the folder an --alloc run kept with --perfdata-out", path, strerror(errno));
+	if (!fg_run_is_alloc_dir(path))
+		return fg_error_set(FG_EINVAL, "%s is not a folder of allocation recordings — an "
+				    "allocation graph re-renders what --alloc --perfdata-out kept", path);
+	return 0;
+}
+
 int fg_run_alloc(run *r)
 {
 	fg_strbuf dir = FG_STRBUF_INIT;
 	fg_alloc *a = NULL;
 	fg_perfdata_opts popts;
+	const char *from;
 	double t0;
 	int err;
 
-	if ((err = check(r)) || (err = fg_run_check_command(r)))
+	if ((err = check(r)))
 		goto done;
-	if (fg_alloc_is_static(r->program_path)) {
-		err = fg_error_set(FG_ERECORD, "%s is linked statically: no library can be preloaded into "
-				   "it, so its allocations cannot be seen — link it dynamically "
-				   "(without -static) to graph them", r->program);
-		goto done;
+	if (r->o->perfdata) {
+		if ((err = check_kept(r)) || (err = fg_run_open_outputs(r)))
+			goto done;
+		from = r->o->perfdata;
+	} else {
+		if ((err = fg_run_check_command(r)))
+			goto done;
+		if (fg_alloc_is_static(r->program_path)) {
+			err = fg_error_set(FG_ERECORD, "%s is linked statically: no library can be preloaded "
+					   "into it, so its allocations cannot be seen — link it "
+					   "dynamically (without -static) to graph them", r->program);
+			goto done;
+		}
+		if ((err = fg_run_open_outputs(r)) || (err = make_dir(r, &dir)) ||
+		    (err = run_program(r, dir.buf)))
+			goto done;
+		from = dir.buf;
 	}
-	if ((err = fg_run_open_outputs(r)) || (err = make_dir(r, &dir)) || (err = run_program(r, dir.buf)))
-		goto done;
 	r->processing_start = t0 = fg_run_now();
-	if ((err = fg_alloc_new(&a)) || (err = fg_alloc_add_dir(a, dir.buf)))
+	if ((err = fg_alloc_new(&a)) || (err = fg_alloc_add_dir(a, from)))
 		goto done;
 	fg_alloc_totals_get(a, &r->res->alloc);
 	if (!r->res->alloc.processes) {
-		err = nothing_recorded(r);
+		err = r->o->perfdata ? fg_error_set(FG_ENODATA, "%s holds no allocation recording",
+						    r->o->perfdata) : nothing_recorded(r);
 		goto done;
 	}
 	warn_totals(r, &r->res->alloc);
@@ -204,9 +270,15 @@ int fg_run_alloc(run *r)
 				   fg_alloc_view_name(r->o->alloc), r->program,
 				   r->o->alloc == FG_ALLOC_LEAKED ? "it freed every block it allocated (no leak)" :
 				   "it allocated nothing through malloc and its relatives");
+	/* kept even when the view is empty: another view may not be */
+	if (dir.len && (!err || err == FG_ENODATA)) {
+		int kerr = keep_dir(r, dir.buf);
+		if (kerr)
+			err = kerr;
+	}
 done:
 	fg_alloc_free(a);
-	if (dir.len)
+	if (dir.len && access(dir.buf, F_OK) == 0)
 		remove_dir(dir.buf);
 	fg_strbuf_release(&dir);
 	return err;

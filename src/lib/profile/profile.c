@@ -262,6 +262,10 @@ static int pipeline(run *r)
 	if ((err = fg_run_check_opts(o)) || (err = fg_run_open_outputs(r)))
 		return err;
 	if (o->perfdata) {
+		struct stat st;
+		if (stat(o->perfdata, &st) == 0 && S_ISDIR(st.st_mode) && fg_run_is_alloc_dir(o->perfdata))
+			return fg_error_set(FG_EINVAL, "%s holds allocation recordings (kept by --alloc "
+					    "--perfdata-out) — add --alloc[=VIEW] to graph them", o->perfdata);
 		if (access(o->perfdata, R_OK) != 0)
 			return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
 					    "cannot read %s: %s — give the perf.data to render",

@@ -95,6 +95,8 @@ void fg_run_stream_release(run *r);
 /* An allocation graph's run: the program under the interposer, its
  * recordings read into r->collapser (opts.alloc). */
 int fg_run_alloc(run *r);
+/* Whether path is a folder of allocation recordings (alloc.* only). */
+bool fg_run_is_alloc_dir(const char *path);
 
 /* outputs.c */
 /* The graph's file ("-": stdout), or NULL when none is written. */
