@@ -349,8 +349,12 @@ static uint32_t walk(const struct table *t, void *fp, uintptr_t *pcs)
 		return n;
 	for (;;) {
 		uintptr_t *next = (uintptr_t *)f[0];
+		/* upward only, aligned, and both words inside this thread's
+		 * stack (no sum that could wrap around: a garbage frame
+		 * pointer may hold any value) */
 		if (n >= MAX_DEPTH || (uintptr_t)next <= (uintptr_t)f || ((uintptr_t)next & 7) ||
-		    (uintptr_t)next < t->stack_lo || (uintptr_t)next + 16 > t->stack_hi)
+		    (uintptr_t)next < t->stack_lo || t->stack_hi - t->stack_lo < 16 ||
+		    (uintptr_t)next > t->stack_hi - 16)
 			break;
 		f = next;
 		if (f[1] < 4096)

@@ -102,6 +102,22 @@ CPP
 	check_contains "C++ new: 100 calls of operator new, from main" news.folded ";main;operator new 100$"
 fi
 
+# garbage in the frame-pointer register (code without frame pointers):
+# the walk stops, the program goes on, every allocation is counted
+cc -O2 -g -o badframes "$FG_SRC/tests/e2e/alloc/badframes.c"
+check_exit "garbage frame pointers" 0 flamegraph --alloc=count --format folded -o bf.folded -- ./badframes
+check_contains "garbage frame pointers: the program ran to its end" out "^badframes: 5 allocations$"
+check_contains "garbage frame pointers: each allocation counted" bf.folded "^badframes;with_rbp 5$"
+
+# a real multi-process program: cc runs cc1 and as (posix_spawn, exec),
+# none of them built with frame pointers
+printf 'int main(void) { return 0; }\n' > t.c
+check_exit "cc -c under --alloc" 0 flamegraph --alloc --format folded -o cc.folded -- cc -O2 -c t.c -o t.o
+[ -s t.o ] && pass || fail "cc -c under --alloc: no object file"
+for p in cc cc1 as; do
+	check_contains "cc -c: the allocations of $p" cc.folded "^$p;"
+done
+
 # a static program: nothing can be preloaded, said before it runs
 if cc -static -o static three.c 2>/dev/null; then
 	check_exit "static program" 3 flamegraph --alloc -o static.svg -- ./static
