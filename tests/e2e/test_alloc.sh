@@ -88,6 +88,22 @@ check_exit "SIGTERM" 5 flamegraph --alloc --format folded -o term.folded -- ./te
 check_contains "SIGTERM: the program's fate" err "killed by SIGTERM"
 check_contains "SIGTERM: its allocation, leaked" term.folded "^term;.*main 1000$"
 
+# a stop request to flamegraph alone is passed on: the program ends by it,
+# its recording written first, and the graph covers what it did
+printf '#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\nint main(void) { for (int i = 0; i < 400; i++) { char *p = malloc(1000); memset(p, 1, 1000); usleep(20000); } return 0; }\n' > slow.c
+cc -g -fno-omit-frame-pointer -o slow slow.c
+flamegraph --alloc --format folded -o slow.folded -- ./slow >out 2>err &
+fgpid=$!
+sleep 1
+kill -TERM $fgpid
+rc=0
+wait $fgpid || rc=$?
+check_eq "SIGTERM to flamegraph: 128+15" "143" "$rc"
+check_contains "SIGTERM to flamegraph: said" err "interrupted: the graph covers the first"
+n=$(awk '{ print $NF }' slow.folded | sort -n | tail -1)
+[ -n "$n" ] && [ "$n" -ge 1000 ] && [ "$n" -lt 400000 ] && pass ||
+	fail "SIGTERM to flamegraph: the graph should hold part of slow's allocations, has '$n'"
+
 # C++ new and delete reach malloc
 if command -v g++ >/dev/null; then
 	cat > news.cpp <<'CPP'

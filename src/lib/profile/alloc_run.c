@@ -4,6 +4,7 @@
  * feeds them to the collapser in place of a perf recording. */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "flamegraph/error.h"
 #include "lib/profile/run.h"
 #include "util/cleanup.h"
+#include "util/interrupt.h"
 #include "util/process.h"
 #include "util/banned.h"
 
@@ -114,6 +116,31 @@ static int check(run *r)
 	return 0;
 }
 
+/* Waits for the program, passing on the interrupts we are asked for
+ * (Ctrl-C reaches the program from the terminal by itself; a signal sent
+ * to us alone does not): it ends by its own handling of them, and the
+ * interposer writes its recording first. */
+static int wait_program(run *r, fg_child *child, fg_exit_status *st)
+{
+	int seen = fg_interrupt_count();
+	struct pollfd pfd = { fg_interrupt_fd(), POLLIN, 0 };
+
+	for (;;) {
+		bool done = false;
+		int err = fg_child_try_wait(child, st, &done);
+		if (err || done)
+			return err;
+		if (fg_interrupt_count() != seen) {
+			seen = fg_interrupt_count();
+			r->res->interrupted = true;
+			r->res->interrupt_signal = fg_interrupt_signal();
+			kill(child->pid, fg_interrupt_signal() ? fg_interrupt_signal() : SIGINT);
+		}
+		if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, 100) > 0)
+			fg_interrupt_drain();
+	}
+}
+
 static int run_program(run *r, const char *dir)
 {
 	const fg_profile_opts *o = r->o;
@@ -144,13 +171,16 @@ static int run_program(run *r, const char *dir)
 	fg_run_emit_cmd(r, cmd.argv.v);
 	if ((err = fg_cmd_spawn(&cmd, &child)))
 		goto done;
-	err = fg_child_wait(&child, &st);
+	err = wait_program(r, &child, &st);
 	r->res->seconds_record = r->res->seconds_run = fg_run_now() - t0;
 	fg_run_emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
 	r->res->exit_code = st.code;
 	r->res->signal = st.signal;
-	r->res->interrupted = st.signal == SIGINT;
-	r->res->interrupt_signal = r->res->interrupted ? SIGINT : 0;
+	if (!r->res->interrupted && st.signal == SIGINT) {
+		r->res->interrupted = true;
+		r->res->interrupt_signal = SIGINT;
+	}
+	r->interrupts_seen = fg_interrupt_count();
 	r->res->workload_failed = !r->res->interrupted && (st.signal || st.code);
 	r->res->recorded = true;
 done:
