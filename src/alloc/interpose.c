@@ -100,6 +100,7 @@ static struct stack *g_stacks;
 static uintptr_t *g_pcs;
 static _Atomic uint32_t g_nstacks, g_npcs;
 static _Atomic uint64_t g_dropped;   /* allocations whose stack found no room */
+static uint32_t g_max_stacks = MAX_STACKS; /* FLAMEGRAPH_ALLOC_MAX_STACKS lowers it (tests) */
 
 static struct counts *g_merged;      /* threads that ended */
 static struct counts *g_peak;        /* the snapshot at the largest live total */
@@ -170,6 +171,13 @@ static void setup(void)
 		return;
 	}
 	memcpy(g_dir, dir, n + 1);
+	if ((dir = env_get("FLAMEGRAPH_ALLOC_MAX_STACKS"))) {
+		uint32_t v = 0;
+		for (; *dir >= '0' && *dir <= '9' && v < MAX_STACKS; dir++)
+			v = v * 10 + (uint32_t)(*dir - '0');
+		if (v >= 2 && v < MAX_STACKS)
+			g_max_stacks = v;
+	}
 	g_slots = map_zero(sizeof(*g_slots) * SLOTS);
 	g_stacks = map_zero(sizeof(*g_stacks) * MAX_STACKS);
 	g_pcs = map_zero(sizeof(*g_pcs) * PC_POOL);
@@ -385,10 +393,13 @@ static uint32_t intern(const uintptr_t *pcs, uint32_t n)
 				return cur;
 			continue;
 		}
+		/* full: no more ids taken (their counter must not wrap) */
+		if (atomic_load_explicit(&g_nstacks, memory_order_relaxed) >= g_max_stacks)
+			return 0;
 		id = atomic_fetch_add(&g_nstacks, 1);
 		pc = atomic_fetch_add(&g_npcs, n);
-		if (id >= MAX_STACKS || pc + n > PC_POOL || pc + n < pc) {
-			atomic_store(&g_nstacks, MAX_STACKS);
+		if (id >= g_max_stacks || pc + n > PC_POOL || pc + n < pc) {
+			atomic_store(&g_nstacks, g_max_stacks);
 			return 0;
 		}
 		memcpy(g_pcs + pc, pcs, n * sizeof(*pcs));
@@ -416,8 +427,8 @@ static void snapshot(int64_t total)
 		return;
 	if (total > g_snap_at && pthread_mutex_trylock(&g_lock) == 0) {
 		n = atomic_load(&g_nstacks);
-		if (n > MAX_STACKS)
-			n = MAX_STACKS;
+		if (n > g_max_stacks)
+			n = g_max_stacks;
 		for (uint32_t i = 0; i < n; i++) {
 			g_peak[i].live_bytes = g_merged[i].live_bytes;
 			g_peak[i].live_blocks = g_merged[i].live_blocks;
@@ -989,8 +1000,8 @@ static void write_recording(const char *why, bool from_signal)
 	for (struct table *t = g_tables; t; t = t->next)
 		live += t->pending;
 	n = atomic_load(&g_nstacks);
-	if (n > MAX_STACKS)
-		n = MAX_STACKS;
+	if (n > g_max_stacks)
+		n = g_max_stacks;
 	if (live > g_peak_total) {
 		for (uint32_t i = 0; i < n; i++) {
 			g_peak[i].live_bytes = g_merged[i].live_bytes;

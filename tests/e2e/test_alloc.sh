@@ -134,6 +134,19 @@ for p in cc cc1 as; do
 	check_contains "cc -c: the allocations of $p" cc.folded "^$p;"
 done
 
+# the tracker's memory is bounded: past its table of distinct stacks
+# (lowered here to 50) allocations are counted under one frame, said
+cc -O2 -g -fno-omit-frame-pointer -o manystacks "$FG_SRC/tests/e2e/alloc/manystacks.c"
+check_exit "1024 distinct stacks" 0 flamegraph --alloc=count --format folded -o ms.folded -- ./manystacks 10
+check_eq "1024 distinct stacks: each its own" "1024" "$(grep -Ec ';(left|right);.*walk 1$' ms.folded || true)"
+check_exit "1024 stacks, a table of 50" 0 env FLAMEGRAPH_ALLOC_MAX_STACKS=50 \
+	flamegraph --alloc=count --format folded -o ms50.folded -- ./manystacks 10
+check_eq "a table of 50: 50 stacks" "50" "$(wc -l < ms50.folded)"
+check_contains "a table of 50: the rest under one frame" ms50.folded "^manystacks;\\[allocation stacks beyond the tracker's table\\] [0-9]+$"
+check_eq "a table of 50: every allocation still counted" \
+	"$(awk '{ s += $NF } END { print s }' ms.folded)" "$(awk '{ s += $NF } END { print s }' ms50.folded)"
+check_contains "a table of 50: the warning" err "allocations came from more distinct stacks than the tracker keeps"
+
 # a static program: nothing can be preloaded, said before it runs
 if cc -static -o static three.c 2>/dev/null; then
 	check_exit "static program" 3 flamegraph --alloc -o static.svg -- ./static
