@@ -53,6 +53,15 @@ check_exit "a failing program: exit 5, graph written" 5 flamegraph --alloc --for
 check_contains "a failing program: its status" err "exited with status 3"
 check_contains "a failing program: its allocation" three.folded "^three;.*main [0-9]+$"
 
+# pprof: Go's heap-profile sample types
+check_exit "--alloc --format pprof" 0 flamegraph --alloc --format pprof -o alloc.pb.gz -- ./counted 20
+check_exit "--alloc pprof: gzip" 0 gzip -t alloc.pb.gz
+if command -v go >/dev/null; then
+	HOME=$PWD GOCACHE=$PWD/gocache go tool pprof -top alloc.pb.gz > top.txt 2> top.err || true
+	check_contains "pprof: alloc_space" top.txt "^Type: alloc_space$"
+	check_contains "pprof: a_realloc in bytes" top.txt "MB .* a_realloc$"
+fi
+
 # one run, every view: the recordings kept, then drawn again
 check_exit "--perfdata-out keeps the recordings" 0 flamegraph --alloc --perfdata-out kept --format folded -o kept.bytes -- ./counted 30
 mv out prog.kept
