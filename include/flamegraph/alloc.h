@@ -15,7 +15,9 @@
  *   dropped N                      allocations whose stack found no room
  *                                  in the tracker's table (counted under
  *                                  one stack without frames)
- *   tracker-bytes N                memory the tracking itself used
+ *   tracker-bytes N                memory the tracking itself used: its
+ *                                  tables, and the blocks' 16-byte
+ *                                  headers at the peak
  *   map START END OFFSET PATH      an executable map (hex numbers)
  *   s BYTES CALLS LEAKED_BYTES LEAKED_BLOCKS PEAK_BYTES PEAK_BLOCKS PC...
  *                                  one allocating stack: bytes and calls

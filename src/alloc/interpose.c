@@ -1026,9 +1026,14 @@ static void write_recording(const char *why, bool from_signal)
 	out_dec(o, g_threads);
 	out_str(o, "\ndropped ");
 	out_dec(o, atomic_load(&g_dropped));
+	/* the tables, and the blocks' headers at the peak */
+	uint64_t peak_blocks = 0;
+	for (uint32_t i = 0; i < n; i++)
+		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)g_peak[i].live_blocks : 0;
 	out_str(o, "\ntracker-bytes ");
 	out_dec(o, (uint64_t)n * (sizeof(struct stack) + 2 * sizeof(struct counts)) +
-		   (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) + g_threads * sizeof(struct table));
+		   (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) + g_threads * sizeof(struct table) +
+		   peak_blocks * HDR);
 	out_str(o, "\n");
 	out_proc_file(o, "/proc/self/maps", map_line);
 	write_stacks(o, n);
