@@ -54,9 +54,9 @@ extern void *__libc_stack_end;
 
 enum {
 	MAX_DEPTH = 128,
-	MAX_STACKS = 1 << 18,         /* distinct stacks kept; the rest count as one */
-	SLOTS = 1 << 19,              /* the stack table's hash slots */
-	PC_POOL = 1 << 23,            /* return addresses of all stacks */
+	MAX_STACKS = 1 << 18, /* distinct stacks kept; the rest count as one */
+	SLOTS = 1 << 19,      /* the stack table's hash slots */
+	PC_POOL = 1 << 23,    /* return addresses of all stacks */
 	HDR = 16,
 };
 
@@ -66,14 +66,14 @@ enum {
 struct hdr {
 	uint64_t size;
 	uint32_t stack;
-	uint8_t align_log2;           /* 0: malloc'd; else the base is 1 << it before */
-	uint8_t gen;                  /* the process generation (forks) that made it */
+	uint8_t align_log2; /* 0: malloc'd; else the base is 1 << it before */
+	uint8_t gen;        /* the process generation (forks) that made it */
 	uint16_t magic;
 };
 
 struct stack {
 	uint64_t hash;
-	uint32_t depth, pcs;          /* pcs: index into g_pcs */
+	uint32_t depth, pcs; /* pcs: index into g_pcs */
 };
 
 /* What one thread (or the merged threads) counted for one stack. */
@@ -91,7 +91,7 @@ struct table {
 	bool alive;
 };
 
-static int g_state;              /* 0: not decided, 1: recording, -1: off */
+static int g_state; /* 0: not decided, 1: recording, -1: off */
 static char g_dir[PATH_MAX];
 static uint8_t g_gen;
 
@@ -99,32 +99,32 @@ static _Atomic uint32_t *g_slots;
 static struct stack *g_stacks;
 static uintptr_t *g_pcs;
 static _Atomic uint32_t g_nstacks, g_npcs;
-static _Atomic uint64_t g_dropped;   /* allocations whose stack found no room */
+static _Atomic uint64_t g_dropped;         /* allocations whose stack found no room */
 static uint32_t g_max_stacks = MAX_STACKS; /* FLAMEGRAPH_ALLOC_MAX_STACKS lowers it (tests) */
 
-static struct counts *g_merged;      /* threads that ended */
-static struct counts *g_peak;        /* the snapshot at the largest live total */
+static struct counts *g_merged; /* threads that ended */
+static struct counts *g_peak;   /* the snapshot at the largest live total */
 static _Atomic int64_t g_live;
 static int64_t g_peak_total;
-static _Atomic int64_t g_snap_at;    /* the live total of the last snapshot */
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;   /* registry, merges */
+static _Atomic int64_t g_snap_at;                          /* the live total of the last snapshot */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* registry, merges */
 static pthread_mutex_t g_snap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct table *g_tables, *g_free_tables;
 static pthread_key_t g_key;
 static bool g_key_made;
 static uint64_t g_threads;
 static bool g_written;
-static pid_t g_pid;                  /* ours: a vfork child (same memory) is not */
+static pid_t g_pid;                   /* ours: a vfork child (same memory) is not */
 static char g_written_path[PATH_MAX]; /* removed again when an exec fails */
 
 static TLS struct table *t_table;
-static TLS int t_busy;                /* inside our own code: nested calls go straight through */
-static TLS bool t_gone;               /* the thread's table was merged (it is ending) */
+static TLS int t_busy;  /* inside our own code: nested calls go straight through */
+static TLS bool t_gone; /* the thread's table was merged (it is ending) */
 
 static void *map_zero(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -151,7 +151,10 @@ static void write_recording(const char *why, bool from_signal);
 
 static void on_signal(int sig)
 {
-	write_recording(sig == SIGINT ? "signal 2" : sig == SIGTERM ? "signal 15" : "signal 1", true);
+	write_recording(sig == SIGINT    ? "signal 2"
+	                : sig == SIGTERM ? "signal 15"
+	                                 : "signal 1",
+	                true);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -193,7 +196,7 @@ static void setup(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	/* a program ended by these signals (their default) still leaves its
 	 * recording; one that handles them itself is left alone */
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old;
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
@@ -407,8 +410,8 @@ static uint32_t intern(const uintptr_t *pcs, uint32_t n)
 		g_stacks[id].depth = n;
 		g_stacks[id].pcs = pc;
 		uint32_t empty = 0;
-		if (atomic_compare_exchange_strong_explicit(&g_slots[i], &empty, id, memory_order_release,
-							    memory_order_acquire))
+		if (atomic_compare_exchange_strong_explicit(
+		        &g_slots[i], &empty, id, memory_order_release, memory_order_acquire))
 			return id;
 		/* another thread took the slot first: ours stays unused (depth 0) */
 		g_stacks[id].depth = 0;
@@ -435,8 +438,10 @@ static void snapshot(int64_t total)
 		}
 		for (struct table *t = g_tables; t; t = t->next)
 			for (uint32_t i = 0; i < t->top && i < n; i++) {
-				g_peak[i].live_bytes += __atomic_load_n(&t->c[i].live_bytes, __ATOMIC_RELAXED);
-				g_peak[i].live_blocks += __atomic_load_n(&t->c[i].live_blocks, __ATOMIC_RELAXED);
+				g_peak[i].live_bytes +=
+				    __atomic_load_n(&t->c[i].live_bytes, __ATOMIC_RELAXED);
+				g_peak[i].live_blocks +=
+				    __atomic_load_n(&t->c[i].live_blocks, __ATOMIC_RELAXED);
 			}
 		g_peak_total = total;
 		atomic_store(&g_snap_at, total);
@@ -507,7 +512,7 @@ static void note_free(const struct hdr *h)
 	struct counts *c;
 
 	if (h->gen != g_gen)
-		return;   /* inherited from the parent process */
+		return; /* inherited from the parent process */
 	t_busy++;
 	if ((t = thread_table())) {
 		c = counts_of(t, h->stack);
@@ -515,7 +520,8 @@ static void note_free(const struct hdr *h)
 		c->live_blocks--;
 		live_delta(t, -(int64_t)h->size);
 	} else {
-		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, (int64_t)h->size, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, (int64_t)h->size,
+		                   __ATOMIC_RELAXED);
 		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, 1, __ATOMIC_RELAXED);
 		atomic_fetch_sub_explicit(&g_live, (int64_t)h->size, memory_order_relaxed);
 	}
@@ -810,7 +816,8 @@ static void out_hex(struct out *o, uint64_t v)
 }
 
 /* Copies a whole small /proc file into the output, line by line through cb. */
-static void out_proc_file(struct out *o, const char *path, void (*cb)(struct out *, const char *, size_t))
+static void out_proc_file(struct out *o, const char *path,
+                          void (*cb)(struct out *, const char *, size_t))
 {
 	char buf[8192];
 	size_t have = 0;
@@ -834,7 +841,7 @@ static void out_proc_file(struct out *o, const char *path, void (*cb)(struct out
 		memmove(buf, buf + start, have - start);
 		have -= start;
 		if (have == sizeof(buf))
-			have = 0;   /* a line longer than the buffer: dropped */
+			have = 0; /* a line longer than the buffer: dropped */
 	}
 	if (have)
 		cb(o, buf, have);
@@ -847,7 +854,9 @@ static uint64_t parse_hex(const char **s, const char *end)
 
 	for (; *s < end; ++*s) {
 		char c = **s;
-		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 99;
+		unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+		             : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+		                                    : 99;
 		if (d == 99)
 			break;
 		v = v * 16 + d;
@@ -1032,8 +1041,8 @@ static void write_recording(const char *why, bool from_signal)
 		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)g_peak[i].live_blocks : 0;
 	out_str(o, "\ntracker-bytes ");
 	out_dec(o, (uint64_t)n * (sizeof(struct stack) + 2 * sizeof(struct counts)) +
-		   (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) + g_threads * sizeof(struct table) +
-		   peak_blocks * HDR);
+	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
+	               g_threads * sizeof(struct table) + peak_blocks * HDR);
 	out_str(o, "\n");
 	out_proc_file(o, "/proc/self/maps", map_line);
 	write_stacks(o, n);

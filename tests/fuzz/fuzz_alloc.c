@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		po.inline_frames = false;
 		po.debug_dir = "/nonexistent";
 		if (fg_collapser_new(&c, FG_FORMAT_PERF, &co) == 0) {
-			if (fg_alloc_collapse(a, FG_ALLOC_COUNT, &po, c) == 0 && fg_collapser_finish(c) == 0) {
+			if (fg_alloc_collapse(a, FG_ALLOC_COUNT, &po, c) == 0 &&
+			    fg_collapser_finish(c) == 0) {
 				fg_collapse_stats st;
 				fg_collapser_stats(c, &st);
 				if (st.samples > t.allocations)

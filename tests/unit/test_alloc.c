@@ -33,11 +33,11 @@ static void test_totals(void **state)
 {
 	(void)state;
 	fg_alloc *a = parse_ok(REC("threads 2\ndropped 3\ntracker-bytes 4096\n"
-				   "map 1000 2000 0 /bin/x\n"
-				   "s 100 2 40 1 60 1 1010 1020\n"
-				   "s 30 3 0 0 -5 -1 1030\n"
-				   "s 7 1 7 1 7 1\n"
-				   "end\n"));
+	                           "map 1000 2000 0 /bin/x\n"
+	                           "s 100 2 40 1 60 1 1010 1020\n"
+	                           "s 30 3 0 0 -5 -1 1030\n"
+	                           "s 7 1 7 1 7 1\n"
+	                           "end\n"));
 	fg_alloc_totals t;
 
 	fg_alloc_totals_get(a, &t);
@@ -87,14 +87,18 @@ static void test_bad(void **state)
 	expect_error("", "rec: not an allocation recording");
 	expect_error("flamegraph-alloc 2\nend\n", "rec: not an allocation recording");
 	expect_error("perf script text\n", "starts with \"flamegraph-alloc 1\"");
-	expect_error(REC("map 1000 zz 0 /bin/x\n"), "rec:6: a map line needs START END OFFSET PATH");
-	expect_error(REC("map 2000 1000 0 /bin/x\n"), "rec:6: a map line needs a path and END above START");
+	expect_error(REC("map 1000 zz 0 /bin/x\n"),
+	             "rec:6: a map line needs START END OFFSET PATH");
+	expect_error(REC("map 2000 1000 0 /bin/x\n"),
+	             "rec:6: a map line needs a path and END above START");
 	expect_error(REC("map 1000 2000 0\n"), "rec:6: a map line needs a path");
 	expect_error(REC("s 1 2 3\n"), "rec:6: a stack line needs six counts");
 	expect_error(REC("s 1 1 0 0 0 0 xyz\n"), "rec:6: a stack's addresses are hex numbers");
-	expect_error(REC("s 1 1 0 0 0 0 12345678901234567\n"), "rec:6: a stack's addresses are hex");
+	expect_error(REC("s 1 1 0 0 0 0 12345678901234567\n"),
+	             "rec:6: a stack's addresses are hex");
 	expect_error(REC("s -1 1 0 0 0 0 10\n"), "rec:6: negative bytes or calls");
-	expect_error(REC("s 99999999999999999999 1 0 0 0 0 10\n"), "rec:6: a stack line needs six counts");
+	expect_error(REC("s 99999999999999999999 1 0 0 0 0 10\n"),
+	             "rec:6: a stack line needs six counts");
 	expect_error(REC("pid 99999999999\n"), "rec:6: a PID out of range");
 	expect_error(REC("end\ns 1 1 0 0 0 0 10\n"), "rec:7: text after the \"end\" line");
 	/* the message says what to do */
@@ -160,7 +164,8 @@ static void add_own_maps(fg_strbuf *sb)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
 		char perms[8], path[4096] = "";
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &end, perms, &off, path) >= 4 &&
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &end, perms, &off,
+		           path) >= 4 &&
 		    perms[2] == 'x' && !strcmp(path, self))
 			fg_strbuf_addf(sb, "map %llx %llx %llx %s\n", start, end, off, path);
 	}
@@ -297,14 +302,10 @@ static void test_static(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_totals),
-		cmocka_unit_test(test_cut_short),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_deep_stack),
-		cmocka_unit_test(test_views),
-		cmocka_unit_test(test_collapse),
-		cmocka_unit_test(test_dir),
-		cmocka_unit_test(test_static),
+	    cmocka_unit_test(test_totals), cmocka_unit_test(test_cut_short),
+	    cmocka_unit_test(test_bad),    cmocka_unit_test(test_deep_stack),
+	    cmocka_unit_test(test_views),  cmocka_unit_test(test_collapse),
+	    cmocka_unit_test(test_dir),    cmocka_unit_test(test_static),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

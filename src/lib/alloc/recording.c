@@ -26,7 +26,7 @@ struct amap {
 
 struct astack {
 	int64_t w[NW];
-	size_t first, n;         /* into the process' pcs */
+	size_t first, n; /* into the process' pcs */
 };
 
 struct aproc {
@@ -48,7 +48,7 @@ struct fg_alloc {
 	fg_arena arena;
 };
 
-static const char *const view_names[] = { "", "bytes", "count", "leaked", "peak" };
+static const char *const view_names[] = {"", "bytes", "count", "leaked", "peak"};
 
 int fg_alloc_view_parse(fg_alloc_view *out, const char *name)
 {
@@ -57,7 +57,8 @@ int fg_alloc_view_parse(fg_alloc_view *out, const char *name)
 			*out = (fg_alloc_view)v;
 			return 0;
 		}
-	return fg_error_set(FG_EINVAL, "unknown allocation view '%s': bytes, count, leaked or peak", name);
+	return fg_error_set(FG_EINVAL, "unknown allocation view '%s': bytes, count, leaked or peak",
+	                    name);
 }
 
 const char *fg_alloc_view_name(fg_alloc_view view)
@@ -123,8 +124,9 @@ static int parse_hex(fg_view v, uint64_t *out)
 		return FG_EPARSE;
 	for (size_t i = 0; i < v.len; i++) {
 		char c = v.ptr[i];
-		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
-			     c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16;
+		unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+		             : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+		                                    : 16;
 		if (d == 16)
 			return FG_EPARSE;
 		x = x << 4 | d;
@@ -140,7 +142,8 @@ static int parse_signed(fg_view v, int64_t *out)
 
 	if (v.len && v.ptr[0] == '-') {
 		unsigned long long u;
-		if ((err = fg_parse_u64(fg_view_of(v.ptr + 1, v.len - 1), &u)) || u > (unsigned long long)INT64_MAX)
+		if ((err = fg_parse_u64(fg_view_of(v.ptr + 1, v.len - 1), &u)) ||
+		    u > (unsigned long long)INT64_MAX)
 			return FG_EPARSE;
 		*out = -(int64_t)u;
 		return 0;
@@ -160,8 +163,9 @@ struct parser {
 
 static int bad(const struct parser *ps, const char *what)
 {
-	return fg_error_set(FG_EPARSE, "%s:%zu: %s — the allocation recording is damaged; run the program again",
-			    ps->name, ps->line, what);
+	return fg_error_set(
+	    FG_EPARSE, "%s:%zu: %s — the allocation recording is damaged; run the program again",
+	    ps->name, ps->line, what);
 }
 
 static int parse_map(struct parser *ps, fg_view rest)
@@ -193,7 +197,8 @@ static int parse_stack(struct parser *ps, fg_view rest)
 
 	for (int i = 0; i < NW; i++)
 		if (parse_signed(word(&rest), &s.w[i]))
-			return bad(ps, "a stack line needs six counts (BYTES CALLS LEAKED_BYTES LEAKED_BLOCKS PEAK_BYTES PEAK_BLOCKS)");
+			return bad(ps, "a stack line needs six counts (BYTES CALLS LEAKED_BYTES "
+			               "LEAKED_BLOCKS PEAK_BYTES PEAK_BLOCKS)");
 	if (s.w[W_BYTES] < 0 || s.w[W_CALLS] < 0)
 		return bad(ps, "negative bytes or calls");
 	s.first = p->npcs;
@@ -266,20 +271,22 @@ static int parse_line(struct parser *ps, fg_view line)
 		return parse_u64_field(ps, rest, &p->dropped);
 	if (fg_view_eq(key, "tracker-bytes"))
 		return parse_u64_field(ps, rest, &p->tracker_bytes);
-	return 0;   /* ppid, end-reason, threads, and lines of later versions */
+	return 0; /* ppid, end-reason, threads, and lines of later versions */
 }
 
 int fg_alloc_add_mem(fg_alloc *a, const char *name, const char *buf, size_t len)
 {
 	static const char magic[] = "flamegraph-alloc 1\n";
-	struct parser ps = { a, NULL, name, 1 };
+	struct parser ps = {a, NULL, name, 1};
 	const char *p = buf, *end = buf + len;
 	struct aproc *proc;
 	int err = 0;
 
 	if (len < sizeof(magic) - 1 || memcmp(buf, magic, sizeof(magic) - 1))
-		return fg_error_set(FG_EPARSE, "%s: not an allocation recording of this version "
-				    "(it starts with \"flamegraph-alloc 1\")", name);
+		return fg_error_set(FG_EPARSE,
+		                    "%s: not an allocation recording of this version "
+		                    "(it starts with \"flamegraph-alloc 1\")",
+		                    name);
 	if (FG_ALLOC_GROW(a->procs, a->nprocs + 1, a->aprocs, 4))
 		return FG_ENOMEM;
 	proc = &a->procs[a->nprocs];
@@ -320,10 +327,11 @@ int fg_alloc_add_dir(fg_alloc *a, const char *dir)
 
 	if (!d)
 		return fg_error_set(FG_EIO, "cannot read the allocation recordings in %s: %s", dir,
-				    strerror(errno));
+		                    strerror(errno));
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "alloc.", 6)) {
-			if (FG_ALLOC_GROW(names, n + 1, alloc, 8) || !(names[n] = fg_strndup(e->d_name, strlen(e->d_name)))) {
+			if (FG_ALLOC_GROW(names, n + 1, alloc, 8) ||
+			    !(names[n] = fg_strndup(e->d_name, strlen(e->d_name)))) {
 				err = FG_ENOMEM;
 				break;
 			}
@@ -378,11 +386,16 @@ void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out)
 static int64_t weight(const struct astack *s, fg_alloc_view view)
 {
 	switch (view) {
-	case FG_ALLOC_BYTES: return s->w[W_BYTES];
-	case FG_ALLOC_COUNT: return s->w[W_CALLS];
-	case FG_ALLOC_LEAKED: return s->w[W_LEAKED];
-	case FG_ALLOC_PEAK: return s->w[W_PEAK];
-	default: return 0;
+	case FG_ALLOC_BYTES:
+		return s->w[W_BYTES];
+	case FG_ALLOC_COUNT:
+		return s->w[W_CALLS];
+	case FG_ALLOC_LEAKED:
+		return s->w[W_LEAKED];
+	case FG_ALLOC_PEAK:
+		return s->w[W_PEAK];
+	default:
+		return 0;
 	}
 }
 
@@ -393,10 +406,11 @@ struct frames {
 
 /* One stack's frames: each return address minus one (the call, where
  * the caller's line and inlined frames are), resolved. */
-static int stack_frames(fg_symbolizer *sy, int32_t space, const struct aproc *p, const struct astack *s,
-			struct frames *fr)
+static int stack_frames(fg_symbolizer *sy, int32_t space, const struct aproc *p,
+                        const struct astack *s, struct frames *fr)
 {
-	static const fg_perfdata_frame lost = { 0, "[allocation stacks beyond the tracker's table]", NULL, false, false };
+	static const fg_perfdata_frame lost = {0, "[allocation stacks beyond the tracker's table]",
+	                                       NULL, false, false};
 	const fg_perfdata_frame *fs;
 	size_t n;
 	int err;
@@ -420,15 +434,15 @@ static int stack_frames(fg_symbolizer *sy, int32_t space, const struct aproc *p,
 	return 0;
 }
 
-static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view view, fg_symbolizer *sy,
-			 fg_sample_feed *feed, struct frames *fr)
+static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view view,
+                         fg_symbolizer *sy, fg_sample_feed *feed, struct frames *fr)
 {
 	fg_perfdata_sample smp;
 	int err;
 
 	for (size_t i = 0; i < p->nmaps; i++)
-		if ((err = fg_symbolizer_add_map(sy, space, p->maps[i].start, p->maps[i].end, p->maps[i].off,
-						 p->maps[i].path)))
+		if ((err = fg_symbolizer_add_map(sy, space, p->maps[i].start, p->maps[i].end,
+		                                 p->maps[i].off, p->maps[i].path)))
 			return err;
 	for (size_t k = 0; k < p->nstacks; k++) {
 		int64_t w = weight(&p->stacks[k], view);
@@ -450,11 +464,11 @@ static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view vie
 }
 
 int fg_alloc_collapse(const fg_alloc *a, fg_alloc_view view, const fg_perfdata_opts *opts,
-		      fg_collapser *c)
+                      fg_collapser *c)
 {
 	fg_symbolizer *sy = NULL;
 	fg_sample_feed *feed = NULL;
-	struct frames fr = { NULL, 0, 0 };
+	struct frames fr = {NULL, 0, 0};
 	int err;
 
 	if (view <= FG_ALLOC_NONE || view > FG_ALLOC_PEAK)
@@ -483,14 +497,15 @@ bool fg_alloc_is_static(const char *path)
 
 	if (fd < 0)
 		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph) ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
 		close(fd);
 		return false;
 	}
 	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) != (ssize_t)sizeof(ph))
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
 			break;
 		interp = ph.p_type == PT_INTERP;
 	}

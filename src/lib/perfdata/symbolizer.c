@@ -30,7 +30,7 @@ int fg_symbolizer_new(fg_symbolizer **out, const fg_perfdata_opts *opts)
 }
 
 int fg_symbolizer_add_map(fg_symbolizer *s, int32_t space, uint64_t start, uint64_t end,
-			  uint64_t pgoff, const char *path)
+                          uint64_t pgoff, const char *path)
 {
 	pd_module *mod;
 
@@ -45,10 +45,10 @@ int fg_symbolizer_add_map(fg_symbolizer *s, int32_t space, uint64_t start, uint6
 }
 
 int fg_symbolizer_resolve(fg_symbolizer *s, int32_t space, uint64_t addr,
-			  const fg_perfdata_frame **frames, size_t *n)
+                          const fg_perfdata_frame **frames, size_t *n)
 {
 	const struct pd_map *map = pd_machine_find_map(&s->machine, space, addr);
-	fg_perfdata_frame unknown = { addr, NULL, NULL, false, false };
+	fg_perfdata_frame unknown = {addr, NULL, NULL, false, false};
 
 	if (!map || !map->mod) {
 		s->unknown = unknown;

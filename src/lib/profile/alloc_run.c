@@ -31,9 +31,12 @@ static int make_dir(run *r, fg_strbuf *dir)
 		fg_strbuf_addf(dir, "%s/", tmp);
 	fg_strbuf_addstr(dir, ".flamegraph-alloc.XXXXXX");
 	if (!mkdtemp(dir->buf))
-		return fg_error_set(FG_EIO, "cannot create a folder for the allocation recordings in %s: "
-				    "%s — %s", keep ? "the folder of --perfdata-out" : tmp, strerror(errno),
-				    keep ? "give --perfdata-out a writable folder" : "set TMPDIR to a writable folder");
+		return fg_error_set(FG_EIO,
+		                    "cannot create a folder for the allocation recordings in %s: "
+		                    "%s — %s",
+		                    keep ? "the folder of --perfdata-out" : tmp, strerror(errno),
+		                    keep ? "give --perfdata-out a writable folder"
+		                         : "set TMPDIR to a writable folder");
 	fg_cleanup_add_path(dir->buf, true);
 	return 0;
 }
@@ -67,7 +70,8 @@ bool fg_run_is_alloc_dir(const char *path)
 	bool ok = d != NULL;
 
 	while (ok && (e = readdir(d)))
-		ok = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strncmp(e->d_name, "alloc.", 6);
+		ok = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		     !strncmp(e->d_name, "alloc.", 6);
 	if (d)
 		closedir(d);
 	return ok;
@@ -83,7 +87,7 @@ static int keep_dir(run *r, const char *dir)
 		remove_dir(keep);
 	if (rename(dir, keep) != 0)
 		return fg_error_set(FG_EIO, "cannot keep the allocation recordings as %s: %s", keep,
-				    strerror(errno));
+		                    strerror(errno));
 	fg_cleanup_remove_path(dir);
 	return 0;
 }
@@ -92,27 +96,33 @@ static int check(run *r)
 {
 	const fg_profile_opts *o = r->o;
 
-	if (o->perfdata_out && access(o->perfdata_out, F_OK) == 0 && !fg_run_is_alloc_dir(o->perfdata_out))
-		return fg_error_set(FG_EINVAL, "--perfdata-out %s exists and is not a folder of allocation "
-				    "recordings: it would be replaced — give a new name", o->perfdata_out);
+	if (o->perfdata_out && access(o->perfdata_out, F_OK) == 0 &&
+	    !fg_run_is_alloc_dir(o->perfdata_out))
+		return fg_error_set(FG_EINVAL,
+		                    "--perfdata-out %s exists and is not a folder of allocation "
+		                    "recordings: it would be replaced — give a new name",
+		                    o->perfdata_out);
 	if (o->npids)
-		return fg_error_set(FG_EINVAL, "allocation graphs cannot attach to a running process: "
-				    "the interposer must be loaded when the program starts — run the "
-				    "program under the allocation graph instead of giving its PID");
+		return fg_error_set(
+		    FG_EINVAL, "allocation graphs cannot attach to a running process: "
+		               "the interposer must be loaded when the program starts — run the "
+		               "program under the allocation graph instead of giving its PID");
 	if (o->perfdata)
 		return 0;
 	if (!o->argc)
 		return fg_error_set(FG_EINVAL, "nothing to profile — give the command to run");
 	if (o->record.mode != FG_RECORD_ON_CPU)
 		return fg_error_set(FG_EINVAL, "allocation graphs and off-CPU graphs are different "
-				    "recordings — drop one of the two");
+		                               "recordings — drop one of the two");
 	if (!o->alloc_lib || access(o->alloc_lib, R_OK) != 0)
-		return fg_error_set(FG_ENOTFOUND, "the allocation interposer %s was not found — "
-				    "reinstall flamegraph-build (it ships libflamegraph-alloc.so)",
-				    o->alloc_lib ? o->alloc_lib : "libflamegraph-alloc.so");
+		return fg_error_set(FG_ENOTFOUND,
+		                    "the allocation interposer %s was not found — "
+		                    "reinstall flamegraph-build (it ships libflamegraph-alloc.so)",
+		                    o->alloc_lib ? o->alloc_lib : "libflamegraph-alloc.so");
 	if (o->alloc_lib[0] != '/')
-		return fg_error_set(FG_EINVAL, "the allocation interposer's path must be absolute: %s",
-				    o->alloc_lib);
+		return fg_error_set(FG_EINVAL,
+		                    "the allocation interposer's path must be absolute: %s",
+		                    o->alloc_lib);
 	return 0;
 }
 
@@ -123,7 +133,7 @@ static int check(run *r)
 static int wait_program(run *r, fg_child *child, fg_exit_status *st)
 {
 	int seen = fg_interrupt_count();
-	struct pollfd pfd = { fg_interrupt_fd(), POLLIN, 0 };
+	struct pollfd pfd = {fg_interrupt_fd(), POLLIN, 0};
 
 	for (;;) {
 		bool done = false;
@@ -146,15 +156,16 @@ static int run_program(run *r, const char *dir)
 	const fg_profile_opts *o = r->o;
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_child child;
-	fg_exit_status st = { 0, 0 };
+	fg_exit_status st = {0, 0};
 	double t0 = fg_run_now();
 	int err;
 
 	if ((err = fg_strvec_pushv(&cmd.argv, o->argv, o->argc)) ||
 	    (err = fg_strvec_pushv(&cmd.env, o->env, o->nenv)) ||
-	    (err = o->alloc_preload && *o->alloc_preload ?
-		   fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s:%s", o->alloc_lib, o->alloc_preload) :
-		   fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s", o->alloc_lib)) ||
+	    (err =
+	         o->alloc_preload && *o->alloc_preload
+	             ? fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s:%s", o->alloc_lib, o->alloc_preload)
+	             : fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s", o->alloc_lib)) ||
 	    (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_OUT=%s", dir)) ||
 	    (o->cwd && (err = fg_cmd_set_cwd(&cmd, o->cwd))))
 		goto done;
@@ -191,12 +202,16 @@ done:
 static int nothing_recorded(run *r)
 {
 	if (r->res->workload_failed && r->res->signal)
-		return fg_error_set(FG_ENODATA, "%s was killed by signal %d before it could write its "
-				    "allocation recording (a program ended by SIGKILL or a crash leaves none)",
-				    r->program, r->res->signal);
-	return fg_error_set(FG_ENODATA, "%s left no allocation recording — it never loaded the "
-			    "interposer (a program that clears LD_PRELOAD, or a setuid program) "
-			    "or could not write to the temporary folder", r->program);
+		return fg_error_set(
+		    FG_ENODATA,
+		    "%s was killed by signal %d before it could write its "
+		    "allocation recording (a program ended by SIGKILL or a crash leaves none)",
+		    r->program, r->res->signal);
+	return fg_error_set(FG_ENODATA,
+	                    "%s left no allocation recording — it never loaded the "
+	                    "interposer (a program that clears LD_PRELOAD, or a setuid program) "
+	                    "or could not write to the temporary folder",
+	                    r->program);
 }
 
 /* Notes on what could not be seen. */
@@ -205,23 +220,27 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 	fg_strbuf sb = FG_STRBUF_INIT;
 
 	if (t->incomplete) {
-		fg_strbuf_addf(&sb, "%llu of %llu allocation recordings were cut short (a process "
-			       "killed while writing it): their stacks are partial",
-			       (unsigned long long)t->incomplete, (unsigned long long)t->processes);
+		fg_strbuf_addf(&sb,
+		               "%llu of %llu allocation recordings were cut short (a process "
+		               "killed while writing it): their stacks are partial",
+		               (unsigned long long)t->incomplete, (unsigned long long)t->processes);
 		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
 	}
 	if (t->dropped) {
 		fg_strbuf_reset(&sb);
-		fg_strbuf_addf(&sb, "%llu allocations came from more distinct stacks than the tracker "
-			       "keeps: they are counted under one frame without their stack",
-			       (unsigned long long)t->dropped);
+		fg_strbuf_addf(&sb,
+		               "%llu allocations came from more distinct stacks than the tracker "
+		               "keeps: they are counted under one frame without their stack",
+		               (unsigned long long)t->dropped);
 		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
 	}
 	if (!t->allocations) {
 		fg_strbuf_reset(&sb);
-		fg_strbuf_addf(&sb, "%s made no allocation through malloc and its relatives: "
-			       "a program with an allocator of its own (jemalloc, tcmalloc, a "
-			       "pool on mmap) is not seen by the interposer", r->program);
+		fg_strbuf_addf(&sb,
+		               "%s made no allocation through malloc and its relatives: "
+		               "a program with an allocator of its own (jemalloc, tcmalloc, a "
+		               "pool on mmap) is not seen by the interposer",
+		               r->program);
 		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
 	}
 	fg_strbuf_release(&sb);
@@ -234,11 +253,15 @@ static int check_kept(run *r)
 
 	r->program = path;
 	if (access(path, R_OK) != 0)
-		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO, "cannot read %s: %s — give "
-				    "the folder an --alloc run kept with --perfdata-out", path, strerror(errno));
+		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
+		                    "cannot read %s: %s — give "
+		                    "the folder an --alloc run kept with --perfdata-out",
+		                    path, strerror(errno));
 	if (!fg_run_is_alloc_dir(path))
-		return fg_error_set(FG_EINVAL, "%s is not a folder of allocation recordings — an "
-				    "allocation graph re-renders what --alloc --perfdata-out kept", path);
+		return fg_error_set(FG_EINVAL,
+		                    "%s is not a folder of allocation recordings — an "
+		                    "allocation graph re-renders what --alloc --perfdata-out kept",
+		                    path);
 	return 0;
 }
 
@@ -261,9 +284,11 @@ int fg_run_alloc(run *r)
 		if ((err = fg_run_check_command(r)))
 			goto done;
 		if (fg_alloc_is_static(r->program_path)) {
-			err = fg_error_set(FG_ERECORD, "%s is linked statically: no library can be preloaded "
-					   "into it, so its allocations cannot be seen — link it "
-					   "dynamically (without -static) to graph them", r->program);
+			err = fg_error_set(FG_ERECORD,
+			                   "%s is linked statically: no library can be preloaded "
+			                   "into it, so its allocations cannot be seen — link it "
+			                   "dynamically (without -static) to graph them",
+			                   r->program);
 			goto done;
 		}
 		if ((err = fg_run_open_outputs(r)) || (err = make_dir(r, &dir)) ||
@@ -277,7 +302,8 @@ int fg_run_alloc(run *r)
 	fg_alloc_totals_get(a, &r->res->alloc);
 	if (!r->res->alloc.processes) {
 		err = r->o->perfdata ? fg_error_set(FG_ENODATA, "%s holds no allocation recording",
-						    r->o->perfdata) : nothing_recorded(r);
+		                                    r->o->perfdata)
+		                     : nothing_recorded(r);
 		goto done;
 	}
 	warn_totals(r, &r->res->alloc);
@@ -297,9 +323,10 @@ int fg_run_alloc(run *r)
 	}
 	if (!r->res->stacks)
 		err = fg_error_set(FG_ENODATA, "the %s view of %s is empty — %s",
-				   fg_alloc_view_name(r->o->alloc), r->program,
-				   r->o->alloc == FG_ALLOC_LEAKED ? "it freed every block it allocated (no leak)" :
-				   "it allocated nothing through malloc and its relatives");
+		                   fg_alloc_view_name(r->o->alloc), r->program,
+		                   r->o->alloc == FG_ALLOC_LEAKED
+		                       ? "it freed every block it allocated (no leak)"
+		                       : "it allocated nothing through malloc and its relatives");
 	/* kept even when the view is empty: another view may not be */
 	if (dir.len && (!err || err == FG_ENODATA)) {
 		int kerr = keep_dir(r, dir.buf);
