@@ -94,6 +94,12 @@ void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out);
  * collapser's error. */
 int fg_alloc_collapse(const fg_alloc *a, fg_alloc_view view, const fg_perfdata_opts *opts,
 		      fg_collapser *c);
+/* The same with the figure that goes with the view in a heap profile
+ * (pprof's objects beside bytes): for bytes, the allocation calls; for
+ * count, the bytes; for leaked, the blocks still allocated; for peak, the
+ * blocks live at the peak. */
+int fg_alloc_collapse_companion(const fg_alloc *a, fg_alloc_view view,
+				const fg_perfdata_opts *opts, fg_collapser *c);
 void fg_alloc_free(fg_alloc *a);
 
 /* Whether the file at path is an ELF executable linked statically (no

@@ -53,13 +53,21 @@ check_exit "a failing program: exit 5, graph written" 5 flamegraph --alloc --for
 check_contains "a failing program: its status" err "exited with status 3"
 check_contains "a failing program: its allocation" three.folded "^three;.*main [0-9]+$"
 
-# pprof: Go's heap-profile sample types
+# pprof: objects and bytes in each sample, as Go's heap profiles
 check_exit "--alloc --format pprof" 0 flamegraph --alloc --format pprof -o alloc.pb.gz -- ./counted 20
+mv out prog.pprof
 check_exit "--alloc pprof: gzip" 0 gzip -t alloc.pb.gz
+check_exit "--alloc=leaked --format pprof" 0 flamegraph --alloc=leaked --format pprof -o leaked.pb.gz -- ./counted 20
 if command -v go >/dev/null; then
-	HOME=$PWD GOCACHE=$PWD/gocache go tool pprof -top alloc.pb.gz > top.txt 2> top.err || true
-	check_contains "pprof: alloc_space" top.txt "^Type: alloc_space$"
-	check_contains "pprof: a_realloc in bytes" top.txt "MB .* a_realloc$"
+	HOME=$PWD GOCACHE=$PWD/gocache go tool pprof -raw alloc.pb.gz > raw.txt 2> raw.err || true
+	check_contains "pprof: objects and bytes, bytes the default" raw.txt "^alloc_objects/count alloc_space/bytes\\[dflt\\]$"
+	# a_malloc's objects: the program's own count of its calls
+	HOME=$PWD GOCACHE=$PWD/gocache go tool pprof -top -nodecount=100 -sample_index=alloc_objects alloc.pb.gz > top.objects 2>/dev/null || true
+	want=$(awk '$1 == "a_malloc" { print $2 }' prog.pprof)
+	[ -n "$want" ] && [ "$want" -gt 0 ] && pass || fail "pprof: counted printed no a_malloc calls"
+	check_eq "pprof: a_malloc's objects are its calls" "$want" "$(awk '$NF == "a_malloc" { print $1 }' top.objects)"
+	HOME=$PWD GOCACHE=$PWD/gocache go tool pprof -raw leaked.pb.gz > rawl.txt 2>/dev/null || true
+	check_contains "pprof leaked: in-use objects and bytes" rawl.txt "^inuse_objects/count inuse_space/bytes\\[dflt\\]$"
 fi
 
 # one run, every view: the recordings kept, then drawn again

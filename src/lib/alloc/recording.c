@@ -383,19 +383,21 @@ void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out)
 	}
 }
 
-static int64_t weight(const struct astack *s, fg_alloc_view view)
+/* The column of a stack line that weighs a view, and the one that goes
+ * with it in a heap profile (objects with bytes, bytes with objects). */
+static int view_column(fg_alloc_view view, bool companion)
 {
 	switch (view) {
 	case FG_ALLOC_BYTES:
-		return s->w[W_BYTES];
+		return companion ? W_CALLS : W_BYTES;
 	case FG_ALLOC_COUNT:
-		return s->w[W_CALLS];
+		return companion ? W_BYTES : W_CALLS;
 	case FG_ALLOC_LEAKED:
-		return s->w[W_LEAKED];
+		return companion ? W_LEAKED_BLOCKS : W_LEAKED;
 	case FG_ALLOC_PEAK:
-		return s->w[W_PEAK];
+		return companion ? W_PEAK_BLOCKS : W_PEAK;
 	default:
-		return 0;
+		return -1;
 	}
 }
 
@@ -434,8 +436,8 @@ static int stack_frames(fg_symbolizer *sy, int32_t space, const struct aproc *p,
 	return 0;
 }
 
-static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view view,
-                         fg_symbolizer *sy, fg_sample_feed *feed, struct frames *fr)
+static int collapse_proc(const struct aproc *p, int32_t space, int column, fg_symbolizer *sy,
+                         fg_sample_feed *feed, struct frames *fr)
 {
 	fg_perfdata_sample smp;
 	int err;
@@ -445,7 +447,7 @@ static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view vie
 		                                 p->maps[i].off, p->maps[i].path)))
 			return err;
 	for (size_t k = 0; k < p->nstacks; k++) {
-		int64_t w = weight(&p->stacks[k], view);
+		int64_t w = p->stacks[k].w[column];
 		if (w <= 0)
 			continue;
 		if ((err = stack_frames(sy, space, p, &p->stacks[k], fr)))
@@ -454,7 +456,8 @@ static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view vie
 		smp.comm = p->comm;
 		smp.pid = smp.tid = p->pid;
 		smp.period = (uint64_t)w;
-		smp.event = view == FG_ALLOC_COUNT ? "allocations" : "bytes";
+		smp.event = column == W_BYTES || column == W_LEAKED || column == W_PEAK ? "bytes" :
+		                                                                        "allocations";
 		smp.frames = fr->v;
 		smp.nframes = fr->n;
 		if ((err = fg_sample_feed_add(feed, &smp)))
@@ -463,22 +466,22 @@ static int collapse_proc(const struct aproc *p, int32_t space, fg_alloc_view vie
 	return 0;
 }
 
-int fg_alloc_collapse(const fg_alloc *a, fg_alloc_view view, const fg_perfdata_opts *opts,
-                      fg_collapser *c)
+static int collapse_column(const fg_alloc *a, int column, const fg_perfdata_opts *opts,
+                           fg_collapser *c)
 {
 	fg_symbolizer *sy = NULL;
 	fg_sample_feed *feed = NULL;
 	struct frames fr = {NULL, 0, 0};
 	int err;
 
-	if (view <= FG_ALLOC_NONE || view > FG_ALLOC_PEAK)
+	if (column < 0)
 		return fg_error_set(FG_EINVAL, "no allocation view chosen");
 	if ((err = fg_symbolizer_new(&sy, opts)) || (err = fg_sample_feed_new(&feed, c)))
 		goto done;
 	/* each recording is a process of its own: an exec'd program keeps
 	 * its PID but not its maps */
 	for (size_t i = 0; i < a->nprocs && !err; i++)
-		err = collapse_proc(&a->procs[i], (int32_t)i, view, sy, feed, &fr);
+		err = collapse_proc(&a->procs[i], (int32_t)i, column, sy, feed, &fr);
 	if (!err)
 		err = fg_sample_feed_flush(feed);
 done:
@@ -486,6 +489,18 @@ done:
 	fg_sample_feed_free(feed);
 	fg_symbolizer_free(sy);
 	return err;
+}
+
+int fg_alloc_collapse(const fg_alloc *a, fg_alloc_view view, const fg_perfdata_opts *opts,
+                      fg_collapser *c)
+{
+	return collapse_column(a, view_column(view, false), opts, c);
+}
+
+int fg_alloc_collapse_companion(const fg_alloc *a, fg_alloc_view view,
+                                const fg_perfdata_opts *opts, fg_collapser *c)
+{
+	return collapse_column(a, view_column(view, true), opts, c);
 }
 
 bool fg_alloc_is_static(const char *path)

@@ -246,6 +246,32 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 	fg_strbuf_release(&sb);
 }
 
+static int add_companion(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	return fg_folded_add(ctx, stack, len, count);
+}
+
+/* pprof's second value (Go's heap profiles have objects and bytes). */
+static int companion(run *r, const fg_alloc *a, const fg_perfdata_opts *popts)
+{
+	fg_collapse_opts co = FG_COLLAPSE_OPTS_INIT;
+	fg_collapser *c = NULL;
+	int err;
+
+	co.skip_after = r->o->skip_after;
+	co.nskip_after = r->o->nskip_after;
+	co.inline_frames = !r->o->no_inline;
+	if ((err = fg_collapser_new(&c, FG_FORMAT_PERF, &co)) ||
+	    (err = fg_alloc_collapse_companion(a, r->o->alloc, popts, c)) ||
+	    (err = fg_collapser_finish(c)) || (err = fg_folded_new(&r->companion)) ||
+	    (err = fg_collapser_foreach(c, add_companion, r->companion)))
+		goto done;
+	err = fg_folded_finish(r->companion);
+done:
+	fg_collapser_free(c);
+	return err;
+}
+
 /* A kept folder of recordings (--perfdata-out of an earlier --alloc run). */
 static int check_kept(run *r)
 {
@@ -312,6 +338,8 @@ int fg_run_alloc(run *r)
 	if ((err = fg_run_new_collapser(r, FG_FORMAT_PERF)) ||
 	    (err = fg_alloc_collapse(a, r->o->alloc, &popts, r->collapser)) ||
 	    (err = fg_collapser_finish(r->collapser)))
+		goto done;
+	if (r->o->format == FG_OUTPUT_PPROF && (err = companion(r, a, &popts)))
 		goto done;
 	r->res->seconds_read = fg_run_now() - t0;
 	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);

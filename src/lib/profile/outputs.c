@@ -80,10 +80,19 @@ static int write_pprof(run *r, FILE *fp)
 	const fg_record_opts *rec = &r->o->record;
 
 	if (r->o->alloc) {
-		/* as Go's heap profiles name them */
-		po.sample_type = r->o->alloc == FG_ALLOC_COUNT ? "alloc_objects" :
-				 r->o->alloc == FG_ALLOC_BYTES ? "alloc_space" : "inuse_space";
-		po.sample_unit = r->o->alloc == FG_ALLOC_COUNT ? "count" : "bytes";
+		/* objects and bytes, as Go's heap profiles name them: allocated
+		 * (bytes, count), or in use (at the end: leaked; at the peak) */
+		bool inuse = r->o->alloc == FG_ALLOC_LEAKED || r->o->alloc == FG_ALLOC_PEAK;
+		bool count = r->o->alloc == FG_ALLOC_COUNT;
+		const char *objects = inuse ? "inuse_objects" : "alloc_objects";
+		const char *space = inuse ? "inuse_space" : "alloc_space";
+		po.sample_type = count ? objects : space;
+		po.sample_unit = count ? "count" : "bytes";
+		po.companion = r->companion;
+		po.companion_type = count ? space : objects;
+		po.companion_unit = count ? "bytes" : "count";
+		po.companion_first = !count;
+		po.default_type = po.sample_type;
 	} else if (rec->recorder == FG_RECORDER_PERF && rec->mode != FG_RECORD_ON_CPU) {
 		po.sample_type = rec->mode == FG_RECORD_OFF_CPU ? "off-cpu" : "time";
 		po.sample_unit = "microseconds";

@@ -341,6 +341,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	fg_collapser_free(r.collapser);
 	fg_offcpu_free(r.offcpu);
 	fg_folded_free(r.stacks);
+	fg_folded_free(r.companion);
 	fg_strbuf_release(&r.perfdata);
 	fg_strbuf_release(&r.post);
 	free(r.program_path);

@@ -29,6 +29,8 @@ typedef struct run {
 	fg_offcpu *offcpu;         /* off-CPU modes: between perf script and
 				      the collapser */
 	fg_folded *stacks;
+	fg_folded *companion;      /* allocation graphs in pprof: the second
+				      value of each stack (objects or bytes) */
 	fg_strbuf post;            /* post-processed folded text */
 	int interrupts_seen;       /* interrupt requests the recording handled */
 	uint64_t recorded_samples; /* samples in the recording (perf.data) */
