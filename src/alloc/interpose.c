@@ -326,6 +326,9 @@ static void after_fork_child(void)
 	g_free_tables = NULL;
 	g_threads = 0;
 	uint32_t n = atomic_load(&g_nstacks);
+	/* ids taken past the end by threads racing for the last one */
+	if (n > MAX_STACKS)
+		n = MAX_STACKS;
 	memset(g_merged, 0, sizeof(*g_merged) * n);
 	memset(g_peak, 0, sizeof(*g_peak) * n);
 	g_live = 0;
