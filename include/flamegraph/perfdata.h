@@ -198,6 +198,44 @@ void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out);
 
 void fg_perfdata_free(fg_perfdata *r);
 
+/* ---- Symbols for call chains recorded elsewhere ----
+ *
+ * The reader's symbolization on its own, for call chains that another
+ * recorder took (the allocation recordings, alloc.h): the caller
+ * describes each process' maps, then asks for the frames of addresses,
+ * resolved exactly as the reader resolves a sample's (ELF symbols, debug
+ * files, DWARF inlined frames with opts->inline_frames, demangling). */
+typedef struct fg_symbolizer fg_symbolizer;
+
+/* A new symbolizer; opts may be NULL (FG_PERFDATA_OPTS_INIT), its
+ * strings must outlive s. Returns 0 or FG_ENOMEM. */
+int fg_symbolizer_new(fg_symbolizer **out, const fg_perfdata_opts *opts);
+/* Process space (any number the caller chooses) has the file at path
+ * mapped at [start, end) from file offset pgoff. Returns 0 or FG_ENOMEM. */
+int fg_symbolizer_add_map(fg_symbolizer *s, int32_t space, uint64_t start, uint64_t end,
+			  uint64_t pgoff, const char *path);
+/* The frames of address addr of process space, innermost first (inlined
+ * frames, then the function): *frames points to *n frames, owned by s
+ * and valid until the next call. An address in no map gives one frame
+ * with no symbol and no module. Returns 0 or FG_ENOMEM. */
+int fg_symbolizer_resolve(fg_symbolizer *s, int32_t space, uint64_t addr,
+			  const fg_perfdata_frame **frames, size_t *n);
+void fg_symbolizer_free(fg_symbolizer *s);
+
+/* Samples made elsewhere, fed to a collapser as fg_perfdata_collapse
+ * feeds the reader's (perf script's text, so that every rule of the
+ * collapser applies). */
+typedef struct fg_sample_feed fg_sample_feed;
+
+/* A feed into c (which must outlive it). Returns 0 or FG_ENOMEM. */
+int fg_sample_feed_new(fg_sample_feed **out, fg_collapser *c);
+/* Adds one sample (its period is its weight). Returns 0, FG_ENOMEM or
+ * the collapser's error. */
+int fg_sample_feed_add(fg_sample_feed *f, const fg_perfdata_sample *s);
+/* Hands what is left to the collapser. Returns 0 or its error. */
+int fg_sample_feed_flush(fg_sample_feed *f);
+void fg_sample_feed_free(fg_sample_feed *f);
+
 FG_API_END
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #ifndef FLAMEGRAPH_PPROF_H
 #define FLAMEGRAPH_PPROF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,12 +30,26 @@ typedef struct fg_pprof_opts {
 	int64_t time_nanos;     /* when the recording started (Unix ns), 0: unknown */
 	int64_t duration_nanos; /* how long it ran, 0: unknown */
 	const char *comment;    /* one comment line (e.g. the command), or NULL */
+	/* A second value per sample (as Go's heap profiles have objects and
+	 * bytes): each stack's count in `companion` (0 where it has none),
+	 * of type companion_type / companion_unit, written before the
+	 * stacks' own value when companion_first, else after. NULL: one
+	 * value. The period type stays sample_type. */
+	const fg_folded *companion;
+	const char *companion_type;
+	const char *companion_unit;
+	bool companion_first;
+	const char *default_type; /* the profile's default sample type (one
+				     of the two types), or NULL */
 } fg_pprof_opts;
 
 #define FG_PPROF_OPTS_INIT                                                  \
 	{                                                                   \
 		.sample_type = "samples", .sample_unit = "count", .period = 0, \
-		.time_nanos = 0, .duration_nanos = 0, .comment = NULL       \
+		.time_nanos = 0, .duration_nanos = 0, .comment = NULL,      \
+		.companion = NULL, .companion_type = NULL,                  \
+		.companion_unit = NULL, .companion_first = false,           \
+		.default_type = NULL                                        \
 	}
 
 /* Writes the stacks of f to out as a gzip-compressed profile.proto.

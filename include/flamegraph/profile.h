@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flamegraph/alloc.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/git.h"
 #include "flamegraph/record.h"
@@ -186,6 +187,16 @@ typedef struct fg_profile_opts {
 	 * takes them as data. */
 	fg_folded **stacks_out;
 
+	/* Allocation graphs: when not FG_ALLOC_NONE, the command runs with
+	 * the allocation interposer preloaded (no perf, no recorder options)
+	 * and the graph weighs its allocations by this view. alloc_lib is
+	 * the interposer's path (libflamegraph-alloc.so); the programs find
+	 * it beside themselves. */
+	fg_alloc_view alloc;
+	const char *alloc_lib;
+	/* What LD_PRELOAD held already (NULL: nothing): kept after ours. */
+	const char *alloc_preload;
+
 	/* Where the size cap comes from when record.max_size is 0: half the
 	 * free space where the recording goes. UINT64_MAX in record.max_size
 	 * means no cap at all. */
@@ -237,6 +248,8 @@ typedef struct fg_profile_result {
 	uint64_t off_cpu_waits;  /* waits in the graph */
 	uint64_t off_cpu_us;     /* their total time off CPU */
 	uint64_t on_cpu_samples; /* hot/cold: on-CPU samples in the graph */
+	/* Allocation graphs (opts.alloc): what the recordings hold. */
+	fg_alloc_totals alloc;
 } fg_profile_result;
 
 #define FG_PROFILE_RESULT_INIT { .recorded = false }

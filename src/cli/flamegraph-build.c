@@ -88,6 +88,7 @@ static const fg_cli cli = {
 	"  flamegraph-build --test table_suite    (a CTest or Meson test: its command, env, folder)\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
 	"  flamegraph-build --compare main --fail-above 5 --report md --report-out gate.md --bin stress2\n"
+	"  flamegraph-build --bin stress2 --alloc=peak -o heap.svg   (memory, no perf)\n"
 	"  flamegraph-build --bin stress2 --perfdata-out run.data\n"
 	"  flamegraph-build --perfdata run.data --reverse -o reversed.svg\n",
 	options, true, false,

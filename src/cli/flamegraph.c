@@ -31,7 +31,8 @@ int cmd_flamegraph(int argc, char **argv)
 	static const fg_cli cli = {
 		"flamegraph", "[OPTIONS] [-o out.svg] [--] CMD ARGS... | --pid PID[,PID...] | --perfdata FILE",
 		"Profiles CMD (or running processes, or an existing recording) with perf\n"
-		"(DTrace on macOS/BSD) and writes an interactive flame graph.",
+		"(DTrace on macOS/BSD) and writes an interactive flame graph; with --alloc,\n"
+		"a graph of CMD's memory allocations (bytes, count, leaked or peak).",
 		"Environment:\n"
 		"  PERF, DTRACE   the recorder to run (default: perf / dtrace on PATH)\n"
 		"  BROWSER        the program --open uses (default: xdg-open / open)\n"
@@ -40,6 +41,7 @@ int cmd_flamegraph(int argc, char **argv)
 		"  flamegraph -- ./myprog --input big.txt\n"
 		"  flamegraph --call-graph fp -F 4999 -o fast.svg ./myprog\n"
 		"  flamegraph --pid 1234 --folded stacks.folded\n"
+		"  flamegraph --alloc=leaked -o leaks.svg -- ./myprog   (allocations, no perf)\n"
 		"  flamegraph --perfdata perf.data --title 'last night'",
 		options, true, true,
 	};

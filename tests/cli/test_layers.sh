@@ -45,6 +45,12 @@ clean_tree "$t"
 check_exit "a clean fixture passes" 0 bash "$layers" "$t"
 
 clean_tree "$t"
+mkdir -p "$t"/src/alloc
+printf '#include <stdlib.h>\n#include "util/strbuf.h"\n' >"$t"/src/alloc/interpose.c
+expect_violation "the interposer including our code" "$t" \
+	'^src/alloc/interpose.c:2: the allocation interposer includes src/util/strbuf.h'
+
+clean_tree "$t"
 printf '#include "lib/manifest/project.h"\n' >>"$t"/src/util/strbuf.c
 expect_violation "util including lib" "$t" \
 	'^src/util/strbuf.c:2: util includes src/lib/manifest/project.h'

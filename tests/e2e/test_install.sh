@@ -40,6 +40,12 @@ rm -rf toml-proj/build
 check_exit "installed flamegraph-build" 0 flamegraph-build --manifest-path toml-proj --bin crunch \
 	--call-graph fp -o crunch.svg --folded crunch.folded
 check_contains "installed flamegraph-build: the example's functions" crunch.folded "main;"
+# --alloc finds the installed interposer beside the programs (the build
+# tree's copy gone from view: only the prefix is on PATH)
+[ -f "$prefix/lib/flamegraph-build/libflamegraph-alloc.so" ] && pass || fail "no installed libflamegraph-alloc.so"
+check_exit "installed flamegraph-build --alloc" 0 flamegraph-build --manifest-path toml-proj --bin crunch \
+	--alloc=count --format folded -o crunch-alloc.folded
+check_contains "installed --alloc: allocations counted" err "wrote crunch-alloc.folded \\(count: [0-9]+ allocations"
 
 # the library: shared with a versioned SONAME, and static
 lib=$(find "$prefix" -name 'libflamegraph.so.*.*' | head -1)

@@ -75,8 +75,12 @@ struct profile {
 	uint64_t sample_loc[MAXN][16];
 	size_t sample_depth[MAXN];
 	int64_t sample_value[MAXN];
+	int64_t sample_value2[MAXN];  /* a second value, when there is one */
+	size_t sample_nvalues[MAXN];
 	size_t nsamples;
 	uint64_t sample_type, sample_unit, period;
+	uint64_t sample_type2, sample_unit2, default_type;
+	size_t ntypes;
 };
 
 static uint64_t sub_varint(const struct field *f, unsigned num)
@@ -103,8 +107,14 @@ static void decode_sample(struct profile *pr, const struct field *f)
 		if (g.num == 1) /* location ids, packed */
 			while (q < qend)
 				pr->sample_loc[s][pr->sample_depth[s]++] = varint(&q, qend);
-		else if (g.num == 2)
-			pr->sample_value[s] = (int64_t)varint(&q, qend);
+		else if (g.num == 2) /* values, packed */
+			while (q < qend) {
+				int64_t v = (int64_t)varint(&q, qend);
+				if (pr->sample_nvalues[s]++ == 0)
+					pr->sample_value[s] = v;
+				else
+					pr->sample_value2[s] = v;
+			}
 	}
 }
 
@@ -134,8 +144,16 @@ static void decode(struct profile *pr, const unsigned char *buf, size_t len)
 	while (next_field(&p, end, &f)) {
 		switch (f.num) {
 		case 1:
-			pr->sample_type = sub_varint(&f, 1);
-			pr->sample_unit = sub_varint(&f, 2);
+			if (pr->ntypes++ == 0) {
+				pr->sample_type = sub_varint(&f, 1);
+				pr->sample_unit = sub_varint(&f, 2);
+			} else {
+				pr->sample_type2 = sub_varint(&f, 1);
+				pr->sample_unit2 = sub_varint(&f, 2);
+			}
+			break;
+		case 14:
+			pr->default_type = f.v;
 			break;
 		case 2:
 			decode_sample(pr, &f);
@@ -286,6 +304,63 @@ static void counts_and_options(void **state)
 	fg_folded_free(f);
 }
 
+/* Two values per sample (a heap profile's objects and bytes): the
+ * companion's count of each stack (0 where it has none), before or after
+ * the stacks' own; the default sample type named. */
+static void companion_values(void **state)
+{
+	fg_folded *f = folded_of("main;a 300\nmain;b 100\n");
+	fg_folded *c = folded_of("main;a 3\nmain;x 9\n");
+	fg_pprof_opts o = FG_PPROF_OPTS_INIT;
+	struct profile pr;
+	char text[256];
+
+	(void)state;
+	o.sample_type = "alloc_space";
+	o.sample_unit = "bytes";
+	o.companion = c;
+	o.companion_type = "alloc_objects";
+	o.companion_unit = "count";
+	o.companion_first = true;
+	o.default_type = "alloc_space";
+	roundtrip(&pr, f, &o);
+	assert_int_equal(pr.ntypes, 2);
+	assert_string_equal(pr.strings[pr.sample_type], "alloc_objects");
+	assert_string_equal(pr.strings[pr.sample_unit], "count");
+	assert_string_equal(pr.strings[pr.sample_type2], "alloc_space");
+	assert_string_equal(pr.strings[pr.sample_unit2], "bytes");
+	assert_string_equal(pr.strings[pr.default_type], "alloc_space");
+	/* the stacks are f's: main;x of the companion alone is not one */
+	assert_int_equal(pr.nsamples, 2);
+	sample_text(&pr, 0, text, sizeof(text));
+	assert_string_equal(text, "main;a");
+	assert_int_equal(pr.sample_nvalues[0], 2);
+	assert_int_equal(pr.sample_value[0], 3);
+	assert_int_equal(pr.sample_value2[0], 300);
+	sample_text(&pr, 1, text, sizeof(text));
+	assert_string_equal(text, "main;b");
+	assert_int_equal(pr.sample_value[1], 0);
+	assert_int_equal(pr.sample_value2[1], 100);
+	release(&pr);
+
+	/* after the stacks' own value */
+	o.companion_first = false;
+	roundtrip(&pr, f, &o);
+	assert_string_equal(pr.strings[pr.sample_type], "alloc_space");
+	assert_string_equal(pr.strings[pr.sample_type2], "alloc_objects");
+	assert_int_equal(pr.sample_value[0], 300);
+	assert_int_equal(pr.sample_value2[0], 3);
+	release(&pr);
+
+	/* a companion without its type is refused */
+	o.companion_type = NULL;
+	assert_int_equal(fg_pprof_write(f, &o, stdout), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "second value"));
+	fg_error_clear();
+	fg_folded_free(f);
+	fg_folded_free(c);
+}
+
 static void write_error(void **state)
 {
 	fg_folded *f = folded_of("a;b 1\n");
@@ -307,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stacks_and_names),
 		cmocka_unit_test(counts_and_options),
+		cmocka_unit_test(companion_values),
 		cmocka_unit_test(write_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

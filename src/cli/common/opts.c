@@ -428,7 +428,8 @@ static void complete_zsh(const fg_cli *cli)
 			printf("(-%c --%s)'{-%c,--%s}'", o->short_name, o->long_name,
 			       o->short_name, o->long_name);
 		else
-			printf("--%s", o->long_name);
+			/* an optional value is given after '=' */
+			printf("--%s%s", o->long_name, (o->flags & FG_OPTF_OPTARG) && o->choices ? "=-" : "");
 		printf("[");
 		for (const char *h = o->help; *h; h++) {
 			if (*h == '\'')
@@ -439,7 +440,12 @@ static void complete_zsh(const fg_cli *cli)
 				putchar(*h);
 		}
 		printf("]");
-		if (takes_arg(o)) {
+		if ((o->flags & FG_OPTF_OPTARG) && o->choices) {
+			printf("::%s:(", o->argname ? o->argname : "value");
+			for (const char *c = o->choices; *c; c++)
+				putchar(*c == '|' ? ' ' : *c);
+			printf(")");
+		} else if (takes_arg(o)) {
 			printf(":%s:", o->argname ? o->argname : "value");
 			if (o->choices) {
 				printf("(");
@@ -473,7 +479,8 @@ static void complete_fish(const fg_cli *cli)
 			printf(" -s %c", o->short_name);
 		if (takes_arg(o))
 			printf(" -r");
-		if (o->choices) {
+		/* fish has no optional values: --alloc=VIEW is typed out */
+		if (o->choices && !(o->flags & FG_OPTF_OPTARG)) {
 			printf(" -x -a '");
 			for (const char *c = o->choices; *c; c++)
 				putchar(*c == '|' ? ' ' : *c);

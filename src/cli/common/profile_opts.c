@@ -40,6 +40,73 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
 	return 0;
 }
 
+int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
+{
+	fg_profile_alloc *a = target;
+
+	(void)opt;
+	a->view = FG_ALLOC_BYTES;
+	if (arg && fg_alloc_view_parse(&a->view, arg)) {
+		fg_errorf("--alloc=%s: give --alloc (bytes allocated) or --alloc=bytes, count, "
+			  "leaked or peak", arg);
+		return -1;
+	}
+	a->on = true;
+	return 0;
+}
+
+/* The allocation interposer: beside the program (the build tree), else
+ * where the install puts it (PREFIX/lib/flamegraph-build beside
+ * PREFIX/bin). NULL when neither is there (the library says so). */
+static const char *alloc_lib(void)
+{
+	static char found[4096];
+	static const char *const where[] = { "/", "/../lib/flamegraph-build/" };
+	char self[3072];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	if (!(slash = strrchr(self, '/')))
+		return NULL;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		snprintf(found, sizeof(found), "%s%slibflamegraph-alloc.so", self, where[i]);
+		if (access(found, R_OK) == 0) {
+			char *real = realpath(found, NULL);
+			if (real) {
+				snprintf(found, sizeof(found), "%s", real);
+				free(real);
+			}
+			return found;
+		}
+	}
+	snprintf(found, sizeof(found), "%s/../lib/flamegraph-build/libflamegraph-alloc.so", self);
+	return found;
+}
+
+static int apply_alloc(fg_profile_opts *po, const fg_profile_cli *pc)
+{
+	const char *with = pc->cmd ? "-c/--cmd" : pc->off_cpu ? "--off-cpu" : pc->hot_cold ? "--hot-cold" :
+		pc->perf_script ? "--perf-script" : pc->stream ? "--stream" : pc->root.on ? "--root" :
+		pc->freq ? "-F/--freq" : pc->call_graph ? "--call-graph" :
+		pc->per_thread.on ? "--per-thread" : NULL;
+
+	if (!pc->alloc.on)
+		return 0;
+	if (with) {
+		fg_errorf("--alloc conflicts with %s: an allocation graph records every allocation "
+			  "itself, without perf — drop one of the two", with);
+		return FG_EXIT_USAGE;
+	}
+	po->alloc = pc->alloc.view;
+	po->alloc_lib = alloc_lib();
+	po->alloc_preload = getenv("LD_PRELOAD");
+	return 0;
+}
+
 typedef struct printer {
 	bool verbose, tty;
 	double last;
@@ -210,7 +277,8 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 {
 	int code;
 
-	if ((code = apply_record(&po->record, pc)) || (code = apply_render(&po->render, pc)))
+	if ((code = apply_record(&po->record, pc)) || (code = apply_render(&po->render, pc)) ||
+	    (code = apply_alloc(po, pc)))
 		return code;
 	if (pc->format && fg_output_format_parse(&po->format, pc->format))
 		return usage("%s", fg_error_last());
@@ -323,6 +391,21 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 
 	/* one side of a comparison writes no graph of its own */
 	out = !out ? "no graph" : strcmp(out, "-") ? out : "stdout";
+	if (po->alloc) {
+		char bytes[32], leaked[32], peak[32], tracker[32];
+		const fg_alloc_totals *t = &res->alloc;
+		fg_record_format_size(bytes, sizeof(bytes), t->bytes);
+		fg_record_format_size(leaked, sizeof(leaked), t->leaked_bytes);
+		fg_record_format_size(peak, sizeof(peak), t->peak_bytes);
+		fg_record_format_size(tracker, sizeof(tracker), t->tracker_bytes);
+		fg_notef("wrote %s (%s: %llu allocations, %s allocated, %s leaked in %llu blocks, "
+			 "peak %s; %llu stacks, %llu process%s, %.1f s; tracking used %s)", out,
+			 fg_alloc_view_name(po->alloc), (unsigned long long)t->allocations, bytes,
+			 leaked, (unsigned long long)t->leaked_blocks, peak,
+			 (unsigned long long)res->stacks, (unsigned long long)t->processes,
+			 t->processes == 1 ? "" : "es", res->seconds_run, tracker);
+		return;
+	}
 	if (!res->recorded) {
 		fg_notef("wrote %s (%llu samples, %llu stacks)", out, (unsigned long long)res->samples,
 			 (unsigned long long)res->stacks);

@@ -37,6 +37,11 @@ typedef struct fg_profile_per_thread {
 	bool by_name;       /* =name */
 } fg_profile_per_thread;
 
+typedef struct fg_profile_alloc {
+	bool on;
+	fg_alloc_view view;
+} fg_profile_alloc;
+
 typedef struct fg_profile_cli {
 	const char *output;
 	bool open;
@@ -57,6 +62,7 @@ typedef struct fg_profile_cli {
 	const char *max_size;    /* --max-size SIZE|none */
 	const char *buffer_size; /* --buffer-size SIZE */
 	bool keep_running;       /* --keep-running */
+	fg_profile_alloc alloc;  /* --alloc[=VIEW] */
 	/* filled by fg_profile_cli_apply */
 	const char *tool_env;    /* $PERF / $DTRACE as given */
 } fg_profile_cli;
@@ -65,6 +71,7 @@ typedef struct fg_profile_cli {
 
 int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *target);
+int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target);
 
 /* -o/--output, --open, --format, --folded, --perfdata-out */
 #define FG_PROFILE_CLI_OUTPUT_ROWS(pc) \
@@ -78,7 +85,7 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
  * --root, -z, --ignore-status, --no-inline, --perf-script, --stream,
  * --no-stream, --skip-after,
  * --per-thread,
- * --off-cpu, --hot-cold, --post-process, -v */
+ * --off-cpu, --alloc, --hot-cold, --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
 	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default 997)"), \
 	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
@@ -96,6 +103,7 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
 	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root)"), \
+	{ FG_OPT_CALLBACK_, 0, "alloc", &(pc).alloc, "VIEW", "allocation graph instead of CPU time (no perf): the program runs with an allocation tracker preloaded; VIEW is bytes (allocated, the default), count (allocation calls), leaked (still allocated at exit) or peak (live at the largest heap)", FG_OPTF_OPTARG, fg_profile_cli_alloc_cb, "bytes|count|leaked|peak", NULL }, \
 	FG_OPT_BOOL(0, "hot-cold", &(pc).hot_cold, "on-CPU and off-CPU time in one graph, in microseconds; the off-CPU part in blues"), \
 	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")

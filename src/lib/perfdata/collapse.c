@@ -10,6 +10,7 @@
  * marks, [unknown] frames named after their module, --addrs, event
  * filtering, --skip-after, cleaning of names) applies exactly as to perf
  * script's text. Samples are batched into blocks, each fed at once. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph/error.h"
@@ -197,4 +198,45 @@ int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_p
 		err = fg_collapser_feed(c, k.buf.buf, k.buf.len);
 	fg_strbuf_release(&k.buf);
 	return err;
+}
+
+struct fg_sample_feed {
+	struct sink k;
+};
+
+int fg_sample_feed_new(fg_sample_feed **out, fg_collapser *c)
+{
+	fg_sample_feed *f = fg_calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f)
+		return FG_ENOMEM;
+	f->k.c = c;
+	fg_strbuf_init(&f->k.buf, BATCH + 4096);
+	fg_collapser_small_pieces(c);
+	*out = f;
+	return 0;
+}
+
+int fg_sample_feed_add(fg_sample_feed *f, const fg_perfdata_sample *s)
+{
+	return on_sample(&f->k, s);
+}
+
+int fg_sample_feed_flush(fg_sample_feed *f)
+{
+	int err = 0;
+
+	if (f->k.buf.len)
+		err = fg_collapser_feed(f->k.c, f->k.buf.buf, f->k.buf.len);
+	fg_strbuf_reset(&f->k.buf);
+	return err;
+}
+
+void fg_sample_feed_free(fg_sample_feed *f)
+{
+	if (!f)
+		return;
+	fg_strbuf_release(&f->k.buf);
+	free(f);
 }

@@ -242,11 +242,18 @@ static int profile_runs(cmp *c)
 static int write_diff(cmp *c)
 {
 	fg_compare_opts co = FG_COMPARE_OPTS_INIT;
-	fg_strbuf sub = FG_STRBUF_INIT;
+	fg_strbuf sub = FG_STRBUF_INIT, title = FG_STRBUF_INIT;
 	int err;
 
 	fg_strbuf_addf(&sub, "%s → %s", c->before.label.buf, c->after.label.buf);
 	co.render = c->po->render;
+	if (!co.render.title && c->po->alloc) {
+		fg_strbuf_addf(&title, "Differential Allocation Flame Graph — %s",
+			       fg_alloc_view_name(c->po->alloc));
+		co.render.title = title.buf;
+	}
+	if (!co.render.count_name && c->po->alloc)
+		co.render.count_name = fg_alloc_view_unit(c->po->alloc);
 	if (!co.render.title)
 		co.render.title = "Differential Flame Graph";
 	if (!co.render.subtitle)
@@ -260,6 +267,7 @@ static int write_diff(cmp *c)
 	if (!err && strcmp(c->output, "-"))
 		emitf(c, FG_PROFILE_NOTE, "wrote %s: %s (red: grew, blue: shrank)", c->output, sub.buf);
 	fg_strbuf_release(&sub);
+	fg_strbuf_release(&title);
 	return err;
 }
 

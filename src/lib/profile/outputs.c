@@ -67,6 +67,8 @@ static int write_json(run *r, FILE *fp)
 	so.per_root = r->o->per_thread;
 	if (r->rec.mode != FG_RECORD_ON_CPU)
 		so.unit = "microseconds";
+	if (r->o->alloc)
+		so.unit = r->o->alloc == FG_ALLOC_COUNT ? "none" : "bytes";
 	return fg_speedscope_write_opts(fp, &so, r->stacks);
 }
 
@@ -77,7 +79,21 @@ static int write_pprof(run *r, FILE *fp)
 	fg_pprof_opts po = FG_PPROF_OPTS_INIT;
 	const fg_record_opts *rec = &r->o->record;
 
-	if (rec->recorder == FG_RECORDER_PERF && rec->mode != FG_RECORD_ON_CPU) {
+	if (r->o->alloc) {
+		/* objects and bytes, as Go's heap profiles name them: allocated
+		 * (bytes, count), or in use (at the end: leaked; at the peak) */
+		bool inuse = r->o->alloc == FG_ALLOC_LEAKED || r->o->alloc == FG_ALLOC_PEAK;
+		bool count = r->o->alloc == FG_ALLOC_COUNT;
+		const char *objects = inuse ? "inuse_objects" : "alloc_objects";
+		const char *space = inuse ? "inuse_space" : "alloc_space";
+		po.sample_type = count ? objects : space;
+		po.sample_unit = count ? "count" : "bytes";
+		po.companion = r->companion;
+		po.companion_type = count ? space : objects;
+		po.companion_unit = count ? "bytes" : "count";
+		po.companion_first = !count;
+		po.default_type = po.sample_type;
+	} else if (rec->recorder == FG_RECORDER_PERF && rec->mode != FG_RECORD_ON_CPU) {
 		po.sample_type = rec->mode == FG_RECORD_OFF_CPU ? "off-cpu" : "time";
 		po.sample_unit = "microseconds";
 	} else if (rec->recorder == FG_RECORDER_PERF && !rec->custom) {
@@ -152,7 +168,18 @@ int fg_run_make_subtitle(run *r)
 	r->render = r->o->render;
 	if (r->subtitle.len)
 		r->render.subtitle = r->subtitle.buf;
-	if (r->rec.mode != FG_RECORD_ON_CPU) {
+	if (r->o->alloc) {
+		if (!r->render.title) {
+			if (fg_strbuf_addf(&r->title, "Allocation Flame Graph \u2014 %s",
+					   fg_alloc_view_name(r->o->alloc)))
+				return FG_ENOMEM;
+			r->render.title = r->title.buf;
+		}
+		if (!r->render.count_name)
+			r->render.count_name = fg_alloc_view_unit(r->o->alloc);
+		if (!r->render.palette)
+			r->render.palette = "mem";
+	} else if (r->rec.mode != FG_RECORD_ON_CPU) {
 		bool hot_cold = r->rec.mode == FG_RECORD_HOT_COLD;
 		if (!r->render.title)
 			r->render.title = hot_cold ? "Hot/Cold Flame Graph" : "Off-CPU Time Flame Graph";

@@ -253,9 +253,19 @@ static int pipeline(run *r)
 	const fg_profile_opts *o = r->o;
 	int err;
 
+	if (o->alloc) {
+		if ((err = fg_run_check_opts(o)) || (err = fg_run_alloc(r)) || (err = fg_run_build_stacks(r)) ||
+		    (err = fg_run_make_subtitle(r)))
+			return err;
+		return fg_run_write_outputs(r);
+	}
 	if ((err = fg_run_check_opts(o)) || (err = fg_run_open_outputs(r)))
 		return err;
 	if (o->perfdata) {
+		struct stat st;
+		if (stat(o->perfdata, &st) == 0 && S_ISDIR(st.st_mode) && fg_run_is_alloc_dir(o->perfdata))
+			return fg_error_set(FG_EINVAL, "%s holds allocation recordings (kept by --alloc "
+					    "--perfdata-out) — add --alloc[=VIEW] to graph them", o->perfdata);
 		if (access(o->perfdata, R_OK) != 0)
 			return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
 					    "cannot read %s: %s — give the perf.data to render",
@@ -305,6 +315,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	fg_strbuf_init(&r.perfdata, 0);
 	fg_strbuf_init(&r.post, 0);
 	fg_strbuf_init(&r.subtitle, 0);
+	fg_strbuf_init(&r.title, 0);
 	r.render = opts->render;
 	if ((err = fg_interrupt_init()))
 		return err;
@@ -326,9 +337,11 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 		fg_cleanup_remove_path(r.perfdata.buf);
 	}
 	fg_strbuf_release(&r.subtitle);
+	fg_strbuf_release(&r.title);
 	fg_collapser_free(r.collapser);
 	fg_offcpu_free(r.offcpu);
 	fg_folded_free(r.stacks);
+	fg_folded_free(r.companion);
 	fg_strbuf_release(&r.perfdata);
 	fg_strbuf_release(&r.post);
 	free(r.program_path);

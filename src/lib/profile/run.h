@@ -29,11 +29,14 @@ typedef struct run {
 	fg_offcpu *offcpu;         /* off-CPU modes: between perf script and
 				      the collapser */
 	fg_folded *stacks;
+	fg_folded *companion;      /* allocation graphs in pprof: the second
+				      value of each stack (objects or bytes) */
 	fg_strbuf post;            /* post-processed folded text */
 	int interrupts_seen;       /* interrupt requests the recording handled */
 	uint64_t recorded_samples; /* samples in the recording (perf.data) */
 	fg_render_opts render;     /* o->render with the subtitle extended */
 	fg_strbuf subtitle;
+	fg_strbuf title;           /* a title made here (allocation graphs) */
 	double processing_start, last_status;
 	uint64_t samples_read;     /* samples in the text read so far */
 	char last_fed;             /* the last byte of the text fed */
@@ -89,6 +92,13 @@ uint64_t fg_run_stream_bytes(void *ctx);
 int fg_run_stream_finish(run *r, bool *empty);
 /* Ends a stream still running (on an error) and frees it. */
 void fg_run_stream_release(run *r);
+
+/* alloc_run.c */
+/* An allocation graph's run: the program under the interposer, its
+ * recordings read into r->collapser (opts.alloc). */
+int fg_run_alloc(run *r);
+/* Whether path is a folder of allocation recordings (alloc.* only). */
+bool fg_run_is_alloc_dir(const char *path);
 
 /* outputs.c */
 /* The graph's file ("-": stdout), or NULL when none is written. */

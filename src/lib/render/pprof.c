@@ -25,6 +25,7 @@ enum {
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
 	PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1,
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1,
@@ -50,6 +51,8 @@ struct enc {
 	fg_strbuf sub, ids;  /* scratch for nested messages */
 	uint64_t *stack;     /* location ids of one sample, leaf first */
 	size_t nstack, astack;
+	const fg_pprof_opts *o;
+	fg_strmap companion; /* stack -> its count in o->companion */
 	int err;
 };
 
@@ -165,7 +168,15 @@ static void put_sample(struct enc *e, const fg_folded_stack *st)
 		put_varint(e, &e->ids, e->stack[i]);
 	put_bytes(e, &e->sub, SAMPLE_LOCATION_ID, e->ids.buf, e->ids.len);
 	fg_strbuf_reset(&e->ids);
-	put_varint(e, &e->ids, (uint64_t)value);
+	if (e->o->companion) {
+		fg_strmap_entry *c = fg_strmap_get(&e->companion, st->stack, st->len);
+		uint64_t cv = c ? c->value.u : 0;
+		int64_t other = cv > INT64_MAX ? INT64_MAX : (int64_t)cv;
+		put_varint(e, &e->ids, (uint64_t)(e->o->companion_first ? other : value));
+		put_varint(e, &e->ids, (uint64_t)(e->o->companion_first ? value : other));
+	} else {
+		put_varint(e, &e->ids, (uint64_t)value);
+	}
 	put_bytes(e, &e->sub, SAMPLE_VALUE, e->ids.buf, e->ids.len);
 	put_bytes(e, &e->msg, PROFILE_SAMPLE, e->sub.buf, e->sub.len);
 }
@@ -196,7 +207,14 @@ static void put_functions(struct enc *e)
 
 static void put_header(struct enc *e, const fg_pprof_opts *o)
 {
+	if (o->companion && o->companion_first)
+		put_value_type(e, PROFILE_SAMPLE_TYPE, o->companion_type, o->companion_unit);
 	put_value_type(e, PROFILE_SAMPLE_TYPE, o->sample_type, o->sample_unit);
+	if (o->companion && !o->companion_first)
+		put_value_type(e, PROFILE_SAMPLE_TYPE, o->companion_type, o->companion_unit);
+	if (o->default_type)
+		put_uint(e, &e->msg, PROFILE_DEFAULT_SAMPLE_TYPE,
+			 string_index(e, o->default_type, strlen(o->default_type)));
 	put_value_type(e, PROFILE_PERIOD_TYPE, o->sample_type, o->sample_unit);
 	put_uint(e, &e->msg, PROFILE_PERIOD, o->period > 0 ? (uint64_t)o->period : 0);
 	put_uint(e, &e->msg, PROFILE_TIME_NANOS, o->time_nanos > 0 ? (uint64_t)o->time_nanos : 0);
@@ -245,6 +263,7 @@ static void enc_release(struct enc *e)
 {
 	fg_strmap_release(&e->strings);
 	fg_strmap_release(&e->funcs);
+	fg_strmap_release(&e->companion);
 	free(e->str);
 	free(e->func_name);
 	free(e->stack);
@@ -253,17 +272,46 @@ static void enc_release(struct enc *e)
 	fg_strbuf_release(&e->ids);
 }
 
+static int index_companion(struct enc *e, const fg_folded *c)
+{
+	fg_folded_list *l = NULL;
+	int err;
+
+	if ((err = fg_folded_list_new(&l, c, FG_FOLDED_SORTED)))
+		return err;
+	for (size_t i = 0; i < fg_folded_list_len(l) && !err; i++) {
+		const fg_folded_stack *st = fg_folded_list_at(l, i);
+		fg_strmap_entry *en = fg_strmap_put(&e->companion, st->stack, st->len);
+		if (!en)
+			err = fg_error_set(FG_ENOMEM, "out of memory writing the pprof profile");
+		else
+			en->value.u += st->count;
+	}
+	fg_folded_list_free(l);
+	if (err)
+		fg_strmap_release(&e->companion);
+	return err;
+}
+
 int fg_pprof_write(const fg_folded *f, const fg_pprof_opts *opts, FILE *out)
 {
 	struct enc e = { .strings = FG_STRMAP_INIT, .funcs = FG_STRMAP_INIT, .msg = FG_STRBUF_INIT,
-			 .sub = FG_STRBUF_INIT, .ids = FG_STRBUF_INIT };
+			 .sub = FG_STRBUF_INIT, .ids = FG_STRBUF_INIT, .o = opts,
+			 .companion = FG_STRMAP_INIT };
 	fg_folded_list *l = NULL;
 	int err;
 
 	if (!opts->sample_type || !*opts->sample_type || !opts->sample_unit || !*opts->sample_unit)
 		return fg_error_set(FG_EINVAL, "a pprof profile needs a sample type and unit");
-	if ((err = fg_folded_list_new(&l, f, FG_FOLDED_SORTED)))
+	if (opts->companion && (!opts->companion_type || !*opts->companion_type ||
+				!opts->companion_unit || !*opts->companion_unit))
+		return fg_error_set(FG_EINVAL, "a pprof profile's second value needs a sample type and unit");
+	if (opts->companion && (err = index_companion(&e, opts->companion)))
 		return err;
+	if ((err = fg_folded_list_new(&l, f, FG_FOLDED_SORTED))) {
+		enc_release(&e);
+		return err;
+	}
 	string_index(&e, "", 0); /* pprof's string 0 is always "" */
 	put_header(&e, opts);
 	for (size_t i = 0; i < fg_folded_list_len(l) && !e.err; i++)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# What allocation graphs cost: an allocation-heavy three-thread workload
+# (bench/workloads/allocs.c, ROUNDS rounds, default 2000: 9.6 M
+# allocation calls) alone, under `flamegraph --alloc` (the whole run:
+# the program with the interposer, then reading its recording and
+# writing the graph), and under heaptrack when it is installed (its run
+# and its recording, not heaptrack_print). Each is run RUNS times
+# (default 5), the three alternating, and the median CPU time (user +
+# system of the process and every process it waited for) is printed with
+# its ratio to the program alone.
+# Usage: bench-alloc.sh BUILD_DIR [SHARED_DIR]
+set -euo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+rounds=${ROUNDS:-2000}
+runs=${RUNS:-5}
+work=$(mktemp -d "$build/bench-alloc.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work
+cd "$work"
+cc -O2 -g -fno-omit-frame-pointer -pthread -o allocs "$here/workloads/allocs.c"
+have_heaptrack=false
+command -v heaptrack >/dev/null && have_heaptrack=true
+
+python3 - "$build/flamegraph" "$rounds" "$runs" "$have_heaptrack" <<'PY'
+import os, statistics, subprocess, sys
+fg, rounds, runs, have_ht = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "true"
+cmds = {
+    "alone": ["./allocs", rounds],
+    "--alloc": [fg, "--alloc", "-o", "alloc.svg", "--", "./allocs", rounds],
+}
+if have_ht:
+    cmds["heaptrack"] = ["heaptrack", "-o", "ht", "./allocs", rounds]
+def cpu(cmd):
+    with open(os.devnull, "w") as null:
+        p = subprocess.Popen(cmd, stdout=null, stderr=null)
+        _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        sys.exit(f"bench-alloc: {' '.join(cmd)} failed (status {status})")
+    for f in os.listdir("."):
+        if f.startswith("ht."):
+            os.unlink(f)
+    return ru.ru_utime + ru.ru_stime
+times = {k: [] for k in cmds}
+for _ in range(runs):
+    for k, c in cmds.items():
+        times[k].append(cpu(c))
+base = statistics.median(times["alone"])
+print(f"allocs {rounds} rounds (3 threads), CPU-time medians of {runs} alternating runs:")
+for k in ("alone", "--alloc", "heaptrack"):
+    if k not in times:
+        print(f"  {k:<10} skipped (heaptrack is not installed)")
+        continue
+    m = statistics.median(times[k])
+    print(f"  {k:<10} {m:7.3f} s CPU  {m / base:5.2f}x the program alone")
+if "heaptrack" in times:
+    print(f"  heaptrack / --alloc: {statistics.median(times['heaptrack']) / statistics.median(times['--alloc']):.2f}x")
+PY

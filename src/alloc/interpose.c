@@ -1,0 +1,1148 @@
+/* libflamegraph-alloc.so: records every allocation of the program it is
+ * preloaded into (LD_PRELOAD), by allocating call chain, and writes the
+ * recording when the program ends (flamegraph --alloc reads it; the
+ * format is described in include/flamegraph/alloc.h).
+ *
+ * It depends on nothing but libc, and allocates nothing through the
+ * functions it replaces: its tables live in memory it maps itself.
+ *
+ * How the cost stays low:
+ *   - the allocating stack is the frame-pointer chain, walked within the
+ *     thread's stack bounds (a bounded, checked walk; code without frame
+ *     pointers loses frames, never the program);
+ *   - stacks are interned once in a global table that threads read and
+ *     insert into without a lock (compare-and-swap on an empty slot);
+ *   - each thread counts into its own array indexed by stack (bytes,
+ *     calls, live bytes and blocks), merged into the global counts when
+ *     the thread ends: nothing shared is written per allocation but a
+ *     thread's batched share of the live total;
+ *   - each block carries a 16-byte header (its size and stack), so a free
+ *     finds what it releases without any map or lock; the header's magic
+ *     tells our blocks from ones that libc made before or around us;
+ *   - the peak: when the live total passes the last snapshot by 1/128,
+ *     the per-stack live bytes are summed into a snapshot (rare: the
+ *     total must grow geometrically for another one).
+ *
+ * The real allocator is reached through glibc's __libc_* entry points,
+ * which exist for this purpose, so no dlsym is needed (dlsym allocates)
+ * and allocations before main, in constructors or in ld.so, just work.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_stack_end;
+
+enum {
+	MAX_DEPTH = 128,
+	MAX_STACKS = 1 << 18, /* distinct stacks kept; the rest count as one */
+	SLOTS = 1 << 19,      /* the stack table's hash slots */
+	PC_POOL = 1 << 23,    /* return addresses of all stacks */
+	HDR = 16,
+};
+
+#define MAGIC 0xA1C0u
+
+/* A block's header, just before the pointer the program gets. */
+struct hdr {
+	uint64_t size;
+	uint32_t stack;
+	uint8_t align_log2; /* 0: malloc'd; else the base is 1 << it before */
+	uint8_t gen;        /* the process generation (forks) that made it */
+	uint16_t magic;
+};
+
+struct stack {
+	uint64_t hash;
+	uint32_t depth, pcs; /* pcs: index into g_pcs */
+};
+
+/* What one thread (or the merged threads) counted for one stack. */
+struct counts {
+	uint64_t bytes, calls;
+	int64_t live_bytes, live_blocks;
+};
+
+struct table {
+	struct counts *c;             /* MAX_STACKS entries, mapped lazily */
+	uint32_t top;                 /* 1 + the highest stack index touched */
+	int64_t pending;              /* live bytes not yet added to g_live */
+	uintptr_t stack_lo, stack_hi; /* this thread's stack */
+	struct table *next;           /* the registry, or the free list */
+	bool alive;
+};
+
+static int g_state; /* 0: not decided, 1: recording, -1: off */
+static char g_dir[PATH_MAX];
+static uint8_t g_gen;
+
+static _Atomic uint32_t *g_slots;
+static struct stack *g_stacks;
+static uintptr_t *g_pcs;
+static _Atomic uint32_t g_nstacks, g_npcs;
+static _Atomic uint64_t g_dropped;         /* allocations whose stack found no room */
+static uint32_t g_max_stacks = MAX_STACKS; /* FLAMEGRAPH_ALLOC_MAX_STACKS lowers it (tests) */
+
+static struct counts *g_merged; /* threads that ended */
+static struct counts *g_peak;   /* the snapshot at the largest live total */
+static _Atomic int64_t g_live;
+static int64_t g_peak_total;
+static _Atomic int64_t g_snap_at;                          /* the live total of the last snapshot */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* registry, merges */
+static pthread_mutex_t g_snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct table *g_tables, *g_free_tables;
+static pthread_key_t g_key;
+static bool g_key_made;
+static uint64_t g_threads;
+static bool g_written;
+static pid_t g_pid;                   /* ours: a vfork child (same memory) is not */
+static char g_written_path[PATH_MAX]; /* removed again when an exec fails */
+
+static TLS struct table *t_table;
+static TLS int t_busy;  /* inside our own code: nested calls go straight through */
+static TLS bool t_gone; /* the thread's table was merged (it is ending) */
+
+static void *map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t cstrlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+static const char *env_get(const char *name)
+{
+	extern char **environ;
+	size_t n = cstrlen(name);
+
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static void write_recording(const char *why, bool from_signal);
+
+static void on_signal(int sig)
+{
+	write_recording(sig == SIGINT    ? "signal 2"
+	                : sig == SIGTERM ? "signal 15"
+	                                 : "signal 1",
+	                true);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void after_fork_child(void);
+static void thread_end(void *arg);
+
+/* Decides once whether this process records (FLAMEGRAPH_ALLOC_OUT names
+ * the folder of the recordings) and maps the global tables. */
+static void setup(void)
+{
+	const char *dir = env_get("FLAMEGRAPH_ALLOC_OUT");
+	size_t n;
+
+	if (!dir || !*dir || (n = cstrlen(dir)) >= sizeof(g_dir) - 64) {
+		g_state = -1;
+		return;
+	}
+	memcpy(g_dir, dir, n + 1);
+	if ((dir = env_get("FLAMEGRAPH_ALLOC_MAX_STACKS"))) {
+		uint32_t v = 0;
+		for (; *dir >= '0' && *dir <= '9' && v < MAX_STACKS; dir++)
+			v = v * 10 + (uint32_t)(*dir - '0');
+		if (v >= 2 && v < MAX_STACKS)
+			g_max_stacks = v;
+	}
+	g_slots = map_zero(sizeof(*g_slots) * SLOTS);
+	g_stacks = map_zero(sizeof(*g_stacks) * MAX_STACKS);
+	g_pcs = map_zero(sizeof(*g_pcs) * PC_POOL);
+	g_merged = map_zero(sizeof(*g_merged) * MAX_STACKS);
+	g_peak = map_zero(sizeof(*g_peak) * MAX_STACKS);
+	if (!g_slots || !g_stacks || !g_pcs || !g_merged || !g_peak) {
+		g_state = -1;
+		return;
+	}
+	/* stack 0: allocations whose stack found no room in the table */
+	g_nstacks = 1;
+	g_key_made = pthread_key_create(&g_key, thread_end) == 0;
+	pthread_atfork(NULL, NULL, after_fork_child);
+	/* a program ended by these signals (their default) still leaves its
+	 * recording; one that handles them itself is left alone */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			signal(sigs[i], on_signal);
+	}
+	g_pid = getpid();
+	g_state = 1;
+}
+
+static bool recording(void)
+{
+	if (__builtin_expect(g_state == 0, 0)) {
+		t_busy++;
+		pthread_mutex_lock(&g_lock);
+		if (g_state == 0)
+			setup();
+		pthread_mutex_unlock(&g_lock);
+		t_busy--;
+	}
+	return g_state > 0;
+}
+
+static void stack_bounds(struct table *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	/* may allocate (the main thread's reads /proc/self/maps): the
+	 * caller is marked busy, so those allocations go straight through */
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+			t->stack_lo = (uintptr_t)addr;
+			t->stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	if (!t->stack_hi && __libc_stack_end) {
+		t->stack_hi = (uintptr_t)__libc_stack_end + 4096;
+		t->stack_lo = t->stack_hi - ((uintptr_t)8 << 20);
+	}
+}
+
+/* This thread's table: a recycled one, or a new one. */
+static struct table *thread_table(void)
+{
+	struct table *t;
+
+	if (t_table || t_gone)
+		return t_table;
+	t_busy++;
+	pthread_mutex_lock(&g_lock);
+	if ((t = g_free_tables)) {
+		g_free_tables = t->next;
+	} else if ((t = map_zero(sizeof(*t)))) {
+		if (!(t->c = map_zero(sizeof(*t->c) * MAX_STACKS))) {
+			munmap(t, sizeof(*t));
+			t = NULL;
+		}
+	}
+	if (t) {
+		t->alive = true;
+		t->next = g_tables;
+		g_tables = t;
+		g_threads++;
+	}
+	pthread_mutex_unlock(&g_lock);
+	if (t) {
+		stack_bounds(t);
+		t_table = t;
+		if (g_key_made)
+			pthread_setspecific(g_key, t);
+	}
+	t_busy--;
+	return t;
+}
+
+static void add_counts(struct counts *to, const struct counts *from)
+{
+	to->bytes += from->bytes;
+	to->calls += from->calls;
+	to->live_bytes += from->live_bytes;
+	to->live_blocks += from->live_blocks;
+}
+
+/* A thread ends: its counts join the merged ones, its table is reused. */
+static void thread_end(void *arg)
+{
+	struct table *t = arg, **pp;
+
+	t_busy++;
+	pthread_mutex_lock(&g_lock);
+	for (pp = &g_tables; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	for (uint32_t i = 0; i < t->top; i++)
+		add_counts(&g_merged[i], &t->c[i]);
+	atomic_fetch_add_explicit(&g_live, t->pending, memory_order_relaxed);
+	memset(t->c, 0, sizeof(*t->c) * t->top);
+	t->top = 0;
+	t->pending = 0;
+	t->stack_lo = t->stack_hi = 0;
+	t->alive = false;
+	t->next = g_free_tables;
+	g_free_tables = t;
+	pthread_mutex_unlock(&g_lock);
+	t_table = NULL;
+	t_gone = true;
+	t_busy--;
+}
+
+/* The child of a fork is a process of its own: it starts from nothing
+ * (the blocks it inherited are not its allocations), and only the thread
+ * that forked lives on in it. */
+static void after_fork_child(void)
+{
+	struct table *self = t_table;
+
+	pthread_mutex_init(&g_lock, NULL);
+	pthread_mutex_init(&g_snap_lock, NULL);
+	g_gen++;
+	g_written = false;
+	g_pid = getpid();
+	g_tables = NULL;
+	g_free_tables = NULL;
+	g_threads = 0;
+	uint32_t n = atomic_load(&g_nstacks);
+	/* ids taken past the end by threads racing for the last one */
+	if (n > MAX_STACKS)
+		n = MAX_STACKS;
+	memset(g_merged, 0, sizeof(*g_merged) * n);
+	memset(g_peak, 0, sizeof(*g_peak) * n);
+	g_live = 0;
+	g_peak_total = 0;
+	g_snap_at = 0;
+	g_dropped = 0;
+	if (self) {
+		memset(self->c, 0, sizeof(*self->c) * self->top);
+		self->top = 0;
+		self->pending = 0;
+		self->next = NULL;
+		g_tables = self;
+		g_threads = 1;
+	}
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+/* The return addresses of the chain above frame fp (the frame of the
+ * function the program called), leaf first. */
+static uint32_t walk(const struct table *t, void *fp, uintptr_t *pcs)
+{
+	uintptr_t *f = fp;
+	uint32_t n = 0;
+
+	pcs[n++] = f[1];
+	if (!t || !t->stack_hi)
+		return n;
+	for (;;) {
+		uintptr_t *next = (uintptr_t *)f[0];
+		/* upward only, aligned, and both words inside this thread's
+		 * stack (no sum that could wrap around: a garbage frame
+		 * pointer may hold any value) */
+		if (n >= MAX_DEPTH || (uintptr_t)next <= (uintptr_t)f || ((uintptr_t)next & 7) ||
+		    (uintptr_t)next < t->stack_lo || t->stack_hi - t->stack_lo < 16 ||
+		    (uintptr_t)next > t->stack_hi - 16)
+			break;
+		f = next;
+		if (f[1] < 4096)
+			break;
+		pcs[n++] = f[1];
+	}
+	return n;
+}
+
+static bool same_stack(const struct stack *s, uint64_t hash, const uintptr_t *pcs, uint32_t n)
+{
+	return s->hash == hash && s->depth == n && !memcmp(g_pcs + s->pcs, pcs, n * sizeof(*pcs));
+}
+
+/* The index of a stack in the global table (interned on first sight,
+ * without a lock), or 0 when the table is full. */
+static uint32_t intern(const uintptr_t *pcs, uint32_t n)
+{
+	uint64_t hash = 0;
+	uint32_t i, id, pc;
+
+	for (i = 0; i < n; i++)
+		hash = mix(hash, pcs[i]);
+	for (i = (uint32_t)hash & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+		uint32_t cur = atomic_load_explicit(&g_slots[i], memory_order_acquire);
+		if (cur) {
+			if (same_stack(&g_stacks[cur], hash, pcs, n))
+				return cur;
+			continue;
+		}
+		/* full: no more ids taken (their counter must not wrap) */
+		if (atomic_load_explicit(&g_nstacks, memory_order_relaxed) >= g_max_stacks)
+			return 0;
+		id = atomic_fetch_add(&g_nstacks, 1);
+		pc = atomic_fetch_add(&g_npcs, n);
+		if (id >= g_max_stacks || pc + n > PC_POOL || pc + n < pc) {
+			atomic_store(&g_nstacks, g_max_stacks);
+			return 0;
+		}
+		memcpy(g_pcs + pc, pcs, n * sizeof(*pcs));
+		g_stacks[id].hash = hash;
+		g_stacks[id].depth = n;
+		g_stacks[id].pcs = pc;
+		uint32_t empty = 0;
+		if (atomic_compare_exchange_strong_explicit(
+		        &g_slots[i], &empty, id, memory_order_release, memory_order_acquire))
+			return id;
+		/* another thread took the slot first: ours stays unused (depth 0) */
+		g_stacks[id].depth = 0;
+		g_stacks[id].hash = 0;
+		if (same_stack(&g_stacks[empty], hash, pcs, n))
+			return empty;
+	}
+}
+
+/* The live bytes of every stack, summed now, become the peak snapshot. */
+static void snapshot(int64_t total)
+{
+	uint32_t n;
+
+	if (pthread_mutex_trylock(&g_snap_lock))
+		return;
+	if (total > g_snap_at && pthread_mutex_trylock(&g_lock) == 0) {
+		n = atomic_load(&g_nstacks);
+		if (n > g_max_stacks)
+			n = g_max_stacks;
+		for (uint32_t i = 0; i < n; i++) {
+			g_peak[i].live_bytes = g_merged[i].live_bytes;
+			g_peak[i].live_blocks = g_merged[i].live_blocks;
+		}
+		for (struct table *t = g_tables; t; t = t->next)
+			for (uint32_t i = 0; i < t->top && i < n; i++) {
+				g_peak[i].live_bytes +=
+				    __atomic_load_n(&t->c[i].live_bytes, __ATOMIC_RELAXED);
+				g_peak[i].live_blocks +=
+				    __atomic_load_n(&t->c[i].live_blocks, __ATOMIC_RELAXED);
+			}
+		g_peak_total = total;
+		atomic_store(&g_snap_at, total);
+		pthread_mutex_unlock(&g_lock);
+	}
+	pthread_mutex_unlock(&g_snap_lock);
+}
+
+/* A thread's share of the live total joins the global one in batches. */
+static void live_delta(struct table *t, int64_t d)
+{
+	int64_t snap, total, step;
+
+	t->pending += d;
+	snap = atomic_load_explicit(&g_snap_at, memory_order_relaxed);
+	step = snap / 512 > 4096 ? snap / 512 : 4096;
+	if (t->pending < step && t->pending > -step)
+		return;
+	total = atomic_fetch_add_explicit(&g_live, t->pending, memory_order_relaxed) + t->pending;
+	t->pending = 0;
+	if (total > snap + (snap / 128 > 4096 ? snap / 128 : 4096))
+		snapshot(total);
+}
+
+static struct counts *counts_of(struct table *t, uint32_t id)
+{
+	if (id >= t->top)
+		t->top = id + 1;
+	return &t->c[id];
+}
+
+/* Counts an allocation of size bytes and returns the stack it belongs to. */
+static uint32_t note_alloc(void *fp, size_t size)
+{
+	uintptr_t pcs[MAX_DEPTH];
+	struct table *t;
+	struct counts *c;
+	uint32_t id, n;
+
+	t_busy++;
+	t = thread_table();
+	n = walk(t, fp, pcs);
+	id = intern(pcs, n);
+	if (!id)
+		atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
+	if (t) {
+		c = counts_of(t, id);
+		c->bytes += size;
+		c->calls++;
+		c->live_bytes += (int64_t)size;
+		c->live_blocks++;
+		live_delta(t, (int64_t)size);
+	} else {
+		/* a thread past its end: straight into the merged counts */
+		__atomic_fetch_add(&g_merged[id].bytes, size, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].calls, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].live_bytes, (int64_t)size, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].live_blocks, 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&g_live, (int64_t)size, memory_order_relaxed);
+	}
+	t_busy--;
+	return id;
+}
+
+static void note_free(const struct hdr *h)
+{
+	struct table *t;
+	struct counts *c;
+
+	if (h->gen != g_gen)
+		return; /* inherited from the parent process */
+	t_busy++;
+	if ((t = thread_table())) {
+		c = counts_of(t, h->stack);
+		c->live_bytes -= (int64_t)h->size;
+		c->live_blocks--;
+		live_delta(t, -(int64_t)h->size);
+	} else {
+		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, (int64_t)h->size,
+		                   __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, 1, __ATOMIC_RELAXED);
+		atomic_fetch_sub_explicit(&g_live, (int64_t)h->size, memory_order_relaxed);
+	}
+	t_busy--;
+}
+
+static struct hdr *hdr_of(void *p)
+{
+	struct hdr *h = (struct hdr *)((char *)p - HDR);
+	return h->magic == MAGIC ? h : NULL;
+}
+
+static void *base_of(void *p, const struct hdr *h)
+{
+	return (char *)p - (h->align_log2 ? (size_t)1 << h->align_log2 : HDR);
+}
+
+static void *finish(void *base, size_t off, size_t size, uint32_t id, uint8_t align_log2)
+{
+	char *p = (char *)base + off;
+	struct hdr *h = (struct hdr *)(p - HDR);
+
+	h->size = size;
+	h->stack = id;
+	h->align_log2 = align_log2;
+	h->gen = g_gen;
+	h->magic = MAGIC;
+	return p;
+}
+
+static bool tracked(void)
+{
+	return !t_busy && recording();
+}
+
+static void *do_malloc(void *fp, size_t size)
+{
+	void *base;
+
+	if (!tracked())
+		return __libc_malloc(size);
+	if (size > SIZE_MAX - HDR) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!(base = __libc_malloc(size + HDR)))
+		return NULL;
+	return finish(base, HDR, size, note_alloc(fp, size), 0);
+}
+
+static void do_free(void *p)
+{
+	struct hdr *h;
+
+	if (!p)
+		return;
+	if (g_state <= 0 || !(h = hdr_of(p))) {
+		__libc_free(p);
+		return;
+	}
+	void *base = base_of(p, h);
+	if (!t_busy)
+		note_free(h);
+	h->magic = 0;
+	__libc_free(base);
+}
+
+static void *do_aligned(void *fp, size_t align, size_t size)
+{
+	unsigned lg = 4;
+	void *base;
+
+	if (!tracked())
+		return __libc_memalign(align, size);
+	if (align <= 16)
+		return do_malloc(fp, size);
+	while (((size_t)1 << lg) < align) {
+		if (++lg >= 8 * sizeof(size_t) - 1) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	align = (size_t)1 << lg;
+	if (size > SIZE_MAX - align) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!(base = __libc_memalign(align, size + align)))
+		return NULL;
+	return finish(base, align, size, note_alloc(fp, size), (uint8_t)lg);
+}
+
+static void *do_realloc(void *fp, void *p, size_t size)
+{
+	struct hdr *h, old;
+	void *base, *q;
+
+	if (!p)
+		return do_malloc(fp, size);
+	if (g_state <= 0 || !(h = hdr_of(p)))
+		return __libc_realloc(p, size);
+	if (size == 0) {
+		do_free(p);
+		return NULL;
+	}
+	old = *h;
+	if (t_busy || old.align_log2) {
+		/* an aligned block moves as a new one (realloc keeps no alignment) */
+		if (!(q = t_busy ? __libc_malloc(size) : do_malloc(fp, size)))
+			return NULL;
+		memcpy(q, p, old.size < size ? old.size : size);
+		do_free(p);
+		return q;
+	}
+	if (size > SIZE_MAX - HDR) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	base = base_of(p, h);
+	if (!(q = __libc_realloc(base, size + HDR)))
+		return NULL;
+	note_free(&old);
+	return finish(q, HDR, size, note_alloc(fp, size), 0);
+}
+
+EXPORT void *malloc(size_t size)
+{
+	return do_malloc(__builtin_frame_address(0), size);
+}
+
+EXPORT void free(void *p)
+{
+	do_free(p);
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	size_t total;
+	void *base;
+
+	if (!tracked())
+		return __libc_calloc(n, size);
+	if (__builtin_mul_overflow(n, size, &total) || total > SIZE_MAX - HDR) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!(base = __libc_calloc(1, total + HDR)))
+		return NULL;
+	return finish(base, HDR, total, note_alloc(__builtin_frame_address(0), total), 0);
+}
+
+EXPORT void *realloc(void *p, size_t size)
+{
+	return do_realloc(__builtin_frame_address(0), p, size);
+}
+
+EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return do_realloc(__builtin_frame_address(0), p, total);
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	return do_aligned(__builtin_frame_address(0), align, size);
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	return do_aligned(__builtin_frame_address(0), align, size);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	void *p;
+
+	if (!align || (align & (align - 1)) || align % sizeof(void *))
+		return EINVAL;
+	if (!(p = do_aligned(__builtin_frame_address(0), align, size)))
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *valloc(size_t size)
+{
+	return do_aligned(__builtin_frame_address(0), (size_t)sysconf(_SC_PAGESIZE), size);
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (size > SIZE_MAX - page) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size = size ? (size + page - 1) & ~(page - 1) : page;
+	return do_aligned(__builtin_frame_address(0), page, size);
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+	extern size_t __malloc_usable_size(void *) __attribute__((weak));
+	struct hdr *h;
+
+	if (!p)
+		return 0;
+	if (g_state > 0 && (h = hdr_of(p)))
+		return h->size;
+	return __malloc_usable_size ? __malloc_usable_size(p) : 0;
+}
+
+/* ---- the recording ---- */
+
+struct out {
+	int fd;
+	size_t n;
+	bool failed;
+	char buf[1 << 16];
+};
+
+static struct out g_out;
+
+static void out_flush(struct out *o)
+{
+	size_t off = 0;
+
+	while (off < o->n && !o->failed) {
+		ssize_t w = write(o->fd, o->buf + off, o->n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			o->failed = true;
+		else
+			off += (size_t)w;
+	}
+	o->n = 0;
+}
+
+static void out_mem(struct out *o, const char *s, size_t n)
+{
+	while (n) {
+		size_t k = sizeof(o->buf) - o->n < n ? sizeof(o->buf) - o->n : n;
+		memcpy(o->buf + o->n, s, k);
+		o->n += k;
+		s += k;
+		n -= k;
+		if (o->n == sizeof(o->buf))
+			out_flush(o);
+	}
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, cstrlen(s));
+}
+
+static void out_num(struct out *o, uint64_t v, unsigned base, bool neg)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		tmp[n++] = '-';
+	while (n)
+		out_mem(o, &tmp[--n], 1);
+}
+
+static void out_dec(struct out *o, uint64_t v)
+{
+	out_num(o, v, 10, false);
+}
+
+static void out_sdec(struct out *o, int64_t v)
+{
+	out_num(o, v < 0 ? (uint64_t)-v : (uint64_t)v, 10, v < 0);
+}
+
+static void out_hex(struct out *o, uint64_t v)
+{
+	out_num(o, v, 16, false);
+}
+
+/* Copies a whole small /proc file into the output, line by line through cb. */
+static void out_proc_file(struct out *o, const char *path,
+                          void (*cb)(struct out *, const char *, size_t))
+{
+	char buf[8192];
+	size_t have = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		size_t start = 0;
+		for (size_t i = 0; i < have; i++)
+			if (buf[i] == '\n') {
+				cb(o, buf + start, i - start);
+				start = i + 1;
+			}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+		if (have == sizeof(buf))
+			have = 0; /* a line longer than the buffer: dropped */
+	}
+	if (have)
+		cb(o, buf, have);
+	close(fd);
+}
+
+static uint64_t parse_hex(const char **s, const char *end)
+{
+	uint64_t v = 0;
+
+	for (; *s < end; ++*s) {
+		char c = **s;
+		unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+		             : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+		                                    : 99;
+		if (d == 99)
+			break;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* "START-END PERMS OFFSET DEV INODE PATH" of /proc/self/maps: the
+ * executable maps of files become "map START END OFFSET PATH". */
+static void map_line(struct out *o, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+	uint64_t start, stop, off;
+	const char *perms, *path;
+
+	start = parse_hex(&p, end);
+	if (p >= end || *p++ != '-')
+		return;
+	stop = parse_hex(&p, end);
+	if (p >= end || *p++ != ' ')
+		return;
+	perms = p;
+	if (end - perms < 5 || perms[2] != 'x')
+		return;
+	p += 5;
+	off = parse_hex(&p, end);
+	/* device, inode, then the path after spaces */
+	for (int field = 0; field < 2; field++) {
+		while (p < end && *p == ' ')
+			p++;
+		while (p < end && *p != ' ')
+			p++;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	path = p;
+	if (path >= end)
+		return;
+	out_str(o, "map ");
+	out_hex(o, start);
+	out_str(o, " ");
+	out_hex(o, stop);
+	out_str(o, " ");
+	out_hex(o, off);
+	out_str(o, " ");
+	out_mem(o, path, (size_t)(end - path));
+	out_str(o, "\n");
+}
+
+static void comm_line(struct out *o, const char *line, size_t len)
+{
+	out_str(o, "comm ");
+	out_mem(o, line, len);
+	out_str(o, "\n");
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* DIR/alloc.PID.SEQ, the first SEQ free (an exec'd program keeps its PID) */
+static int open_output(char *path, size_t cap)
+{
+	size_t n = cstrlen(g_dir);
+
+	if (n + 64 > cap)
+		return -1;
+	for (unsigned seq = 0; seq < 1000; seq++) {
+		char *p = path + n;
+		memcpy(path, g_dir, n);
+		memcpy(p, "/alloc.", 7);
+		p = put_dec(p + 7, (uint64_t)getpid());
+		*p++ = '.';
+		p = put_dec(p, seq);
+		*p = '\0';
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+static void write_stacks(struct out *o, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct counts c = g_merged[i];
+		for (struct table *t = g_tables; t; t = t->next)
+			if (i < t->top)
+				add_counts(&c, &t->c[i]);
+		if (!c.calls && !c.live_blocks && !g_peak[i].live_blocks)
+			continue;
+		if (i && !g_stacks[i].depth)
+			continue;
+		out_str(o, "s ");
+		out_dec(o, c.bytes);
+		out_str(o, " ");
+		out_dec(o, c.calls);
+		out_str(o, " ");
+		out_sdec(o, c.live_bytes);
+		out_str(o, " ");
+		out_sdec(o, c.live_blocks);
+		out_str(o, " ");
+		out_sdec(o, g_peak[i].live_bytes);
+		out_str(o, " ");
+		out_sdec(o, g_peak[i].live_blocks);
+		for (uint32_t k = 0; i && k < g_stacks[i].depth; k++) {
+			out_str(o, " ");
+			out_hex(o, g_pcs[g_stacks[i].pcs + k]);
+		}
+		out_str(o, "\n");
+	}
+}
+
+static void write_recording(const char *why, bool from_signal)
+{
+	struct out *o = &g_out;
+	char *path = g_written_path;
+	uint32_t n;
+	int64_t live;
+
+	if (g_state <= 0 || g_written || getpid() != g_pid)
+		return;
+	/* a signal (whose handler may call exit) may come while this very
+	 * thread holds the lock, inside our own code: never wait for it then */
+	bool nested = from_signal || t_busy;
+	t_busy++;
+	if (nested ? pthread_mutex_trylock(&g_lock) : pthread_mutex_lock(&g_lock)) {
+		t_busy--;
+		return;
+	}
+	if (g_written)
+		goto done;
+	g_written = true;
+	if ((o->fd = open_output(path, sizeof(g_written_path))) < 0)
+		goto done;
+	o->n = 0;
+	o->failed = false;
+	/* the live total now is the last word on the peak, if it is higher */
+	live = atomic_load(&g_live);
+	for (struct table *t = g_tables; t; t = t->next)
+		live += t->pending;
+	n = atomic_load(&g_nstacks);
+	if (n > g_max_stacks)
+		n = g_max_stacks;
+	if (live > g_peak_total) {
+		for (uint32_t i = 0; i < n; i++) {
+			g_peak[i].live_bytes = g_merged[i].live_bytes;
+			g_peak[i].live_blocks = g_merged[i].live_blocks;
+			for (struct table *t = g_tables; t; t = t->next)
+				if (i < t->top) {
+					g_peak[i].live_bytes += t->c[i].live_bytes;
+					g_peak[i].live_blocks += t->c[i].live_blocks;
+				}
+		}
+		g_peak_total = live;
+	}
+	out_str(o, "flamegraph-alloc 1\npid ");
+	out_dec(o, (uint64_t)getpid());
+	out_str(o, "\nppid ");
+	out_dec(o, (uint64_t)getppid());
+	out_str(o, "\n");
+	out_proc_file(o, "/proc/self/comm", comm_line);
+	out_str(o, "end-reason ");
+	out_str(o, why);
+	out_str(o, "\nthreads ");
+	out_dec(o, g_threads);
+	out_str(o, "\ndropped ");
+	out_dec(o, atomic_load(&g_dropped));
+	/* the tables, and the blocks' headers at the peak */
+	uint64_t peak_blocks = 0;
+	for (uint32_t i = 0; i < n; i++)
+		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)g_peak[i].live_blocks : 0;
+	out_str(o, "\ntracker-bytes ");
+	out_dec(o, (uint64_t)n * (sizeof(struct stack) + 2 * sizeof(struct counts)) +
+	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
+	               g_threads * sizeof(struct table) + peak_blocks * HDR);
+	out_str(o, "\n");
+	out_proc_file(o, "/proc/self/maps", map_line);
+	write_stacks(o, n);
+	out_str(o, "end\n");
+	out_flush(o);
+	close(o->fd);
+	if (o->failed) {
+		unlink(path);
+		path[0] = '\0';
+	}
+done:
+	pthread_mutex_unlock(&g_lock);
+	t_busy--;
+}
+
+/* Set up at load, so that a program that never allocates still leaves
+ * its (empty) recording and its signals are covered from the start. */
+__attribute__((constructor)) static void at_start(void)
+{
+	recording();
+}
+
+__attribute__((destructor)) static void at_end(void)
+{
+	write_recording("exit", false);
+}
+
+EXPORT void _exit(int status)
+{
+	write_recording("_exit", false);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+EXPORT void _Exit(int status)
+{
+	write_recording("_exit", false);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+/* An exec replaces the program: what it recorded is written first, and
+ * taken back when the exec fails (the program goes on recording). */
+static void before_exec(void)
+{
+	write_recording("exec", false);
+}
+
+static void exec_failed(void)
+{
+	int saved = errno;
+
+	if (g_state > 0 && g_written && getpid() == g_pid) {
+		if (g_written_path[0])
+			unlink(g_written_path);
+		g_written = false;
+	}
+	errno = saved;
+}
+
+typedef int (*exec_fn)(const char *, char *const[], char *const[]);
+typedef int (*execp_fn)(const char *, char *const[]);
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	int r;
+
+	before_exec();
+	r = (int)syscall(SYS_execve, path, argv, envp);
+	if (r < 0)
+		errno = errno ? errno : ENOEXEC;
+	exec_failed();
+	return -1;
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	extern char **environ;
+	return execve(path, argv, environ);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	execp_fn real = (execp_fn)dlsym(RTLD_NEXT, "execvp");
+
+	before_exec();
+	int r = real ? real(file, argv) : (errno = ENOSYS, -1);
+	exec_failed();
+	return r;
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	exec_fn real = (exec_fn)dlsym(RTLD_NEXT, "execvpe");
+
+	before_exec();
+	int r = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
+	exec_failed();
+	return r;
+}
