@@ -179,6 +179,27 @@ static void dtrace_offsets(void **state)
 	free(out);
 }
 
+/* --includeoffset keeps the offsets of callers and still demangles Rust's
+ * legacy names (the hash goes, the offset stays after the name). */
+static void dtrace_offsets_rust(void **state)
+{
+	static const char text[] =
+		"              rg`_$LT$F$u20$as$u20$alloc..boxed..FnBox$LT$A$GT$$GT$::call_box::h8612a2a83552fc2d\n"
+		"              rg`std::sys_common::thread::start_thread::he4c2173d5991c786+0x88\n"
+		"              libsystem_pthread.dylib`thread_start+0xd\n"
+		"                2\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	char *out;
+
+	(void)state;
+	o.include_offset = true;
+	out = collapse_in_steps(FG_FORMAT_DTRACE, &o, text, strlen(text), 0);
+	assert_string_equal(out, "libsystem_pthread.dylib`thread_start+0xd;"
+				 "rg`std::sys_common::thread::start_thread+0x88;"
+				 "rg`<F as alloc::boxed::FnBox<A>>::call_box 2\n");
+	free(out);
+}
+
 /* A big input with many distinct stacks: every thread count gives the
  * same bytes. */
 static void threads_give_identical_output(void **state)
@@ -801,6 +822,7 @@ int main(void)
 		cmocka_unit_test(odd_chunk_sizes_match_one_shot),
 		cmocka_unit_test(perf_options),
 		cmocka_unit_test(skip_after_drops_callers),
+		cmocka_unit_test(dtrace_offsets_rust),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),
