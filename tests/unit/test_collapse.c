@@ -200,6 +200,73 @@ static void dtrace_offsets_rust(void **state)
 	free(out);
 }
 
+/* Line formats: the same stacks whether fed whole or a byte at a time. */
+static void recursive_folds_recursion(void **state)
+{
+	static const char text[] = "main;f;f;f;g 3\nmain;f;g 2\n\nmain;g;g 1\nno count here\n";
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_RECURSIVE, NULL, text, strlen(text), step);
+		assert_string_equal(out, "main;f;g 5\nmain;g 1\n");
+		free(out);
+	}
+}
+
+static const char sample_text[] =
+	"Analysis of sampling prog (pid 1) every 1 millisecond\n"
+	"\n"
+	"Call graph:\n"
+	"    10 Thread_1\n"
+	"    + 10 start  (in libdyld.dylib) + 1  [0x1]\n"
+	"    +   4 main  (in prog) + 41  [0x2]\n"
+	"    +   ! 4 work  (in prog) + 3  [0x3]\n"
+	"    +   3 main  (in prog) + 50  [0x4]\n"
+	"    +   ! 3 work  (in prog) + 9  [0x5]\n"
+	"    +   3 main  (in prog) + 60  [0x6]\n"
+	"    +     3 read  (in libsystem_kernel.dylib) + 10  [0x7]\n"
+	"    2 Thread_2\n"
+	"      2 _$LT$a..B$GT$::run::h0123456789abcdef  (in prog) + 9  [0x8]\n"
+	"\n"
+	"Total number in stack (recursive counted multiple, when >=5):\n"
+	"        3       work  (in prog)\n";
+
+static void sample_call_graph(void **state)
+{
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_SAMPLE, NULL, sample_text, strlen(sample_text), step);
+		/* the last of the equal stacks counts; the wait in read is left out */
+		assert_string_equal(out, "Thread_1;libdyld`start;prog`main;prog`work 3\n"
+					 "Thread_2;prog`<a::B>::run 2\n");
+		free(out);
+	}
+	o.no_modules = true;
+	out = collapse_in_steps(FG_FORMAT_SAMPLE, &o, sample_text, strlen(sample_text), 7);
+	assert_string_equal(out, "Thread_1;start;main;work 3\nThread_2;<a::B>::run 2\n");
+	free(out);
+}
+
+static void sample_errors_name_the_line(void **state)
+{
+	static const char bad[] = "Call graph:\n    10 Thread_1\n    +     10 start\n";
+	fg_collapser *c = NULL;
+
+	(void)state;
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_SAMPLE, NULL), 0);
+	assert_int_equal(fg_collapser_feed(c, bad, strlen(bad)), 0);
+	assert_int_equal(fg_collapser_finish(c), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "input line 3: the indentation skips a level"));
+	fg_collapser_free(c);
+	assert_int_equal(fg_guess_format(sample_text, strlen(sample_text)), FG_FORMAT_SAMPLE);
+}
+
 /* A big input with many distinct stacks: every thread count gives the
  * same bytes. */
 static void threads_give_identical_output(void **state)
@@ -823,6 +890,9 @@ int main(void)
 		cmocka_unit_test(perf_options),
 		cmocka_unit_test(skip_after_drops_callers),
 		cmocka_unit_test(dtrace_offsets_rust),
+		cmocka_unit_test(recursive_folds_recursion),
+		cmocka_unit_test(sample_call_graph),
+		cmocka_unit_test(sample_errors_name_the_line),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),
