@@ -267,6 +267,32 @@ static void sample_errors_name_the_line(void **state)
 	assert_int_equal(fg_guess_format(sample_text, strlen(sample_text)), FG_FORMAT_SAMPLE);
 }
 
+static void vtune_tree(void **state)
+{
+	static const char text[] = "\xEF\xBB\xBF" "Function Stack,CPU Time:Self,Module\r\n"
+				   "Total,0.0,[Unknown]\r\n"
+				   " main,0.0125,app\r\n"
+				   "  \"f<int, char>\",0.031,app\r\n"
+				   "  g,0.0004,lib.so\r\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_VTUNE, NULL, text, strlen(text), step);
+		/* milliseconds, rounded; under half a millisecond left out */
+		assert_string_equal(out, "[Unknown]`Total;app`main 13\n"
+					 "[Unknown]`Total;app`main;app`f<int, char> 31\n");
+		free(out);
+	}
+	o.no_modules = true;
+	out = collapse_in_steps(FG_FORMAT_VTUNE, &o, text, strlen(text), 5);
+	assert_string_equal(out, "Total;main 13\nTotal;main;f<int, char> 31\n");
+	free(out);
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_VTUNE);
+}
+
 /* A big input with many distinct stacks: every thread count gives the
  * same bytes. */
 static void threads_give_identical_output(void **state)
@@ -893,6 +919,7 @@ int main(void)
 		cmocka_unit_test(recursive_folds_recursion),
 		cmocka_unit_test(sample_call_graph),
 		cmocka_unit_test(sample_errors_name_the_line),
+		cmocka_unit_test(vtune_tree),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),

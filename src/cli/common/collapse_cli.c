@@ -209,6 +209,17 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			     "  flamegraph-collapse-sample out.sample.txt | flamegraph-render -o out.svg\n";
 		cli.options = module_options;
 		break;
+	case FG_FORMAT_VTUNE:
+		cli.summary = "Folds an Intel VTune top-down tree exported as CSV (Function Stack,CPU "
+			      "Time:Self,Module) into one 'module`function;... MS' line per stack with own "
+			      "time, weighed in milliseconds, sorted. Reads the FILEs (gzip is detected) or "
+			      "stdin.";
+		cli.footer = "Example:\n  vtune -report top-down -call-stack-mode all -column=\"CPU Time:Self\",\"Module\" "
+			     "-report-out result.csv -filter \"Function Stack\" -format csv "
+			     "-csv-delimiter comma -r r000hs\n"
+			     "  flamegraph-collapse-vtune result.csv | flamegraph-render -o out.svg\n";
+		cli.options = module_options;
+		break;
 	default:
 		cli.summary = "Detects the input format — `perf script` output, DTrace stacks, a macOS "
 			      "`sample` report, a VTune or Visual Studio CSV, a GHC .prof file or xctrace XML "

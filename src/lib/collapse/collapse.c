@@ -113,6 +113,7 @@ const fg_lformat *fg_lformat_of(fg_format f)
 	switch (f) {
 	case FG_FORMAT_RECURSIVE: return &fg_lformat_recursive;
 	case FG_FORMAT_SAMPLE: return &fg_lformat_sample;
+	case FG_FORMAT_VTUNE: return &fg_lformat_vtune;
 	default: return NULL;
 	}
 }
