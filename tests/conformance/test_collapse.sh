@@ -4,8 +4,9 @@
 # none), expected, comparison rule (exact, or strip-quotes: drop ' and "
 # from our lines first, as stackcollapse-perf.pl does). An expected of
 # ERROR: the program must exit non-zero with an error on stderr; WARN: exit
-# 0 with a warning on stderr. An expected file without a final newline is
-# compared as if it had one.
+# 0 with a warning on stderr. An expected file without a final newline, or
+# with CRLF line ends (inferno's Windows-made files), is compared as if it
+# had one, with LF.
 # Each case also runs with -n 1 and -n 4, which must give the same bytes.
 conf="$FG_SHARED/conformance"
 total=0
@@ -55,7 +56,7 @@ run_cases() { # FILE
 		exact) cp got1 cmp.txt ;;
 		*) fail "$name: unknown comparison rule '$rule'"; continue ;;
 		esac
-		cp "$conf/$expected" want.txt
+		tr -d '\r' < "$conf/$expected" > want.txt
 		[ -s want.txt ] && [ "$(tail -c1 want.txt | od -An -c | tr -d ' ')" != '\n' ] && echo >> want.txt
 		if cmp -s want.txt cmp.txt; then
 			passed=$((passed + 1))

@@ -293,6 +293,31 @@ static void vtune_tree(void **state)
 	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_VTUNE);
 }
 
+/* Calls: a caller keeps the calls its callees did not account for. */
+static void vsprof_calls(void **state)
+{
+	static const char text[] =
+		"Level,Function Name,Number of Calls,Elapsed Inclusive Time %,Elapsed Exclusive "
+		"Time %,Avg Elapsed Inclusive Time,Avg Elapsed Exclusive Time,Module Name,\r\n"
+		"0,\"app.exe\",0,100.00,0.00,0.00,0.00,\"\",\r\n"
+		"1,\"Main()\",1,100.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"2,\"A()\",\"2,500\",50.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"3,\"B()\",300,50.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"2,\"C()\",7,50.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"1,\"Other(int32,bool)\",3,1.00,1.00,1.00,1.00,\"app.exe\",\r\n";
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_VSPROF, NULL, text, strlen(text), step);
+		assert_string_equal(out, "Main() 1\nMain();A() 2200\nMain();A();B() 300\n"
+					 "Main();C() 7\nOther(int32,bool) 3\n");
+		free(out);
+	}
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_VSPROF);
+}
+
 /* A big input with many distinct stacks: every thread count gives the
  * same bytes. */
 static void threads_give_identical_output(void **state)
@@ -920,6 +945,7 @@ int main(void)
 		cmocka_unit_test(sample_call_graph),
 		cmocka_unit_test(sample_errors_name_the_line),
 		cmocka_unit_test(vtune_tree),
+		cmocka_unit_test(vsprof_calls),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),

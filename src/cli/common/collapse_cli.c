@@ -220,6 +220,15 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			     "  flamegraph-collapse-vtune result.csv | flamegraph-render -o out.svg\n";
 		cli.options = module_options;
 		break;
+	case FG_FORMAT_VSPROF:
+		cli.summary = "Folds a Visual Studio CallTreeSummary CSV (the profiler's call tree report) "
+			      "into one 'function;function;... CALLS' line per stack, weighed by calls as "
+			      "inferno-collapse-vsprof does, sorted. Reads the FILEs (gzip is detected) or "
+			      "stdin.";
+		cli.footer = "Example:\n  VSPerfReport /summary:calltree profile.vsp   (writes *_CallTreeSummary.csv)\n"
+			     "  flamegraph-collapse-vsprof profile_CallTreeSummary.csv | flamegraph-render -o out.svg\n";
+		cli.options = line_options;
+		break;
 	default:
 		cli.summary = "Detects the input format — `perf script` output, DTrace stacks, a macOS "
 			      "`sample` report, a VTune or Visual Studio CSV, a GHC .prof file or xctrace XML "

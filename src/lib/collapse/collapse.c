@@ -114,6 +114,7 @@ const fg_lformat *fg_lformat_of(fg_format f)
 	case FG_FORMAT_RECURSIVE: return &fg_lformat_recursive;
 	case FG_FORMAT_SAMPLE: return &fg_lformat_sample;
 	case FG_FORMAT_VTUNE: return &fg_lformat_vtune;
+	case FG_FORMAT_VSPROF: return &fg_lformat_vsprof;
 	default: return NULL;
 	}
 }
@@ -685,8 +686,10 @@ static int end_file(fg_collapser *c)
 	size_t from = ch->len;
 	int err;
 
-	if (c->lf)
+	if (c->lf) {
+		c->input_open = true; /* an empty file is an input too */
 		return end_lines_input(c);
+	}
 	if (!ch->len || (err = chunk_reserve(ch, 2)))
 		return 0;
 	if (ch->buf[ch->len - 1] != '\n')
