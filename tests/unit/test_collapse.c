@@ -318,6 +318,36 @@ static void vsprof_calls(void **state)
 	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_VSPROF);
 }
 
+static void ghcprof_tree(void **state)
+{
+	static const char text[] =
+		"COST CENTRE  MODULE  SRC   no.  entries  %time %alloc   %time %alloc  ticks     bytes\n"
+		"\n"
+		"MAIN         MAIN    <b>   1    0         2.3    0.0   100.0  100.0     51     4560\n"
+		" CAF         Main    <e>   2    0         0.0    0.0    97.7  100.0      0       16\n"
+		"  main       Main    a:6   3    1        97.7  100.0    97.7  100.0   2000 90486357\n"
+		"\n"
+		"MAIN         MAIN    <b>   1    0         9.9    9.9   100.0  100.0     99       99\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_GHCPROF, NULL, text, strlen(text), step);
+		/* tenths of a percent */
+		assert_string_equal(out, "MAIN.MAIN 23\nMAIN.MAIN;Main.CAF 0\n"
+					 "MAIN.MAIN;Main.CAF;Main.main 977\n");
+		free(out);
+	}
+	o.ghc_source = FG_GHC_BYTES;
+	out = collapse_in_steps(FG_FORMAT_GHCPROF, &o, text, strlen(text), 11);
+	assert_string_equal(out, "MAIN.MAIN 4560\nMAIN.MAIN;Main.CAF 16\n"
+				 "MAIN.MAIN;Main.CAF;Main.main 90486357\n");
+	free(out);
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_GHCPROF);
+}
+
 /* A big input with many distinct stacks: every thread count gives the
  * same bytes. */
 static void threads_give_identical_output(void **state)
@@ -946,6 +976,7 @@ int main(void)
 		cmocka_unit_test(sample_errors_name_the_line),
 		cmocka_unit_test(vtune_tree),
 		cmocka_unit_test(vsprof_calls),
+		cmocka_unit_test(ghcprof_tree),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),

@@ -229,6 +229,15 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			     "  flamegraph-collapse-vsprof profile_CallTreeSummary.csv | flamegraph-render -o out.svg\n";
 		cli.options = line_options;
 		break;
+	case FG_FORMAT_GHCPROF:
+		cli.summary = "Folds the cost-centre tree of a GHC profiling report (+RTS -p, a .prof "
+			      "file) into one 'Module.costcentre;... COST' line per cost centre, weighed "
+			      "by its individual %time in tenths of a percent (or --ticks, --bytes; those "
+			      "columns need +RTS -P), sorted. Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  ./prog +RTS -P -RTS\n"
+			     "  flamegraph-collapse-ghcprof --ticks prog.prof | flamegraph-render -o out.svg\n";
+		cli.options = ghc_options;
+		break;
 	default:
 		cli.summary = "Detects the input format — `perf script` output, DTrace stacks, a macOS "
 			      "`sample` report, a VTune or Visual Studio CSV, a GHC .prof file or xctrace XML "

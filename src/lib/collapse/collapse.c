@@ -115,6 +115,7 @@ const fg_lformat *fg_lformat_of(fg_format f)
 	case FG_FORMAT_SAMPLE: return &fg_lformat_sample;
 	case FG_FORMAT_VTUNE: return &fg_lformat_vtune;
 	case FG_FORMAT_VSPROF: return &fg_lformat_vsprof;
+	case FG_FORMAT_GHCPROF: return &fg_lformat_ghcprof;
 	default: return NULL;
 	}
 }
