@@ -348,6 +348,35 @@ static void ghcprof_tree(void **state)
 	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_GHCPROF);
 }
 
+static void xctrace_rows(void **state)
+{
+	static const char text[] =
+		"<?xml version=\"1.0\"?>\n<trace-query-result>\n<node><schema name=\"time-profile\"/>\n"
+		"<row><backtrace id=\"2\"><frame id=\"3\" name=\"leaf&lt;T&gt;\" addr=\"0x1\">"
+		"<binary id=\"4\" name=\"prog\"/></frame><frame id=\"5\" name=\"main\"/></backtrace></row>\n"
+		"<row><backtrace ref=\"2\"/></row>\n"
+		"<row><backtrace id=\"8\"><frame\n id=\"9\" name=\"f::h0123456789abcdef\"/>"
+		"<frame ref=\"5\"/></backtrace></row>\n"
+		"<row><sentinel/></row>\n</node></trace-query-result>\n";
+	fg_collapser *c = NULL;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_XCTRACE, NULL, text, strlen(text), step);
+		assert_string_equal(out, "main;f 1\nmain;leaf<T> 2\n");
+		free(out);
+	}
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_XCTRACE);
+	/* cut off: an error */
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_XCTRACE, NULL), 0);
+	assert_int_equal(fg_collapser_feed(c, text, 200), 0);
+	assert_int_equal(fg_collapser_end_input(c), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "ends before </trace-query-result>"));
+	fg_collapser_free(c);
+}
+
 /* A big input with many distinct stacks: every thread count gives the
  * same bytes. */
 static void threads_give_identical_output(void **state)
@@ -977,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(vtune_tree),
 		cmocka_unit_test(vsprof_calls),
 		cmocka_unit_test(ghcprof_tree),
+		cmocka_unit_test(xctrace_rows),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),

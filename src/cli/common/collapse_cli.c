@@ -238,6 +238,16 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			     "  flamegraph-collapse-ghcprof --ticks prog.prof | flamegraph-render -o out.svg\n";
 		cli.options = ghc_options;
 		break;
+	case FG_FORMAT_XCTRACE:
+		cli.summary = "Folds the Time Profiler data of an Instruments trace, exported as XML by "
+			      "xctrace, into one 'frame;frame;... COUNT' line per backtrace (root first, a "
+			      "count per sample row), sorted. Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  xctrace record --template 'Time Profiler' --output prof.trace --launch -- ./prog\n"
+			     "  xctrace export --input prof.trace --xpath "
+			     "'/trace-toc/*/run/data/table[@schema=\"time-profile\"]' > prof.xml\n"
+			     "  flamegraph-collapse-xctrace prof.xml | flamegraph-render -o out.svg\n";
+		cli.options = line_options;
+		break;
 	default:
 		cli.summary = "Detects the input format — `perf script` output, DTrace stacks, a macOS "
 			      "`sample` report, a VTune or Visual Studio CSV, a GHC .prof file or xctrace XML "

@@ -116,6 +116,7 @@ const fg_lformat *fg_lformat_of(fg_format f)
 	case FG_FORMAT_VTUNE: return &fg_lformat_vtune;
 	case FG_FORMAT_VSPROF: return &fg_lformat_vsprof;
 	case FG_FORMAT_GHCPROF: return &fg_lformat_ghcprof;
+	case FG_FORMAT_XCTRACE: return &fg_lformat_xctrace;
 	default: return NULL;
 	}
 }
@@ -449,8 +450,6 @@ static int guess(fg_collapser *c, bool final)
 	size_t n = complete_len(c->cur->buf, c->cur->len, final);
 	fg_format f = fg_guess_format(c->cur->buf, n);
 
-	if (f != FG_FORMAT_UNKNOWN && f != FG_FORMAT_PERF && f != FG_FORMAT_DTRACE && !fg_lformat_of(f))
-		return fg_error_set(FG_EPARSE, "this input format is recognised but not read yet");
 	if (f != FG_FORMAT_UNKNOWN)
 		return use_format(c, f);
 	if (!final && c->cur->len < GUESS_MAX)
