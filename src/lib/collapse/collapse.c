@@ -104,7 +104,6 @@ static const char *const warn_text[FG_CWARN_KINDS] = {
 	[FG_CWARN_SATURATED] = "stacks whose counts sum past 2^64 - 1 (held at 18446744073709551615)",
 	[FG_CWARN_BIGSTACK] = "stacks of more than 64 MiB of text, never ended by an empty or count line (dropped)",
 	[FG_CWARN_NOSTART] = "inputs that end before their stacks start (nothing read from them)",
-	[FG_CWARN_NOEND] = "inputs that end inside their stacks (a cut-off file? the stacks read are kept)",
 	[FG_CWARN_BADLINE] = "lines that are not of this format (skipped)",
 };
 

@@ -48,7 +48,6 @@ enum fg_cwarn {
 	FG_CWARN_SATURATED,   /* a stack's count summed past 2^64 - 1 (held there) */
 	FG_CWARN_BIGSTACK,    /* an event/stack over FG_COLLAPSE_MAX_STACK (dropped) */
 	FG_CWARN_NOSTART,     /* line formats: the input never reached its stacks */
-	FG_CWARN_NOEND,       /* line formats: the input ended inside its stacks */
 	FG_CWARN_BADLINE,     /* line formats: lines skipped as not of the format */
 	FG_CWARN_KINDS
 };
