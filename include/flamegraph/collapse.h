@@ -7,6 +7,13 @@
  * not with the input size. Malformed lines are skipped and counted by kind
  * (fg_collapser_stats); they never stop the parse.
  *
+ * perf and DTrace text is cut into chunks parsed in parallel; the other
+ * formats are read line by line, in order, by one thread, their state
+ * (the open call tree, a CSV header, XML references) carried from chunk
+ * to chunk. Their structural errors (a call tree whose indentation skips
+ * a level, a field that must be a number and is not) stop the parse with
+ * FG_EPARSE and the input line in fg_error_last().
+ *
  * Limits against hostile input (each hit is counted as a warning kind and
  * the rest of the input is kept):
  * - a frame (or the perf process frame, "comm-PID/TID") longer than
@@ -47,7 +54,20 @@ typedef enum fg_format {
 	FG_FORMAT_UNKNOWN = 0,
 	FG_FORMAT_PERF,    /* `perf script` output */
 	FG_FORMAT_DTRACE,  /* DTrace ustack()/stack() aggregation output */
+	FG_FORMAT_RECURSIVE, /* folded stacks: direct recursion folded into one frame */
+	FG_FORMAT_SAMPLE,  /* macOS `sample` call graphs */
+	FG_FORMAT_VTUNE,   /* Intel VTune top-down CSV (Function Stack,CPU Time:Self,Module) */
+	FG_FORMAT_VSPROF,  /* Visual Studio CallTreeSummary CSV */
+	FG_FORMAT_GHCPROF, /* GHC .prof cost-centre trees */
+	FG_FORMAT_XCTRACE, /* Instruments `xctrace export` time-profile XML */
 } fg_format;
+
+/* What a GHC .prof stack is weighed by (fg_collapse_opts.ghc_source). */
+typedef enum fg_ghc_source {
+	FG_GHC_TIME = 0,  /* individual %time, as the report prints it */
+	FG_GHC_TICKS,     /* individual ticks */
+	FG_GHC_BYTES,     /* individual bytes allocated */
+} fg_ghc_source;
 
 typedef struct fg_collapse_opts {
 	bool include_pid;      /* --pid: prefix stacks with "comm-PID" */
@@ -69,6 +89,8 @@ typedef struct fg_collapse_opts {
 				  frame "NAME-TID" (the thread's name, which
 				  perf reports as its comm); --pid and --tid
 				  take precedence */
+	bool no_modules;       /* sample, vtune: function names without their module */
+	fg_ghc_source ghc_source; /* ghcprof: the weight of each stack */
 } fg_collapse_opts;
 
 #define FG_COLLAPSE_OPTS_INIT                                                        \
@@ -133,7 +155,8 @@ void fg_collapser_stats(const fg_collapser *c, fg_collapse_stats *out);
 void fg_collapser_free(fg_collapser *c);
 
 /* Guesses the format of the start of an input (FG_FORMAT_UNKNOWN when it
- * cannot tell yet or at all). */
+ * cannot tell yet or at all). Folded stacks are not guessed: they need no
+ * collapsing (FG_FORMAT_RECURSIVE is asked for by name). */
 fg_format fg_guess_format(const char *buf, size_t len);
 
 /* Convenience: feeds a whole file ("-": stdin; gzip is detected by its

@@ -19,11 +19,12 @@ extern "C" {
 FG_API_BEGIN
 
 typedef struct fg_render_opts {
-	const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
+	const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted,
+				    "Flame Chart" with flamechart) */
 	const char *subtitle;
 	const char *notes;
 	const char *palette;     /* hot mem io wakeup java js perl red green blue aqua
-				    yellow purple orange rust; NULL: hot */
+				    yellow purple orange rust python chain; NULL: hot */
 	const char *bgcolors;    /* yellow blue green grey, or #rrggbb; NULL: by palette */
 	const char *palette_map; /* file to read/write name->colour (NULL: none) */
 	bool hash;               /* colour by name hash */
@@ -48,6 +49,21 @@ typedef struct fg_render_opts {
 	const char *cold_root;   /* hot/cold graphs: a frame of this name and
 				    every frame above it are drawn in blues,
 				    the rest in the palette (NULL: none) */
+	/* Added with the inferno / flamegraph.pl spellings; later fields keep
+	 * older callers (which zero them through FG_RENDER_OPTS_INIT) working. */
+	bool min_width_percent;   /* min_width is a percentage of the graph's
+				     width (its total samples), not pixels */
+	const char *search_color; /* highlight of search matches (NULL:
+				     rgb(230,0,230)); see fg_render_color_check */
+	const char *stroke_color; /* outline of every frame (NULL: none) */
+	const char *ui_color;     /* colour of the title, buttons and details
+				     (NULL: black) */
+	bool color_diffusion;     /* frames in one red whose depth follows
+				     their width: the wider, the deeper */
+	bool no_javascript;       /* a static SVG: no script, no interaction */
+	const char *encoding;     /* the XML declaration's encoding (NULL:
+				     none); only the name is written, the
+				     bytes stay those of the input */
 } fg_render_opts;
 
 /* Fields not named are 0, false or NULL (their documented defaults). */
@@ -61,6 +77,12 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out);
 /* Checks opts without rendering: unknown palette or background, bad sizes.
  * Returns 0 or FG_EINVAL with the detail in fg_error_last(). */
 int fg_render_opts_check(const fg_render_opts *opts);
+
+/* Checks a colour given for search_color, stroke_color or ui_color:
+ * #rgb, #rrggbb, rgb(R,G,B) with R, G, B from 0 to 255, or a CSS colour
+ * name (letters only). Returns 0 or FG_EINVAL with the detail in
+ * fg_error_last(). */
+int fg_render_color_check(const char *color);
 
 /* The palette names accepted in fg_render_opts.palette, "|"-separated. */
 extern const char fg_render_palettes[];

@@ -6,6 +6,7 @@
 #include "cli/common/diag.h"
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
+#include "cli/common/render_cli.h"
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
 #include "util/input.h"
@@ -21,11 +22,13 @@ static int output_is_input(const char *output, char **inputs, int n)
 	return -1;
 }
 
-static void warn_skipped(const fg_folded *f)
+static void warn_skipped(const fg_folded *f, bool quiet)
 {
 	fg_fold_stats st;
 	size_t i;
 
+	if (quiet)
+		return;
 	fg_folded_stats(f, &st);
 	for (i = 0; i < st.nwarnings; i++)
 		if (st.warnings[i].kept)
@@ -45,13 +48,15 @@ int cmd_flamegraph_render(int argc, char **argv)
 	bool deterministic = false, negate = false;
 	long long width = 1200, height = 16;
 	fg_strlist base = FG_STRLIST_INIT;
+	fg_cli_min_width mw = { 0, false, false };
+	fg_cli_render_aliases al = { 0 };
 	fg_folded *f = NULL;
 	fg_outfile *of = NULL;
 	int npos = 0, dashdash, i, err, rc = FG_EXIT_USAGE;
 	const fg_option options[] = {
 		FG_OPT_GROUP("Output"),
 		FG_OPT_STRING('o', "output", &output, "FILE", "write the SVG to FILE (default: stdout); written atomically"),
-		FG_OPT_STRING(0, "title", &ro.title, "TEXT", "title (default: \"Flame Graph\", \"Icicle Graph\" with --inverted)"),
+		FG_OPT_STRING(0, "title", &ro.title, "TEXT", "title (default: \"Flame Graph\", \"Icicle Graph\" with --inverted, \"Flame Chart\" with --flamechart)"),
 		FG_OPT_STRING(0, "subtitle", &ro.subtitle, "TEXT", "second title line"),
 		FG_OPT_STRING(0, "notes", &ro.notes, "TEXT", "notes stored in the SVG (<desc>)"),
 		FG_OPT_GROUP("Layout"),
@@ -59,7 +64,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 		FG_OPT_BOOL(0, "reverse", &reverse, "reverse each stack (leaf first) before merging"),
 		FG_OPT_BOOL(0, "flamechart", &flamechart, "flame chart: keep input order (x is time), no sorting"),
 		FG_OPT_LIST(0, "base", &base, "SYM", "root the graph at SYM: cut stacks before it, drop stacks without it (repeatable)"),
-		FG_OPT_DOUBLE(0, "min-width", &ro.min_width, "PX", "omit frames narrower than PX pixels (default 0.1)"),
+		FG_OPT_MIN_WIDTH(&mw, "omit frames narrower than PX pixels (default 0.1), or than N% of the width"),
 		FG_OPT_INT(0, "image-width", &width, "PX", "image width in pixels (default 1200)"),
 		FG_OPT_INT(0, "frame-height", &height, "PX", "height of each frame in pixels (default 16)"),
 		FG_OPT_STRING(0, "font-type", &ro.font_type, "FONT", "font family (default Verdana)"),
@@ -68,7 +73,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 		FG_OPT_DOUBLE(0, "total", &ro.total, "N", "width of the graph in samples, to compare graphs at one scale"),
 		FG_OPT_GROUP("Colours"),
 		FG_OPT_CHOICE(0, "palette", &ro.palette, "NAME", fg_render_palettes,
-			      "colour palette: hot (default), mem, io, wakeup, java, js, perl, red, green, blue, aqua, yellow, purple, orange, rust"),
+			      "colour palette: hot (default), mem, io, wakeup, java, js, perl, red, green, blue, aqua, yellow, purple, orange, rust, python, chain (off-CPU chains: wakers apart)"),
 		FG_OPT_BOOL(0, "hash", &hash, "colour by function name hash (similar names, similar colours)"),
 		FG_OPT_BOOL(0, "deterministic", &deterministic, "same name, same colour, in every graph"),
 		FG_OPT_STRING(0, "palette-map", &ro.palette_map, "FILE", "read name->rgb(r,g,b) colours from FILE and add new names to it"),
@@ -79,6 +84,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 		FG_OPT_STRING(0, "name-type", &ro.name_type, "TEXT", "prefix of the hover details (default \"Function:\")"),
 		FG_OPT_DOUBLE(0, "factor", &ro.factor, "X", "multiply the counts shown by X (e.g. the sampling period)"),
 		FG_OPT_STRING(0, "nameattr", &ro.nameattr, "FILE", "extra attributes per function: 'name<TAB>attr=value...' lines"),
+		FG_CLI_RENDER_ALIAS_ROWS(ro, al, mw, width, height),
 		FG_OPT_END(),
 	};
 	const fg_cli cli = {
@@ -100,6 +106,8 @@ int cmd_flamegraph_render(int argc, char **argv)
 	    fg_opt_to_unsigned(&ro.image_width, width, "--image-width") ||
 	    fg_opt_to_unsigned(&ro.frame_height, height, "--frame-height"))
 		goto done;
+	fg_cli_min_width_apply(&ro, &mw);
+	fg_cli_render_aliases_apply(&ro, &al);
 	ro.inverted = inverted;
 	ro.reverse = reverse;
 	ro.flamechart = flamechart;
@@ -119,7 +127,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 	for (i = 0; i < (npos ? npos : 1); i++)
 		if ((err = fg_folded_read_file(f, npos ? argv[i] : "-")))
 			goto lib_error;
-	warn_skipped(f);
+	warn_skipped(f, al.quiet);
 	err = fg_render_svg(f, &ro, fg_outfile_stream(of));
 	if (err && err != FG_ENODATA) {
 		fg_outfile_abort(of);

@@ -74,12 +74,16 @@ check_contains "missing second file: named" err 'nope.txt'
 # not a known format at all
 head -c 3000 /dev/urandom | base64 > random.txt
 check_exit "guess on unknown text" 1 flamegraph-collapse-guess random.txt
-check_contains "guess: says what to do" err 'neither'
+check_contains "guess: says what to do" err 'none of perf script, DTrace, .* name it with the collapser for it \(flamegraph-collapse-FORMAT\)'
 
 # binary data is not guessed as any format
 head -c 100000 /dev/urandom > random.bin
 check_exit "guess on binary data" 1 flamegraph-collapse-guess random.bin
-check_contains "guess on binary: says what" err 'neither'
+check_contains "guess on binary: says what" err 'cannot tell the input format'
+# folded stacks: told what to do with them
+printf 'main;a 3\nmain;b 2\n' > folded.txt
+check_exit "guess on folded stacks" 1 flamegraph-collapse-guess folded.txt
+check_contains "guess on folded: says so" err 'folded stacks already: render them, or fold their recursion with flamegraph-collapse-recursive'
 
 # bad option values
 check_exit "bad --nthreads" 1 flamegraph-collapse-perf -n -3 empty.txt

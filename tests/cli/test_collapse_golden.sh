@@ -22,6 +22,12 @@ golden java-inline-noinline perf-java-inline.txt --no-inline
 check_contains "java: inlined frames marked" "$data/expected/java-inline.folded" "^java;thread_native_entry;Interpreter;org/demo/Loop:::run;org/demo/Work:::step_\[i\];org/demo/Sum:::add_\[i\] 1000000$"
 check_eq "java --no-inline: one stack" "java;thread_native_entry;Interpreter;org/demo/Loop:::run 3000000" "$(cat "$data/expected/java-inline-noinline.folded")"
 golden threads-addrs-kernel perf-threads.txt.gz --addrs --kernel
+# --skip-after: a stack through main or _dl_sysdep_start starts there, no
+# process frame above it (inferno's --skip-after); the others keep theirs
+golden fp-skip-after perf-fp.txt.gz --skip-after main --skip-after _dl_sysdep_start
+check_contains "skip-after: starts at main" "$data/expected/fp-skip-after.folded" "^main;a 175587750$"
+check_not_contains "skip-after: nothing above main" "$data/expected/fp-skip-after.folded" ";main;"
+check_contains "skip-after: other stacks keep the process frame" "$data/expected/fp-skip-after.folded" "^callgraph;_dl_start_user;_dl_start 500250$"
 # what the hand check found, kept as checks of their own: a does twice b's
 # work, kernel frames are marked, a thread without a pid shows '?'
 awk '/;main;a / { a = $NF } /;main;b / { b = $NF } END { print (a > 1.5 * b && a < 2.5 * b) ? "2:1" : a " " b }' \

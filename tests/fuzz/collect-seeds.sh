@@ -10,7 +10,7 @@ if [ $# -ne 2 ]; then
 	exit 2
 fi
 out=$2
-targets="collapse_perf collapse_perf_mt collapse_dtrace collapse_guess render diff toml compdb tomlproj"
+targets="collapse_perf collapse_perf_mt collapse_dtrace collapse_guess collapse_recursive collapse_sample collapse_vtune collapse_vsprof collapse_ghcprof collapse_xctrace render diff toml compdb tomlproj"
 # without the reference data beside the checkout the replays still run,
 # over the committed corpus and crashes
 if [ ! -d "$1" ]; then
@@ -51,7 +51,13 @@ folded=("$conf"/flamegraph-pl/results/*.txt "$conf"/inferno/collapse-*/results/*
 link collapse_perf "${perf[@]}"
 link collapse_perf_mt "${perf[@]}"
 link collapse_dtrace "${dtrace[@]}"
-link collapse_guess "${perf[@]}" "${dtrace[@]}"
+link collapse_guess "${perf[@]}" "${dtrace[@]}" "$conf"/inferno/collapse-{sample,vtune,vsprof,ghcprof,xctrace}/*.*
+link collapse_recursive "$conf"/inferno/collapse-recursive/*.txt "$conf"/inferno/collapse-perf/results/*.txt
+link collapse_sample "$conf"/inferno/collapse-sample/*.txt
+link collapse_vtune "$conf"/inferno/collapse-vtune/*.csv
+link collapse_vsprof "$conf"/inferno/collapse-vsprof/*.csv
+link collapse_ghcprof "$conf"/inferno/collapse-ghcprof/*.prof
+link collapse_xctrace "$conf"/inferno/collapse-xctrace/*.xml
 link render "${folded[@]}"
 link toml "$conf"/toml-test/valid/**/*.toml "$conf"/toml-test/invalid/**/*.toml
 

@@ -8,7 +8,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fg_format whole = fg_guess_format((const char *)data, size);
 	size_t n;
 
-	if (whole != FG_FORMAT_UNKNOWN && whole != FG_FORMAT_PERF && whole != FG_FORMAT_DTRACE)
+	if (whole != FG_FORMAT_UNKNOWN && whole != FG_FORMAT_PERF && whole != FG_FORMAT_DTRACE &&
+	    whole != FG_FORMAT_RECURSIVE && whole != FG_FORMAT_SAMPLE && whole != FG_FORMAT_VTUNE &&
+	    whole != FG_FORMAT_VSPROF && whole != FG_FORMAT_GHCPROF && whole != FG_FORMAT_XCTRACE)
 		fz_fail("the guesser returned an unknown format value");
 	/* prefixes ending at each line end, as the collapser guesses on
 	 * complete lines; bounded so that long inputs stay fast */

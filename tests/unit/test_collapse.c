@@ -160,9 +160,10 @@ static void skip_after_drops_callers(void **state)
 	o.nskip_after = 1;
 	o.include_addrs = true;
 	out = collapse_in_steps(FG_FORMAT_PERF, &o, perf_text, strlen(perf_text), 0);
-	assert_string_equal(out, "app;work 255\n"
-				 "app;work;do_syscall 250\n"
-				 "java;[libjvm.so <7f01>];com/x/Y:::run 1\n");
+	/* the stack starts at the frame: no process frame above it */
+	assert_string_equal(out, "java;[libjvm.so <7f01>];com/x/Y:::run 1\n"
+				 "work 255\n"
+				 "work;do_syscall 250\n");
 	free(out);
 }
 
@@ -176,6 +177,204 @@ static void dtrace_offsets(void **state)
 	assert_string_equal(out, "app`main 3\n"
 				 "app`main+0x10;app`ns::Reader::fill;libc.so.1`read 12\n");
 	free(out);
+}
+
+/* --includeoffset keeps the offsets of callers and still demangles Rust's
+ * legacy names (the hash goes, the offset stays after the name). */
+static void dtrace_offsets_rust(void **state)
+{
+	static const char text[] =
+		"              rg`_$LT$F$u20$as$u20$alloc..boxed..FnBox$LT$A$GT$$GT$::call_box::h8612a2a83552fc2d\n"
+		"              rg`std::sys_common::thread::start_thread::he4c2173d5991c786+0x88\n"
+		"              libsystem_pthread.dylib`thread_start+0xd\n"
+		"                2\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	char *out;
+
+	(void)state;
+	o.include_offset = true;
+	out = collapse_in_steps(FG_FORMAT_DTRACE, &o, text, strlen(text), 0);
+	assert_string_equal(out, "libsystem_pthread.dylib`thread_start+0xd;"
+				 "rg`std::sys_common::thread::start_thread+0x88;"
+				 "rg`<F as alloc::boxed::FnBox<A>>::call_box 2\n");
+	free(out);
+}
+
+/* Line formats: the same stacks whether fed whole or a byte at a time. */
+static void recursive_folds_recursion(void **state)
+{
+	static const char text[] = "main;f;f;f;g 3\nmain;f;g 2\n\nmain;g;g 1\nno count here\n";
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_RECURSIVE, NULL, text, strlen(text), step);
+		assert_string_equal(out, "main;f;g 5\nmain;g 1\n");
+		free(out);
+	}
+}
+
+static const char sample_text[] =
+	"Analysis of sampling prog (pid 1) every 1 millisecond\n"
+	"\n"
+	"Call graph:\n"
+	"    10 Thread_1\n"
+	"    + 10 start  (in libdyld.dylib) + 1  [0x1]\n"
+	"    +   4 main  (in prog) + 41  [0x2]\n"
+	"    +   ! 4 work  (in prog) + 3  [0x3]\n"
+	"    +   3 main  (in prog) + 50  [0x4]\n"
+	"    +   ! 3 work  (in prog) + 9  [0x5]\n"
+	"    +   3 main  (in prog) + 60  [0x6]\n"
+	"    +     3 read  (in libsystem_kernel.dylib) + 10  [0x7]\n"
+	"    2 Thread_2\n"
+	"      2 _$LT$a..B$GT$::run::h0123456789abcdef  (in prog) + 9  [0x8]\n"
+	"\n"
+	"Total number in stack (recursive counted multiple, when >=5):\n"
+	"        3       work  (in prog)\n";
+
+static void sample_call_graph(void **state)
+{
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_SAMPLE, NULL, sample_text, strlen(sample_text), step);
+		/* the last of the equal stacks counts; the wait in read is left out */
+		assert_string_equal(out, "Thread_1;libdyld`start;prog`main;prog`work 3\n"
+					 "Thread_2;prog`<a::B>::run 2\n");
+		free(out);
+	}
+	o.no_modules = true;
+	out = collapse_in_steps(FG_FORMAT_SAMPLE, &o, sample_text, strlen(sample_text), 7);
+	assert_string_equal(out, "Thread_1;start;main;work 3\nThread_2;<a::B>::run 2\n");
+	free(out);
+}
+
+static void sample_errors_name_the_line(void **state)
+{
+	static const char bad[] = "Call graph:\n    10 Thread_1\n    +     10 start\n";
+	fg_collapser *c = NULL;
+
+	(void)state;
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_SAMPLE, NULL), 0);
+	assert_int_equal(fg_collapser_feed(c, bad, strlen(bad)), 0);
+	assert_int_equal(fg_collapser_finish(c), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "input line 3: the indentation skips a level"));
+	fg_collapser_free(c);
+	assert_int_equal(fg_guess_format(sample_text, strlen(sample_text)), FG_FORMAT_SAMPLE);
+}
+
+static void vtune_tree(void **state)
+{
+	static const char text[] = "\xEF\xBB\xBF" "Function Stack,CPU Time:Self,Module\r\n"
+				   "Total,0.0,[Unknown]\r\n"
+				   " main,0.0125,app\r\n"
+				   "  \"f<int, char>\",0.031,app\r\n"
+				   "  g,0.0004,lib.so\r\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_VTUNE, NULL, text, strlen(text), step);
+		/* milliseconds, rounded; under half a millisecond left out */
+		assert_string_equal(out, "[Unknown]`Total;app`main 13\n"
+					 "[Unknown]`Total;app`main;app`f<int, char> 31\n");
+		free(out);
+	}
+	o.no_modules = true;
+	out = collapse_in_steps(FG_FORMAT_VTUNE, &o, text, strlen(text), 5);
+	assert_string_equal(out, "Total;main 13\nTotal;main;f<int, char> 31\n");
+	free(out);
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_VTUNE);
+}
+
+/* Calls: a caller keeps the calls its callees did not account for. */
+static void vsprof_calls(void **state)
+{
+	static const char text[] =
+		"Level,Function Name,Number of Calls,Elapsed Inclusive Time %,Elapsed Exclusive "
+		"Time %,Avg Elapsed Inclusive Time,Avg Elapsed Exclusive Time,Module Name,\r\n"
+		"0,\"app.exe\",0,100.00,0.00,0.00,0.00,\"\",\r\n"
+		"1,\"Main()\",1,100.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"2,\"A()\",\"2,500\",50.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"3,\"B()\",300,50.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"2,\"C()\",7,50.00,1.00,1.00,1.00,\"app.exe\",\r\n"
+		"1,\"Other(int32,bool)\",3,1.00,1.00,1.00,1.00,\"app.exe\",\r\n";
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_VSPROF, NULL, text, strlen(text), step);
+		assert_string_equal(out, "Main() 1\nMain();A() 2200\nMain();A();B() 300\n"
+					 "Main();C() 7\nOther(int32,bool) 3\n");
+		free(out);
+	}
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_VSPROF);
+}
+
+static void ghcprof_tree(void **state)
+{
+	static const char text[] =
+		"COST CENTRE  MODULE  SRC   no.  entries  %time %alloc   %time %alloc  ticks     bytes\n"
+		"\n"
+		"MAIN         MAIN    <b>   1    0         2.3    0.0   100.0  100.0     51     4560\n"
+		" CAF         Main    <e>   2    0         0.0    0.0    97.7  100.0      0       16\n"
+		"  main       Main    a:6   3    1        97.7  100.0    97.7  100.0   2000 90486357\n"
+		"\n"
+		"MAIN         MAIN    <b>   1    0         9.9    9.9   100.0  100.0     99       99\n";
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_GHCPROF, NULL, text, strlen(text), step);
+		/* tenths of a percent */
+		assert_string_equal(out, "MAIN.MAIN 23\nMAIN.MAIN;Main.CAF 0\n"
+					 "MAIN.MAIN;Main.CAF;Main.main 977\n");
+		free(out);
+	}
+	o.ghc_source = FG_GHC_BYTES;
+	out = collapse_in_steps(FG_FORMAT_GHCPROF, &o, text, strlen(text), 11);
+	assert_string_equal(out, "MAIN.MAIN 4560\nMAIN.MAIN;Main.CAF 16\n"
+				 "MAIN.MAIN;Main.CAF;Main.main 90486357\n");
+	free(out);
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_GHCPROF);
+}
+
+static void xctrace_rows(void **state)
+{
+	static const char text[] =
+		"<?xml version=\"1.0\"?>\n<trace-query-result>\n<node><schema name=\"time-profile\"/>\n"
+		"<row><backtrace id=\"2\"><frame id=\"3\" name=\"leaf&lt;T&gt;\" addr=\"0x1\">"
+		"<binary id=\"4\" name=\"prog\"/></frame><frame id=\"5\" name=\"main\"/></backtrace></row>\n"
+		"<row><backtrace ref=\"2\"/></row>\n"
+		"<row><backtrace id=\"8\"><frame\n id=\"9\" name=\"f::h0123456789abcdef\"/>"
+		"<frame ref=\"5\"/></backtrace></row>\n"
+		"<row><sentinel/></row>\n</node></trace-query-result>\n";
+	fg_collapser *c = NULL;
+	size_t step;
+	char *out;
+
+	(void)state;
+	for (step = 0; step < 3; step++) {
+		out = collapse_in_steps(FG_FORMAT_XCTRACE, NULL, text, strlen(text), step);
+		assert_string_equal(out, "main;f 1\nmain;leaf<T> 2\n");
+		free(out);
+	}
+	assert_int_equal(fg_guess_format(text, strlen(text)), FG_FORMAT_XCTRACE);
+	/* cut off: an error */
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_XCTRACE, NULL), 0);
+	assert_int_equal(fg_collapser_feed(c, text, 200), 0);
+	assert_int_equal(fg_collapser_end_input(c), FG_EPARSE);
+	assert_non_null(strstr(fg_error_last(), "ends before </trace-query-result>"));
+	fg_collapser_free(c);
 }
 
 /* A big input with many distinct stacks: every thread count gives the
@@ -800,6 +999,14 @@ int main(void)
 		cmocka_unit_test(odd_chunk_sizes_match_one_shot),
 		cmocka_unit_test(perf_options),
 		cmocka_unit_test(skip_after_drops_callers),
+		cmocka_unit_test(dtrace_offsets_rust),
+		cmocka_unit_test(recursive_folds_recursion),
+		cmocka_unit_test(sample_call_graph),
+		cmocka_unit_test(sample_errors_name_the_line),
+		cmocka_unit_test(vtune_tree),
+		cmocka_unit_test(vsprof_calls),
+		cmocka_unit_test(ghcprof_tree),
+		cmocka_unit_test(xctrace_rows),
 		cmocka_unit_test(dtrace_offsets),
 		cmocka_unit_test(threads_give_identical_output),
 		cmocka_unit_test(stats_count_bad_lines_once_per_kind),

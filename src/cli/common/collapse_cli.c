@@ -13,7 +13,7 @@
 
 struct collapse_args {
 	fg_collapse_opts opts;
-	bool all, no_inline, quiet, perf_script;
+	bool all, no_inline, quiet, verbose, perf_script, ticks, bytes;
 	long long nthreads;
 	const char *output;
 	fg_strlist skip_after;
@@ -33,6 +33,21 @@ struct collapse_args {
 
 #define DTRACE_OPTIONS(a) \
 	FG_OPT_BOOL(0, "includeoffset", &(a)->opts.include_offset, "keep +0x offsets of caller frames (DTrace)")
+
+#define MODULE_OPTIONS(a) \
+	FG_OPT_BOOL(0, "no-modules", &(a)->opts.no_modules, "function names without their module (sample, VTune): f, not libfoo`f")
+
+#define GHC_OPTIONS(a) \
+	FG_OPT_BOOL(0, "ticks", &(a)->ticks, "weigh stacks by ticks (default: the report's %time)"), \
+	FG_OPT_BOOL(0, "bytes", &(a)->bytes, "weigh stacks by bytes allocated")
+
+/* the formats read line by line, in order: no --no-inline, -n accepted
+ * (scripts pass it) though one thread reads them */
+#define LINE_OPTIONS(a) \
+	FG_OPT_INT('n', "nthreads", &(a)->nthreads, "N", "accepted for the other collapsers' command lines: this format is read in order, by one thread"), \
+	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout); written atomically"), \
+	FG_OPT_BOOL('q', "quiet", &(a)->quiet, "do not warn about skipped lines"), \
+	FG_OPT_BOOL('v', "verbose", &(a)->verbose, "say how many stacks and samples were read")
 
 #define COMMON_OPTIONS(a) \
 	FG_OPT_BOOL(0, "no-inline", &(a)->no_inline, "drop inlined frames (written as caller->inlined)"), \
@@ -58,6 +73,9 @@ static void report(const fg_collapser *c, const struct collapse_args *a)
 			fg_warnf("%llu %s — check that the input is what this program reads",
 				 (unsigned long long)st.warnings[i].count, st.warnings[i].what);
 	}
+	if (a->verbose)
+		fg_notef("read %llu bytes: %llu stacks, %llu distinct", (unsigned long long)st.bytes,
+			 (unsigned long long)st.samples, (unsigned long long)st.stacks);
 	if (st.filtered && !a->opts.event_filter)
 		fg_notef("kept only '%s' samples; skipped %llu of other event types — choose one with "
 			 "--event-filter EVENT",
@@ -97,9 +115,10 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 	for (i = 0; i < (npos ? npos : 1); i++) {
 		const char *in = npos ? files[i] : "-";
 		/* a recording (perf.data) rather than text */
-		if (format != FG_FORMAT_DTRACE && !strcmp(in, "-"))
+		bool perf = format == FG_FORMAT_PERF || format == FG_FORMAT_UNKNOWN;
+		if (perf && !strcmp(in, "-"))
 			err = fg_cli_collapse_stdin(c, a->opts.inline_frames, a->perf_script, a->quiet);
-		else if (format != FG_FORMAT_DTRACE && fg_cli_is_perfdata(in))
+		else if (perf && fg_cli_is_perfdata(in))
 			err = fg_cli_collapse_perfdata(c, in, a->opts.inline_frames, a->perf_script,
 						       a->quiet);
 		else
@@ -130,8 +149,15 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 	const fg_option guess_options[] = {
 		FG_OPT_GROUP("perf script input"), PERF_OPTIONS(&a),
 		FG_OPT_GROUP("DTrace input"), DTRACE_OPTIONS(&a),
-		FG_OPT_GROUP("Common"), COMMON_OPTIONS(&a), FG_OPT_END(),
+		FG_OPT_GROUP("sample and VTune input"), MODULE_OPTIONS(&a),
+		FG_OPT_GROUP("GHC .prof input"), GHC_OPTIONS(&a),
+		FG_OPT_GROUP("Common"), COMMON_OPTIONS(&a),
+		FG_OPT_BOOL('v', "verbose", &a.verbose, "say how many stacks and samples were read"),
+		FG_OPT_END(),
 	};
+	const fg_option line_options[] = { LINE_OPTIONS(&a), FG_OPT_END() };
+	const fg_option module_options[] = { MODULE_OPTIONS(&a), LINE_OPTIONS(&a), FG_OPT_END() };
+	const fg_option ghc_options[] = { GHC_OPTIONS(&a), LINE_OPTIONS(&a), FG_OPT_END() };
 	fg_cli cli = {
 		prog, "[OPTIONS] [FILE...]", NULL, NULL, NULL, true, false,
 	};
@@ -166,10 +192,68 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			     "  flamegraph-collapse-dtrace out.stacks > out.folded\n";
 		cli.options = dtrace_options;
 		break;
+	case FG_FORMAT_RECURSIVE:
+		cli.summary = "Folds direct recursion in folded stacks: a frame equal to its caller is "
+			      "dropped ('main;f;f;f;g 3' becomes 'main;f;g 3') and the stacks made equal are "
+			      "summed, sorted. Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  flamegraph-collapse-perf perf.txt | flamegraph-collapse-recursive | "
+			     "flamegraph-render -o out.svg\n";
+		cli.options = line_options;
+		break;
+	case FG_FORMAT_SAMPLE:
+		cli.summary = "Folds the call graph of a macOS `sample` report into one "
+			      "'thread;module`function;... COUNT' line per stack, sorted. Stacks that end in "
+			      "a wait (read, __ulock_wait, kevent, mach_msg_trap...) are left out, as inferno "
+			      "does. Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  sample PID 10 -file out.sample.txt\n"
+			     "  flamegraph-collapse-sample out.sample.txt | flamegraph-render -o out.svg\n";
+		cli.options = module_options;
+		break;
+	case FG_FORMAT_VTUNE:
+		cli.summary = "Folds an Intel VTune top-down tree exported as CSV (Function Stack,CPU "
+			      "Time:Self,Module) into one 'module`function;... MS' line per stack with own "
+			      "time, weighed in milliseconds, sorted. Reads the FILEs (gzip is detected) or "
+			      "stdin.";
+		cli.footer = "Example:\n  vtune -report top-down -call-stack-mode all -column=\"CPU Time:Self\",\"Module\" "
+			     "-report-out result.csv -filter \"Function Stack\" -format csv "
+			     "-csv-delimiter comma -r r000hs\n"
+			     "  flamegraph-collapse-vtune result.csv | flamegraph-render -o out.svg\n";
+		cli.options = module_options;
+		break;
+	case FG_FORMAT_VSPROF:
+		cli.summary = "Folds a Visual Studio CallTreeSummary CSV (the profiler's call tree report) "
+			      "into one 'function;function;... CALLS' line per stack, weighed by calls as "
+			      "inferno-collapse-vsprof does, sorted. Reads the FILEs (gzip is detected) or "
+			      "stdin.";
+		cli.footer = "Example:\n  VSPerfReport /summary:calltree profile.vsp   (writes *_CallTreeSummary.csv)\n"
+			     "  flamegraph-collapse-vsprof profile_CallTreeSummary.csv | flamegraph-render -o out.svg\n";
+		cli.options = line_options;
+		break;
+	case FG_FORMAT_GHCPROF:
+		cli.summary = "Folds the cost-centre tree of a GHC profiling report (+RTS -p, a .prof "
+			      "file) into one 'Module.costcentre;... COST' line per cost centre, weighed "
+			      "by its individual %time in tenths of a percent (or --ticks, --bytes; those "
+			      "columns need +RTS -P), sorted. Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  ./prog +RTS -P -RTS\n"
+			     "  flamegraph-collapse-ghcprof --ticks prog.prof | flamegraph-render -o out.svg\n";
+		cli.options = ghc_options;
+		break;
+	case FG_FORMAT_XCTRACE:
+		cli.summary = "Folds the Time Profiler data of an Instruments trace, exported as XML by "
+			      "xctrace, into one 'frame;frame;... COUNT' line per backtrace (root first, a "
+			      "count per sample row), sorted. Reads the FILEs (gzip is detected) or stdin.";
+		cli.footer = "Example:\n  xctrace record --template 'Time Profiler' --output prof.trace --launch -- ./prog\n"
+			     "  xctrace export --input prof.trace --xpath "
+			     "'/trace-toc/*/run/data/table[@schema=\"time-profile\"]' > prof.xml\n"
+			     "  flamegraph-collapse-xctrace prof.xml | flamegraph-render -o out.svg\n";
+		cli.options = line_options;
+		break;
 	default:
-		cli.summary = "Detects whether the input is `perf script` output or DTrace stacks and folds "
-			      "it like flamegraph-collapse-perf or flamegraph-collapse-dtrace. Reads the FILEs "
-			      "(gzip is detected; together they are one input) or stdin.";
+		cli.summary = "Detects the input format — `perf script` output, DTrace stacks, a macOS "
+			      "`sample` report, a VTune or Visual Studio CSV, a GHC .prof file or xctrace XML "
+			      "— and folds it as the collapser for that format does. Reads the FILEs (gzip is "
+			      "detected; together they are one input) or stdin. Folded stacks are not "
+			      "guessed (flamegraph-collapse-recursive takes them).";
 		cli.footer = "Example:\n  flamegraph-collapse-guess profile.txt.gz | flamegraph-render -o out.svg\n";
 		cli.options = guess_options;
 		break;
@@ -189,6 +273,12 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 	a.opts.nthreads = (unsigned)a.nthreads;
 	if (a.all)
 		a.opts.annotate_kernel = a.opts.annotate_jit = true;
+	if (a.ticks && a.bytes) {
+		fg_errorf("--ticks and --bytes exclude each other — give one");
+		rc = FG_EXIT_USAGE;
+		goto done;
+	}
+	a.opts.ghc_source = a.ticks ? FG_GHC_TICKS : a.bytes ? FG_GHC_BYTES : FG_GHC_TIME;
 	a.opts.inline_frames = !a.no_inline;
 	a.opts.skip_after = a.skip_after.items;
 	a.opts.nskip_after = a.skip_after.count;

@@ -325,11 +325,20 @@ void fg_opts_help(const fg_cli *cli)
 	if (cli->summary)
 		printf("\n%s\n", cli->summary);
 	printf("\nOptions:\n");
+	bool aliases = false;
+
 	for (o = cli->options; o->type != FG_OPT_END_; o++) {
 		if (o->type == FG_OPT_GROUP_)
 			printf("\n%s:\n", o->help);
-		else if (!(o->flags & FG_OPTF_HIDDEN))
+		else if (!(o->flags & (FG_OPTF_HIDDEN | FG_OPTF_ALIAS)))
 			help_row(o);
+		aliases |= (o->flags & FG_OPTF_ALIAS) != 0;
+	}
+	if (aliases) {
+		printf("\nAliases (the spellings of inferno-flamegraph and flamegraph.pl):\n");
+		for (o = cli->options; o->type != FG_OPT_END_; o++)
+			if (o->type != FG_OPT_GROUP_ && (o->flags & FG_OPTF_ALIAS))
+				help_row(o);
 	}
 	printf("\n");
 	if (cli->completions)

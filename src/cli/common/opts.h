@@ -28,6 +28,9 @@ enum fg_opt_type {
 enum {
 	FG_OPTF_OPTARG = 1, /* argument optional: only as --name=value */
 	FG_OPTF_HIDDEN = 2, /* accepted but not listed in --help */
+	FG_OPTF_ALIAS = 4,  /* another program's spelling: listed by --help
+			       under "Aliases", after the options, and
+			       offered by the completions */
 };
 
 struct fg_option;
@@ -60,6 +63,14 @@ typedef struct fg_option {
 #define FG_OPT_INT(s, l, t, a, h) { FG_OPT_INT_, s, l, t, a, h, 0, NULL, NULL, NULL }
 #define FG_OPT_DOUBLE(s, l, t, a, h) { FG_OPT_DOUBLE_, s, l, t, a, h, 0, NULL, NULL, NULL }
 #define FG_OPT_CALLBACK(s, l, t, a, h, cb) { FG_OPT_CALLBACK_, s, l, t, a, h, 0, cb, NULL, NULL }
+
+/* Alias rows (FG_OPTF_ALIAS): the help says what they stand for. */
+#define FG_ALIAS_BOOL(s, l, t, h) { FG_OPT_BOOL_, s, l, t, NULL, h, FG_OPTF_ALIAS, NULL, NULL, NULL }
+#define FG_ALIAS_STRING(s, l, t, a, h) { FG_OPT_STRING_, s, l, t, a, h, FG_OPTF_ALIAS, NULL, NULL, NULL }
+#define FG_ALIAS_CHOICE(s, l, t, a, choices, h) { FG_OPT_STRING_, s, l, t, a, h, FG_OPTF_ALIAS, NULL, choices, NULL }
+#define FG_ALIAS_INT(s, l, t, a, h) { FG_OPT_INT_, s, l, t, a, h, FG_OPTF_ALIAS, NULL, NULL, NULL }
+#define FG_ALIAS_DOUBLE(s, l, t, a, h) { FG_OPT_DOUBLE_, s, l, t, a, h, FG_OPTF_ALIAS, NULL, NULL, NULL }
+#define FG_ALIAS_CALLBACK(s, l, t, a, h, cb) { FG_OPT_CALLBACK_, s, l, t, a, h, FG_OPTF_ALIAS, cb, NULL, NULL }
 
 /* A growable list of borrowed strings (the argv strings themselves). */
 typedef struct fg_strlist {

@@ -265,8 +265,7 @@ static int apply_render(fg_render_opts *ro, const fg_profile_cli *pc)
 	ro->inverted = pc->inverted;
 	ro->reverse = pc->reverse;
 	ro->flamechart = pc->flamechart;
-	if (pc->min_width >= 0)
-		ro->min_width = pc->min_width;
+	fg_cli_min_width_apply(ro, &pc->min_width);
 	/* the range is checked once, by the library, before anything runs */
 	if (pc->image_width && fg_opt_to_unsigned(&ro->image_width, pc->image_width, "--image-width"))
 		return FG_EXIT_USAGE;

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 #include "cli/common/opts.h"
+#include "cli/common/render_cli.h"
 #include "flamegraph/pipeline.h"
 #include "flamegraph/profile.h"
 
@@ -57,7 +58,7 @@ typedef struct fg_profile_cli {
 	const char *post_process, *folded, *perfdata_out, *format;
 	const char *title, *subtitle, *notes, *palette;
 	bool deterministic, inverted, reverse, flamechart;
-	double min_width;        /* < 0: not given */
+	fg_cli_min_width min_width;
 	long long image_width;   /* 0: not given */
 	const char *max_size;    /* --max-size SIZE|none */
 	const char *buffer_size; /* --buffer-size SIZE */
@@ -67,7 +68,7 @@ typedef struct fg_profile_cli {
 	const char *tool_env;    /* $PERF / $DTRACE as given */
 } fg_profile_cli;
 
-#define FG_PROFILE_CLI_INIT { .compression = -1, .skip_after = FG_STRLIST_INIT, .min_width = -1.0 }
+#define FG_PROFILE_CLI_INIT { .compression = -1, .skip_after = FG_STRLIST_INIT }
 
 int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *target);
@@ -125,9 +126,12 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_BOOL('i', "inverted", &(pc).inverted, "icicle graph (roots at the top)"), \
 	FG_OPT_BOOL(0, "reverse", &(pc).reverse, "reverse the stacks (leaf first)"), \
 	FG_OPT_BOOL(0, "flamechart", &(pc).flamechart, "flame chart: x is time, stacks not merged"), \
-	FG_OPT_DOUBLE(0, "min-width", &(pc).min_width, "PX", "omit frames narrower than PX (default 0.1)"), \
+	FG_OPT_MIN_WIDTH(&(pc).min_width, "omit frames narrower than PX pixels (default 0.1), or than N% of the width"), \
 	FG_OPT_INT(0, "image-width", &(pc).image_width, "PX", "width of the SVG (default 1200)"), \
-	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", fg_render_palettes, "colour palette (default hot)")
+	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", fg_render_palettes, "colour palette (default hot)"), \
+	FG_ALIAS_CHOICE(0, "colors", &(pc).palette, "NAME", fg_render_palettes, "= --palette"), \
+	FG_ALIAS_INT(0, "width", &(pc).image_width, "PX", "= --image-width"), \
+	FG_ALIAS_CALLBACK(0, "minwidth", &(pc).min_width, "N", "= --min-width N% (a percentage, with or without %)", fg_cli_minwidth_pct_cb)
 
 /* Validates the shared options and fills po (record, outputs, render
  * options, tool paths from $PERF/$DTRACE, $TMPDIR, event printer).

@@ -44,6 +44,7 @@ struct chunk {
 	size_t event_len;
 	uint64_t pre_lines;  /* lines dropped just before buf (a stack too big) */
 	bool dropped;        /* buf starts with the rest of that stack */
+	bool end_input;      /* line formats: an input (file) ends with buf */
 	struct chunk *next;
 };
 
@@ -83,6 +84,10 @@ struct fg_collapser {
 	int error;
 	struct mapping { void *addr; size_t len; } *maps; /* unmapped by free */
 	size_t nmaps;
+	const fg_lformat *lf;   /* line formats: how to read a line */
+	void *lstate;           /* its state, carried from chunk to chunk */
+	uint64_t input_line;    /* lines of the current input read so far */
+	bool input_open;        /* bytes fed since the last input ended */
 };
 
 static const char *const warn_text[FG_CWARN_KINDS] = {
@@ -98,7 +103,40 @@ static const char *const warn_text[FG_CWARN_KINDS] = {
 	[FG_CWARN_LONGLINE] = "lines longer than 16 MiB (their stacks dropped)",
 	[FG_CWARN_SATURATED] = "stacks whose counts sum past 2^64 - 1 (held at 18446744073709551615)",
 	[FG_CWARN_BIGSTACK] = "stacks of more than 64 MiB of text, never ended by an empty or count line (dropped)",
+	[FG_CWARN_NOSTART] = "inputs that end before their stacks start (nothing read from them)",
+	[FG_CWARN_BADLINE] = "lines that are not of this format (skipped)",
 };
+
+const fg_lformat *fg_lformat_of(fg_format f)
+{
+	switch (f) {
+	case FG_FORMAT_RECURSIVE: return &fg_lformat_recursive;
+	case FG_FORMAT_SAMPLE: return &fg_lformat_sample;
+	case FG_FORMAT_VTUNE: return &fg_lformat_vtune;
+	case FG_FORMAT_VSPROF: return &fg_lformat_vsprof;
+	case FG_FORMAT_GHCPROF: return &fg_lformat_ghcprof;
+	case FG_FORMAT_XCTRACE: return &fg_lformat_xctrace;
+	default: return NULL;
+	}
+}
+
+/* Line formats read in order by one worker, with their state. */
+static int use_format(fg_collapser *c, fg_format f)
+{
+	c->format = f;
+	if (!(c->lf = fg_lformat_of(f)))
+		return 0;
+	if (!(c->lstate = fg_calloc(1, c->lf->state_size)))
+		return FG_ENOMEM;
+	return 0;
+}
+
+static void reset_state(fg_collapser *c)
+{
+	c->lf->release(c->lstate);
+	memset(c->lstate, 0, c->lf->state_size);
+	c->input_line = 0;
+}
 
 static unsigned default_threads(void)
 {
@@ -114,11 +152,15 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	unsigned i;
 
 	*out = NULL;
-	if (format != FG_FORMAT_UNKNOWN && format != FG_FORMAT_PERF && format != FG_FORMAT_DTRACE)
+	if (format != FG_FORMAT_UNKNOWN && format != FG_FORMAT_PERF && format != FG_FORMAT_DTRACE &&
+	    !fg_lformat_of(format))
 		return fg_error_set(FG_EINVAL, "unknown input format %d", (int)format);
 	if (!(c = fg_calloc(1, sizeof(*c))))
 		return FG_ENOMEM;
-	c->format = format;
+	if (use_format(c, format)) {
+		free(c);
+		return FG_ENOMEM;
+	}
 	c->sh.opts = opts ? *opts : defaults;
 	if (c->sh.opts.event_filter && *c->sh.opts.event_filter) {
 		c->sh.event = c->sh.opts.event_filter;
@@ -173,6 +215,7 @@ static struct chunk *chunk_get(fg_collapser *c)
 		ch->next = NULL;
 		ch->pre_lines = 0;
 		ch->dropped = false;
+		ch->end_input = false;
 	}
 	return ch;
 }
@@ -234,6 +277,42 @@ static void release_pages(const char *buf, size_t len)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* Line formats: every line of ch in turn, then the input's end when ch
+ * ends one. Runs on the calling thread; an error stops the collapser. */
+static void parse_lines(fg_collapser *c, fg_cworker *w, struct chunk *ch, uint64_t *lines)
+{
+	fg_lctx x = { w, &c->sh, ch->seq, 0, 0 };
+	const char *p = ch->buf, *end = ch->buf + ch->len, *nl;
+	fg_view line;
+	int err = 0;
+
+	while (p < end && !err && !w->error) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		line = fg_view_of(p, (size_t)((nl ? nl : end) - p));
+		p = nl ? nl + 1 : end;
+		x.line = ++*lines;
+		x.input_line = ++c->input_line;
+		w->seq = ch->seq;
+		w->lineno = x.line;
+		if (line.len > FG_CMAX_LINE) {
+			fg_cworker_warn(w, FG_CWARN_LONGLINE, ch->seq, x.line);
+			continue;
+		}
+		if (line.len && line.ptr[line.len - 1] == '\r')
+			line.len--;
+		line = fg_cworker_clean_line(w, line, ch->seq, x.line);
+		err = c->lf->line(&x, c->lstate, line);
+	}
+	if (!err && !w->error && ch->end_input) {
+		err = c->lf->end(&x, c->lstate);
+		reset_state(c);
+	}
+	if (err && !c->error)
+		c->error = err;
+	if (w->error && !c->error)
+		c->error = w->error;
+}
+
 static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
 {
 	fg_cshared sh = c->sh;
@@ -241,7 +320,9 @@ static void parse_chunk(fg_collapser *c, fg_cworker *w, struct chunk *ch)
 
 	sh.event = ch->event;
 	sh.event_len = ch->event_len;
-	if (c->format == FG_FORMAT_DTRACE)
+	if (c->lf)
+		parse_lines(c, w, ch, &lines);
+	else if (c->format == FG_FORMAT_DTRACE)
 		fg_dtrace_parse(w, &sh, ch->buf, ch->len, ch->seq, ch->seq == 0, ch->dropped, &lines);
 	else
 		fg_perf_parse(w, &sh, ch->buf, ch->len, ch->seq, ch->dropped, &lines);
@@ -329,9 +410,9 @@ static int dispatch(fg_collapser *c, struct chunk *ch)
 	}
 	ch->event = c->sh.event;
 	ch->event_len = c->sh.event_len;
-	if (c->nthreads == 1) {
+	if (c->nthreads == 1 || c->lf) {
 		parse_chunk(c, &c->workers[0], ch);
-		return 0;
+		return c->lf ? c->error : 0;
 	}
 	if (c->nstarted < c->nthreads && (err = start_threads(c))) {
 		chunk_free(ch);
@@ -366,19 +447,24 @@ static size_t complete_len(const char *buf, size_t len, bool final)
 static int guess(fg_collapser *c, bool final)
 {
 	size_t n = complete_len(c->cur->buf, c->cur->len, final);
+	fg_format f = fg_guess_format(c->cur->buf, n);
 
-	c->format = fg_guess_format(c->cur->buf, n);
-	if (c->format != FG_FORMAT_UNKNOWN)
-		return 0;
+	if (f != FG_FORMAT_UNKNOWN)
+		return use_format(c, f);
 	if (!final && c->cur->len < GUESS_MAX)
 		return 0;
 	if (final && !fg_view_trim(fg_view_of(c->cur->buf, c->cur->len)).len) {
 		c->format = FG_FORMAT_PERF; /* empty input: nothing to collapse */
 		return 0;
 	}
+	if (fg_guess_is_folded(c->cur->buf, n))
+		return fg_error_set(FG_EPARSE,
+				    "the input is folded stacks already: render them, or fold their "
+				    "recursion with flamegraph-collapse-recursive");
 	return fg_error_set(FG_EPARSE,
-			    "cannot tell the input format: it is neither `perf script` output nor "
-			    "DTrace stacks");
+			    "cannot tell the input format: it is none of perf script, DTrace, sample, "
+			    "VTune CSV, Visual Studio CSV, GHC .prof or xctrace XML — name it with "
+			    "the collapser for it (flamegraph-collapse-FORMAT)");
 }
 
 /* Marks ch as the end of a dropped stack, when it is one. */
@@ -392,6 +478,20 @@ static void take_dropped(fg_collapser *c, struct chunk *ch)
 	}
 }
 
+/* Where a chunk of buf may end (see fg_perf_boundary): line formats
+ * after any line. */
+static size_t boundary(const fg_collapser *c, const char *buf, size_t from, size_t len)
+{
+	const char *nl;
+
+	if (c->lf) {
+		nl = len > from ? fg_last_nl(buf + from, buf + len) : NULL;
+		return nl ? (size_t)(nl - buf) + 1 : 0;
+	}
+	return c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(buf, from, len)
+					     : fg_perf_boundary(buf, from, len);
+}
+
 /* Hands out the part of cur that ends at the last boundary. */
 static int cut(fg_collapser *c)
 {
@@ -400,8 +500,7 @@ static int cut(fg_collapser *c)
 
 	if (c->format == FG_FORMAT_UNKNOWN)
 		return 0;
-	b = c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(ch->buf, c->scan_from, ch->len)
-					  : fg_perf_boundary(ch->buf, c->scan_from, ch->len);
+	b = boundary(c, ch->buf, c->scan_from, ch->len);
 	if (!b) {
 		c->scan_from = ch->len;
 		return 0;
@@ -493,6 +592,8 @@ static int after_append(fg_collapser *c, size_t from)
 {
 	int err;
 
+	if (c->cur->len > from)
+		c->input_open = true;
 	limit_line(c, from);
 	/* guess again only after another GUESS_MIN bytes: cheap even when
 	 * fed a byte at a time */
@@ -555,6 +656,28 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 	return 0;
 }
 
+/* Line formats: what cur holds is parsed, and the input ends there (its
+ * state starts again for the next). */
+static int end_lines_input(fg_collapser *c)
+{
+	struct chunk *last = c->cur;
+	int err;
+
+	if (!c->input_open)
+		return 0;
+	if (!(c->cur = chunk_get(c))) {
+		c->cur = last;
+		return FG_ENOMEM;
+	}
+	c->scan_from = c->line_start = 0;
+	c->input_open = false;
+	last->end_input = true;
+	take_dropped(c, last);
+	if ((err = dispatch(c, last)))
+		return err;
+	return c->error;
+}
+
 /* Files are one stream, but a file's last line and event end with it. */
 static int end_file(fg_collapser *c)
 {
@@ -562,6 +685,10 @@ static int end_file(fg_collapser *c)
 	size_t from = ch->len;
 	int err;
 
+	if (c->lf) {
+		c->input_open = true; /* an empty file is an input too */
+		return end_lines_input(c);
+	}
 	if (!ch->len || (err = chunk_reserve(ch, 2)))
 		return 0;
 	if (ch->buf[ch->len - 1] != '\n')
@@ -586,8 +713,7 @@ static int feed_mapped(fg_collapser *c, const char *map, size_t size)
 		for (window = CHUNK_SIZE; !b && from < size - pos && window <= FG_CMAX_STACK;
 		     window *= 2) {
 			size_t len = window < size - pos ? window : size - pos;
-			b = c->format == FG_FORMAT_DTRACE ? fg_dtrace_boundary(map + pos, from, len)
-							  : fg_perf_boundary(map + pos, from, len);
+			b = boundary(c, map + pos, from, len);
 			from = len;
 		}
 		if (!b)
@@ -596,6 +722,7 @@ static int feed_mapped(fg_collapser *c, const char *map, size_t size)
 			return FG_ENOMEM;
 		ch->buf = (char *)map + pos;
 		ch->len = b;
+		c->input_open = true;
 		if ((err = dispatch(c, ch)))
 			return err;
 		pos += b;
@@ -710,8 +837,10 @@ static int merge(fg_collapser *c)
 	size_t it;
 
 	for (i = 0; i < c->nthreads; i++) {
-		if (c->workers[i].error)
+		if (c->workers[i].error == FG_ENOMEM)
 			return fg_error_set(FG_ENOMEM, "out of memory while collapsing stacks");
+		if (c->workers[i].error)
+			return c->workers[i].error;
 		if (c->workers[i].map.count > c->workers[base].map.count)
 			base = i;
 	}
@@ -740,7 +869,10 @@ int fg_collapser_finish(fg_collapser *c)
 		goto done;
 	/* what remains ends at the end of the input: a last stack without its
 	 * terminating empty or count line still counts */
-	if (c->cur->len) {
+	if (c->lf) {
+		if ((err = end_lines_input(c)))
+			goto done;
+	} else if (c->cur->len) {
 		struct chunk *last = c->cur;
 		c->cur = NULL;
 		take_dropped(c, last);
@@ -945,5 +1077,8 @@ void fg_collapser_free(fg_collapser *c)
 	for (i = 0; i < c->nmaps; i++)
 		munmap(c->maps[i].addr, c->maps[i].len);
 	free(c->maps);
+	if (c->lf)
+		c->lf->release(c->lstate);
+	free(c->lstate);
 	free(c);
 }

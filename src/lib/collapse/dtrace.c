@@ -75,6 +75,29 @@ static void push_piece(fg_cworker *w, fg_view f, bool inlined)
 	fg_cworker_push(w, f.ptr, f.len, flags);
 }
 
+/* With --includeoffset, a Rust name is cleaned as without it and its
+ * "+0x..." offset put back after it: name and offset joined in the arena. */
+static fg_view fix_rust_keep_offset(fg_cworker *w, fg_view f)
+{
+	const char *plus = memrchr(f.ptr, '+', f.len);
+	fg_view name, fixed;
+	char *out;
+
+	if (!plus || f.ptr + f.len - plus < 3 || plus[1] != '0' || plus[2] != 'x')
+		return fg_cworker_fix_rust(w, f);
+	name = fg_view_of(f.ptr, (size_t)(plus - f.ptr));
+	fixed = fg_cworker_fix_rust(w, name);
+	if (fixed.ptr == name.ptr && fixed.len == name.len)
+		return f;
+	if (!(out = fg_arena_alloc(&w->arena, fixed.len + (size_t)(f.ptr + f.len - plus)))) {
+		w->error = FG_ENOMEM;
+		return f;
+	}
+	memcpy(out, fixed.ptr, fixed.len);
+	memcpy(out + fixed.len, plus, (size_t)(f.ptr + f.len - plus));
+	return fg_view_of(out, fixed.len + (size_t)(f.ptr + f.len - plus));
+}
+
 static void frame_line(fg_cworker *w, const fg_cshared *sh, fg_view f)
 {
 	const char *plus, *end, *q;
@@ -86,7 +109,7 @@ static void frame_line(fg_cworker *w, const fg_cshared *sh, fg_view f)
 		f.len--;
 	if (!f.len)
 		f = fg_view_of("-", 1);
-	f = fg_cworker_fix_rust(w, f);
+	f = sh->opts.include_offset ? fix_rust_keep_offset(w, f) : fg_cworker_fix_rust(w, f);
 	/* "caller->inlined->...": callee first into the leaf-first list */
 	end = f.ptr + f.len;
 	for (q = end; q - f.ptr >= 2; q--) {

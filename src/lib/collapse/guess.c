@@ -1,4 +1,6 @@
-/* Telling `perf script` output from DTrace stacks by their first lines. */
+/* Telling the input formats apart by their first lines: the reports of
+ * sample, VTune, Visual Studio, GHC and xctrace by their headers, then
+ * `perf script` output from DTrace stacks by the shape of their lines. */
 #include <string.h>
 
 #include "lib/collapse/internal.h"
@@ -88,13 +90,69 @@ static enum verdict looks_dtrace(const char *buf, size_t len)
 	return MORE;
 }
 
+static bool view_starts(fg_view v, const char *s)
+{
+	size_t n = strlen(s);
+	return v.len >= n && !memcmp(v.ptr, s, n);
+}
+
+/* The report formats, by their header lines. */
+static fg_format looks_report(const char *buf, size_t len)
+{
+	struct lines it = { buf, buf + len };
+	fg_view line;
+	size_t n = 0;
+
+	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+		it.p += 3; /* a byte order mark, as Windows tools write */
+	while (next_line(&it, &line) && n++ < 64) {
+		if (n == 1 && view_starts(line, "Function Stack,"))
+			return FG_FORMAT_VTUNE;
+		if (n == 1 && view_starts(line, "Level,Function Name,"))
+			return FG_FORMAT_VSPROF;
+		if (n == 1 && view_starts(line, "<?xml") &&
+		    memmem(buf, len < 4096 ? len : 4096, "<trace-query-result", 19))
+			return FG_FORMAT_XCTRACE;
+		if (view_starts(line, "Time and Allocation Profiling Report") ||
+		    (view_starts(line, "COST CENTRE") && memmem(line.ptr, line.len, "MODULE", 6)))
+			return FG_FORMAT_GHCPROF;
+		if (view_starts(line, "Call graph:")) {
+			const char *p = it.p;
+			return it.end - p > 4 && !memcmp(p, "    ", 4) && p[4] >= '0' && p[4] <= '9'
+				       ? FG_FORMAT_SAMPLE : FG_FORMAT_UNKNOWN;
+		}
+	}
+	return FG_FORMAT_UNKNOWN;
+}
+
+bool fg_guess_is_folded(const char *buf, size_t len)
+{
+	struct lines it = { buf, buf + len };
+	fg_view line;
+	const char *sp;
+	size_t n = 0;
+
+	while (next_line(&it, &line) && n < 8) {
+		if (!line.len)
+			continue;
+		sp = memrchr(line.ptr, ' ', line.len);
+		if (!sp || !is_count(fg_view_of(sp + 1, (size_t)(line.ptr + line.len - sp - 1))))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 fg_format fg_guess_format(const char *buf, size_t len)
 {
 	enum verdict v;
+	fg_format f;
 
 	/* profiler text holds no NUL bytes: binary data is neither format */
 	if (memchr(buf, '\0', len < 4096 ? len : 4096))
 		return FG_FORMAT_UNKNOWN;
+	if ((f = looks_report(buf, len)) != FG_FORMAT_UNKNOWN)
+		return f;
 	v = looks_perf(buf, len);
 
 	if (v == YES)

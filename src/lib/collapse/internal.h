@@ -47,6 +47,8 @@ enum fg_cwarn {
 	FG_CWARN_LONGLINE,    /* a line over FG_COLLAPSE_MAX_LINE (its stack dropped) */
 	FG_CWARN_SATURATED,   /* a stack's count summed past 2^64 - 1 (held there) */
 	FG_CWARN_BIGSTACK,    /* an event/stack over FG_COLLAPSE_MAX_STACK (dropped) */
+	FG_CWARN_NOSTART,     /* line formats: the input never reached its stacks */
+	FG_CWARN_BADLINE,     /* line formats: lines skipped as not of the format */
 	FG_CWARN_KINDS
 };
 
@@ -88,6 +90,8 @@ typedef struct fg_cworker {
 	bool keep_order;       /* also record the stacks in input order: */
 	fg_strbuf order;       /* records of u64 count, u32 length, stack */
 	size_t last;           /* offset of the last record (SIZE_MAX: none) */
+	bool replace;          /* emit sets a stack's count instead of adding
+				  to it (sample: the last of equal stacks) */
 } fg_cworker;
 
 void fg_cworker_init(fg_cworker *w);
@@ -146,10 +150,57 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 void fg_dtrace_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t len,
 		     uint64_t seq, bool first, bool dropped, uint64_t *nlines);
 
+/* Line formats (all but perf and DTrace): parsed a line at a time, in
+ * input order, by one worker; `state` (state_size bytes, zeroed at the
+ * start of each input, released by release) carries what a line needs
+ * from the lines before it. Frames pushed must stay valid until the emit
+ * that uses them (the line, or the state's own buffers). */
+typedef struct fg_lctx {
+	fg_cworker *w;
+	const fg_cshared *sh;
+	uint64_t seq, line;    /* chunk and line in it (warnings) */
+	uint64_t input_line;   /* line within the current input (errors) */
+} fg_lctx;
+
+typedef struct fg_lformat {
+	size_t state_size;
+	/* One line, without its newline (and '\r'), made valid UTF-8.
+	 * Returns 0 or an FG_E* code whose message fg_lctx_fail set. */
+	int (*line)(fg_lctx *x, void *state, fg_view line);
+	/* The end of one input (a file); 0 or an error. */
+	int (*end)(fg_lctx *x, void *state);
+	void (*release)(void *state);
+} fg_lformat;
+
+/* The line format of f, or NULL (perf, DTrace). */
+const fg_lformat *fg_lformat_of(fg_format f);
+/* FG_EPARSE with "input line N: MSG" as the error detail. */
+int fg_lctx_fail(const fg_lctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+extern const fg_lformat fg_lformat_recursive, fg_lformat_sample, fg_lformat_vtune,
+	fg_lformat_vsprof, fg_lformat_ghcprof, fg_lformat_xctrace;
+
+/* A stack of names owned by a line format's state (the open call tree):
+ * names copied into one buffer, popped and pushed by depth. */
+typedef struct fg_lstack {
+	fg_strbuf names;
+	size_t *ends;          /* ends[i]: end of frame i in names */
+	size_t depth, alloc;
+} fg_lstack;
+/* Cuts the stack to `depth` frames. */
+void fg_lstack_cut(fg_lstack *s, size_t depth);
+/* Pushes a frame (optionally "module`name" when mod.len). FG_ENOMEM. */
+int fg_lstack_push(fg_lstack *s, fg_view mod, fg_view name);
+/* Pushes the frames into x's worker, root first, and emits count. */
+void fg_lstack_emit(fg_lctx *x, const fg_lstack *s, uint64_t count);
+void fg_lstack_release(fg_lstack *s);
+
 /* Where a chunk may end: the offset just past the last stateless point in
  * buf[from..len), or 0 when there is none. */
 size_t fg_perf_boundary(const char *buf, size_t from, size_t len);
 size_t fg_dtrace_boundary(const char *buf, size_t from, size_t len);
+/* True when buf's first lines are folded stacks ("a;b;c 12"). */
+bool fg_guess_is_folded(const char *buf, size_t len);
 
 /* perf: the event type of the first event header in buf that names one
  * (a view into buf), or an empty view. Stacks the parser would skip as

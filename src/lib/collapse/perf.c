@@ -730,7 +730,9 @@ static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *
 static void end_event(fg_cworker *w, struct perf_event *ev)
 {
 	if (ev->in_event && !ev->skip) {
-		fg_cworker_emit(w, w->pname.buf, w->pname.len, ev->count);
+		/* a --skip-after frame starts the stack: no process frame
+		 * above it either, as inferno's --skip-after */
+		fg_cworker_emit(w, w->pname.buf, ev->skip_rest ? 0 : w->pname.len, ev->count);
 		w->samples++;
 	}
 	w->nframes = 0;

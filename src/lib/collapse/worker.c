@@ -217,7 +217,9 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 		w->error = FG_ENOMEM;
 		return;
 	}
-	if (!fg_add_count(&e->value.u, count))
+	if (w->replace)
+		e->value.u = count;
+	else if (!fg_add_count(&e->value.u, count))
 		fg_cworker_warn(w, FG_CWARN_SATURATED, w->seq, w->lineno);
 	if (w->keep_order)
 		record_in_order(w, k->buf, k->len, count);

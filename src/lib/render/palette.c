@@ -13,13 +13,14 @@
 #include "util/banned.h"
 
 const char fg_render_palettes[] =
-	"hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust";
+	"hot|mem|io|wakeup|java|js|perl|red|green|blue|aqua|yellow|purple|orange|rust|"
+	"python|chain";
 
 int fg_palette_parse(const char *name, enum fg_palette *out)
 {
 	static const char *const names[] = {
 		"hot", "mem", "io", "wakeup", "java", "js", "perl", "red", "green",
-		"blue", "aqua", "yellow", "purple", "orange", "rust",
+		"blue", "aqua", "yellow", "purple", "orange", "rust", "python", "chain",
 	};
 	size_t i;
 
@@ -54,8 +55,11 @@ static enum fg_palette family(enum fg_palette pal, const char *s, size_t n)
 {
 	if (pal == FG_PAL_WAKEUP)
 		return FG_PAL_AQUA;
+	if (pal == FG_PAL_CHAIN)
+		/* off-CPU chains: the wakers (_[w]) apart from the waits */
+		return ends_with(s, n, "_[w]") ? FG_PAL_AQUA : FG_PAL_BLUE;
 	if (pal != FG_PAL_JAVA && pal != FG_PAL_JS && pal != FG_PAL_PERL &&
-	    pal != FG_PAL_RUST)
+	    pal != FG_PAL_RUST && pal != FG_PAL_PYTHON)
 		return pal;
 	if (ends_with(s, n, "_[k]"))
 		return FG_PAL_ORANGE;
@@ -86,6 +90,16 @@ static enum fg_palette family(enum fg_palette pal, const char *s, size_t n)
 		if (contains(s, n, "::") || contains(s, n, ".pm"))
 			return FG_PAL_GREEN;
 		return FG_PAL_RED;
+	case FG_PAL_PYTHON:
+		/* py-spy / austin names: "func (path/file.py:line)" */
+		if (contains(s, n, "site-packages") || contains(s, n, "dist-packages"))
+			return FG_PAL_AQUA;             /* installed packages */
+		if (contains(s, n, "<frozen") || contains(s, n, "<built-in") ||
+		    contains(s, n, "/lib/python") || contains(s, n, "\\lib\\python"))
+			return FG_PAL_YELLOW;           /* the standard library */
+		if (contains(s, n, ".py"))
+			return FG_PAL_RED;              /* the program's own code */
+		return FG_PAL_ORANGE;                   /* native code */
 	default: /* rust */
 		if (!strncmp(s, "core::", n < 6 ? n : 6) || !strncmp(s, "std::", n < 5 ? n : 5) ||
 		    !strncmp(s, "alloc::", n < 7 ? n : 7) || contains(s, n, "<core::") ||

@@ -65,6 +65,34 @@ struct render {
 	fg_svgout out;
 };
 
+int fg_render_color_check(const char *c)
+{
+	size_t n = strlen(c), hex = n > 1 ? strspn(c + 1, "0123456789abcdefABCDEF") : 0;
+	unsigned long v[3];
+	const char *p;
+	int i;
+
+	if (c[0] == '#' && (n == 4 || n == 7) && hex == n - 1)
+		return 0;
+	if (n && n < 40 && strspn(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == n)
+		return 0;
+	if (!strncmp(c, "rgb(", 4)) {
+		for (p = c + 4, i = 0; i < 3; i++) {
+			size_t d = strspn(p, "0123456789");
+			if (!d || d > 3)
+				break;
+			v[i] = strtoul(p, NULL, 10);
+			p += d;
+			if (v[i] > 255 || *p++ != (i < 2 ? ',' : ')'))
+				break;
+		}
+		if (i == 3 && !*p)
+			return 0;
+	}
+	return fg_error_set(FG_EINVAL, "unknown colour '%s' — use #rrggbb, rgb(R,G,B) or a colour name "
+			    "such as red", c);
+}
+
 int fg_render_opts_check(const fg_render_opts *o)
 {
 	enum fg_palette pal;
@@ -86,6 +114,18 @@ int fg_render_opts_check(const fg_render_opts *o)
 				    o->frame_height);
 	if (!(o->font_size > 0 && o->font_size < 1000) || !(o->font_width > 0 && o->font_width < 100))
 		return fg_error_set(FG_EINVAL, "font size and width must be positive numbers");
+	if ((o->search_color && (err = fg_render_color_check(o->search_color))) ||
+	    (o->stroke_color && (err = fg_render_color_check(o->stroke_color))) ||
+	    (o->ui_color && (err = fg_render_color_check(o->ui_color))))
+		return err;
+	if (o->encoding && (!*o->encoding || strlen(o->encoding) > 40 ||
+			    strspn(o->encoding, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789-_.:") != strlen(o->encoding)))
+		return fg_error_set(FG_EINVAL, "unknown encoding '%s' — give a name such as UTF-8 or "
+				    "ISO-8859-1", o->encoding);
+	if (o->min_width_percent && o->min_width > 100)
+		return fg_error_set(FG_EINVAL, "a minimum width of %g%% leaves no frame — give a "
+				    "percentage from 0 to 100", o->min_width);
 	if (!(o->min_width >= 0) || !(o->factor > 0) || !(o->total >= 0) ||
 	    !isfinite(o->min_width) || !isfinite(o->factor) || !isfinite(o->total))
 		return fg_error_set(FG_EINVAL, "--min-width, --factor and --total must be finite numbers, "
@@ -369,6 +409,12 @@ static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
 		double d = r->o->negate ? -fr->delta : fr->delta;
 		return fg_palette_diff_color(d, r->maxdelta);
 	}
+	if (r->o->color_diffusion && !fr->cold) {
+		/* one red, deeper as the frame is wider (its share, square
+		 * root: the narrow frames stay apart from the background) */
+		double k = 155.0 * sqrt((double)(fr->end - fr->start) / r->timemax);
+		return 255u << 16 | (uint32_t)(255.0 - k) << 8 | (uint32_t)(255.0 - k);
+	}
 	if (r->o->palette_map && !fr->cold) {
 		fg_strmap_entry *e = fg_strmap_get(&r->palmap, fr->name, dn);
 		if (e && (e->value.u & FG_PALETTE_SET))
@@ -425,11 +471,18 @@ static void write_header(struct render *r, double height, const char *bg1, const
 	fg_svgout *out = &r->out;
 	unsigned w = o->image_width;
 
-	fg_svgout_str(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"");
+	fg_svgout_str(out, "<?xml version=\"1.0\"");
+	if (o->encoding) {
+		/* checked: letters, digits and -_.: only */
+		fg_svgout_str(out, " encoding=\"");
+		fg_svgout_str(out, o->encoding);
+		fg_svgout_str(out, "\"");
+	}
+	fg_svgout_str(out, " standalone=\"no\"?>\n<svg version=\"1.1\" width=\"");
 	fg_svgout_u64(out, w);
 	fg_svgout_str(out, "\" height=\"");
 	fg_svgout_fixed(out, height, 0);
-	fg_svgout_str(out, "\" onload=\"init(evt)\" viewBox=\"0 0 ");
+	fg_svgout_str(out, o->no_javascript ? "\" viewBox=\"0 0 " : "\" onload=\"init(evt)\" viewBox=\"0 0 ");
 	fg_svgout_u64(out, w);
 	fg_svgout_str(out, " ");
 	fg_svgout_fixed(out, height, 0);
@@ -454,7 +507,23 @@ static void write_header(struct render *r, double height, const char *bg1, const
 	fg_svgout_fixed(out, o->font_size, 2);
 	fg_svgout_str(out, "px; }\n#title { font-size: ");
 	fg_svgout_fixed(out, o->font_size + 5, 2);
-	fg_svgout_str(out, "px; }\n]]></style>\n<script type=\"text/ecmascript\"><![CDATA[\nvar fg_nametype = \"");
+	fg_svgout_str(out, "px; }\n");
+	/* the colours are checked (fg_render_color_check): no quote, brace
+	 * or semicolon can reach the style sheet or the script */
+	if (o->ui_color) {
+		fg_svgout_str(out, "text { fill: ");
+		fg_svgout_str(out, o->ui_color);
+		fg_svgout_str(out, "; }\n#frames text { fill: rgb(0,0,0); }\n");
+	}
+	if (o->stroke_color) {
+		fg_svgout_str(out, "#frames > g > rect, #frames > a > rect { stroke: ");
+		fg_svgout_str(out, o->stroke_color);
+		fg_svgout_str(out, "; stroke-width: 1; }\n");
+	}
+	fg_svgout_str(out, "]]></style>\n");
+	if (o->no_javascript)
+		goto background;
+	fg_svgout_str(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar fg_nametype = \"");
 	fg_svgout_js(out, o->name_type ? o->name_type : "Function:");
 	fg_svgout_str(out, "\";\nvar fg_fontsize = ");
 	fg_svgout_fixed(out, o->font_size, 2);
@@ -462,9 +531,13 @@ static void write_header(struct render *r, double height, const char *bg1, const
 	fg_svgout_fixed(out, o->font_width, 4);
 	fg_svgout_str(out, ";\nvar fg_inverted = ");
 	fg_svgout_str(out, o->inverted ? "true" : "false");
-	fg_svgout_str(out, ";\nvar fg_searchcolor = \"rgb(230,0,230)\";\n");
+	fg_svgout_str(out, ";\nvar fg_searchcolor = \"");
+	fg_svgout_js(out, o->search_color ? o->search_color : "rgb(230,0,230)");
+	fg_svgout_str(out, "\";\n");
 	fg_svgout_add(out, fg_template_flamegraph_js, fg_template_flamegraph_js_len);
-	fg_svgout_str(out, "]]></script>\n<rect x=\"0\" y=\"0\" width=\"100%\" height=\"");
+	fg_svgout_str(out, "]]></script>\n");
+background:
+	fg_svgout_str(out, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"");
 	fg_svgout_fixed(out, height, 0);
 	fg_svgout_str(out, "\" fill=\"url(#background)\"/>\n");
 }
@@ -657,7 +730,7 @@ static int write_svg(struct render *r)
 	int err;
 
 	if (!title)
-		title = o->inverted ? "Icicle Graph" : "Flame Graph";
+		title = o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
 	bg_colors(o, r->pal, &bg1, &bg2);
 	write_header(r, height, bg1, bg2);
 	put_text(&r->out, "title", NULL, "50%", o->font_size * 2, title);
@@ -722,7 +795,8 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	}
 	r.timemax = r.o->total > (double)r.samples ? r.o->total : (double)r.samples;
 	r.widthpertime = (r.o->image_width - 2.0 * XPAD) / r.timemax;
-	r.min_time = r.o->min_width / r.widthpertime;
+	r.min_time = r.o->min_width_percent ? r.o->min_width / 100.0 * r.timemax
+					     : r.o->min_width / r.widthpertime;
 	if ((err = flow(&r, &st)))
 		goto done;
 	if ((err = close_frame(&r, 0, &all)))
