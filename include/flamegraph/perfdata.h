@@ -100,6 +100,11 @@ typedef struct fg_perfdata_opts {
 				    (counted in stats.before_exec); processes
 				    forked after the exec keep theirs. No
 				    effect when the events do not report execs */
+	bool from_exec_if_held;  /* the same, for a recording whose perf command
+				    line (the file's header) shows it was made
+				    that way: perf attached (-p) and driven
+				    through a control fifo, as fg_record_run
+				    records (a kept recording read again) */
 } fg_perfdata_opts;
 
 #define FG_PERFDATA_OPTS_INIT { .inline_frames = true, .kallsyms = NULL, \

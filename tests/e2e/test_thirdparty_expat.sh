@@ -6,7 +6,8 @@
 # names its static functions, which the system's stripped copy lacks, and
 # the recording maps it); its tests are check_PROGRAMS (--test runtests,
 # run where `make check` runs it). Its CMake build lists the test
-# programs as tests too, though CTest runs them through a shell script.
+# programs as tests too (CTest runs them through a shell script: their
+# kind is a guess from their names and folder, tests/).
 # ctest: LABELS thirdparty
 for tool in autoreconf automake libtoolize make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake libtool make)"; exit 77; }
@@ -47,9 +48,9 @@ check_contains "runtests: its suite under main" rt.folded "^runtests;.*main;srun
 snapshot expat >after.txt
 check_same_file "expat: the user's tree is unchanged" before.txt after.txt
 
-# CMake, the default: the test programs run through a shell script are
-# still tests
+# CMake, the default: the test programs, run through a shell script, are
+# tests by their names and folder
 rm -rf expat/build
 check_exit "--list (CMake)" 0 sh -c "cd expat && flamegraph-build --list"
 check_contains "CMake: xmlwf, installed, is a bin" out "^bin +xmlwf$"
-check_contains "CMake: runtests, run by CTest through bash run.sh, is a test" out "^test +runtests, runtestspp, "
+check_contains "CMake: runtests (tests/runtests.c) is a test" out "^test +runtests, runtestspp, "

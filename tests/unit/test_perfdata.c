@@ -95,6 +95,7 @@ typedef struct rec {
 	uint64_t regs_user;  /* the attribute's sample_regs_user */
 	uint32_t compression; /* the compressed feature's type (1: zstd); 0: none */
 	uint64_t attr_flags;  /* more attribute flags than sample_id_all */
+	const char *const *cmdline; /* perf's command line (CMDLINE), NULL-ended */
 } rec;
 
 static void put(fg_strbuf *b, const void *p, size_t n)
@@ -204,9 +205,21 @@ static char *finish(rec *r, size_t *len)
 	uint64_t flags = (1ull << 18) | r->attr_flags; /* sample_id_all */
 	uint64_t bits[4] = { 1ull << 12, 0, 0, 0 }; /* EVENT_DESC */
 	char evname[16] = "cpu-clock";
+	fg_strbuf cmd = FG_STRBUF_INIT;
 
 	if (r->compression)
 		bits[0] |= 1ull << 27; /* COMPRESSED */
+	if (r->cmdline) {
+		uint32_t n = 0;
+		bits[0] |= 1ull << 11; /* CMDLINE, first in the table */
+		while (r->cmdline[n])
+			n++;
+		put32(&cmd, n);
+		for (uint32_t i = 0; i < n; i++) {
+			put32(&cmd, (uint32_t)strlen(r->cmdline[i]) + 1);
+			put(&cmd, r->cmdline[i], strlen(r->cmdline[i]) + 1);
+		}
+	}
 
 	memcpy(attr + 4, &(uint32_t){ 128 }, 4);
 	memcpy(attr + 16, &(uint64_t){ 1000 }, 8);
@@ -230,14 +243,20 @@ static char *finish(rec *r, size_t *len)
 	put(&f, r->data.buf, r->data.len);
 	/* the feature table, then EVENT_DESC (and COMPRESSED) */
 	feat_off = f.len;
-	desc_off = feat_off + (r->compression ? 32 : 16);
+	desc_off = feat_off + (r->compression ? 32 : 16) + (r->cmdline ? 16 : 0) + cmd.len;
 	desc_size = 8 + 128 + 4 + 4 + 16;
+	if (r->cmdline) {
+		put64(&f, feat_off + (r->compression ? 48 : 32));
+		put64(&f, cmd.len);
+	}
 	put64(&f, desc_off);
 	put64(&f, desc_size);
 	if (r->compression) {
 		put64(&f, desc_off + desc_size);
 		put64(&f, 20);
 	}
+	put(&f, cmd.buf, cmd.len);
+	fg_strbuf_release(&cmd);
 	put32(&f, 1);
 	put32(&f, 128);
 	put(&f, attr, sizeof(attr));
@@ -264,6 +283,7 @@ static void rec_init(rec *r)
 	r->regs_user = 0;
 	r->compression = 0;
 	r->attr_flags = 0;
+	r->cmdline = NULL;
 }
 
 static uint64_t marker_addr(void)
@@ -479,13 +499,14 @@ static void test_unknown_records(void **state)
 /* A program started held under perf -p: a sample of the launcher before
  * the exec, one of the program after it, one of a child it forked.
  * comm_exec: the attribute says COMM records mark execs. */
-static char *exec_recording(size_t *len, bool comm_exec)
+static char *exec_recording(size_t *len, bool comm_exec, const char *const *cmdline)
 {
 	rec r;
 	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, marker_addr(), 0x10 };
 	uint64_t size = self_map.end - self_map.start;
 
 	rec_init(&r);
+	r.cmdline = cmdline;
 	if (comm_exec)
 		r.attr_flags = 1ull << 24;
 	add_comm(&r, 42, 42, "flamegraph", 10);
@@ -502,15 +523,28 @@ static char *exec_recording(size_t *len, bool comm_exec)
 
 static void test_from_exec(void **state)
 {
-	static const struct { bool comm_exec, from_exec; uint64_t n, before; const char *comm; } cases[] = {
-		{ true, true, 2, 1, "prog" },         /* the launcher's sample left out */
-		{ true, false, 3, 0, "prog" },        /* kept when not asked */
-		{ false, true, 3, 0, "prog" },        /* execs not marked: all kept */
+	static const char *const held[] = { "/usr/bin/perf", "record", "-g", "-D", "-1",
+					    "--control=fifo:/tmp/c,/tmp/a", "-p", "42", NULL };
+	static const char *const plain[] = { "/usr/bin/perf", "record", "-g", "--", "./prog", NULL };
+	static const struct {
+		bool comm_exec, from_exec, if_held;
+		const char *const *cmdline;
+		uint64_t n, before;
+		const char *comm;
+	} cases[] = {
+		{ true, true, false, NULL, 2, 1, "prog" },   /* the launcher's sample left out */
+		{ true, false, false, NULL, 3, 0, "prog" },  /* kept when not asked */
+		{ false, true, false, NULL, 3, 0, "prog" },  /* execs not marked: all kept */
+		/* a kept recording read again: its command line says how it was made */
+		{ true, false, true, held, 2, 1, "prog" },
+		{ true, false, true, plain, 3, 0, "prog" },
+		{ true, false, true, NULL, 3, 0, "prog" },
+		{ true, false, false, held, 3, 0, "prog" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		size_t len;
-		char *buf = exec_recording(&len, cases[i].comm_exec);
+		char *buf = exec_recording(&len, cases[i].comm_exec, cases[i].cmdline);
 		fg_perfdata_opts o = test_opts();
 		fg_perfdata *r = NULL;
 		fg_perfdata_stats st;
@@ -518,6 +552,7 @@ static void test_from_exec(void **state)
 
 		memset(&g, 0, sizeof(g));
 		o.from_exec = cases[i].from_exec;
+		o.from_exec_if_held = cases[i].if_held;
 		assert_int_equal(fg_perfdata_open_mem(&r, "mem.data", buf, len, &o), 0);
 		assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
 		fg_perfdata_stats_get(r, &st);

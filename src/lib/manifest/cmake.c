@@ -29,6 +29,9 @@ static fg_target_kind classify(const char *name, const char *srcdir)
 		return FG_TARGET_BENCH;
 	if (matches_word(name, "example") || matches_word(srcdir, "example"))
 		return FG_TARGET_EXAMPLE;
+	/* expat's runtests, in tests/, run by CTest through a script */
+	if (matches_word(name, "test") && matches_word(srcdir, "test"))
+		return FG_TARGET_TEST;
 	return FG_TARGET_BIN;
 }
 
@@ -74,20 +77,6 @@ static const struct fg_target *test_target(const fg_project *p, size_t nexec, co
 		if (!strcmp(fg_path_base(p->targets[i].exe), fg_path_base(prog)))
 			return &p->targets[i];
 	return NULL;
-}
-
-/* The executable a test runs: its command's program, or a program of ours
- * the command passes by its path to a wrapper (expat: bash run.sh
- * .../tests/runtests) */
-static const struct fg_target *test_runs(const fg_project *p, size_t nexec, const fg_strvec *argv)
-{
-	const struct fg_target *t = test_target(p, nexec, argv->v[0]);
-
-	for (size_t k = 1; !t && k < argv->n; k++)
-		for (size_t i = 0; i < nexec && !t; i++)
-			if (!strcmp(p->targets[i].exe, argv->v[k]))
-				t = &p->targets[i];
-	return t;
 }
 
 /* One argument of a generated CTestTestfile.cmake command: "quoted" (with
@@ -288,7 +277,7 @@ static int add_ctests(fg_project *p, const struct fg_cmake_replies *mem, size_t 
 				fg_strvec_push(&ct->env, a->valuestring);
 		ct->cwd = fg_strdup(wd ? wd : p->build_dir);
 		ct->exe = fg_strdup(ct->argv.v[0]);
-		exe = test_runs(p, nexec, &ct->argv);
+		exe = test_target(p, nexec, ct->argv.v[0]);
 		if (exe) {
 			/* a program its tests run is a test, unless installed */
 			if (!exe->installed)

@@ -215,6 +215,27 @@ static int read_compressed(fg_perfdata *r, uint64_t off, uint64_t end)
 	return 0;
 }
 
+/* HEADER_CMDLINE: u32 count, then that many strings. A program started
+ * held and recorded by attaching to it (fg_record_run) shows as `-p PID`
+ * with `--control=fifo:...`. */
+static int read_cmdline(fg_perfdata *r, uint64_t off, uint64_t end)
+{
+	uint64_t p = off + 4;
+	uint32_t n;
+	bool attached = false, control = false;
+	const char *arg;
+
+	if (end - off < 4)
+		return 0;
+	n = pd_u32(r->base + off);
+	for (uint32_t i = 0; i < n && (arg = header_string(r, &p, end)); i++) {
+		attached |= !strcmp(arg, "-p") || !strncmp(arg, "--pid", 5);
+		control |= !strncmp(arg, "--control=fifo:", 15);
+	}
+	r->held_launch = attached && control;
+	return 0;
+}
+
 /* A feature section this reader uses, at [off, end); others are
  * skipped. */
 int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end)
@@ -227,6 +248,8 @@ int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end)
 		return pd_read_build_ids(r, off, end);
 	case FEAT_EVENT_DESC:
 		return read_event_desc(r, off, end);
+	case FEAT_CMDLINE:
+		return read_cmdline(r, off, end);
 	case FEAT_ARCH:
 		arch = header_string(r, &p, end);
 		if (arch && strcmp(arch, "x86_64") && !r->unsupported)
@@ -740,7 +763,7 @@ static int do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uin
 	attr = attr_of(r, &s);
 	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
 		return FG_ENOMEM;
-	if (r->opts.from_exec && r->comm_exec) {
+	if ((r->opts.from_exec || (r->opts.from_exec_if_held && r->held_launch)) && r->comm_exec) {
 		const pd_proc *proc = pd_machine_proc(&r->machine, s.pid);
 		if (!proc)
 			return FG_ENOMEM;

@@ -12,6 +12,7 @@
 
 #define FEAT_BUILD_ID 2
 #define FEAT_ARCH 6
+#define FEAT_CMDLINE 11
 #define FEAT_EVENT_DESC 12
 #define FEAT_AUXTRACE 18
 #define FEAT_DIR_FORMAT 24
@@ -80,6 +81,8 @@ struct fg_perfdata {
 	uint64_t regs_user;       /* likewise */
 	bool id_all;
 	bool comm_exec;           /* COMM records mark execs (attr comm_exec) */
+	bool held_launch;         /* perf's command line: attached (-p) and
+				     driven through a control fifo */
 	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
 	pd_unwinder *unwinder;
 	uint64_t pcs[MAX_STACK];

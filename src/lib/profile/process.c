@@ -114,6 +114,8 @@ void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
 	/* the program started held and exec'd under perf's eyes: what ran
 	 * before the exec is our own launcher */
 	opts->from_exec = fg_run_attaches(r);
+	/* and so does a recording of ours kept and read again */
+	opts->from_exec_if_held = r->o->perfdata != NULL;
 }
 
 static int open_native(run *r, fg_perfdata **out)
