@@ -32,7 +32,10 @@ typedef struct fg_cmd {
 	fg_strvec env;     /* "NAME=VALUE" added to the inherited environment */
 	char *cwd;         /* NULL: inherit */
 	int stdin_fd;      /* -1: inherit; else dup2'd to 0 */
-	int stdout_fd;     /* -1: inherit; else dup2'd to 1 */
+	int stdout_fd;     /* dup2'd to 1; -1: inherit. FG_CMD_INIT sets
+			      it to 2: a child's stdout goes to our stderr
+			      unless the caller hands it ours on purpose,
+			      since our stdout may be the result (-o -) */
 	int stderr_fd;     /* -1: inherit; else dup2'd to 2 */
 	bool pipe_stdout;  /* fg_cmd_spawn: give the parent a pipe from stdout */
 	bool pipe_stdin;   /* fg_cmd_spawn: give the parent a pipe to stdin */
@@ -42,7 +45,7 @@ typedef struct fg_cmd {
 			      can attach to it first) */
 } fg_cmd;
 #define FG_CMD_INIT { .argv = FG_STRVEC_INIT, .env = FG_STRVEC_INIT, .cwd = NULL, \
-	.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1 }
+	.stdin_fd = -1, .stdout_fd = 2, .stderr_fd = -1 }
 void fg_cmd_clear(fg_cmd *cmd);
 int fg_cmd_set_cwd(fg_cmd *cmd, const char *cwd);
 
