@@ -40,9 +40,12 @@ typedef struct fg_cmd {
 	bool pipe_stdout;  /* fg_cmd_spawn: give the parent a pipe from stdout */
 	bool pipe_stdin;   /* fg_cmd_spawn: give the parent a pipe to stdin */
 	bool pipe_stderr;  /* fg_cmd_spawn: give the parent a pipe from stderr */
-	bool hold;         /* fg_cmd_spawn: the child waits, set up, before
-			      exec until fg_child_release (so that a recorder
-			      can attach to it first) */
+	bool hold;         /* fg_cmd_spawn: the child waits until
+			      fg_child_release, so that a recorder can attach
+			      to it first: stopped right after its exec where
+			      the system lets it be traced (what a recorder
+			      then reads of its address space is the
+			      program's), else set up before its exec */
 } fg_cmd;
 #define FG_CMD_INIT { .argv = FG_STRVEC_INIT, .env = FG_STRVEC_INIT, .cwd = NULL, \
 	.stdin_fd = -1, .stdout_fd = 2, .stderr_fd = -1 }
@@ -54,8 +57,11 @@ typedef struct fg_child {
 	int out_fd;  /* read end when pipe_stdout, else -1 */
 	int in_fd;   /* write end when pipe_stdin, else -1 */
 	int err_fd;  /* read end when pipe_stderr, else -1 */
-	int gate_fd;   /* hold: written by fg_child_release, else -1 */
-	int status_fd; /* hold: reports the exec's failure, else -1 */
+	int gate_fd;   /* hold before exec: written by fg_child_release, else -1 */
+	int status_fd; /* hold before exec: reports the exec's failure, else -1 */
+	bool held;     /* hold: not released yet */
+	bool traced;   /* hold: stopped after its exec (we trace it until
+			  fg_child_release detaches) */
 } fg_child;
 
 /* How a child ended. */
@@ -65,10 +71,14 @@ typedef struct fg_exit_status {
 } fg_exit_status;
 
 /* Starts cmd. FG_ENOTFOUND when the program does not exist (detected before
- * returning, or by fg_child_release with cmd->hold), FG_ECHILD for other
- * failures. Every child is registered with fg_cleanup_add_child until it
+ * returning, or by fg_child_release when a held child could not be traced
+ * and waits before its exec), FG_ECHILD for other failures. Every child is registered with fg_cleanup_add_child until it
  * is waited for. */
 int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child);
+/* Whether a held child (cmd->hold) is held after its exec, traced, here
+ * (else before it, in our own image): the system may forbid tracing
+ * (Yama), or we may be traced ourselves. Asked once, by a child. */
+bool fg_hold_after_exec(void);
 /* A held child (cmd->hold) goes on to exec its program. Returns once the
  * exec happened, or its error (the child is then reaped). */
 int fg_child_release(fg_child *child);

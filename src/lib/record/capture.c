@@ -466,7 +466,7 @@ static int run_classic(session *s)
 
 static void release_session(session *s)
 {
-	if (s->work.pid > 0 && s->work.gate_fd >= 0)
+	if (s->work.pid > 0 && s->work.held)
 		fg_runner_discard(s->o->rec.runner, &s->work);
 	kill_all(s);
 	if (s->perf.pid > 0)
@@ -498,6 +498,7 @@ int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 	s.perf.pid = s.work.pid = -1;
 	s.perf.err_fd = s.work.err_fd = -1;
 	s.work.gate_fd = -1;
+	s.work.held = s.work.traced = false;
 	fg_strbuf_init(&s.dir, 0);
 	fg_strbuf_init(&s.ctl, 0);
 	fg_strbuf_init(&s.ack, 0);
