@@ -40,6 +40,10 @@ typedef struct fg_cmd {
 	bool pipe_stdout;  /* fg_cmd_spawn: give the parent a pipe from stdout */
 	bool pipe_stdin;   /* fg_cmd_spawn: give the parent a pipe to stdin */
 	bool pipe_stderr;  /* fg_cmd_spawn: give the parent a pipe from stderr */
+	bool ahead;        /* the child runs ahead of ordinary work where
+			      the system allows it (CAP_SYS_NICE): the
+			      lowest real-time priority (SCHED_FIFO 1), else
+			      nice -10, else as we do (fg_sched_ahead) */
 	bool hold;         /* fg_cmd_spawn: the child waits until
 			      fg_child_release, so that a recorder can attach
 			      to it first: stopped right after its exec where
@@ -119,6 +123,10 @@ int fg_runner_try_wait(const fg_runner *r, fg_child *child, fg_exit_status *st, 
 int fg_runner_kill(const fg_runner *r, fg_child *child, int sig);
 /* fg_cmd_capture through r. */
 int fg_runner_capture(const fg_runner *r, const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st);
+
+/* Puts the calling thread (tid 0: this one) ahead of ordinary work as
+ * fg_cmd.ahead says, where allowed; else leaves it as it is. */
+void fg_sched_ahead(void);
 
 /* Finds an executable on PATH (or checks a path with a slash); returns a
  * malloc'd path or NULL. */

@@ -186,9 +186,14 @@ static int spawn_perf(session *s, const fg_record_opts *rec, bool pipe_stderr)
 	/* perf prints nothing useful on stdout; keep it off ours, unless
 	 * it is where the recording goes (-o -) */
 	cmd.stdout_fd = s->o->recorder_stdout >= 0 ? s->o->recorder_stdout : STDERR_FILENO;
-	/* a recorder that runs the workload itself passes its place on */
+	/* a recorder that runs the workload itself passes its place on;
+	 * one that attaches runs ahead of the workload and its neighbours
+	 * where we may say so (root): on a busy machine, a perf that waits
+	 * for a CPU while its ring buffer fills drops samples */
 	if (!rec->attach_pid && !rec->npids)
 		err = set_place(&cmd, rec);
+	else
+		cmd.ahead = true;
 	if (!err)
 		err = fg_runner_spawn(rec->runner, &cmd, &s->perf);
 	fg_cmd_clear(&cmd);
