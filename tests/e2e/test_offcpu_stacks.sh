@@ -80,3 +80,12 @@ for aslr in on off; do
 		check_contains "on-CPU $mode, randomisation $aslr: compute under main" on.folded "^prog;.*main;compute( |;)"
 	done
 done
+
+# where the program cannot be traced (we are traced ourselves, here by
+# strace) it is held before its exec instead: the graph is still the
+# program's alone, none of the launcher's samples in it
+if command -v strace >/dev/null; then
+	check_exit "on-CPU under strace" 0 strace -f -o /dev/null flamegraph --folded st.folded -o st.svg -- ./prog
+	check_contains "under strace: compute under main" st.folded "^prog;.*main;compute( |;)"
+	check_not_contains "under strace: nothing of the launcher" st.folded "^flamegraph;"
+fi
