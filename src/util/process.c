@@ -1,10 +1,16 @@
+#define _GNU_SOURCE 1
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -158,6 +164,22 @@ int fg_cmd_set_cwd(fg_cmd *cmd, const char *cwd)
 	return cwd && !cmd->cwd ? FG_ENOMEM : 0;
 }
 
+void fg_sched_ahead(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	int e = errno;
+
+	/* a real-time thread that never yields would stall a CPU: this one
+	 * only drains buffers (the kernel keeps 5% for others anyway) */
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) != 0) {
+		errno = 0;
+		int prio = getpriority(PRIO_PROCESS, 0);
+		if (errno == 0)
+			setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), prio - 10);
+	}
+	errno = e;
+}
+
 char *fg_which(const char *prog)
 {
 	const char *path = getenv("PATH"), *p;
@@ -182,10 +204,19 @@ char *fg_which(const char *prog)
 	return NULL;
 }
 
-/* In the child after fork: set up fds, cwd and env, wait for the gate when
- * held, exec. On failure the errno is sent to the parent through err_fd
- * (close-on-exec). */
-static void child_exec(const fg_cmd *cmd, const int pipes[3], const int gate[2], int err_fd)
+/* What a held child that cannot be traced sends before it waits at the
+ * gate (an errno is never 0). */
+#define HELD_AT_GATE 0
+
+/* In the child after fork: set up fds, cwd and env, exec. A held child
+ * asks to be traced, so that the kernel stops it right after its exec:
+ * a recorder attached then sees the program's own address space, where
+ * one attached before the exec sees ours (its maps, which the exec does
+ * not replace where the program maps nothing, cut the program's stacks
+ * short). Where tracing is not allowed (a tracer of our own, Yama), it
+ * waits for the gate before its exec. On failure the errno is sent to
+ * the parent through err_fd (close-on-exec). */
+static void child_exec(const fg_cmd *cmd, const int pipes[3], const int gate[2], bool trace, int err_fd)
 {
 	size_t i;
 	char go;
@@ -208,11 +239,19 @@ static void child_exec(const fg_cmd *cmd, const int pipes[3], const int gate[2],
 		dup2(pipes[2], 2);
 	else if (cmd->stderr_fd >= 0)
 		dup2(cmd->stderr_fd, 2);
+	if (cmd->ahead)
+		fg_sched_ahead();
 	if (cmd->cwd && chdir(cmd->cwd) != 0)
 		goto fail;
 	for (i = 0; i < cmd->env.n; i++)
 		putenv(cmd->env.v[i]);
-	if (gate[0] >= 0) {
+	if (gate[0] >= 0 && trace && ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0) {
+		close(gate[0]);
+		close(gate[1]);
+	} else if (gate[0] >= 0) {
+		e = HELD_AT_GATE;
+		if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+			_exit(127);
 		close(gate[1]); /* else the parent's giving up would never reach us */
 		do
 			n = read(gate[0], &go, 1);
@@ -246,6 +285,22 @@ static void child_init(fg_child *child)
 	child->pid = -1;
 	child->out_fd = child->in_fd = child->err_fd = -1;
 	child->gate_fd = child->status_fd = -1;
+	child->held = child->traced = false;
+}
+
+/* The child's exec failed with errno e: reaped, the error set. */
+static int exec_failed(fg_child *child, const fg_cmd *cmd, int e)
+{
+	waitpid(child->pid, NULL, 0);
+	fg_cleanup_remove_child(child->pid);
+	child->pid = -1;
+	close_fd(&child->out_fd);
+	close_fd(&child->in_fd);
+	close_fd(&child->err_fd);
+	if (e == ENOENT)
+		return fg_error_set(FG_ENOTFOUND, "%s: command not found%s", cmd ? cmd->argv.v[0] : "program",
+				    cmd && cmd->cwd && access(cmd->cwd, F_OK) ? " (working directory missing)" : "");
+	return fg_error_set(FG_ECHILD, "cannot run %s: %s", cmd ? cmd->argv.v[0] : "the program", strerror(e));
 }
 
 /* Reads the exec status pipe: 0 once exec'd (EOF), else the child's errno
@@ -259,24 +314,73 @@ static int exec_result(fg_child *child, const fg_cmd *cmd, int status_fd)
 		n = read(status_fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(status_fd);
-	if (n != sizeof(e))
+	return n == sizeof(e) ? exec_failed(child, cmd, e) : 0;
+}
+
+bool fg_hold_after_exec(void)
+{
+	static int known = -1;
+	int status;
+	pid_t pid, r;
+
+	if (known >= 0)
+		return known;
+	/* a child of ours asks to be traced and says how it went */
+	pid = fork();
+	if (pid == 0)
+		_exit(ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 ? 0 : 1);
+	if (pid < 0)
+		return false;
+	do
+		r = waitpid(pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	known = r == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	return known;
+}
+
+/* A held child either waits at the gate (it says so first) or exec'd
+ * and stops, traced, at the exec's SIGTRAP, which is waited for here. */
+static int held_result(fg_child *child, const fg_cmd *cmd, int status_fd, int gate_fd)
+{
+	int status, e = -1, err;
+	ssize_t n;
+	pid_t r;
+
+	do
+		n = read(status_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(e) && e == HELD_AT_GATE) {
+		child->gate_fd = gate_fd;
+		child->status_fd = status_fd;
+		child->held = true;
 		return 0;
-	waitpid(child->pid, NULL, 0);
+	}
+	close_fd(&gate_fd);
+	close(status_fd);
+	if (n == sizeof(e))
+		return exec_failed(child, cmd, e);
+	do
+		r = waitpid(child->pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	if (r == child->pid && WIFSTOPPED(status)) {
+		child->held = child->traced = true;
+		return 0;
+	}
+	/* ended (killed before its exec completed, say) */
+	err = fg_error_set(FG_ECHILD, "%s ended before it could be held", cmd->argv.v[0]);
 	fg_cleanup_remove_child(child->pid);
 	child->pid = -1;
 	close_fd(&child->out_fd);
 	close_fd(&child->in_fd);
 	close_fd(&child->err_fd);
-	if (e == ENOENT)
-		return fg_error_set(FG_ENOTFOUND, "%s: command not found%s", cmd ? cmd->argv.v[0] : "program",
-				    cmd && cmd->cwd && access(cmd->cwd, F_OK) ? " (working directory missing)" : "");
-	return fg_error_set(FG_ECHILD, "cannot run %s: %s", cmd ? cmd->argv.v[0] : "the program", strerror(e));
+	return err;
 }
 
 int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 {
 	int outp[2] = { -1, -1 }, inp[2] = { -1, -1 }, errout[2] = { -1, -1 };
 	int gate[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	bool trace;
 	pid_t pid;
 
 	child_init(child);
@@ -291,6 +395,7 @@ int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 		close_pair(errp), close_pair(outp), close_pair(inp), close_pair(errout), close_pair(gate);
 		return fg_error_set(FG_ECHILD, "cannot create a pipe: %s", strerror(e));
 	}
+	trace = cmd->hold && fg_hold_after_exec();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -299,7 +404,7 @@ int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 		return fg_error_set(FG_ECHILD, "cannot start %s: %s", cmd->argv.v[0], strerror(e));
 	}
 	if (pid == 0)
-		child_exec(cmd, (const int[3]){ inp[0], outp[1], errout[1] }, gate, errp[1]);
+		child_exec(cmd, (const int[3]){ inp[0], outp[1], errout[1] }, gate, trace, errp[1]);
 	fg_cleanup_add_child(pid);
 	close_fd(&errp[1]);
 	close_fd(&outp[1]);
@@ -310,11 +415,8 @@ int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 	child->out_fd = outp[0];
 	child->in_fd = inp[1];
 	child->err_fd = errout[0];
-	if (cmd->hold) {
-		child->gate_fd = gate[1];
-		child->status_fd = errp[0];
-		return 0;
-	}
+	if (cmd->hold)
+		return held_result(child, cmd, errp[0], gate[1]);
 	return exec_result(child, cmd, errp[0]);
 }
 
@@ -323,6 +425,15 @@ int fg_child_release(fg_child *child)
 	int status_fd = child->status_fd;
 	ssize_t n;
 
+	if (child->traced) {
+		child->held = child->traced = false;
+		/* the exec's SIGTRAP is not delivered */
+		if (ptrace(PTRACE_DETACH, child->pid, NULL, NULL) != 0)
+			return fg_error_set(FG_ECHILD, "cannot let process %d go on: %s", (int)child->pid,
+					    strerror(errno));
+		return 0;
+	}
+	child->held = false;
 	if (child->gate_fd < 0)
 		return 0;
 	do
@@ -337,6 +448,11 @@ void fg_child_discard(fg_child *child)
 {
 	fg_exit_status st;
 
+	/* a traced child stays stopped, its program never run, until it
+	 * dies */
+	if (child->traced && child->pid > 0)
+		kill(child->pid, SIGKILL);
+	child->held = child->traced = false;
 	close_fd(&child->gate_fd);
 	close_fd(&child->status_fd);
 	if (child->pid > 0)

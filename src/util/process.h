@@ -32,17 +32,27 @@ typedef struct fg_cmd {
 	fg_strvec env;     /* "NAME=VALUE" added to the inherited environment */
 	char *cwd;         /* NULL: inherit */
 	int stdin_fd;      /* -1: inherit; else dup2'd to 0 */
-	int stdout_fd;     /* -1: inherit; else dup2'd to 1 */
+	int stdout_fd;     /* dup2'd to 1; -1: inherit. FG_CMD_INIT sets
+			      it to 2: a child's stdout goes to our stderr
+			      unless the caller hands it ours on purpose,
+			      since our stdout may be the result (-o -) */
 	int stderr_fd;     /* -1: inherit; else dup2'd to 2 */
 	bool pipe_stdout;  /* fg_cmd_spawn: give the parent a pipe from stdout */
 	bool pipe_stdin;   /* fg_cmd_spawn: give the parent a pipe to stdin */
 	bool pipe_stderr;  /* fg_cmd_spawn: give the parent a pipe from stderr */
-	bool hold;         /* fg_cmd_spawn: the child waits, set up, before
-			      exec until fg_child_release (so that a recorder
-			      can attach to it first) */
+	bool ahead;        /* the child runs ahead of ordinary work where
+			      the system allows it (CAP_SYS_NICE): the
+			      lowest real-time priority (SCHED_FIFO 1), else
+			      nice -10, else as we do (fg_sched_ahead) */
+	bool hold;         /* fg_cmd_spawn: the child waits until
+			      fg_child_release, so that a recorder can attach
+			      to it first: stopped right after its exec where
+			      the system lets it be traced (what a recorder
+			      then reads of its address space is the
+			      program's), else set up before its exec */
 } fg_cmd;
 #define FG_CMD_INIT { .argv = FG_STRVEC_INIT, .env = FG_STRVEC_INIT, .cwd = NULL, \
-	.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1 }
+	.stdin_fd = -1, .stdout_fd = 2, .stderr_fd = -1 }
 void fg_cmd_clear(fg_cmd *cmd);
 int fg_cmd_set_cwd(fg_cmd *cmd, const char *cwd);
 
@@ -51,8 +61,11 @@ typedef struct fg_child {
 	int out_fd;  /* read end when pipe_stdout, else -1 */
 	int in_fd;   /* write end when pipe_stdin, else -1 */
 	int err_fd;  /* read end when pipe_stderr, else -1 */
-	int gate_fd;   /* hold: written by fg_child_release, else -1 */
-	int status_fd; /* hold: reports the exec's failure, else -1 */
+	int gate_fd;   /* hold before exec: written by fg_child_release, else -1 */
+	int status_fd; /* hold before exec: reports the exec's failure, else -1 */
+	bool held;     /* hold: not released yet */
+	bool traced;   /* hold: stopped after its exec (we trace it until
+			  fg_child_release detaches) */
 } fg_child;
 
 /* How a child ended. */
@@ -62,10 +75,14 @@ typedef struct fg_exit_status {
 } fg_exit_status;
 
 /* Starts cmd. FG_ENOTFOUND when the program does not exist (detected before
- * returning, or by fg_child_release with cmd->hold), FG_ECHILD for other
- * failures. Every child is registered with fg_cleanup_add_child until it
+ * returning, or by fg_child_release when a held child could not be traced
+ * and waits before its exec), FG_ECHILD for other failures. Every child is registered with fg_cleanup_add_child until it
  * is waited for. */
 int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child);
+/* Whether a held child (cmd->hold) is held after its exec, traced, here
+ * (else before it, in our own image): the system may forbid tracing
+ * (Yama), or we may be traced ourselves. Asked once, by a child. */
+bool fg_hold_after_exec(void);
 /* A held child (cmd->hold) goes on to exec its program. Returns once the
  * exec happened, or its error (the child is then reaped). */
 int fg_child_release(fg_child *child);
@@ -106,6 +123,10 @@ int fg_runner_try_wait(const fg_runner *r, fg_child *child, fg_exit_status *st, 
 int fg_runner_kill(const fg_runner *r, fg_child *child, int sig);
 /* fg_cmd_capture through r. */
 int fg_runner_capture(const fg_runner *r, const fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st);
+
+/* Puts the calling thread (tid 0: this one) ahead of ordinary work as
+ * fg_cmd.ahead says, where allowed; else leaves it as it is. */
+void fg_sched_ahead(void);
 
 /* Finds an executable on PATH (or checks a path with a slash); returns a
  * malloc'd path or NULL. */

@@ -28,8 +28,6 @@ static int make(fg_project *p, const char *dir, const fg_strvec *goals, const ch
 	fg_strvec_push(&cmd.argv, dir);
 	fg_strvec_pushf(&cmd.argv, "-j%ld", jobs > 0 ? jobs : 1);
 	err = goals ? fg_strvec_pushv(&cmd.argv, (const char *const *)goals->v, goals->n) : 0;
-	/* the build's own output is chatter here: stdout may carry the graph */
-	cmd.stdout_fd = STDERR_FILENO;
 	if (!err)
 		err = fg_run_checked(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)

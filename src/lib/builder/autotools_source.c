@@ -283,7 +283,6 @@ static int autoreconf(const fg_project *p, const char *copy)
 		return err;
 	fg_strvec_push(&cmd.argv, "autoreconf");
 	fg_strvec_push(&cmd.argv, "-fi");
-	cmd.stdout_fd = STDERR_FILENO;
 	if (!(err = fg_cmd_set_cwd(&cmd, copy)))
 		err = fg_run_checked(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)

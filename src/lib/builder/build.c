@@ -13,21 +13,21 @@
 int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st)
 {
 	fg_strbuf shown = FG_STRBUF_INIT;
-	int err, null_fd = -1;
+	int err, null_fd = -1, out_fd = cmd->stdout_fd;
 
 	if (p->opts.verbose) {
 		fg_strvec_join_quoted(&cmd->argv, &shown);
 		fg_project_note(p, "running %s", shown.buf);
 		fg_strbuf_release(&shown);
 	}
-	/* chatter on stdout is dropped; the tools report failures on stderr,
-	 * which stays the user's */
+	/* chatter on stdout is dropped (else it goes to stderr, as for every
+	 * child); the tools report failures on stderr, which stays the user's */
 	if (quiet && !p->opts.verbose && (null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0)
 		cmd->stdout_fd = null_fd;
 	err = fg_cmd_run(cmd, st);
 	if (null_fd >= 0) {
 		close(null_fd);
-		cmd->stdout_fd = -1;
+		cmd->stdout_fd = out_fd;
 	}
 	return err;
 }

@@ -38,8 +38,6 @@ static int compile_once(fg_project *p, const struct fg_target *t, bool *failed)
 	/* nothing listed (a test script that names no dependency): all, as
 	 * `meson test` would build */
 	err = list ? fg_strvec_pushv(&cmd.argv, (const char *const *)list->v, list->n) : 0;
-	/* the build's own output is chatter here: stdout may carry the graph */
-	cmd.stdout_fd = STDERR_FILENO;
 	if (!err)
 		err = fg_run_checked(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)

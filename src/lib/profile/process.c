@@ -111,11 +111,10 @@ void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
 	opts->inline_frames = !r->o->no_inline;
 	opts->buildid_dir = r->o->buildid_dir;
 	opts->cache_dir = r->o->debug_cache_dir;
-	/* the program started held and exec'd under perf's eyes: what ran
-	 * before the exec is our own launcher */
-	opts->from_exec = fg_run_attaches(r);
-	/* and so does a recording of ours kept and read again */
-	opts->from_exec_if_held = r->o->perfdata != NULL;
+	/* the program started held before its exec (where it cannot be
+	 * held after it) and exec'd under perf's eyes: what ran before the
+	 * exec is our own launcher */
+	opts->from_exec = fg_run_attaches(r) && !fg_hold_after_exec();
 }
 
 static int open_native(run *r, fg_perfdata **out)

@@ -21,6 +21,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/profile/run.h"
+#include "util/process.h"
 #include "util/banned.h"
 
 /* the pipe's size asked for (the kernel may give less) */
@@ -70,6 +71,10 @@ static void *pump_main(void *arg)
 	struct block *b;
 	bool fresh;
 	ssize_t n;
+
+	/* as perf itself: ahead of the workload where allowed, else perf
+	 * waits on a full pipe for this thread to get a CPU */
+	fg_sched_ahead();
 
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
@@ -208,6 +213,7 @@ static void *reader_main(void *arg)
 int fg_run_stream_start(run *r)
 {
 	struct fg_run_stream *s;
+	pthread_mutexattr_t ma;
 	int fds[2], err;
 
 	if ((err = fg_run_new_collapser(r, FG_FORMAT_PERF)))
@@ -216,7 +222,14 @@ int fg_run_stream_start(run *r)
 		return FG_ENOMEM;
 	s->read_fd = s->write_fd = -1;
 	s->collapser = r->collapser;
-	pthread_mutex_init(&s->mu, NULL);
+	/* the reader holds the lock while it copies; where the pump runs
+	 * ahead of the workload and the reader does not, a reader holding
+	 * it while the workload has its CPU would stall the pump (and perf
+	 * behind it): the lock lends the pump's priority to its holder */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&s->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_cond_init(&s->cond, NULL);
 	fg_run_perfdata_opts(r, &s->opts);
 	if (pipe2(fds, O_CLOEXEC) != 0)

@@ -186,9 +186,14 @@ static int spawn_perf(session *s, const fg_record_opts *rec, bool pipe_stderr)
 	/* perf prints nothing useful on stdout; keep it off ours, unless
 	 * it is where the recording goes (-o -) */
 	cmd.stdout_fd = s->o->recorder_stdout >= 0 ? s->o->recorder_stdout : STDERR_FILENO;
-	/* a recorder that runs the workload itself passes its place on */
+	/* a recorder that runs the workload itself passes its place on;
+	 * one that attaches runs ahead of the workload and its neighbours
+	 * where we may say so (root): on a busy machine, a perf that waits
+	 * for a CPU while its ring buffer fills drops samples */
 	if (!rec->attach_pid && !rec->npids)
 		err = set_place(&cmd, rec);
+	else
+		cmd.ahead = true;
 	if (!err)
 		err = fg_runner_spawn(rec->runner, &cmd, &s->perf);
 	fg_cmd_clear(&cmd);
@@ -466,7 +471,7 @@ static int run_classic(session *s)
 
 static void release_session(session *s)
 {
-	if (s->work.pid > 0 && s->work.gate_fd >= 0)
+	if (s->work.pid > 0 && s->work.held)
 		fg_runner_discard(s->o->rec.runner, &s->work);
 	kill_all(s);
 	if (s->perf.pid > 0)
@@ -498,6 +503,7 @@ int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 	s.perf.pid = s.work.pid = -1;
 	s.perf.err_fd = s.work.err_fd = -1;
 	s.work.gate_fd = -1;
+	s.work.held = s.work.traced = false;
 	fg_strbuf_init(&s.dir, 0);
 	fg_strbuf_init(&s.ctl, 0);
 	fg_strbuf_init(&s.ack, 0);
