@@ -177,8 +177,8 @@ static int run_program(run *r, const char *dir)
 			goto done;
 		}
 	}
-	if (o->workload_stdout_to_stderr)
-		cmd.stdout_fd = STDERR_FILENO;
+	/* the program's stdout is its own, but when ours is the graph (-o -) */
+	cmd.stdout_fd = o->workload_stdout_to_stderr ? STDERR_FILENO : -1;
 	fg_run_emit_cmd(r, cmd.argv.v);
 	if ((err = fg_cmd_spawn(&cmd, &child)))
 		goto done;
