@@ -4,6 +4,7 @@
 # Makefiles' kinds, a libtool library built in the tree and preferred to
 # another copy of the same soname, a check program run as `make check`
 # runs it, --features and -D as configure options, and the errors.
+# ctest: LABELS slow
 for tool in autoreconf automake libtoolize make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake libtool make)"; exit 77; }
 done

@@ -2,6 +2,7 @@
 # working tree (which is never touched), both are profiled with the same
 # target and arguments, and the differential graph shows what grew in red.
 # ctest: RESOURCE_LOCK cpu
+# ctest: LABELS slow
 if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77

@@ -5,6 +5,7 @@
 # slower fails at 5% with alpha first; a commit that makes gamma faster
 # fails nothing else, although every other share grew.
 # ctest: RESOURCE_LOCK cpu
+# ctest: LABELS slow
 if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77

@@ -2,6 +2,7 @@
 # both when the build compiles and when it is up to date. Every child
 # (configure, cmake, meson, make, compilers, perf) writes its stdout to
 # stderr, so the build's chatter is still seen there.
+# ctest: LABELS slow
 if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77

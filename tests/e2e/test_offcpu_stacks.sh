@@ -7,6 +7,7 @@
 # not (setarch -R), and every graph must hold the sleep under
 # main;wait_here;usleep.
 # ctest: RESOURCE_LOCK cpu
+# ctest: LABELS slow
 if ! perf record -q --no-bpf-event -e sched:sched_switch -c 1 -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record scheduler events here (not root, or no tracefs)" >&2
 	exit 77

@@ -19,6 +19,7 @@
 # pipe-form stream on standard input (perf record -o - | ...). Recordings the reader does not support (here samples with
 # counter values) go through perf script with a note; --perf-script
 # forces that path.
+# ctest: LABELS slow
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/tests/e2e/perfdata/threads.c"

@@ -7,6 +7,7 @@
 # work on the machine is not ours to control), and the graph stays rooted
 # in main.
 # ctest: RESOURCE_LOCK cpu
+# ctest: LABELS slow
 if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
 	exit 77
