@@ -8,7 +8,10 @@
  *        callgraph quick            exit at once (no samples)
  *
  * The work is a hash loop whose result is kept in a volatile, so the
- * compiler can neither fold nor drop it; noinline keeps a and b as frames. */
+ * compiler can neither fold nor drop it; noinline keeps a and b as frames.
+ * A round of outer takes some 10 ms: many samples at any usual frequency,
+ * never in step with it (at 1 ms a round, 997 Hz sampled it at the same
+ * phase for hundreds of samples in a row, and a's share swung). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,7 @@ __attribute__((noinline)) uint64_t b(uint64_t seed)
 {
 	uint64_t x = seed, i;
 
-	for (i = 0; i < 200000; i++)
+	for (i = 0; i < 2000000; i++)
 		x = (x ^ (x >> 31)) * 0x94d049bb133111ebull + i;
 	sink = x;
 	return x;
@@ -41,7 +44,7 @@ __attribute__((noinline)) uint64_t a(uint64_t seed)
 	uint64_t x = seed, i;
 
 	/* the same loop as b, twice as long */
-	for (i = 0; i < 400000; i++)
+	for (i = 0; i < 4000000; i++)
 		x = (x ^ (x >> 31)) * 0x94d049bb133111ebull + i;
 	sink = x;
 	return x;
