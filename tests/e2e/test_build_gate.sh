@@ -1,8 +1,9 @@
 # The regression gate as CI uses it, with its defaults (5 interleaved runs
 # a side, judged by inclusive CPU time, Welch's t-test): on examples/gate,
 # three phases of fixed work (alpha 20%, beta 40%, gamma 40%), HEAD
-# against itself passes at 2% every time; a commit that makes alpha 15%
-# slower fails at 5% with alpha first; a commit that makes gamma faster
+# against itself passes at 5% every time (at 2% a uniform drift of the
+# machine between the sides, +2.5% for main and all under it, was once
+# judged significant); a commit that makes alpha 15% slower fails at 5% with alpha first; a commit that makes gamma faster
 # fails nothing else, although every other share grew.
 # (alone: a neighbour's build beside a sanitizer suite hid a 15% slowdown
 # in the noise of five runs a side)
@@ -20,12 +21,12 @@ gitc commit -qm "base"
 base=$(gitc rev-parse HEAD)
 fgb() { flamegraph-build --manifest-path "$PWD/proj" --bin phases "$@"; }
 
-# nothing changed: passes at 2%, in each of several whole gates
+# nothing changed: passes at 5%, in each of several whole gates
 for i in 1 2 3 4; do
-	check_exit "HEAD against itself, gate $i" 0 fgb --compare HEAD --fail-above 2 --report-out self$i.txt -o self.svg
+	check_exit "HEAD against itself, gate $i" 0 fgb --compare HEAD --fail-above 5 --report-out self$i.txt -o self.svg
 	check_contains "gate $i: five runs a side, interleaved" err "profiling phases at .*\(run 5 of 5\)"
 	check_eq "gate $i: ten runs" "10" "$(grep -c '^phases: 6 rounds' out)"
-	check_contains "gate $i: passed" self$i.txt "^gate passed: no function's inclusive time grew by more than 2\.00% significantly$"
+	check_contains "gate $i: passed" self$i.txt "^gate passed: no function's inclusive time grew by more than 5\.00% significantly$"
 	check_contains "gate $i: the test it used" self$i.txt "^significance: Welch's t-test over 5 \+ 5 runs"
 done
 # the before and after runs alternate
