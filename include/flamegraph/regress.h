@@ -58,10 +58,21 @@ typedef struct fg_regress_opts {
 	 * ("ms" with scale 1e-6 for nanoseconds). NULL: the raw weight. */
 	const char *unit_name;
 	double unit_scale;
+	/* The whole program's time per run (all the weight of a run) fails
+	 * the gate when it grew by more than this many percent and, with
+	 * several runs a side, significantly (Welch's test of its own, not
+	 * in Holm's family). < 0: reported, not judged. With the time
+	 * measure a function is judged against the rest of its program (see
+	 * fg_regress_row), so a change that hits every function alike — a
+	 * machine that got slower between the sides, or a real slowdown of
+	 * everything — shows in the whole program's line and fails only this
+	 * threshold. */
+	double total_above;
 } fg_regress_opts;
 
 #define FG_REGRESS_OPTS_INIT { .fail_above = -1, .measure = FG_REGRESS_TIME, .alpha = 0.05, \
-	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1 }
+	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1, \
+	.total_above = -1 }
 
 /* One function, means over the runs of each side. */
 typedef struct fg_regress_row {
@@ -79,7 +90,28 @@ typedef struct fg_regress_row {
 			       with several runs a side, significant */
 	bool noise;         /* judged, changed by more than fail_above, but not
 			       significant */
+	/* With the time measure: the change of the function's time relative
+	 * to the rest of its program's (cost / (total - cost) per run), in
+	 * percent, and its Holm-adjusted p-value (a family of its own). A
+	 * slowdown of the machine between the sides hits the function and
+	 * the rest alike and leaves this near 0; a function is over only when
+	 * both its time and this grew by more than fail_above, significantly.
+	 * NaN for the share measure and for a function that is nearly the
+	 * whole program (main: the rest is under min_share), which is
+	 * judged as the whole program (fg_regress_total). */
+	double rel_change, rel_p;
+	bool drift;         /* its time grew over fail_above, significantly, but
+			       not against the rest of the program: the whole
+			       program moved */
 } fg_regress_row;
+
+/* The whole program: all the weight of each run. */
+typedef struct fg_regress_total {
+	double before, after;   /* mean weight per run */
+	double change, lo, hi;  /* percent of before, its confidence interval */
+	double p;               /* Welch's test, not adjusted; NaN with one run a side */
+	bool over;              /* over total_above (and significant) */
+} fg_regress_total;
 
 typedef struct fg_regress fg_regress;
 
@@ -101,8 +133,11 @@ void fg_regress_free(fg_regress *r);
 
 size_t fg_regress_count(const fg_regress *r);
 const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i);
-/* How many rows are over the threshold: the gate fails when this is not 0. */
+/* How many rows are over the threshold, and 1 more when the whole program
+ * is over total_above: the gate fails when this is not 0. */
 size_t fg_regress_failures(const fg_regress *r);
+/* The whole program's change; valid as long as r. */
+const fg_regress_total *fg_regress_total_of(const fg_regress *r);
 
 enum fg_regress_format { FG_REGRESS_TEXT, FG_REGRESS_MARKDOWN };
 

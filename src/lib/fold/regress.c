@@ -25,6 +25,7 @@ struct fg_regress {
 	uint64_t *totals;      /* per run */
 	size_t nb, na, nruns;  /* runs before, after; before come first */
 	fg_regress_row *rows;
+	fg_regress_total total;
 	size_t nrows, failures, judged;
 	uint64_t serial;
 	fg_regress_opts o;
@@ -121,8 +122,36 @@ static double abs_change(const fg_regress *r, const fg_regress_row *row)
 						 row->after - row->before;
 }
 
+/* The change of a function's time against the rest of its program:
+ * cost / (total - cost) per run, in `rel` (room for nruns), tested like
+ * the time. A slower machine hits the function and the rest alike and
+ * leaves the ratio as it was; so does a function that is nearly the
+ * whole program (the rest under min_share), which is left NaN. */
+static void fill_rel(const fg_regress *r, fg_regress_row *row, const double *cost, double *rel)
+{
+	double conf = 1.0 - r->o.alpha;
+	fg_welch w;
+
+	row->rel_change = row->rel_p = NAN;
+	if (r->o.measure != FG_REGRESS_TIME || !(row->before_cost > 0) ||
+	    100.0 - row->before < r->o.min_share || 100.0 - row->after < r->o.min_share)
+		return;
+	for (size_t i = 0; i < r->nruns; i++) {
+		double rest = (double)r->totals[i] - cost[i];
+
+		/* a run with no rest: as much as the largest ratio allows */
+		rel[i] = rest > 0 ? cost[i] / rest : cost[i];
+	}
+	fg_stats_welch(&w, rel, r->nb, rel + r->nb, r->na, conf);
+	if (!(w.mean_before > 0))
+		return;
+	row->rel_change = 100.0 * w.diff / w.mean_before;
+	row->rel_p = w.p;
+}
+
 /* One function's means, change and test; cost and share hold the
- * function's values per run (room for nruns). */
+ * function's values per run (room for nruns each), share is reused for
+ * the relative measure. */
 static void fill_row(const fg_regress *r, fg_regress_row *row, size_t fn, double *cost, double *share)
 {
 	const uint64_t *c = &r->counts[fn * r->nruns];
@@ -155,19 +184,59 @@ static void fill_row(const fg_regress *r, fg_regress_row *row, size_t fn, double
 	}
 	row->judged = watched(&r->o, row->func) &&
 		      (row->before >= r->o.min_share || row->after >= r->o.min_share);
+	fill_rel(r, row, cost, share);
 	if (!row->judged)
-		row->p = NAN;
+		row->p = row->rel_p = NAN;
 }
 
-/* Holm over the judged rows, then each row's verdict. */
+/* Whether a row's change against the rest of the program is over the
+ * threshold too (and significant): always for the share measure and for
+ * a function new in after; never for a function that is nearly the whole
+ * program, which the whole program's line judges. */
+static bool over_rest(const fg_regress *r, const fg_regress_row *row)
+{
+	if (r->o.measure != FG_REGRESS_TIME || isinf(row->change))
+		return true;
+	if (isnan(row->rel_change))
+		return false;
+	return row->rel_change > r->o.fail_above &&
+	       (!several(r) || (!isnan(row->rel_p) && row->rel_p < r->o.alpha));
+}
+
+/* The whole program's weight per run, tested on its own. */
+static void judge_total(fg_regress *r, double *t)
+{
+	fg_regress_total *tt = &r->total;
+	fg_welch w;
+
+	for (size_t i = 0; i < r->nruns; i++)
+		t[i] = (double)r->totals[i];
+	fg_stats_welch(&w, t, r->nb, t + r->nb, r->na, 1.0 - r->o.alpha);
+	tt->before = w.mean_before;
+	tt->after = w.mean_after;
+	tt->change = tt->lo = tt->hi = NAN;
+	if (w.mean_before > 0) {
+		tt->change = 100.0 * w.diff / w.mean_before;
+		tt->lo = 100.0 * w.lo / w.mean_before;
+		tt->hi = 100.0 * w.hi / w.mean_before;
+	}
+	tt->p = w.p;
+	tt->over = r->o.total_above >= 0 && tt->change > r->o.total_above &&
+		   (!several(r) || tt->p < r->o.alpha);
+	r->failures += tt->over;
+}
+
+/* Holm over the judged rows (the time and, apart, the time against the
+ * rest of the program), then each row's verdict. */
 static int judge(fg_regress *r)
 {
-	double *p = fg_calloc(r->nrows ? r->nrows : 1, sizeof(*p));
+	size_t n = r->nrows ? r->nrows : 1;
+	double *p = fg_calloc(2 * (n > r->nruns ? n : r->nruns), sizeof(*p)), *q = p ? p + n : NULL;
 
 	if (p)
 		for (size_t i = 0; i < r->nrows; i++)
-			p[i] = r->rows[i].p;
-	if (!p || fg_stats_holm(p, r->nrows)) {
+			p[i] = r->rows[i].p, q[i] = r->rows[i].rel_p;
+	if (!p || fg_stats_holm(p, r->nrows) || fg_stats_holm(q, r->nrows)) {
 		free(p);
 		return fg_error_set(FG_ENOMEM, "out of memory comparing profiles");
 	}
@@ -176,12 +245,16 @@ static int judge(fg_regress *r)
 		bool exceeds = row->judged && r->o.fail_above >= 0 && row->change > r->o.fail_above;
 
 		row->p = p[i];
+		row->rel_p = q[i];
 		row->significant = row->judged && !isnan(row->p) && row->p < r->o.alpha;
-		row->over = exceeds && (!several(r) || row->significant);
 		row->noise = exceeds && several(r) && !row->significant;
+		row->over = exceeds && (!several(r) || row->significant);
+		row->drift = row->over && !over_rest(r, row);
+		row->over = row->over && !row->drift;
 		r->failures += row->over;
 		r->judged += row->judged;
 	}
+	judge_total(r, p);
 	free(p);
 	return 0;
 }
@@ -324,6 +397,7 @@ void fg_regress_free(fg_regress *r)
 size_t fg_regress_count(const fg_regress *r) { return r->nrows; }
 const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i) { return &r->rows[i]; }
 size_t fg_regress_failures(const fg_regress *r) { return r->failures; }
+const fg_regress_total *fg_regress_total_of(const fg_regress *r) { return &r->total; }
 
 /* A function name inside a Markdown table cell: in a code span, with the
  * characters that would end the span or the cell replaced. */
@@ -348,49 +422,103 @@ static void threshold(const fg_regress *r, fg_strbuf *sb)
 		fg_strbuf_addf(sb, "%.2f percentage points", r->o.fail_above);
 }
 
-static void name_rows(const fg_regress *r, fg_strbuf *sb, bool noise)
+enum which { ROWS_OVER, ROWS_NOISE, ROWS_DRIFT };
+
+static bool row_is(const fg_regress_row *row, enum which w)
+{
+	return w == ROWS_OVER ? row->over : w == ROWS_NOISE ? row->noise : row->drift;
+}
+
+static size_t count_rows(const fg_regress *r, enum which w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		n += row_is(&r->rows[i], w);
+	return n;
+}
+
+static void name_rows(const fg_regress *r, fg_strbuf *sb, enum which w)
 {
 	for (size_t i = 0, n = 0; i < r->nrows; i++)
-		if (noise ? r->rows[i].noise : r->rows[i].over)
+		if (row_is(&r->rows[i], w))
 			fg_strbuf_addf(sb, "%s %s", n++ ? "," : "", r->rows[i].func);
 	fg_strbuf_addch(sb, '\n');
+}
+
+/* "whole program: 274.22 ms -> 281.10 ms a run, +2.5% [+1.0%, +4.0%], p 0.0031" */
+static void cost(const fg_regress *r, double v, char *buf, size_t n);
+
+static void total_line(const fg_regress *r, enum fg_regress_format fmt, fg_strbuf *sb)
+{
+	const fg_regress_total *t = &r->total;
+	const char *bold = fmt == FG_REGRESS_MARKDOWN && t->over ? "**" : "";
+	char b[48], a[48];
+
+	if (isnan(t->change))
+		return;
+	cost(r, t->before, b, sizeof(b));
+	cost(r, t->after, a, sizeof(a));
+	fg_strbuf_addf(sb, "whole program: %s -> %s a run, %s%+.1f%%%s", b, a, bold, t->change, bold);
+	if (several(r)) {
+		fg_strbuf_addf(sb, " [%+.1f%%, %+.1f%%]", t->lo, t->hi);
+		if (t->p < 0.0001)
+			fg_strbuf_addstr(sb, ", p <0.0001");
+		else
+			fg_strbuf_addf(sb, ", p %.4f", t->p);
+	}
+	if (t->over)
+		fg_strbuf_addf(sb, ": over %.2f%%", r->o.total_above);
+	else if (r->o.total_above >= 0)
+		fg_strbuf_addf(sb, ": not over %.2f%%", r->o.total_above);
+	else if (r->o.measure == FG_REGRESS_TIME)
+		fg_strbuf_addstr(sb, " (each function is judged against the rest of it: "
+				 "what hits all alike fails only a threshold for the whole program)");
+	fg_strbuf_addstr(sb, fmt == FG_REGRESS_MARKDOWN ? "\n\n" : "\n");
 }
 
 static void verdict(const fg_regress *r, enum fg_regress_format fmt, fg_strbuf *sb)
 {
 	const char *bold = fmt == FG_REGRESS_MARKDOWN ? "**" : "";
 	const char *what = r->o.measure == FG_REGRESS_TIME ? "inclusive time" : "share";
-	size_t noise = 0;
+	const char *em = fmt == FG_REGRESS_MARKDOWN ? "*" : "";
+	size_t over = count_rows(r, ROWS_OVER);
 
-	if (r->o.fail_above < 0) {
+	total_line(r, fmt, sb);
+	if (r->o.fail_above < 0 && !r->total.over) {
 		fg_strbuf_addstr(sb, "no threshold set: nothing is judged\n");
 		return;
 	}
-	for (size_t i = 0; i < r->nrows; i++)
-		noise += r->rows[i].noise;
-	if (!r->failures) {
+	if (r->total.over)
+		fg_strbuf_addf(sb, "%sgate failed%s: the whole program's time grew by more than %.2f%%%s\n",
+			       bold, bold, r->o.total_above, several(r) ? ", significantly" : "");
+	if (over) {
+		fg_strbuf_addf(sb, "%sgate failed%s: %zu function%s grew by more than ", bold, bold,
+			       over, over == 1 ? "" : "s");
+		threshold(r, sb);
+		fg_strbuf_addstr(sb, several(r) ? ", significantly:" : ":");
+		name_rows(r, sb, ROWS_OVER);
+	} else if (r->o.fail_above >= 0 && !r->total.over) {
 		fg_strbuf_addf(sb, "%sgate passed%s: no function's %s grew by more than ", bold, bold, what);
 		threshold(r, sb);
 		fg_strbuf_addf(sb, "%s\n", several(r) ? " significantly" : "");
-	} else {
-		fg_strbuf_addf(sb, "%sgate failed%s: %zu function%s grew by more than ", bold, bold,
-			       r->failures, r->failures == 1 ? "" : "s");
-		threshold(r, sb);
-		fg_strbuf_addstr(sb, several(r) ? ", significantly:" : ":");
-		name_rows(r, sb, false);
 	}
-	if (noise) {
-		fg_strbuf_addf(sb, "%snot significant%s (noise at %zu + %zu runs):", fmt ==
-			       FG_REGRESS_MARKDOWN ? "*" : "", fmt == FG_REGRESS_MARKDOWN ? "*" : "",
-			       r->nb, r->na);
-		name_rows(r, sb, true);
+	if (count_rows(r, ROWS_NOISE)) {
+		fg_strbuf_addf(sb, "%snot significant%s (noise at %zu + %zu runs):", em, em, r->nb, r->na);
+		name_rows(r, sb, ROWS_NOISE);
+	}
+	if (count_rows(r, ROWS_DRIFT)) {
+		fg_strbuf_addf(sb, "%swith the whole program%s (not over against the rest of it):", em, em);
+		name_rows(r, sb, ROWS_DRIFT);
 	}
 	if (fmt == FG_REGRESS_MARKDOWN)
 		fg_strbuf_addch(sb, '\n');
 	if (several(r))
 		fg_strbuf_addf(sb, "significance: Welch's t-test over %zu + %zu runs, p adjusted (Holm) over "
-			       "%zu judged functions, significant below %g; %g%% confidence intervals\n",
-			       r->nb, r->na, r->judged, r->o.alpha, 100.0 * (1.0 - r->o.alpha));
+			       "%zu judged functions, significant below %g; %g%% confidence intervals%s\n",
+			       r->nb, r->na, r->judged, r->o.alpha, 100.0 * (1.0 - r->o.alpha),
+			       r->o.measure == FG_REGRESS_TIME ? "; a function fails when both its time and "
+			       "its time against the rest of the program grew" : "");
 	else
 		fg_strbuf_addstr(sb, "one run a side: no significance test — several runs a side tell "
 				 "a change from noise\n");
@@ -440,7 +568,8 @@ static void cells_of(const fg_regress *r, const fg_regress_row *row, struct cell
 		snprintf(c->p, sizeof(c->p), "<0.0001");
 	else
 		snprintf(c->p, sizeof(c->p), "%.4f", row->p);
-	c->note = row->over ? "over" : row->noise ? "not significant" : "";
+	c->note = row->over ? "over" : row->noise ? "not significant" :
+		  row->drift ? "with the whole program" : "";
 }
 
 static void table(const fg_regress *r, enum fg_regress_format fmt, size_t top, fg_strbuf *sb)
