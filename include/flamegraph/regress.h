@@ -62,10 +62,10 @@ typedef struct fg_regress_opts {
 	 * the gate when it grew by more than this many percent and, with
 	 * several runs a side, significantly (Welch's test of its own, not
 	 * in Holm's family). < 0: reported, not judged. With the time
-	 * measure a function is judged against the rest of its program (see
-	 * fg_regress_row), so a change that hits every function alike — a
-	 * machine that got slower between the sides, or a real slowdown of
-	 * everything — shows in the whole program's line and fails only this
+	 * measure the whole program's significant growth is taken out of
+	 * each function's change (see fg_regress_row), so a change that hits
+	 * every function alike — a machine that got slower between the
+	 * sides, or a real slowdown of everything — fails only this
 	 * threshold. */
 	double total_above;
 } fg_regress_opts;
@@ -90,19 +90,19 @@ typedef struct fg_regress_row {
 			       with several runs a side, significant */
 	bool noise;         /* judged, changed by more than fail_above, but not
 			       significant */
-	/* With the time measure: the change of the function's time relative
-	 * to the rest of its program's (cost / (total - cost) per run), in
-	 * percent, and its Holm-adjusted p-value (a family of its own). A
-	 * slowdown of the machine between the sides hits the function and
-	 * the rest alike and leaves this near 0; a function is over only when
-	 * both its time and this grew by more than fail_above, significantly.
-	 * NaN for the share measure and for a function that is nearly the
-	 * whole program (main: the rest is under min_share), which is
-	 * judged as the whole program (fg_regress_total). */
+	/* With the time measure: the change once the whole program's growth
+	 * is taken out, when that growth is significant (a factor: +10% in a
+	 * program 2% slower is +7.8%); the change as it is otherwise. A
+	 * machine that got slower between the sides hits every function and
+	 * so the whole program alike and leaves this near 0; a function is
+	 * over only when this is over fail_above too, significantly. 0 for a function that
+	 * is nearly the whole program (main: the rest under min_share),
+	 * which the whole program's line judges. rel_p: its Welch test (the
+	 * after runs divided by the growth factor), Holm-adjusted apart;
+	 * NaN for main. */
 	double rel_change, rel_p;
 	bool drift;         /* its time grew over fail_above, significantly, but
-			       not against the rest of the program: the whole
-			       program moved */
+			       not beyond the whole program's growth */
 } fg_regress_row;
 
 /* The whole program: all the weight of each run. */
@@ -110,6 +110,7 @@ typedef struct fg_regress_total {
 	double before, after;   /* mean weight per run */
 	double change, lo, hi;  /* percent of before, its confidence interval */
 	double p;               /* Welch's test, not adjusted; NaN with one run a side */
+	bool significant;       /* p < alpha, or one run a side */
 	bool over;              /* over total_above (and significant) */
 } fg_regress_total;
 
