@@ -4,8 +4,12 @@
  * nanoseconds) and its share of all the weight, before and after; with two
  * runs or more a side, Welch's t-test of every judged function, its
  * p-value adjusted with Holm's method over the functions judged, and a
- * confidence interval of the mean change. The gate fails for a function
- * whose change is over the threshold and, given several runs, significant.
+ * confidence interval of the mean change. The whole program is tested on
+ * its own, and its significant growth (a machine that drifted between the
+ * sides hits every function alike) is taken out of each function's
+ * change. The gate fails for a function whose change, with and without
+ * that growth, is over the threshold and, given several runs,
+ * significant; and for the whole program over its own threshold.
  * A table of the largest changes in text or Markdown, for CI logs and
  * code reviews. */
 #ifndef FLAMEGRAPH_REGRESS_H
@@ -90,19 +94,25 @@ typedef struct fg_regress_row {
 			       with several runs a side, significant */
 	bool noise;         /* judged, changed by more than fail_above, but not
 			       significant */
-	/* With the time measure: the change once the whole program's growth
-	 * is taken out, when that growth is significant (a factor: +10% in a
-	 * program 2% slower is +7.8%); the change as it is otherwise. A
-	 * machine that got slower between the sides hits every function and
-	 * so the whole program alike and leaves this near 0; a function is
-	 * over only when this is over fail_above too, significantly. 0 for a function that
-	 * is nearly the whole program (main: the rest under min_share),
-	 * which the whole program's line judges. rel_p: its Welch test (the
-	 * after runs divided by the growth factor), Holm-adjusted apart;
-	 * NaN for main. */
+	/* With the time measure: the change once a growth of the whole
+	 * program is taken out (a factor: +10% in a program 2% slower is
+	 * +7.8%). The growth taken out is the whole program's when that is
+	 * significant, capped by the upper ends of the confidence intervals
+	 * of the rest of the program (all but this function) and of every
+	 * other judged function, so that a function that alone got slower is
+	 * not hidden by the growth it causes; none otherwise. A machine that
+	 * got slower between the sides hits every function alike and leaves
+	 * this near 0. A function is over only when this is over fail_above
+	 * too, significantly. 0 for a function that is nearly the whole
+	 * program (main: the rest under min_share), which the whole
+	 * program's line judges. rel_p: its Welch test (the after runs
+	 * divided by the growth factor), Holm-adjusted over the judged
+	 * functions apart from p; NaN for main. The share measure: the
+	 * change and p as they are. */
 	double rel_change, rel_p;
 	bool drift;         /* its time grew over fail_above, significantly, but
-			       not beyond the whole program's growth */
+			       not beyond the growth taken out ("with the
+			       whole program") */
 } fg_regress_row;
 
 /* The whole program: all the weight of each run. */

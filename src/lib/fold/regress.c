@@ -1,6 +1,7 @@
 /* The regression gate: inclusive cost and share per function in the runs
  * of two profiles, Welch's test per function, Holm's adjustment over the
- * judged ones. One function table serves every run; a stamp per function
+ * judged ones; the whole program's own test, and its growth taken out of
+ * each function's change. One function table serves every run; a stamp per function
  * (the serial number of the last stack that counted it) makes a recursive
  * function count once per stack. */
 #include <errno.h>
