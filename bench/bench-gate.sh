@@ -12,7 +12,8 @@
 # Usage: bench-gate.sh BUILD_DIR
 # Env: BENCH_GATE_POOL (runs per pool, default 16), BENCH_GATE_ROUNDS
 # (stress2 --rounds, one set of pools each, default "20 80": about 0.35
-# and 1.4 s of CPU a run), BENCH_GATE_TRIALS (gates drawn per cell,
+# and 1.4 s of CPU a run; set and empty: examples/cmake is left out),
+# BENCH_GATE_TRIALS (gates drawn per cell,
 # default 40), BENCH_GATE_THRESHOLDS (default "2 5 10"), BENCH_GATE_RUNS
 # (runs a side, default "3 5 8"), BENCH_GATE_KEEP (set: keep the recorded
 # runs and print where they are).
@@ -29,7 +30,7 @@ set -euo pipefail
 build=$(cd "${1:?usage: bench-gate.sh BUILD_DIR}" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 pool=${BENCH_GATE_POOL:-16}
-rounds_list=${BENCH_GATE_ROUNDS:-20 80}
+rounds_list=${BENCH_GATE_ROUNDS-20 80}
 trials=${BENCH_GATE_TRIALS:-40}
 thresholds=${BENCH_GATE_THRESHOLDS:-2 5 10}
 runs=${BENCH_GATE_RUNS:-3 5 8}
@@ -50,7 +51,8 @@ record() {
 	awk '{ $NF = int($NF * 1.025 + 0.5); print }' "$work/$name.$i.folded" > "$work/$name-drift.$i.folded"
 }
 # gate RUNS THRESHOLD A B: draws RUNS runs of pool A and RUNS of pool B
-# (distinct when A = B) and prints the gate's exit status and verdict line
+# (distinct when A = B) and prints "pass" or the verdict's failure lines
+# (the whole program's, then the functions')
 gate() {
 	local n=$1 t=$2 a=$3 b=$4 picks before after
 	picks=$(shuf -i 1-"$pool" -n $((2 * n)) | tr '\n' ' ')
@@ -58,25 +60,33 @@ gate() {
 	after=$(echo "$picks" | cut -d' ' -f$((n + 1))-$((2 * n)) | sed "s|\([0-9]\+\)|$work/$b.\1.folded|g")
 	# shellcheck disable=SC2086
 	"$build/flamegraph-diff-folded" --fail-above "$t" -o /dev/null $before -- $after 2>"$work/gate.err" &&
-		echo pass || grep -m1 '^gate failed' "$work/gate.err"
+		echo pass || grep '^gate failed' "$work/gate.err" | tr '\n' ' '
 }
-# rates BASE SLOW PATTERN: the table of a pair of pools (SLOW: "" for none)
+# count VAR VERDICT: adds 1 to VAR when the verdict failed, and to
+# VAR_w when the whole program's line did
+count() {
+	case $2 in *"gate failed"*) eval "$1=\$(($1 + 1))" ;; esac
+	case $2 in *"whole program's time grew"*) eval "$1_w=\$(($1_w + 1))" ;; esac
+}
+# rates BASE SLOW PATTERN: the table of a pair of pools (SLOW: "" for
+# none); in brackets after the false positives, how many of them the
+# whole program's line made (--fail-above-total, twice the threshold)
 rates() {
-	local base=$1 slow=$2 pattern=$3 fp fd hit
+	local base=$1 slow=$2 pattern=$3 fp fp_w fd fd_w hit
 	printf '%-10s %-6s %-18s %-24s %s\n' threshold runs "false positives" "false pos., +2.5% drift" \
-		"${slow:+detected ($pattern)}"
+		"${slow:+detected (${pattern:-any failure})}"
 	for t in $thresholds; do
 		for n in $runs; do
 			[ $((2 * n)) -le "$pool" ] || continue
-			fp=0 fd=0 hit=0
+			fp=0 fp_w=0 fd=0 fd_w=0 hit=0
 			for _ in $(seq 1 "$trials"); do
-				gate "$n" "$t" "$base" "$base" | grep -q '^gate failed' && fp=$((fp + 1))
-				gate "$n" "$t" "$base" "$base-drift" | grep -q '^gate failed' && fd=$((fd + 1))
+				count fp "$(gate "$n" "$t" "$base" "$base")"
+				count fd "$(gate "$n" "$t" "$base" "$base-drift")"
 				[ -z "$slow" ] ||
-					{ gate "$n" "$t" "$base" "$slow" | grep -q "^gate failed.*$pattern" && hit=$((hit + 1)); }
+					{ gate "$n" "$t" "$base" "$slow" | grep -q "gate failed.*$pattern" && hit=$((hit + 1)); }
 			done
-			printf '%-10s %-6s %-18s %-24s %s\n' "$t%" "$n" "$fp / $trials" "$fd / $trials" \
-				"${slow:+$hit / $trials}"
+			printf '%-10s %-6s %-18s %-24s %s\n' "$t%" "$n" "$fp / $trials ($fp_w)" \
+				"$fd / $trials ($fd_w)" "${slow:+$hit / $trials}"
 		done
 	done
 }
