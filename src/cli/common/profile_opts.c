@@ -40,6 +40,28 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
 	return 0;
 }
 
+/* -z, -zN, -z N, --compression-level[=N]: cargo-flamegraph's level 1
+ * when none is given. */
+int fg_profile_cli_compression_cb(const fg_option *opt, const char *arg, void *target)
+{
+	long long level = 0;
+
+	(void)opt;
+	for (const char *p = arg ? arg : "1"; *p; p++) {
+		if (*p < '0' || *p > '9' || level > 22 || (level = level * 10 + (*p - '0')) > 22) {
+			fg_errorf("-z/--compression-level %s: give a zstd level from 1 to 22, or 0 for none (-z "
+				  "alone: 1)", arg);
+			return -1;
+		}
+	}
+	if (arg && !*arg) {
+		fg_errorf("%s", "--compression-level=: give a zstd level from 1 to 22, or leave out =");
+		return -1;
+	}
+	*(long long *)target = level;
+	return 0;
+}
+
 int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 {
 	fg_profile_alloc *a = target;
