@@ -226,21 +226,55 @@ static int usage(const char *fmt, const char *what)
 	return FG_EXIT_USAGE;
 }
 
+#if !defined(__linux__)
+static bool on_path(const char *tool)
+{
+	char *path = fg_which(tool);
+
+	free(path);
+	return path != NULL;
+}
+
+static bool env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v;
+}
+
+/* macOS, BSD: DTrace when it can run (root, or --root), else Instruments'
+ * xctrace, which needs no root (fg_record_choose). */
+static fg_recorder choose_recorder(const fg_profile_cli *pc)
+{
+	fg_record_host host = {
+		.dtrace_named = env_set("DTRACE"), .xctrace_named = env_set("XCTRACE"),
+		.privileged = geteuid() == 0 || pc->root.on,
+	};
+
+	host.dtrace_found = host.dtrace_named || on_path("dtrace");
+	host.xctrace_found = host.xctrace_named || on_path("xctrace");
+	return fg_record_choose(&host);
+}
+#endif
+
 static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 {
+	static const char *const env_names[] = { "PERF", "DTRACE", "XCTRACE" };
 	const char *env;
 
 #if defined(__linux__)
 	rec->recorder = FG_RECORDER_PERF;
-	env = getenv("PERF");
 #else
-	rec->recorder = FG_RECORDER_DTRACE;
-	env = getenv("DTRACE");
+	rec->recorder = choose_recorder(pc);
 #endif
+	env = getenv(env_names[rec->recorder]);
 	if (env && *env) {
 		rec->tool = pc->tool_env = env;
-		rec->tool_origin = rec->recorder == FG_RECORDER_DTRACE ? "DTRACE" : "PERF";
+		rec->tool_origin = env_names[rec->recorder];
 	}
+	if (rec->recorder == FG_RECORDER_XCTRACE && pc->freq)
+		return usage("%s", "-F/--freq: xctrace's Time Profiler samples at its own rate (1 kHz) "
+			     "— leave -F out, or record with DTrace as root (--root)");
 	if (pc->cmd && pc->freq)
 		return usage("%s", "-c/--cmd and -F/--freq conflict: -c replaces all the recorder "
 			     "arguments — put -F in the -c string");
