@@ -342,6 +342,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->perfdata_out = pc->perfdata_out;
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
+	po->lines = pc->lines;
 	po->perf_script = pc->perf_script;
 	if (pc->stream && pc->no_stream)
 		return usage("%s", "give only one of --stream and --no-stream");

@@ -111,6 +111,7 @@ void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
 
 	*opts = init;
 	opts->inline_frames = !r->o->no_inline;
+	opts->lines = r->o->lines;
 	opts->buildid_dir = r->o->buildid_dir;
 	opts->cache_dir = r->o->debug_cache_dir;
 	/* the program started held before its exec (where it cannot be
@@ -261,6 +262,7 @@ int fg_run_new_collapser(run *r, fg_format fmt)
 	co.skip_after = r->o->skip_after;
 	co.nskip_after = r->o->nskip_after;
 	co.inline_frames = !r->o->no_inline;
+	co.lines = r->o->lines;
 	co.per_thread = r->o->per_thread && !r->o->per_thread_name;
 	/* a flame chart's x axis is time: the samples stay in order */
 	co.keep_order = r->o->render.flamechart;

@@ -360,6 +360,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	r.res = res ? res : &scratch;
 	*r.res = init;
 	r.rec = opts->record;
+	r.rec.script_lines = opts->lines;
 	r.rec.argv = opts->argv;
 	r.rec.argc = opts->argc;
 	r.rec.pids = opts->pids;

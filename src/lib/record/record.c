@@ -373,6 +373,10 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 		err = fg_strvec_push(&sv, "--no-inline");
 	if (!err && opts->mode != FG_RECORD_ON_CPU)
 		err = fg_strvec_push(&sv, "--show-switch-events");
+	if (!err && opts->script_lines)
+		err = fg_strvec_push(&sv, "-F");
+	if (!err && opts->script_lines)
+		err = fg_strvec_push(&sv, "+srcline");
 done:
 	if (!err)
 		err = detach(&sv, out);
