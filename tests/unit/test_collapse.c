@@ -165,7 +165,7 @@ static void srcline_lines(void **state)
 		"\t    1085 main+0x25 (/tmp/prog)\n"
 		"  ??:0\n"
 		"\t    27249 __libc_start_call_main+0x79 (/usr/lib/libc.so.6)\n"
-		"  libc.so.6[27249]\n"
+		"  libc.so.6[+27249]\n"
 		"\t    10f0 _start+0x20 (/tmp/prog)\n"
 		"\n"
 		"prog 7/7 1000 cpu-clock:\n"
@@ -200,6 +200,13 @@ static void srcline_lines(void **state)
 	assert_int_equal(fg_collapser_finish(c), 0);
 	fg_collapser_stats(c, &st);
 	assert_int_equal(st.nwarnings, 0);
+	fg_collapser_free(c);
+	/* a frame line it is not, nor a srcline line: warned about as before */
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &o), 0);
+	assert_int_equal(fg_collapser_feed(c, "p 1/1 1 cpu-clock:\n  [unknown]\n\tff f (m)\n\n", 42), 0);
+	assert_int_equal(fg_collapser_finish(c), 0);
+	fg_collapser_stats(c, &st);
+	assert_int_equal(st.nwarnings, 1);
 	fg_collapser_free(c);
 }
 

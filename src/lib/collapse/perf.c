@@ -625,11 +625,22 @@ static bool srcline_split(fg_view line, fg_view *file, fg_view *lineno)
 	if (!t.len || t.len == line.len)
 		return false;
 	if (t.ptr[t.len - 1] == ']') {
-		/* MODULE[ADDR]: one word */
+		/* MODULE[ADDR] or MODULE[+ADDR], ADDR in hex: one word */
+		const char *open = find_last(t.ptr, t.len, '['), *h;
+		if (!open || open == t.ptr)
+			return false;
 		for (size_t i = 0; i < t.len; i++)
 			if (is_space(t.ptr[i]))
 				return false;
-		return memchr(t.ptr, '[', t.len) != NULL;
+		h = open + 1 + (open[1] == '+');
+		if (h + 2 < t.ptr + t.len && h[0] == '0' && h[1] == 'x')
+			h += 2;
+		if (h >= t.ptr + t.len - 1)
+			return false;
+		for (; h < t.ptr + t.len - 1; h++)
+			if (!is_hex(*h))
+				return false;
+		return true;
 	}
 	if (t.len > 10 && !memcmp(t.ptr + t.len - 10, " (inlined)", 10))
 		t.len -= 10;
