@@ -843,8 +843,7 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, struc
 
 	if (!m->dwarf || !cu_of(m, addr, &cudie))
 		return 0;
-	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler)
-	{
+	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler) {
 		if (!max || !(names[0] = assembly_name(&cudie, addr)))
 			return 0;
 		if (pos)
@@ -913,9 +912,9 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 				      !m->kernel ? find_sym(m, addr) :
 				      pd_kallsyms_find(m, addr, &ksym) ? &ksym : NULL;
 	const char *names[MAX_INLINE];
-	struct pd_srcpos pos[MAX_INLINE];
+	struct pd_srcpos pos[MAX_INLINE], outer = { NULL, 0 };
 	bool lines = s->opts.lines && !m->kernel && !m->jit;
-	size_t n = 0, i, from = 0;
+	size_t n = 0, i;
 	fg_perfdata_frame *f;
 
 	r->first = (uint32_t)m->npool;
@@ -925,11 +924,13 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 	    !(addr >= m->plt_start && addr < m->plt_end) &&
 	    !(addr >= m->plt_sec_start && addr < m->plt_sec_end))
 		n = scope_names(m, addr, names, lines ? pos : NULL, MAX_INLINE);
-	/* lines without inlined frames: the function alone, at the line of
-	 * the outermost call inlined into it */
-	if (n && !s->opts.inline_frames)
-		from = n - 1;
-	for (i = from; i < n; i++) {
+	/* lines without inlined frames: the function alone, named by its
+	 * symbol as ever, at the line of the outermost call inlined into it */
+	if (n && !s->opts.inline_frames) {
+		outer = pos[n - 1];
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
 		if (!(f = pool_add(m)))
 			return FG_ENOMEM;
 		f->addr = rel;
@@ -958,6 +959,8 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 			 pd_demangle(&m->arena, sym->name);
 		f->module = module ? module : m->path;
 		f->kernel = m->kernel;
+		f->file = outer.file;
+		f->line = outer.line;
 	}
 	r->n = (uint32_t)(m->npool - r->first);
 	return 0;
