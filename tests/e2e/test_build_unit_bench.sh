@@ -104,6 +104,9 @@ for mode in --stream --no-stream --perf-script; do
 	check_contains "-z $mode: level 1 asked of perf" err "perf record .*--compression-level=1 "
 	check_contains "-z $mode: both benchmarks in the graph" z$mode.folded "main;bench_alpha [0-9]+$"
 	check_contains "-z $mode: both benchmarks in the graph" z$mode.folded "main;bench_beta [0-9]+$"
+	# lost samples are counted as they are without -z (perf script's
+	# path reads no record itself)
+	[ $mode = --perf-script ] || check_contains "-z $mode: lost samples counted" err "wrote z.svg \([0-9]+ samples, [0-9]+ lost"
 done
 check_exit "-z 3 with a kept recording" 0 fgb --bin plain -z 3 -F 499 --call-graph fp -v -o z3.svg --perfdata-out z3.data
 check_contains "-z 3: level 3" err "perf record .*--compression-level=3 "

@@ -183,6 +183,12 @@ static int do_native(run *r, bool *done)
 	fg_run_status(r, FG_STAGE_DONE, 0, 0);
 	fg_perfdata_free(pd);
 	r->samples_read = st.samples;
+	/* a compressed recording is not counted before it is read (-z):
+	 * the reader, which decompressed it all, knows what was lost */
+	if (!err && !r->res->lost_known && r->res->recorded) {
+		r->res->lost = st.lost;
+		r->res->lost_known = true;
+	}
 	r->res->read_natively = true;
 	r->res->seconds_read = fg_run_now() - t0;
 	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);
