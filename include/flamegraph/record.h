@@ -87,7 +87,7 @@ typedef struct fg_record_opts {
 	bool root;               /* run the recorder through sudo */
 	const char *sudo_flags;  /* extra sudo arguments (split like a shell) */
 	int compression_level;   /* perf -z level; < 0: no compression */
-	bool script_lines;       /* perf script -F +srcline: each frame's
+	bool script_lines;       /* perf script -F ...,+srcline: each frame's
 				    source line, for fg_collapse_opts.lines */
 	const char *const *pids; /* record these running processes ... */
 	size_t npids;
@@ -137,8 +137,9 @@ typedef struct fg_record_opts {
 int fg_record_command(char ***out, const fg_record_opts *opts);
 
 /* Builds `perf script -i PERFDATA [--no-inline] [--show-switch-events]
- * [-F +srcline]` (--show-switch-events for an off-CPU mode, -F +srcline
- * with script_lines); through sudo when opts->root, with -f
+ * [-F +ip,+sym,+dso,+srcline]` (--show-switch-events for an off-CPU
+ * mode; -F with script_lines: the source lines, and the frames' fields
+ * that a tracepoint's default fields would otherwise lose); through sudo when opts->root, with -f
  * then, since perf.data belongs to root. For xctrace, the step that
  * reads a recording back: `xctrace export --input FILE.trace --xpath
  * FG_XCTRACE_XPATH` (the time-profile tables of every run, the XML that

@@ -121,3 +121,22 @@ check_same_file "without --lines: as perf script without srcline" plain-text.fol
 # flamegraph-build --lines: the project's release build (-O2 -g)
 check_exit "flamegraph-build --lines" 0 flamegraph-build --manifest-path "$PWD/proj" --bin prog --lines -F 499 -o b.svg --folded b.folded
 check_lines "flamegraph-build" b.folded
+
+# off-CPU (perf script's scheduler events, with -F ...,+srcline): where the
+# program waits, by line; where perf may not record them, not checked
+cat > sleeper.c <<'C'
+#include <unistd.h>
+int main(void)
+{
+	for (int i = 0; i < 10; i++)
+		usleep(20000); /* SLEEP_CALL */
+	return 0;
+}
+C
+cc -O2 -g -fno-omit-frame-pointer -o sleeper sleeper.c
+sleep_call=$(grep -n SLEEP_CALL sleeper.c | cut -d: -f1)
+if flamegraph --off-cpu -o probe.svg -- ./sleeper 2>/dev/null; then
+	check_exit "flamegraph --off-cpu --lines" 0 flamegraph --off-cpu --lines -o off.svg --folded off.folded -- ./sleeper
+	check_contains "off-CPU: main at the line of the sleep" off.folded ";main:sleeper\.c:$sleep_call;usleep"
+	check_not_contains "off-CPU: no warning about the srcline lines" err "skipped"
+fi

@@ -177,6 +177,14 @@ static void off_cpu_and_hot_cold(void **state)
 	assert_string_equal(got, "[perf] [script] [-i] [p.data] [--show-switch-events]");
 	free(got);
 	fg_argv_free(argv);
+	o.script_lines = true;
+	assert_int_equal(fg_record_script_command(&argv, &o, "p.data", false), 0);
+	got = joined(argv);
+	assert_string_equal(got, "[perf] [script] [-i] [p.data] [--show-switch-events] [-F] "
+				 "[+ip,+sym,+dso,+srcline]");
+	free(got);
+	fg_argv_free(argv);
+	o.script_lines = false;
 	o.custom = "record -e cycles";
 	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
 	assert_non_null(strstr(fg_error_last(), "custom record command"));

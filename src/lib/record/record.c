@@ -376,7 +376,7 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 	if (!err && opts->script_lines)
 		err = fg_strvec_push(&sv, "-F");
 	if (!err && opts->script_lines)
-		err = fg_strvec_push(&sv, "+srcline");
+		err = fg_strvec_push(&sv, "+ip,+sym,+dso,+srcline");
 done:
 	if (!err)
 		err = detach(&sv, out);
