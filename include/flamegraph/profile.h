@@ -144,6 +144,9 @@ typedef struct fg_profile_opts {
 
 	/* Collapse. */
 	bool no_inline;            /* no inlined frames (perf script --no-inline) */
+	bool lines;                /* frames named FUNCTION:FILE:LINE: the sampled
+				      line, the line of each call
+				      (fg_collapse_opts.lines) */
 	const char *const *skip_after; /* drop the callers above these functions */
 	size_t nskip_after;
 	bool per_thread;           /* each thread under its own root frame,

@@ -42,12 +42,13 @@ static void on_perf_line(void *ctx, fg_record_event ev, const char *line, double
 		fg_warnf("perf script: %s", line);
 }
 
-static int through_perf_script(fg_collapser *c, const char *path, bool inline_frames)
+static int through_perf_script(fg_collapser *c, const char *path, const fg_collapse_opts *co)
 {
 	fg_record_opts rec = FG_RECORD_OPTS_INIT;
 
 	rec.tool = getenv("PERF");
-	return fg_record_script_stream(&rec, path, !inline_frames, feed, c, on_perf_line, NULL);
+	rec.script_lines = co->lines;
+	return fg_record_script_stream(&rec, path, !co->inline_frames, feed, c, on_perf_line, NULL);
 }
 
 const char *fg_cli_buildid_dir(void)
@@ -77,7 +78,7 @@ const char *fg_cli_debug_cache_dir(void)
 	return n > 0 && (size_t)n < sizeof(dir) ? dir : NULL;
 }
 
-int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
+int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, const fg_collapse_opts *co,
 			     bool force_script, bool quiet)
 {
 	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
@@ -86,8 +87,9 @@ int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_fram
 	int err;
 
 	if (force_script)
-		return through_perf_script(c, path, inline_frames);
-	opts.inline_frames = inline_frames;
+		return through_perf_script(c, path, co);
+	opts.inline_frames = co->inline_frames;
+	opts.lines = co->lines;
 	opts.buildid_dir = fg_cli_buildid_dir();
 	opts.cache_dir = fg_cli_debug_cache_dir();
 	if ((err = fg_perfdata_open(&r, path, &opts)))
@@ -98,7 +100,7 @@ int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_fram
 				 "script", path, why);
 		fg_perfdata_free(r);
 		r = NULL;
-		err = through_perf_script(c, path, inline_frames);
+		err = through_perf_script(c, path, co);
 		goto done;
 	}
 	err = fg_perfdata_collapse(r, c);
@@ -129,7 +131,7 @@ static ssize_t read_stdin(void *ctx, void *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, bool inline_frames,
+static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, const fg_collapse_opts *co,
 			   bool force_script)
 {
 	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
@@ -141,7 +143,8 @@ static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, bool inline_
 	if (force_script)
 		return fg_error_set(FG_EINVAL, "--perf-script cannot read a recording on standard "
 				    "input — save it to a file and pass that");
-	opts.inline_frames = inline_frames;
+	opts.inline_frames = co->inline_frames;
+	opts.lines = co->lines;
 	if (home && *home && !fg_strbuf_addf(&cache, "%s/.debug", home))
 		opts.buildid_dir = cache.buf;
 	if ((err = fg_perfdata_open_stream(&r, "<stdin>", read_stdin, s, &opts)))
@@ -197,7 +200,7 @@ static bool stdin_file_is_perfdata(void)
 	       fg_perfdata_magic(magic, sizeof(magic));
 }
 
-int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script, bool quiet)
+int fg_cli_collapse_stdin(fg_collapser *c, const fg_collapse_opts *co, bool force_script, bool quiet)
 {
 	struct stdin_stream s = { NULL, NULL, 0, 0 };
 	char head[8];
@@ -209,7 +212,7 @@ int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script
 	 * read once, so its first bytes say which way the rest goes */
 	if (stdin_is_file())
 		return stdin_file_is_perfdata() ?
-			       fg_cli_collapse_perfdata(c, "/dev/stdin", inline_frames, force_script, quiet) :
+			       fg_cli_collapse_perfdata(c, "/dev/stdin", co, force_script, quiet) :
 			       fg_collapse_file(c, "-");
 	if ((err = fg_input_open(&s.in, "-")))
 		return err;
@@ -220,7 +223,7 @@ int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script
 	} else if (fg_perfdata_magic(head, n)) {
 		s.head = head;
 		s.head_len = n;
-		err = stream_perfdata(c, &s, inline_frames, force_script);
+		err = stream_perfdata(c, &s, co, force_script);
 	} else {
 		err = feed_text(c, s.in, head, n);
 	}
