@@ -80,8 +80,11 @@ readelf --debug-dump=info hw/build/flamegraph/release/src/hwspin 2>/dev/null | g
 check_contains "hand-written: with frame pointers" hw-producer "-fno-omit-frame-pointer"
 check_exit "hand-written: --bench hw-bench" 0 flamegraph-build --manifest-path hw --bench hw-bench -F 499 -o hwb.svg -- 1
 check_contains "hand-written: the bench ran" out "^hw-bench: 1.000$"
+touch -d '-1 min' hw/build/flamegraph/release/Makefile
+touch marker
 check_exit "hand-written: --bin hwspin again" 0 flamegraph-build --manifest-path hw --bin hwspin -F 499 -o hw2.svg -- 1
 check_contains "hand-written again: up to date" err "hwspin is up to date"
+check_eq "hand-written again: the dry run ran no config.status" "" "$(find hw/build/flamegraph/release/Makefile -newer marker)"
 snapshot hw > hw-after.txt
 check_same_file "hand-written: the user's tree is unchanged" hw-before.txt hw-after.txt
 # a Makefile whose dry run links nothing

@@ -50,10 +50,16 @@ int fg_autotools_dryrun(fg_project *p)
 
 	if (!st || !st->handwritten)
 		return 0;
-	/* printed, not run (-B: every rule, however much is built already) */
+	/* printed, not run (-B: every rule, however much is built already);
+	 * make remakes a Makefile for real even under -n, and -B would have
+	 * it run config.status each time: the Makefiles count as current */
 	fg_strvec_push(&cmd.argv, "make");
 	fg_strvec_push(&cmd.argv, "-nB");
 	fg_strvec_push(&cmd.argv, "-w");
+	fg_strvec_push(&cmd.argv, "-o");
+	fg_strvec_push(&cmd.argv, "Makefile");
+	fg_strvec_push(&cmd.argv, "-o");
+	fg_strvec_push(&cmd.argv, "config.status");
 	fg_strvec_push(&cmd.env, "LC_ALL=C");
 	if (!(err = fg_cmd_set_cwd(&cmd, p->build_dir))) {
 		if (p->opts.verbose)
