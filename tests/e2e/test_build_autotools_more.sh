@@ -138,7 +138,7 @@ check_contains "make missing: names the package" err "make is not installed — 
 check_exit "make missing (automake)" 1 env PATH="$PWD/nomake" flamegraph-build --manifest-path deps --bin crunch -o nomake.svg
 check_contains "make missing (automake): names the package" err "make is not installed — install it \(Debian/Ubuntu: apt-get install make\)"
 check_eq "make missing: no graph" "no" "$([ -e nomake.svg ] && echo yes || echo no)"
-check_eq "make missing: no recording" "" "$(ls perf.data* 2>/dev/null)"
+check_not_contains "make missing: nothing recorded" err "wrote |samples|perf record"
 
 # ---- a CMakeLists.txt beside the configure.ac ----------------------------------
 cp -r "$FG_SRC/examples/autotools" both
