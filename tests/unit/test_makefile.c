@@ -265,6 +265,29 @@ static void test_handwritten(void **state)
 	rmdir(root);
 }
 
+static void test_included(void **state)
+{
+	static const char mk[] =
+		"DEPS = a.d b.d\n"
+		"include config.mk\n"
+		"  -include $(DEPS) \\\n"
+		"\tlast.mk # a comment\n"
+		"sinclude $(wildcard *.mk)\n"
+		"includes = not-a-directive\n"
+		"all:\n"
+		"\tinclude-not-in-a-recipe x.mk\n";
+	fg_strvec files = FG_STRVEC_INIT;
+	(void)state;
+
+	assert_int_equal(fg_make_included(mk, sizeof(mk) - 1, &files), 0);
+	assert_int_equal(files.n, 4);
+	assert_string_equal(files.v[0], "config.mk");
+	assert_string_equal(files.v[1], "a.d");
+	assert_string_equal(files.v[2], "b.d");
+	assert_string_equal(files.v[3], "last.mk");
+	fg_strvec_clear(&files);
+}
+
 static void test_help(void **state)
 {
 	static const char help[] =
@@ -447,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_automake),
 		cmocka_unit_test(test_automake_deps),
 		cmocka_unit_test(test_handwritten),
+		cmocka_unit_test(test_included),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_dryrun),
