@@ -790,11 +790,17 @@ int fg_make_included(const char *text, size_t len, fg_strvec *out)
 				else {
 					if ((hash = strchr(words, '#')))
 						*hash = '\0';
-					fg_strvec more = FG_STRVEC_INIT;
-					if (!fg_strvec_split(&more, words))
-						err = fg_strvec_pushv(out, (const char *const *)more.v, more.n);
-					fg_error_clear();
-					fg_strvec_clear(&more);
+					/* make's words: split at blanks, no quoting */
+					for (char *w = words; !err && *w;) {
+						size_t n = strcspn(w, " \t\r\n\f\v");
+						if (n) {
+							char *one = fg_strndup(w, n);
+							err = one ? fg_strvec_push(out, one) : FG_ENOMEM;
+							free(one);
+						}
+						w += n;
+						w += strspn(w, " \t\r\n\f\v");
+					}
 				}
 				free(words);
 			}
