@@ -68,7 +68,7 @@ static const fg_option options[] = {
 	FG_OPT_BOOL(0, "dev", &o.dev, "build with the dev profile (-O0 -g)"),
 	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
-	FG_OPT_STRING(0, "build-dir", &proj.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE)"),
+	FG_OPT_STRING(0, "build-dir", &proj.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE, or SYSTEM/PROFILE when another build system is found first)"),
 	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry, Meson option or configure option --NAME=VALUE (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),

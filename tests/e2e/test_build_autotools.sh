@@ -116,5 +116,6 @@ check_exit "configure fails" 2 flamegraph-build --manifest-path broken --bin cru
 check_contains "configure fails: its last lines" err "configure: error: libcrunchmissing is required"
 check_contains "configure fails: config.log's path" err "the whole story is in .*/broken/build/flamegraph/release/config.log"
 check_eq "configure fails: no graph" "no" "$([ -e broken.svg ] && echo yes || echo no)"
+check_not_contains "configure fails: nothing recorded" err "wrote |samples|perf record"
 check_exit "configure fails again (no stamp kept)" 2 flamegraph-build --manifest-path broken --list
 finish

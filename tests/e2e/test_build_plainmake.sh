@@ -39,6 +39,17 @@ check_contains "typo: did you mean" err "did you mean 'primes'"
 snapshot mk > after.txt
 check_same_file "examples/make: the user's tree is unchanged" before.txt after.txt
 
+# make remakes included makefiles for real even in a dry run: a rule that
+# writes the .depend it includes must not write into the user's tree
+mkdir dep
+printf 'int main(void) { return 0; }\n' > dep/tiny.c
+printf 'DEPS = .depend\nall: tiny\ntiny: tiny.o\n\t$(CC) -o tiny tiny.o\n-include $(DEPS) \\\n  gen.mk\n.depend: tiny.c\n\t$(CC) -MM tiny.c > .depend\ngen.mk:\n\techo X=1 > gen.mk\n' > dep/Makefile
+snapshot dep > dep-before.txt
+check_exit "an included .depend with a rule: --list" 0 flamegraph-build --manifest-path dep --list
+check_contains "included .depend: the program" out "^bin +tiny$"
+snapshot dep > dep-after.txt
+check_same_file "included .depend: not written into the tree" dep-before.txt dep-after.txt
+
 # a Makefile that builds nothing with a compiler
 mkdir nocc
 printf 'all:\n\tpython3 build.py\n' > nocc/Makefile

@@ -33,6 +33,7 @@ PY
 fb() { (cd expat && flamegraph-build --manifest-path configure.ac "$@"); }
 
 check_exit "--list (autotools)" 0 fb --list
+check_contains "--list: autotools in a folder apart from CMake's" err "configure.ac: building with autotools in build/flamegraph/autotools/release, apart from the cmake build found first"
 check_contains "--list: xmlwf, a bin_PROGRAMS program" out "^bin +xmlwf$"
 check_contains "--list: runtests, a check_PROGRAMS program" out "^test +runtests, runtestspp$"
 check_exit "--bin xmlwf" 0 fb --bin xmlwf -o ../xmlwf.svg --folded ../xmlwf.folded --perfdata-out ../xmlwf.data -- ../big.xml
@@ -40,7 +41,7 @@ check_contains "xmlwf: a libtool wrapper, the real program profiled" err "xmlwf 
 check_contains "xmlwf: the parser under main" xmlwf.folded ";main;.*XML_ParseBuffer;"
 check_contains "xmlwf: the in-tree library's static functions" xmlwf.folded ";(doContent|storeAtts|contentProcessor);"
 perf script -F ip,dso -i xmlwf.data 2>/dev/null | grep -o '([^)]*)' | sort -u >dsos.txt
-check_contains "xmlwf: the in-tree libexpat.so.1 ran" dsos.txt "build/flamegraph/release/lib/\.libs/libexpat\.so"
+check_contains "xmlwf: the in-tree libexpat.so.1 ran" dsos.txt "build/flamegraph/autotools/release/lib/\.libs/libexpat\.so"
 check_not_contains "xmlwf: not the system's" dsos.txt "^\(/(usr/)?lib/x86_64-linux-gnu/libexpat"
 check_exit "--test runtests" 0 fb --test runtests --call-graph fp -o ../rt.svg --folded ../rt.folded
 check_contains "runtests: its own output" out "Checks: [0-9]+, Failed: 0"

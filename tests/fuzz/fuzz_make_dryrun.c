@@ -2,7 +2,9 @@
  * (fg_make_read_dryrun: lines, continuations, shell operators and
  * quotes, cd, Entering directory, compiler/ar/libtool commands), and
  * the Makefile variable reader (fg_makevars_parse, then every variable
- * the input names expanded) on the same bytes.
+ * the input names expanded) and the include directives read
+ * (fg_make_included: every file named is a non-empty word) on the same
+ * bytes.
  *
  * Checks beyond "no crash": every unit compiles into <build>/obj/ with
  * -g -fno-omit-frame-pointer, every archive we make lies in <build>/lib/
@@ -84,6 +86,18 @@ static void variables(const uint8_t *data, size_t size)
 	fg_makevars_free(mv);
 }
 
+static void included(const uint8_t *data, size_t size)
+{
+	fg_strvec files = FG_STRVEC_INIT;
+
+	if (!fg_make_included((const char *)data, size, &files))
+		for (size_t i = 0; i < files.n; i++)
+			if (!*files.v[i] || strpbrk(files.v[i], " \t\r\n\f\v"))
+				fz_fail("an included file that is not one word");
+	fg_strvec_clear(&files);
+	fg_error_clear();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fg_project_opts opts = FG_PROJECT_OPTS_INIT;
@@ -99,5 +113,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fg_project_free(p);
 	fg_error_clear();
 	variables(data, size);
+	included(data, size);
 	return 0;
 }

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
@@ -150,6 +152,140 @@ static void test_automake(void **state)
 	assert_int_equal(fg_project_select(&sel, p, FG_TARGET_TEST, "crunch"), FG_ENOTFOUND);
 	fg_error_clear();
 	fg_project_free(p);
+}
+
+/* In-tree libraries automake's _DEPENDENCIES leaves out: a configure
+ * substitution in _LDADD, -L folders of the build, a library of the
+ * program's own folder; a -L outside the build is not one. */
+static void test_automake_deps(void **state)
+{
+	static const char mk[] =
+		"top_builddir = ..\n"
+		"CRUNCH_LIBS = $(top_builddir)/lib/libcrunch.la\n"
+		"am__DEPENDENCIES_1 =\n"
+		"bin_PROGRAMS = crunch demo\n"
+		"crunch_DEPENDENCIES = $(am__DEPENDENCIES_1)\n"
+		"crunch_LDADD = $(CRUNCH_LIBS) libhere.la\n"
+		"demo_DEPENDENCIES =\n"
+		"demo_LDADD = -L../util -lutil -L/usr/lib -lm\n"
+		"demo_LDFLAGS = -L$(top_builddir)/extra\n";
+	const char *dir = "/src/proj/build/flamegraph/release/src";
+	fg_project *p = project(FG_MANIFEST_AUTOTOOLS, "/src/proj/configure.ac");
+	const fg_autotools_state *st;
+	(void)state;
+
+	assert_int_equal(fg_autotools_read_makefile(p, dir, mk, sizeof(mk) - 1), 0);
+	st = p->reader_data;
+	assert_int_equal(st->goals[0].deps.n, 1);
+	assert_string_equal(st->goals[0].deps.v[0], "/src/proj/build/flamegraph/release/lib");
+	assert_int_equal(st->goals[0].libs.n, 1);
+	assert_string_equal(st->goals[0].libs.v[0], "libhere.la");
+	assert_int_equal(st->goals[1].deps.n, 2);
+	assert_string_equal(st->goals[1].deps.v[0], "/src/proj/build/flamegraph/release/util");
+	assert_string_equal(st->goals[1].deps.v[1], "/src/proj/build/flamegraph/release/extra");
+	assert_int_equal(st->goals[1].libs.n, 0);
+	fg_project_free(p);
+}
+
+/* A configured Makefile.in written by hand: the programs its dry run
+ * links, made with make in the folder of the nearest Makefile. */
+static void test_handwritten(void **state)
+{
+	static const char top[] = "srcdir = .\nall:\n\tcd src && $(MAKE) all\n";
+	const char *tmp = getenv("TMPDIR");
+	char root[512], path[600], dry[4096];
+	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
+	fg_project_opts opts = FG_PROJECT_OPTS_INIT;
+	fg_project *p = NULL;
+	const fg_autotools_state *st;
+	const struct fg_target *t;
+	FILE *f;
+	(void)state;
+
+	snprintf(root, sizeof(root), "%s/fg-hw-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/build", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/build/src", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/build/%sMakefile", root, i ? "src/" : "");
+		assert_non_null(f = fopen(path, "w"));
+		fputs(i ? "all: spin\n" : top, f);
+		fclose(f);
+	}
+	snprintf(dry, sizeof(dry),
+		 "make: Entering directory '%s/build'\n"
+		 "cd src && make all\n"
+		 "make[1]: Entering directory '%s/build/src'\n"
+		 "gcc -O2 -g -c %s/src/spin.c\n"
+		 "gcc -O2 -g -c \\\n  %s/src/mix.c\n"
+		 "gcc -O2 -g -o spin spin.o mix.o -lm\n"
+		 "gcc -O2 -g spin.o mix.o -o tools/spin-bench -lm\n"
+		 "make[1]: Leaving directory '%s/build/src'\n"
+		 "make: Leaving directory '%s/build'\n", root, root, root, root, root, root);
+	snprintf(path, sizeof(path), "%s/configure.ac", root);
+	loc.type = FG_MANIFEST_AUTOTOOLS;
+	loc.file = path;
+	loc.root = root;
+	char build[600];
+	snprintf(build, sizeof(build), "%s/build", root);
+	opts.build_dir = build;
+	assert_int_equal(fg_project_new(&p, &loc, &opts), 0);
+	assert_int_equal(fg_autotools_read_makefile(p, build, top, sizeof(top) - 1), 0);
+	st = p->reader_data;
+	assert_true(st->handwritten);
+	assert_int_equal(fg_autotools_read_links(p, dry, strlen(dry)), 0);
+	assert_int_equal(fg_project_target_count(p), 2);
+	t = target(p, "spin");
+	assert_int_equal(fg_target_kind_of(t), FG_TARGET_BIN);
+	snprintf(path, sizeof(path), "%s/build/src/spin", root);
+	assert_string_equal(fg_target_exe(t), path);
+	snprintf(path, sizeof(path), "%s/build/src", root);
+	assert_string_equal(st->goals[0].dir, path);
+	assert_string_equal(st->goals[0].goal, "spin");
+	/* written to a folder without a Makefile: made from the one above */
+	assert_int_equal(fg_target_kind_of(target(p, "spin-bench")), FG_TARGET_BENCH);
+	assert_string_equal(st->goals[1].dir, path);
+	assert_string_equal(st->goals[1].goal, "tools/spin-bench");
+	/* nothing linked: an error that says what to do */
+	fg_project_free(p);
+	assert_int_equal(fg_project_new(&p, &loc, &opts), 0);
+	assert_int_equal(fg_autotools_read_links(p, "gcc -c a.c\n", 11), FG_EPARSE);
+	fg_error_clear();
+	fg_project_free(p);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/build/%sMakefile", root, i ? "src/" : "");
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/build/src", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/build", root);
+	rmdir(path);
+	rmdir(root);
+}
+
+static void test_included(void **state)
+{
+	static const char mk[] =
+		"DEPS = a.d b.d\n"
+		"include config.mk\n"
+		"  -include $(DEPS) \\\n"
+		"\tlast.mk # a comment\n"
+		"sinclude $(wildcard *.mk)\n"
+		"includes = not-a-directive\n"
+		"all:\n"
+		"\tinclude-not-in-a-recipe x.mk\n";
+	fg_strvec files = FG_STRVEC_INIT;
+	(void)state;
+
+	assert_int_equal(fg_make_included(mk, sizeof(mk) - 1, &files), 0);
+	assert_int_equal(files.n, 4);
+	assert_string_equal(files.v[0], "config.mk");
+	assert_string_equal(files.v[1], "a.d");
+	assert_string_equal(files.v[2], "b.d");
+	assert_string_equal(files.v[3], "last.mk");
+	fg_strvec_clear(&files);
 }
 
 static void test_help(void **state)
@@ -332,6 +468,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vars),
 		cmocka_unit_test(test_automake),
+		cmocka_unit_test(test_automake_deps),
+		cmocka_unit_test(test_handwritten),
+		cmocka_unit_test(test_included),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_dryrun),

@@ -40,6 +40,49 @@ static int make(fg_project *p, const char *dir, const fg_strvec *goals, const ch
 	return err;
 }
 
+int fg_autotools_dryrun(fg_project *p)
+{
+	fg_autotools_state *st = p->reader_data;
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_strbuf out = FG_STRBUF_INIT;
+	fg_exit_status es = { 0, 0 };
+	int err;
+
+	if (!st || !st->handwritten)
+		return 0;
+	/* printed, not run (-B: every rule, however much is built already);
+	 * make remakes a Makefile for real even under -n, and -B would have
+	 * it run config.status each time: the Makefiles count as current */
+	fg_strvec_push(&cmd.argv, "make");
+	fg_strvec_push(&cmd.argv, "-nB");
+	fg_strvec_push(&cmd.argv, "-w");
+	fg_strvec_push(&cmd.argv, "-o");
+	fg_strvec_push(&cmd.argv, "Makefile");
+	fg_strvec_push(&cmd.argv, "-o");
+	fg_strvec_push(&cmd.argv, "config.status");
+	fg_strvec_push(&cmd.env, "LC_ALL=C");
+	if (!(err = fg_cmd_set_cwd(&cmd, p->build_dir))) {
+		if (p->opts.verbose)
+			fg_project_note(p, "%s/Makefile was written by hand (no automake): reading its "
+					"programs from a dry run, make -nB -w", p->build_dir);
+		err = fg_cmd_capture(&cmd, &out, &es);
+	}
+	if (err == FG_ENOTFOUND)
+		err = fg_error_set(FG_ENOTFOUND, "make is not installed — install it "
+				   "(Debian/Ubuntu: apt-get install make)");
+	if (!err)
+		err = fg_autotools_read_links(p, out.buf ? out.buf : "", out.len);
+	if (err == FG_EPARSE)
+		err = fg_error_set(FG_EPARSE, "%s/Makefile, from a Makefile.in written by hand, links "
+				   "no program in its dry run (make -nB%s) — build the project under "
+				   "bear (bear -- make) and point --manifest-path at the "
+				   "compile_commands.json it writes", p->build_dir,
+				   es.code ? ", which failed: make's message is above" : "");
+	fg_cmd_clear(&cmd);
+	fg_strbuf_release(&out);
+	return err;
+}
+
 static bool is_script(const char *path)
 {
 	char head[2] = { 0 };
@@ -132,6 +175,8 @@ static int build_goal(fg_project *p, const struct fg_target *t, const fg_autotoo
 		err = make(p, g->deps.v[i], NULL, g->deps.v[i]);
 	if (!err && g->built.n)
 		err = make(p, g->dir, &g->built, "the generated sources");
+	if (!err && g->libs.n)
+		err = make(p, g->dir, &g->libs, "the in-tree libraries");
 	if (!err && !(err = fg_strvec_push(&one, g->goal)))
 		err = make(p, g->dir, &one, t->name);
 	fg_strvec_clear(&one);

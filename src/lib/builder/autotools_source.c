@@ -78,6 +78,20 @@ static void automake_ages(const fg_project *p, const char *dir, int depth, struc
 	closedir(d);
 }
 
+/* Whether root's aclocal.m4 is aclocal's output (else the project's own
+ * macros, written by hand: an input of configure, not an output). */
+static bool by_aclocal(const char *root)
+{
+	char *path = fg_path_join(root, "aclocal.m4"), head[256] = { 0 };
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return n > 0 && memmem(head, (size_t)n, "generated automatically by aclocal", 34);
+}
+
 /* Why the generated files of the tree at root need regenerating, or
  * NULL when they are current. */
 static const char *stale(const fg_project *p, const char *root)
@@ -88,9 +102,14 @@ static const char *stale(const fg_project *p, const char *root)
 	if (conf < 0)
 		return "there is no configure script yet";
 	a.oldest_out = conf;
-	if (mtime_or(root, "aclocal.m4", conf) < a.oldest_out)
-		a.oldest_out = mtime_or(root, "aclocal.m4", conf);
 	a.newest_in = mtime_or(root, "configure.ac", mtime_or(root, "configure.in", -1));
+	if (by_aclocal(root)) {
+		if (mtime_or(root, "aclocal.m4", conf) < a.oldest_out)
+			a.oldest_out = mtime_or(root, "aclocal.m4", conf);
+	} else if (mtime_or(root, "aclocal.m4", -1) > a.newest_in) {
+		/* written by hand (no automake): an input of configure */
+		a.newest_in = mtime_or(root, "aclocal.m4", -1);
+	}
 	automake_ages(p, root, 0, &a);
 	return a.newest_in > a.oldest_out ? "configure.ac, a Makefile.am or an m4 file is newer than "
 					   "what was generated from it" : NULL;

@@ -100,6 +100,10 @@ int fg_meson_configure(fg_project *p);
 int fg_autotools_check_profile(const fg_project *p);
 int fg_autotools_source(fg_project *p);
 int fg_autotools_configure(fg_project *p);
+/* When the configured build's Makefile was written by hand (no
+ * automake), reads its programs from a dry run (make -nB -w) in the
+ * build folder: fg_autotools_read_links. 0 for an automake build. */
+int fg_autotools_dryrun(fg_project *p);
 int fg_autotools_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 
 /* Plain Make (builder/make.c): fg_make_open learns the build from a dry

@@ -12,7 +12,33 @@
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
 #include "lib/manifest/makefile.h"
+#include "util/input.h"
 #include "util/banned.h"
+
+/* make remakes the makefiles it reads for real, even under -n (and
+ * -B makes every one out of date): a rule that writes an included
+ * .depend would write into the user's tree. Each is named with -o
+ * (taken as current): the Makefile itself and the files it includes. */
+static int keep_makefiles(const fg_project *p, fg_strvec *argv)
+{
+	fg_strvec files = FG_STRVEC_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	if (fg_read_file(p->loc.file, &text, &len))
+		fg_error_clear();
+	else
+		err = fg_make_included(text, len, &files);
+	for (size_t i = 0; !err && i < files.n; i++)
+		if (!(err = fg_strvec_push(argv, "-o")))
+			err = fg_strvec_push(argv, files.v[i]);
+	if (!err && !(err = fg_strvec_push(argv, "-o")))
+		err = fg_strvec_push(argv, fg_path_base(p->loc.file));
+	fg_strvec_clear(&files);
+	free(text);
+	return err;
+}
 
 int fg_make_open(fg_project *p)
 {
@@ -27,6 +53,8 @@ int fg_make_open(fg_project *p)
 	fg_strvec_push(&cmd.argv, "-w");
 	fg_strvec_push(&cmd.argv, "-f");
 	fg_strvec_push(&cmd.argv, p->loc.file);
+	if ((err = keep_makefiles(p, &cmd.argv)))
+		goto done;
 	/* "Entering directory" in the words the reader knows */
 	fg_strvec_push(&cmd.env, "LC_ALL=C");
 	if (!(err = fg_cmd_set_cwd(&cmd, p->loc.root))) {
@@ -48,6 +76,7 @@ int fg_make_open(fg_project *p)
 	else if (!err && st.code != 0)
 		fg_project_note(p, "the dry run of %s stopped early (make's message is above): using the "
 				"commands it showed", p->loc.file);
+done:
 	fg_cmd_clear(&cmd);
 	fg_strbuf_release(&out);
 	return err;

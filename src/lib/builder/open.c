@@ -51,9 +51,10 @@ static int open_autotools(fg_project *p)
 	p->system = FG_BUILD_AUTOTOOLS;
 	/* an unknown profile is refused before any copy or autoreconf */
 	if ((err = fg_autotools_check_profile(p)) || (err = fg_autotools_source(p)) ||
-	    (err = fg_autotools_configure(p)))
+	    (err = fg_autotools_configure(p)) || (err = fg_autotools_read(p)))
 		return err;
-	return fg_autotools_read(p);
+	/* a Makefile.in written by hand: its link rules name the programs */
+	return fg_autotools_dryrun(p);
 }
 
 static int open_compdb(fg_project *p)

@@ -10,6 +10,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/manifest/autotools.h"
+#include "lib/manifest/makefile.h"
 #include "lib/manifest/makevars.h"
 #include "util/input.h"
 #include "util/banned.h"
@@ -29,6 +30,7 @@ static void state_free(void *data)
 		free(st->goals[i].goal);
 		fg_strvec_clear(&st->goals[i].deps);
 		fg_strvec_clear(&st->goals[i].built);
+		fg_strvec_clear(&st->goals[i].libs);
 	}
 	free(st->goals);
 	free(st);
@@ -161,48 +163,76 @@ static void normalize(char *path)
 	}
 }
 
-/* The build folders of the in-tree libraries a program depends on
- * (its _DEPENDENCIES, else its LDADD, else the folder's LDADD) that lie
- * in another folder of the build. */
-static int dependency_dirs(const fg_project *p, const fg_makevars *mv, const char *dir,
-			   const char *prog, fg_strvec *out)
+/* The words of a program's variables that may name the in-tree
+ * libraries it links: its _DEPENDENCIES (automake leaves out what comes
+ * from a configure substitution or a -l), its _LDADD (else the folder's
+ * LDADD) and its _LDFLAGS (else AM_LDFLAGS), for -L folders. */
+static int link_words(const fg_makevars *mv, const char *prog, fg_strvec *words)
 {
-	fg_strvec words = FG_STRVEC_INIT;
+	static const char *const suffix[] = { "_DEPENDENCIES", "_LDADD", "_LDFLAGS" };
+	static const char *const fallback[] = { NULL, "LDADD", "AM_LDFLAGS" };
 	fg_strbuf var = FG_STRBUF_INIT;
 	char *canon = canonical(prog);
-	size_t blen = strlen(p->build_dir);
 	int err = canon ? 0 : FG_ENOMEM;
 
-	static const char *const suffix[] = { "_DEPENDENCIES", "_LDADD" };
-	for (size_t k = 0; !err && k < 2 && !words.n; k++) {
+	for (size_t k = 0; !err && k < 3; k++) {
 		fg_strbuf_reset(&var);
 		fg_strbuf_addf(&var, "%s%s", canon, suffix[k]);
-		err = var.buf ? fg_makevars_words(mv, var.buf, &words) : FG_ENOMEM;
+		if (!var.buf)
+			err = FG_ENOMEM;
+		else if (fg_makevars_raw(mv, var.buf) || !fallback[k])
+			err = fg_makevars_words(mv, var.buf, words);
+		else
+			err = fg_makevars_words(mv, fallback[k], words);
 	}
-	if (!err && !words.n)
-		err = fg_makevars_words(mv, "LDADD", &words);
+	free(canon);
+	fg_strbuf_release(&var);
+	return err;
+}
+
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
+}
+
+/* The in-tree libraries a program links, from its variables: the build
+ * folders of those in other folders (made with `make -C` first) and
+ * those in its own folder (made as goals first). A -L folder inside the
+ * build counts as one that holds such a library. */
+static int dependencies(const fg_project *p, const fg_makevars *mv, const char *dir,
+			const char *prog, fg_strvec *dirs, fg_strvec *here)
+{
+	fg_strvec words = FG_STRVEC_INIT;
+	int err = link_words(mv, prog, &words);
+
 	for (size_t i = 0; !err && i < words.n; i++) {
 		const char *w = words.v[i];
 		size_t n = strlen(w);
-		if (!((n > 3 && !strcmp(w + n - 3, ".la")) || (n > 2 && !strcmp(w + n - 2, ".a"))) ||
-		    !strchr(w, '/'))
+		bool lib = (n > 3 && !strcmp(w + n - 3, ".la")) || (n > 2 && !strcmp(w + n - 2, ".a"));
+		bool ldir = n > 2 && !strncmp(w, "-L", 2);
+		if (!lib && !ldir)
 			continue;
-		char *path = w[0] == '/' ? fg_strdup(w) : fg_path_join(dir, w), *ldir = NULL;
+		if (ldir)
+			w += 2;
+		char *path = w[0] == '/' ? fg_strdup(w) : fg_path_join(dir, w), *folder = NULL;
 		if (path) {
 			normalize(path);
-			ldir = dir_of(path);
+			folder = ldir ? fg_strdup(path) : dir_of(path);
 		}
-		if (!path || !ldir)
+		if (!path || !folder)
 			err = FG_ENOMEM;
-		else if (strcmp(ldir, dir) && !strncmp(ldir, p->build_dir, blen) &&
-			 (!ldir[blen] || ldir[blen] == '/') && !has(out, ldir))
-			err = fg_strvec_push(out, ldir);
+		else if (!below(folder, p->build_dir))
+			;
+		else if (strcmp(folder, dir)) {
+			if (!has(dirs, folder))
+				err = fg_strvec_push(dirs, folder);
+		} else if (lib && !has(here, fg_path_base(path)))
+			err = fg_strvec_push(here, fg_path_base(path));
 		free(path);
-		free(ldir);
+		free(folder);
 	}
-	free(canon);
 	fg_strvec_clear(&words);
-	fg_strbuf_release(&var);
 	return err;
 }
 
@@ -239,6 +269,10 @@ static char *source_dir_of(const fg_project *p, const fg_autotools_state *st, co
 	return dir[blen] ? fg_path_join(root, dir + blen + 1) : fg_strdup(root);
 }
 
+/* Adds the program `prog` of the Makefile in `dir` (a path below it:
+ * what `make -C dir` is given) of kind `kind` (a guess when `guessed`);
+ * `mv`, that Makefile's variables, tells the libraries it needs (NULL:
+ * none known). */
 static int add_program(fg_project *p, const fg_makevars *mv, const char *dir, const char *prog,
 		       fg_target_kind kind, bool guessed)
 {
@@ -258,10 +292,6 @@ static int add_program(fg_project *p, const fg_makevars *mv, const char *dir, co
 		free(exe);
 		return 0;
 	}
-	if (guessed) {
-		fg_target_kind k = fg_kind_by_name(p, fg_path_base(prog), NULL);
-		kind = k == FG_TARGET_BIN ? FG_TARGET_EXAMPLE : k;
-	}
 	if (!(t = fg_project_add_target(p, fg_path_base(prog), kind)) ||
 	    (err = add_goal(st, p->ntargets - 1))) {
 		free(exe);
@@ -278,8 +308,8 @@ static int add_program(fg_project *p, const fg_makevars *mv, const char *dir, co
 	g = &st->goals[p->ntargets - 1];
 	if (!(g->dir = fg_strdup(dir)) || !(g->goal = fg_strdup(prog)))
 		return FG_ENOMEM;
-	if ((err = dependency_dirs(p, mv, dir, prog, &g->deps)) ||
-	    (err = fg_makevars_words(mv, "BUILT_SOURCES", &g->built)))
+	if (mv && ((err = dependencies(p, mv, dir, prog, &g->deps, &g->libs)) ||
+		   (err = fg_makevars_words(mv, "BUILT_SOURCES", &g->built))))
 		return err;
 	if (kind == FG_TARGET_TEST && !guessed) {
 		/* as `make check` runs it: in its folder, with srcdir */
@@ -298,8 +328,15 @@ static int add_programs(fg_project *p, const fg_makevars *mv, const char *dir, c
 	fg_strvec progs = FG_STRVEC_INIT;
 	int err = fg_makevars_words(mv, var, &progs);
 
-	for (size_t i = 0; !err && i < progs.n; i++)
-		err = add_program(p, mv, dir, progs.v[i], kind, guessed);
+	for (size_t i = 0; !err && i < progs.n; i++) {
+		fg_target_kind k = kind;
+		if (guessed) {
+			/* not installed: an example unless its name says more */
+			k = fg_kind_by_name(p, fg_path_base(progs.v[i]), NULL);
+			k = k == FG_TARGET_BIN ? FG_TARGET_EXAMPLE : k;
+		}
+		err = add_program(p, mv, dir, progs.v[i], k, guessed);
+	}
 	fg_strvec_clear(&progs);
 	return err;
 }
@@ -339,6 +376,10 @@ int fg_autotools_read_makefile(fg_project *p, const char *dir, const char *text,
 
 	if ((err = fg_makevars_parse(&mv, text, len)) || (err = installed_vars(text, len, &vars)))
 		goto done;
+	/* configure's output of a Makefile.in written by hand: no automake
+	 * variables to read; its link rules tell the programs */
+	if (!strcmp(dir, p->build_dir))
+		fg_autotools_state_of(p)->handwritten = !fg_makevars_raw(mv, "AUTOMAKE");
 	/* the project's own name, as AC_INIT gives it */
 	if (!strcmp(dir, p->build_dir) && fg_makevars_raw(mv, "PACKAGE") &&
 	    *fg_makevars_raw(mv, "PACKAGE")) {
@@ -425,4 +466,57 @@ int fg_autotools_read(fg_project *p)
 				    "autotools project? Point --manifest-path at its Makefile or "
 				    "compile_commands.json instead", p->build_dir, p->loc.root);
 	return 0;
+}
+
+/* The folder of the nearest Makefile at or above exe's folder, inside
+ * the build folder (what `make -C` is given), or NULL. */
+static char *makefile_dir(const fg_project *p, const char *exe)
+{
+	char *dir = dir_of(exe);
+
+	while (dir && below(dir, p->build_dir)) {
+		char *mk = fg_path_join(dir, "Makefile");
+		bool found = mk && fg_path_is_file(mk);
+		free(mk);
+		if (found)
+			return dir;
+		if (!strcmp(dir, p->build_dir))
+			break;
+		char *up = dir_of(dir);
+		free(dir);
+		dir = up;
+	}
+	free(dir);
+	return NULL;
+}
+
+int fg_autotools_read_links(fg_project *p, const char *text, size_t len)
+{
+	fg_manifest_loc loc = { 0 };
+	fg_project_opts opts = p->opts;
+	fg_project *scratch = NULL;
+	int err;
+
+	/* the plain-Make reader, on a project rooted in the build folder: the
+	 * programs it finds keep the paths the Makefile writes them to */
+	loc.type = FG_MANIFEST_MAKE;
+	loc.root = p->build_dir;
+	loc.file = fg_path_join(p->build_dir, "Makefile");
+	opts.build_dir = p->build_dir;
+	if (!loc.file)
+		return FG_ENOMEM;
+	if ((err = fg_project_new(&scratch, &loc, &opts)) ||
+	    (err = fg_make_read_dryrun(scratch, p->build_dir, text, len)))
+		goto done;
+	for (size_t i = 0; !err && i < scratch->ntargets; i++) {
+		const struct fg_target *t = &scratch->targets[i];
+		char *dir = makefile_dir(p, t->exe);
+		if (dir)
+			err = add_program(p, NULL, dir, t->exe + strlen(dir) + 1, t->kind, true);
+		free(dir);
+	}
+done:
+	fg_project_free(scratch);
+	free(loc.file);
+	return err;
 }

@@ -24,8 +24,14 @@ typedef struct fg_autotools_goal {
 	char *dir;          /* the build folder of its Makefile (absolute) */
 	char *goal;         /* what `make -C dir` is given ("gzip", "src/foo") */
 	fg_strvec deps;     /* build folders of the in-tree libraries it
-			       links (its _DEPENDENCIES in other folders):
-			       `make -C` each first */
+			       links in other folders: `make -C` each
+			       first. Read from its _DEPENDENCIES, _LDADD
+			       and the -L folders of _LDFLAGS/LDADD, as
+			       automake's _DEPENDENCIES leaves out
+			       configure substitutions and -l */
+	fg_strvec libs;     /* the in-tree libraries it links that its own
+			       folder builds ("libfoo.la"): made before it,
+			       as its _DEPENDENCIES may not list them */
 	fg_strvec built;    /* its folder's BUILT_SOURCES, made before it */
 } fg_autotools_goal;
 
@@ -36,6 +42,9 @@ typedef struct fg_autotools_state {
 	bool copied;        /* srcdir is our copy */
 	fg_strvec options;  /* configure --help's options without "--"
 			       ("enable-foo", "with-bar", "prefix") */
+	bool handwritten;   /* the top Makefile is no automake output (a
+			       Makefile.in written by hand): its programs
+			       come from its link rules */
 	fg_autotools_goal *goals;
 	size_t ngoals;
 } fg_autotools_state;
@@ -62,6 +71,14 @@ int fg_autotools_read(fg_project *p);
  * noinst_PROGRAMS and EXTRA_PROGRAMS -> example, or test/bench by name.
  * A program already read keeps its first kind. FG_ENOMEM. */
 int fg_autotools_read_makefile(fg_project *p, const char *dir, const char *text, size_t len);
+
+/* The programs of a configured build folder whose Makefiles were
+ * written by hand (st->handwritten), from the output of `make -nB -w`
+ * run in it (`text`): each program a link command writes, through the
+ * plain-Make reader (makefile.h), kind guessed from its name, built with
+ * `make -C DIR PROGRAM` in the folder of the nearest Makefile.
+ * FG_EPARSE when the dry run links no program, FG_ENOMEM. */
+int fg_autotools_read_links(fg_project *p, const char *text, size_t len);
 
 /* Whether the feature-like option NAME ("foo" of --enable-foo) is one
  * autoconf, automake or libtool gives every project. */

@@ -252,6 +252,19 @@ static int from_file(fg_manifest_loc *out, const char *path)
 	return err;
 }
 
+int fg_manifest_first_in(const char *dir, fg_manifest_type *type)
+{
+	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
+	fg_strbuf looked = FG_STRBUF_INIT;
+	int r = try_dir(&loc, dir, false, &looked);
+
+	if (r == 1)
+		*type = loc.type;
+	fg_manifest_loc_release(&loc);
+	fg_strbuf_release(&looked);
+	return r;
+}
+
 int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
 {
 	fg_strbuf looked = FG_STRBUF_INIT;

@@ -9,6 +9,7 @@
 #include "flamegraph/error.h"
 #include "lib/manifest/compdb_impl.h"
 #include "lib/manifest/makefile.h"
+#include "lib/manifest/makevars.h"
 #include "util/hashmap.h"
 #include "util/banned.h"
 
@@ -737,5 +738,76 @@ int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t
 	free(r.cwd);
 	fg_strmap_release(&r.objects);
 	fg_strmap_release(&r.seen);
+	return err;
+}
+
+/* ---- included makefiles ------------------------------------------------------ */
+
+static bool include_directive(const char *line, size_t n, size_t *skip)
+{
+	static const char *const words[] = { "include", "-include", "sinclude" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = strlen(words[i]);
+		if (n > k && !memcmp(line, words[i], k) && (line[k] == ' ' || line[k] == '\t')) {
+			*skip = k + 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+int fg_make_included(const char *text, size_t len, fg_strvec *out)
+{
+	fg_makevars *mv = NULL;
+	fg_strbuf line = FG_STRBUF_INIT;
+	size_t pos = 0;
+	int err = fg_makevars_parse(&mv, text, len);
+
+	while (!err && pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - text) : len, skip;
+		/* a continued line: joined */
+		if (end > pos && text[end - 1] == '\\' && nl) {
+			fg_strbuf_add(&line, text + pos, end - pos - 1);
+			fg_strbuf_addch(&line, ' ');
+			pos = end + 1;
+			continue;
+		}
+		fg_strbuf_add(&line, text + pos, end - pos);
+		pos = nl ? end + 1 : len;
+		if (!line.buf) {
+			err = FG_ENOMEM;
+			break;
+		}
+		const char *l = line.buf;
+		if (*l != '\t') {
+			while (*l == ' ')
+				l++;
+			if (include_directive(l, strlen(l), &skip)) {
+				char *words = fg_makevars_expand(mv, l + skip), *hash;
+				if (!words)
+					err = FG_ENOMEM;
+				else {
+					if ((hash = strchr(words, '#')))
+						*hash = '\0';
+					/* make's words: split at blanks, no quoting */
+					for (char *w = words; !err && *w;) {
+						size_t n = strcspn(w, " \t\r\n\f\v");
+						if (n) {
+							char *one = fg_strndup(w, n);
+							err = one ? fg_strvec_push(out, one) : FG_ENOMEM;
+							free(one);
+						}
+						w += n;
+						w += strspn(w, " \t\r\n\f\v");
+					}
+				}
+				free(words);
+			}
+		}
+		fg_strbuf_reset(&line);
+	}
+	fg_strbuf_release(&line);
+	fg_makevars_free(mv);
 	return err;
 }

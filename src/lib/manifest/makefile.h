@@ -51,6 +51,13 @@ typedef struct fg_make_state {
  * FG_ENOMEM. */
 int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t len);
 
+/* The files a Makefile's text includes (include, -include, sinclude;
+ * variables expanded as makevars.h does, so a function such as
+ * $(wildcard) names nothing), appended to out: the dry run names them
+ * with -o, as make remakes an included makefile for real even under -n
+ * (it would write into the user's tree). FG_ENOMEM. */
+int fg_make_included(const char *text, size_t len, fg_strvec *out);
+
 /* One dry-run line split into commands (at &&, ||, ;, |, outside quotes)
  * and words, for tests: `cb` gets each command's words. */
 typedef int (*fg_make_command_fn)(void *ctx, fg_strvec *words);

@@ -125,6 +125,37 @@ void fg_build_recipe_release(struct fg_build_recipe *r)
 	fg_strvec_clear(&r->profile_ldflags);
 }
 
+/* <root>/build/flamegraph/PROFILE, for the build system discovery picks
+ * in the root. Another one named with --manifest-path in the same tree
+ * (configure beside a CMakeLists.txt) gets a folder of its own,
+ * build/flamegraph/SYSTEM/PROFILE: two build systems never configure
+ * into one folder. A compile_commands.json shares the folder of the
+ * Makefile beside it: both compile through the same units and stamps. */
+static char *default_build_dir(const fg_project *p, const fg_manifest_loc *loc, const char *profile)
+{
+	static const char *const systems[] = {
+		[FG_MANIFEST_TOML] = "toml", [FG_MANIFEST_CMAKE] = "cmake",
+		[FG_MANIFEST_COMPDB] = "compdb", [FG_MANIFEST_MESON] = "meson",
+		[FG_MANIFEST_AUTOTOOLS] = "autotools", [FG_MANIFEST_MAKE] = "make",
+	};
+	fg_manifest_type first = loc->type;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (fg_manifest_first_in(loc->root, &first) != 1)
+		first = loc->type;
+	fg_error_clear();
+	fg_strbuf_addf(&sb, "%s/build/flamegraph/", loc->root);
+	if (first != loc->type && loc->type != FG_MANIFEST_COMPDB &&
+	    (unsigned)loc->type < sizeof(systems) / sizeof(systems[0])) {
+		fg_strbuf_addf(&sb, "%s/", systems[loc->type]);
+		fg_project_note(p, "%s: building with %s in build/flamegraph/%s/%s, apart from the %s "
+				"build found first in %s", fg_path_base(loc->file), systems[loc->type],
+				systems[loc->type], profile, systems[first], loc->root);
+	}
+	fg_strbuf_addstr(&sb, profile);
+	return fg_strbuf_detach(&sb, NULL);
+}
+
 int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
 {
 	fg_project *p = fg_calloc(1, sizeof(*p));
@@ -143,11 +174,8 @@ int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_projec
 	p->name = fg_strdup(fg_path_base(loc->root));
 	if (opts->build_dir)
 		p->build_dir = fg_strdup(opts->build_dir);
-	else {
-		fg_strbuf sb = FG_STRBUF_INIT;
-		fg_strbuf_addf(&sb, "%s/build/flamegraph/%s", loc->root, profile);
-		p->build_dir = fg_strbuf_detach(&sb, NULL);
-	}
+	else
+		p->build_dir = default_build_dir(p, loc, profile);
 	if (!p->loc.file || !p->loc.root || !p->profile || !p->name || !p->build_dir ||
 	    (loc->toml && !p->loc.toml))
 		goto done;

@@ -105,6 +105,10 @@ struct fg_project {
 };
 
 /* Notes a progress line through opts.note (printf-style). */
+/* The manifest discovery would pick in dir itself (no climbing), in
+ * *type: 1 when there is one, 0 when none, FG_ENOMEM. */
+int fg_manifest_first_in(const char *dir, fg_manifest_type *type);
+
 void fg_project_note(const fg_project *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Appends a target (zeroed) and returns it, or NULL (FG_ENOMEM). */

@@ -1,0 +1,4 @@
+DEPS = a.d
+-include $(DEPS) \
+  b.mk
+include x.mk # c
