@@ -75,6 +75,8 @@ void pd_symbols_release(pd_symbols *s)
 
 	while ((e = fg_strmap_next(&s->modules, &i))) {
 		pd_module *m = e->value.p;
+		if (!m)
+			continue; /* its allocation failed */
 		module_release(m);
 		free(m->path);
 		free(m);
