@@ -41,6 +41,16 @@ sweep "collapse-perf dwarf.data, one thread" -- flamegraph-collapse-perf -n 1 dw
 (cd ex-toml && sweep "build --list (examples/toml)" -- flamegraph-build --list)
 (cd ex-make && sweep "build --list (examples/make)" -- flamegraph-build --list)
 cat table
+# with -o, a run that fails leaves no file behind (nor a partial one)
+for at in 10 30 50 70 90; do
+	rm -f part.folded
+	if FG_FAULT_AT=$at LD_PRELOAD=$FG_TEST_BIN/failalloc.so \
+		flamegraph-collapse-perf -o part.folded dwarf.data 2>/dev/null; then
+		check_same_file "-o part.folded, point $at" dwarf.folded part.folded
+	elif [ -e part.folded ]; then
+		fail "-o part.folded was written although point $at failed the run"
+	fi
+done
 [ ! -s bad ] || fail "$(cat bad)"
 # every program was swept: a normal run that failed is no pass
 check_eq "programs swept" 8 "$(wc -l <table)"
