@@ -38,6 +38,8 @@ sweep diff-folded -- flamegraph-diff-folded fp.folded dwarf.folded
 sweep "collapse-perf fp.data" -- flamegraph-collapse-perf -n 2 fp.data
 sweep "collapse-perf dwarf.data" -- flamegraph-collapse-perf -n 2 dwarf.data
 sweep "collapse-perf dwarf.data, one thread" -- flamegraph-collapse-perf -n 1 dwarf.data
+# the profile orchestration on a recording: read, fold, render
+sweep "flamegraph --perfdata dwarf.data" -- flamegraph --perfdata dwarf.data --deterministic -o -
 (cd ex-toml && sweep "build --list (examples/toml)" -- flamegraph-build --list)
 (cd ex-make && sweep "build --list (examples/make)" -- flamegraph-build --list)
 cat table
@@ -53,4 +55,4 @@ for at in 10 30 50 70 90; do
 done
 [ ! -s bad ] || fail "$(cat bad)"
 # every program was swept: a normal run that failed is no pass
-check_eq "programs swept" 8 "$(wc -l <table)"
+check_eq "programs swept" 9 "$(wc -l <table)"
