@@ -45,6 +45,14 @@ int fg_error_set(int code, const char *fmt, ...)
 /* Forgets the thread's last error. */
 void fg_error_clear(void);
 
+/* How many allocations have failed in the library so far, in any thread.
+ * Every failure is also returned as FG_ENOMEM by the call that met it;
+ * this count is the safety net for a caller that must not hand on a
+ * result after a failure a lower layer could not report (a callback of a
+ * third-party library has no error channel): compare it before and after
+ * the work, and treat a change as FG_ENOMEM. */
+unsigned long fg_error_nomem_count(void);
+
 FG_API_END
 #ifdef __cplusplus
 }

@@ -274,9 +274,10 @@ int cmd_flamegraph_build(int argc, char **argv)
 	}
 	if (o.list || o.list_names) {
 		char *text = o.list_names ? fg_project_names(p, o.list_names) : fg_project_describe(p);
-		if (!text)
+		if (!text || fg_cli_check_memory())
 			code = fg_die_lib(FG_ENOMEM);
-		fputs(text ? text : "", stdout);
+		else
+			fputs(text, stdout);
 		free(text);
 		goto done;
 	}

@@ -130,7 +130,8 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	    (err = read_side(runs + nb, na, argv + nb, &asum)))
 		goto lib_error;
 	if ((err = fg_diff_folded_write(bsum ? bsum : runs[0], asum ? asum : runs[nb], &dopts,
-					fg_outfile_stream(of))))
+					fg_outfile_stream(of))) ||
+	    (err = fg_cli_check_memory()))
 		goto lib_error;
 	err = fg_outfile_commit(of);
 	of = NULL;

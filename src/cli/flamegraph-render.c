@@ -129,6 +129,8 @@ int cmd_flamegraph_render(int argc, char **argv)
 			goto lib_error;
 	warn_skipped(f, al.quiet);
 	err = fg_render_svg(f, &ro, fg_outfile_stream(of));
+	if (!err || err == FG_ENODATA)
+		err = fg_cli_check_memory() ? FG_ENOMEM : err;
 	if (err && err != FG_ENODATA) {
 		fg_outfile_abort(of);
 		of = NULL;

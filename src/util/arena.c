@@ -28,8 +28,12 @@ void *fg_arena_alloc(fg_arena *a, size_t n)
 		size = a->block_size ? a->block_size : 64 * 1024;
 		if (size < rounded)
 			size = rounded;
-		if (!fg_add_size(size, sizeof(*b), &n) || !(b = malloc(n))) {
-			fg_error_set(FG_ENOMEM, "out of memory (arena block)");
+		if (!fg_add_size(size, sizeof(*b), &n)) {
+			fg_error_set(FG_ENOMEM, "arena allocation overflow");
+			return NULL;
+		}
+		if (!(b = malloc(n))) {
+			fg_nomem(n);
 			return NULL;
 		}
 		b->size = size;

@@ -186,7 +186,8 @@ int fg_read_file(const char *path, char **data, size_t *len)
 		sb.len += (size_t)n;
 		sb.buf[sb.len] = '\0';
 	}
-	*data = fg_strbuf_detach(&sb, len);
+	if (!(*data = fg_strbuf_detach(&sb, len)))
+		err = FG_ENOMEM;
 done:
 	fg_strbuf_release(&sb);
 	fg_input_close(in);

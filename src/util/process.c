@@ -26,16 +26,22 @@ int fg_strvec_push(fg_strvec *sv, const char *s)
 {
 	char *copy;
 
+	if (sv->failed)
+		return fg_error_set(FG_ENOMEM, "out of memory");
 	if (sv->n + 2 > sv->alloc) {
 		size_t n = sv->alloc ? sv->alloc * 2 : 8;
 		char **p = fg_realloc_array(sv->v, n, sizeof(*p));
-		if (!p)
+		if (!p) {
+			sv->failed = true;
 			return FG_ENOMEM;
+		}
 		sv->v = p;
 		sv->alloc = n;
 	}
-	if (!(copy = fg_strdup(s)))
+	if (!(copy = fg_strdup(s))) {
+		sv->failed = true;
 		return FG_ENOMEM;
+	}
 	sv->v[sv->n++] = copy;
 	sv->v[sv->n] = NULL;
 	return 0;
@@ -50,6 +56,8 @@ int fg_strvec_pushf(fg_strvec *sv, const char *fmt, ...)
 	va_start(ap, fmt);
 	err = fg_strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	if (err == FG_ENOMEM)
+		sv->failed = true;
 	if (!err)
 		err = fg_strvec_push(sv, sb.buf);
 	fg_strbuf_release(&sb);
@@ -76,6 +84,16 @@ void fg_strvec_clear(fg_strvec *sv)
 	free(sv->v);
 	sv->v = NULL;
 	sv->n = sv->alloc = 0;
+	sv->failed = false;
+}
+
+static int push_word(fg_strvec *sv, const fg_strbuf *word)
+{
+	if (fg_strbuf_failed(word)) {
+		sv->failed = true;
+		return fg_strbuf_check(word);
+	}
+	return fg_strvec_push(sv, word->buf);
 }
 
 int fg_strvec_split(fg_strvec *sv, const char *s)
@@ -92,7 +110,7 @@ int fg_strvec_split(fg_strvec *sv, const char *s)
 				break;
 			}
 			if (in_word)
-				err = fg_strvec_push(sv, word.buf);
+				err = push_word(sv, &word);
 			break;
 		}
 		if (quote == '\'') {
@@ -108,7 +126,7 @@ int fg_strvec_split(fg_strvec *sv, const char *s)
 			else
 				fg_strbuf_addch(&word, c);
 		} else if (c == ' ' || c == '\t' || c == '\n') {
-			if (in_word && (err = fg_strvec_push(sv, word.buf)))
+			if (in_word && (err = push_word(sv, &word)))
 				break;
 			fg_strbuf_reset(&word);
 			in_word = 0;
@@ -384,6 +402,8 @@ int fg_cmd_spawn(const fg_cmd *cmd, fg_child *child)
 	pid_t pid;
 
 	child_init(child);
+	if (cmd->argv.failed || cmd->env.failed)
+		return fg_error_set(FG_ENOMEM, "out of memory");
 	if (!cmd->argv.n)
 		return fg_error_set(FG_EINVAL, "empty command");
 	if (pipe2(errp, O_CLOEXEC) != 0 ||

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +14,7 @@ void fg_strbuf_init(fg_strbuf *sb, size_t hint)
 {
 	sb->buf = fg_strbuf_empty;
 	sb->len = sb->alloc = sb->cap = 0;
+	sb->failed = false;
 	if (hint)
 		fg_strbuf_grow(sb, hint);
 }
@@ -31,6 +33,13 @@ char *fg_strbuf_detach(fg_strbuf *sb, size_t *len)
 {
 	char *out;
 
+	if (sb->failed) {
+		fg_strbuf_release(sb);
+		fg_error_set(FG_ENOMEM, "out of memory");
+		if (len)
+			*len = 0;
+		return NULL;
+	}
 	if (len)
 		*len = sb->len;
 	out = sb->alloc ? sb->buf : fg_strdup("");
@@ -44,19 +53,27 @@ int fg_strbuf_grow(fg_strbuf *sb, size_t extra)
 	size_t need, n;
 	char *p;
 
-	if (!fg_add_size(sb->len, extra, &need) || !fg_add_size(need, 1, &need))
+	if (sb->failed)
+		return fg_error_set(FG_ENOMEM, "out of memory");
+	if (!fg_add_size(sb->len, extra, &need) || !fg_add_size(need, 1, &need)) {
+		sb->failed = true;
 		return fg_error_set(FG_ENOMEM, "buffer size overflow");
+	}
 	if (sb->cap && need - 1 > sb->cap)
 		return fg_error_set(FG_ELIMIT, "buffer limit of %zu bytes reached", sb->cap);
 	if (need <= sb->alloc)
 		return 0;
 	n = sb->alloc ? sb->alloc : 64;
 	while (n < need)
-		if (!fg_mul_size(n, 2, &n))
+		if (!fg_mul_size(n, 2, &n)) {
+			sb->failed = true;
 			return fg_error_set(FG_ENOMEM, "buffer size overflow");
+		}
 	p = realloc(sb->alloc ? sb->buf : NULL, n);
-	if (!p)
-		return fg_error_set(FG_ENOMEM, "out of memory (%zu bytes)", n);
+	if (!p) {
+		sb->failed = true;
+		return fg_nomem(n);
+	}
 	if (!sb->alloc)
 		p[0] = '\0';
 	sb->buf = p;
@@ -117,6 +134,11 @@ int fg_strbuf_addf(fg_strbuf *sb, const char *fmt, ...)
 	err = fg_strbuf_vaddf(sb, fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+int fg_strbuf_check(const fg_strbuf *sb)
+{
+	return sb->failed ? fg_error_set(FG_ENOMEM, "out of memory") : 0;
 }
 
 void fg_strbuf_setlen(fg_strbuf *sb, size_t len)
@@ -198,12 +220,25 @@ int fg_parse_double(fg_view v, double *out)
 	return 0;
 }
 
+static atomic_ulong nomem_count;
+
+unsigned long fg_error_nomem_count(void)
+{
+	return atomic_load(&nomem_count);
+}
+
+int fg_nomem(size_t bytes)
+{
+	atomic_fetch_add(&nomem_count, 1);
+	return fg_error_set(FG_ENOMEM, "out of memory (%zu bytes)", bytes);
+}
+
 void *fg_malloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		fg_error_set(FG_ENOMEM, "out of memory (%zu bytes)", n);
+		fg_nomem(n);
 	return p;
 }
 
@@ -212,7 +247,7 @@ void *fg_calloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
-		fg_error_set(FG_ENOMEM, "out of memory (%zu x %zu bytes)", n, size);
+		fg_nomem(n * size);
 	return p;
 }
 
@@ -227,7 +262,7 @@ void *fg_realloc_array(void *p, size_t n, size_t size)
 	}
 	q = realloc(p, bytes ? bytes : 1);
 	if (!q)
-		fg_error_set(FG_ENOMEM, "out of memory (%zu bytes)", bytes);
+		fg_nomem(bytes);
 	return q;
 }
 

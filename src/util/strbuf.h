@@ -1,6 +1,12 @@
 /* fg_strbuf: a growable, always NUL-terminated byte buffer (git's strbuf),
  * with an optional size cap for hostile input; fg_view: a borrowed
- * {ptr, len} slice. */
+ * {ptr, len} slice.
+ *
+ * Allocation failure is sticky (docs/ARCHITECTURE.md, "Out of memory"):
+ * once a growth fails, every later append does nothing and returns
+ * FG_ENOMEM, and fg_strbuf_failed() says so until the buffer is released.
+ * A build-up of many appends may ignore their results and check
+ * fg_strbuf_failed() once, before the text is used. */
 #ifndef FG_UTIL_STRBUF_H
 #define FG_UTIL_STRBUF_H
 
@@ -14,18 +20,21 @@ typedef struct fg_strbuf {
 	size_t len;    /* bytes used, not counting the NUL */
 	size_t alloc;  /* bytes allocated (0: buf is the static "") */
 	size_t cap;    /* 0: unlimited; else len never exceeds cap */
+	bool failed;   /* an allocation failed: the text is incomplete */
 } fg_strbuf;
 
 extern char fg_strbuf_empty[];
-#define FG_STRBUF_INIT { fg_strbuf_empty, 0, 0, 0 }
+#define FG_STRBUF_INIT { fg_strbuf_empty, 0, 0, 0, false }
 
 void fg_strbuf_init(fg_strbuf *sb, size_t hint);
 void fg_strbuf_release(fg_strbuf *sb);
-/* Hands the buffer to the caller (free() it) and resets sb. */
+/* Hands the buffer to the caller (free() it) and resets sb. NULL (with
+ * FG_ENOMEM set) when an allocation failed, now or in an earlier append:
+ * the buffer is then released. */
 char *fg_strbuf_detach(fg_strbuf *sb, size_t *len);
 
-/* Growth and appends return 0, or FG_ENOMEM / FG_ELIMIT (cap reached; the
- * buffer then holds what fitted). */
+/* Growth and appends return 0, or FG_ENOMEM (sticky: see above) /
+ * FG_ELIMIT (cap reached; the buffer then holds what fitted). */
 int fg_strbuf_grow(fg_strbuf *sb, size_t extra);
 int fg_strbuf_add(fg_strbuf *sb, const void *data, size_t len);
 int fg_strbuf_addstr(fg_strbuf *sb, const char *s);
@@ -34,7 +43,14 @@ int fg_strbuf_addf(fg_strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int fg_strbuf_vaddf(fg_strbuf *sb, const char *fmt, va_list ap);
 void fg_strbuf_setlen(fg_strbuf *sb, size_t len);
+/* Empties the buffer; a failure stays (the build-up it belongs to failed). */
 static inline void fg_strbuf_reset(fg_strbuf *sb) { fg_strbuf_setlen(sb, 0); }
+/* Whether an allocation for sb failed since it was initialised or
+ * released: its text is then incomplete and must not be used. */
+static inline bool fg_strbuf_failed(const fg_strbuf *sb) { return sb->failed; }
+/* 0, or FG_ENOMEM (set as the thread's error) if sb failed: the one check
+ * at the end of a build-up. */
+int fg_strbuf_check(const fg_strbuf *sb);
 
 /* A borrowed slice of bytes; not NUL-terminated. */
 typedef struct fg_view {
@@ -103,11 +119,17 @@ int fg_parse_double(fg_view v, double *out);
 	((need) <= (alloc) ? 0 : fg_alloc_grow(&(arr), (need), &(alloc), sizeof(*(arr)), (first)))
 int fg_alloc_grow(void *arrp, size_t need, size_t *alloc, size_t elem_size, size_t first);
 
-/* malloc family that abort()-free report failure: NULL plus FG_ENOMEM set. */
+/* malloc family that abort()-free report failure: NULL plus FG_ENOMEM set,
+ * and the failure counted (fg_error_nomem_count, flamegraph/error.h). */
 void *fg_malloc(size_t n);
 void *fg_calloc(size_t n, size_t size);
 void *fg_realloc_array(void *p, size_t n, size_t size);
 char *fg_strndup(const char *s, size_t n);
 static inline char *fg_strdup(const char *s) { return fg_strndup(s, strlen(s)); }
+
+/* Sets FG_ENOMEM ("out of memory (N bytes)") as the thread's error and
+ * counts the failure; for allocators of our own (arena) that call malloc
+ * directly. Returns FG_ENOMEM. */
+int fg_nomem(size_t bytes);
 
 #endif

@@ -33,6 +33,70 @@ static void strbuf_grows_and_caps(void **state)
 	fg_strbuf_release(&sb);
 }
 
+/* A failed growth is sticky: later appends do nothing, the buffer says
+ * so until released, detach hands out nothing; real allocation failures
+ * are counted for the programs' check. */
+static void strbuf_failure_is_sticky(void **state)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	unsigned long before = fg_error_nomem_count();
+	fg_strvec sv = FG_STRVEC_INIT;
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_exit_status st;
+	size_t len = 1;
+
+	(void)state;
+	assert_int_equal(fg_strbuf_addstr(&sb, "abc"), 0);
+	assert_false(fg_strbuf_failed(&sb));
+#ifndef __SANITIZE_ADDRESS__ /* its allocator aborts on such a size */
+	/* grown to 2^63 bytes: no machine gives them */
+	assert_int_equal(fg_strbuf_grow(&sb, SIZE_MAX / 4), FG_ENOMEM);
+	assert_int_equal(fg_error_nomem_count(), before + 1);
+	before++;
+#else
+	assert_int_equal(fg_strbuf_grow(&sb, SIZE_MAX), FG_ENOMEM);
+#endif
+	assert_true(fg_strbuf_failed(&sb));
+	assert_int_equal(fg_strbuf_addstr(&sb, "def"), FG_ENOMEM);
+	assert_int_equal(fg_strbuf_addf(&sb, "%d", 1), FG_ENOMEM);
+	assert_string_equal(sb.buf, "abc");
+	fg_strbuf_reset(&sb);
+	assert_true(fg_strbuf_failed(&sb));
+	assert_int_equal(fg_strbuf_check(&sb), FG_ENOMEM);
+	assert_null(fg_strbuf_detach(&sb, &len));
+	assert_int_equal(len, 0);
+	/* released (detach releases a failed buffer): usable again */
+	assert_false(fg_strbuf_failed(&sb));
+	assert_int_equal(fg_strbuf_addstr(&sb, "x"), 0);
+	assert_int_equal(fg_strbuf_check(&sb), 0);
+	fg_strbuf_release(&sb);
+
+	/* a size that overflows fails too, but is no allocation failure */
+	assert_int_equal(fg_strbuf_addstr(&sb, "abc"), 0);
+	assert_int_equal(fg_strbuf_grow(&sb, SIZE_MAX), FG_ENOMEM);
+	assert_true(fg_strbuf_failed(&sb));
+	assert_int_equal(fg_error_nomem_count(), before);
+	fg_strbuf_release(&sb);
+#ifndef __SANITIZE_ADDRESS__
+	assert_null(fg_malloc(SIZE_MAX / 2));
+	assert_int_equal(fg_error_nomem_count(), before + 1);
+#endif
+
+	/* a command whose argv failed is never run */
+	assert_int_equal(fg_strvec_push(&cmd.argv, "true"), 0);
+	cmd.argv.failed = true;
+	assert_int_equal(fg_strvec_push(&cmd.argv, "x"), FG_ENOMEM);
+	assert_int_equal(cmd.argv.n, 1);
+	assert_int_equal(fg_cmd_run(&cmd, &st), FG_ENOMEM);
+	fg_cmd_clear(&cmd);
+	/* clearing forgets the failure */
+	sv.failed = true;
+	fg_strvec_clear(&sv);
+	assert_false(fg_strvec_failed(&sv));
+	assert_int_equal(fg_strvec_push(&sv, "a"), 0);
+	fg_strvec_clear(&sv);
+}
+
 static void numbers_parse_with_overflow_checks(void **state)
 {
 	unsigned long long u;
@@ -222,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(strbuf_grows_and_caps),
+		cmocka_unit_test(strbuf_failure_is_sticky),
 		cmocka_unit_test(numbers_parse_with_overflow_checks),
 		cmocka_unit_test(strmap_counts_and_sorts),
 		cmocka_unit_test(split_like_a_shell),

@@ -126,7 +126,7 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 		if (err)
 			goto done;
 	}
-	if ((err = fg_collapser_finish(c)))
+	if ((err = fg_collapser_finish(c)) || (err = fg_cli_check_memory()))
 		goto done;
 	report(c, a);
 	if ((err = fg_collapser_write(c, fg_outfile_stream(of))))

@@ -86,6 +86,20 @@ int fg_exit_code_for(int err)
 
 int fg_die_lib(int err)
 {
+	/* an allocation that failed on the way is the cause, whatever the
+	 * error it led to says (a name left out, a path cut short) */
+	if (err != FG_EINTR && (err == FG_ENOMEM || fg_error_nomem_count())) {
+		fg_errorf("out of memory — free some memory (or raise the limit: ulimit -v) "
+			  "or give a smaller input");
+		return fg_exit_code_for(FG_ENOMEM);
+	}
 	fg_errorf("%s", *fg_error_last() ? fg_error_last() : "unknown error");
 	return fg_exit_code_for(err);
+}
+
+int fg_cli_check_memory(void)
+{
+	if (fg_error_nomem_count())
+		return fg_error_set(FG_ENOMEM, "out of memory");
+	return 0;
 }

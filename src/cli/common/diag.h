@@ -26,8 +26,15 @@ void fg_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fg_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fg_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints fg_error_last() as an error and returns the exit code that fits
- * the library error code `err`. */
+ * the library error code `err`. After an allocation failure (err is
+ * FG_ENOMEM, or fg_error_nomem_count() moved) it prints one "out of
+ * memory" error instead, whatever error the failure led to. */
 int fg_die_lib(int err);
+/* FG_ENOMEM (set as the error) if any allocation of the library failed in
+ * this run, else 0: the programs call it before they write a result, so
+ * that a failure no caller could report never ends in a quietly
+ * different result (docs/ARCHITECTURE.md, "Out of memory"). */
+int fg_cli_check_memory(void);
 /* The exit code for a library error code. */
 int fg_exit_code_for(int err);
 

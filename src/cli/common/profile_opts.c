@@ -546,9 +546,15 @@ void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *
 int fg_profile_cli_run(const fg_profile_opts *po, const fg_profile_cli *pc)
 {
 	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+	int err;
 
 	fg_profile_cli_before(po);
-	return fg_profile_cli_report(po, pc, &res, fg_profile_run(po, &res));
+	err = fg_profile_run(po, &res);
+	/* the outputs are written by then: no exit 0 for a graph that may
+	 * lack what a failed allocation held */
+	if (!err)
+		err = fg_cli_check_memory();
+	return fg_profile_cli_report(po, pc, &res, err);
 }
 
 static void before_run(void *ctx, const fg_profile_opts *po)

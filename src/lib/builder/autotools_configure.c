@@ -355,6 +355,8 @@ int fg_autotools_configure(fg_project *p)
 	fg_strbuf_addf(&want, "%s\n", st->srcdir);
 	for (size_t i = 0; i < args.n; i++)
 		fg_strbuf_addf(&want, "%s\n", args.v[i]);
+	if ((err = fg_strbuf_check(&want)))
+		goto done;
 	if (fg_read_file(stamp_path, &stamp, &len))
 		fg_error_clear();
 	if (stamp && want.buf && !strcmp(stamp, want.buf) && fg_path_is_file(makefile) &&

@@ -206,7 +206,10 @@ int fg_cmake_configure(fg_project *p)
 			goto done;
 		}
 		free(defaults);
-		defaults = fg_cmake_cache_defaults(cache);
+		if (!(defaults = fg_cmake_cache_defaults(cache))) {
+			err = FG_ENOMEM;
+			goto done;
+		}
 		if ((err = write_text(defaults_path, defaults)))
 			goto done;
 		fg_strvec_clear(&args);
@@ -216,7 +219,10 @@ int fg_cmake_configure(fg_project *p)
 	nbase = args.n;
 	if ((err = fg_cmake_feature_args(p, cache, defaults, &args)))
 		goto done;
-	want = join_lines(&args);
+	if (!(want = join_lines(&args))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	stamp = read_text(stamp_path);
 	/* right after the first configure the feature switches are usually
 	 * the values CMake just chose: configuring again would change nothing */

@@ -565,7 +565,10 @@ int fg_meson_configure(fg_project *p)
 	    (err = fg_strvec_pushv(&base, (const char *const *)feats.v, feats.n)) ||
 	    (err = fg_strvec_pushv(&base, (const char *const *)user.v, user.n)))
 		goto done;
-	want = join_lines(&base);
+	if (!(want = join_lines(&base))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	stamp = fg_meson_read_text(stamp_path);
 	if (fresh && options_are(options, &feats))
 		err = fg_meson_write_text(stamp_path, want);

@@ -359,8 +359,10 @@ int fg_git_export(fg_git_export_result *out, const char *repo_path,
 	err = export_tree(&ctx, tree, dirfd, 0);
 	if (err)
 		goto done;
-	if (ctx.skipped.len)
-		res.skipped_submodules = fg_strbuf_detach(&ctx.skipped, NULL);
+	if (ctx.skipped.len && !(res.skipped_submodules = fg_strbuf_detach(&ctx.skipped, NULL))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	*out = res;
 	memset(&res, 0, sizeof(res));
 done:

@@ -89,7 +89,8 @@ static int read_head(fg_git_info *info, git_repository *repo)
 	}
 	if (err)
 		goto done;
-	info->branch = fg_strbuf_detach(&sb, NULL);
+	if (!(info->branch = fg_strbuf_detach(&sb, NULL)))
+		err = FG_ENOMEM;
 done:
 	fg_strbuf_release(&sb);
 	git_commit_free(commit);

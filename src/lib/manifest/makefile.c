@@ -172,9 +172,13 @@ int fg_make_split_line(const char *line, fg_make_command_fn cb, void *ctx)
 			if (!piece)
 				return FG_ENOMEM;
 			/* an unterminated quote: not a command we can read */
-			if (!fg_strvec_split(&words, piece) && words.n)
+			int split = fg_strvec_split(&words, piece);
+			if (!split && words.n)
 				err = cb(ctx, &words);
-			fg_error_clear();
+			if (split == FG_ENOMEM)
+				err = split;
+			else
+				fg_error_clear();
 			fg_strvec_clear(&words);
 			free(piece);
 			if (err)
@@ -691,10 +695,8 @@ static int read_lines(struct reader *r, const char *text, size_t len)
 		}
 		fg_strbuf_add(&line, text + pos, k - pos);
 		pos = nl ? end + 1 : len;
-		if (!line.buf) {
-			err = FG_ENOMEM;
+		if ((err = fg_strbuf_check(&line)))
 			break;
-		}
 		int d = directory_line(r, line.buf);
 		if (d < 0)
 			err = d;

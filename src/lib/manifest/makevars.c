@@ -253,8 +253,10 @@ static int assignment(fg_makevars *mv, char *line)
 		return 0;
 	if (op == '+' && e) {
 		fg_strbuf sb = FG_STRBUF_INIT;
+		char *joined;
 		fg_strbuf_addf(&sb, "%s%s%s", (char *)e->value.p, *(char *)e->value.p ? " " : "", value);
-		return sb.buf ? set_var(mv, name, nlen, fg_strbuf_detach(&sb, NULL)) : FG_ENOMEM;
+		joined = fg_strbuf_detach(&sb, NULL);
+		return joined ? set_var(mv, name, nlen, joined) : FG_ENOMEM;
 	}
 	if (op == ':') {
 		char *now = fg_makevars_expand(mv, value);

@@ -151,8 +151,8 @@ static int grow(pd_chunk *c, const char **why)
 		*why = "compressed record expands beyond 64 MiB";
 		return FG_EPARSE;
 	}
-	if (!(p = realloc(c->data, c->cap * 2)))
-		return fg_error_set(FG_ENOMEM, "out of memory");
+	if (!(p = fg_realloc_array(c->data, c->cap, 2)))
+		return FG_ENOMEM;
 	c->data = p;
 	c->cap *= 2;
 	return 0;

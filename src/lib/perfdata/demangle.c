@@ -73,13 +73,20 @@ const char *pd_demangle(fg_arena *arena, const char *name)
 	if (name[0] != '_' || name[1] != 'Z')
 		return name;
 	pthread_once(&demangler_once, find_demangler);
-	if (!demangler || !(d = demangler(name, NULL, NULL, &status)) || status) {
+	if (demangler)
+		d = demangler(name, NULL, NULL, &status);
+	if (status == -1 && demangler) { /* its allocation failed */
+		free(d);
+		fg_nomem(strlen(name));
+		return NULL;
+	}
+	if (!d || status) {
 		free(d);
 		return name;
 	}
 	from = name_start(d);
 	copy = fg_arena_strndup(arena, d + from, strlen(d + from));
 	free(d);
-	return copy ? copy : name;
+	return copy;
 }
 

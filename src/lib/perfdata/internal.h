@@ -194,8 +194,9 @@ void pd_jitmap_free(pd_jitmap *m);
 
 /* A C++ name ("_Z...") demangled into arena without the return type
  * template instances carry ("work::churn<long>(std::map<...>&, int)"),
- * or name itself (not mangled, no demangler, not demangled). The
- * demangler is libstdc++'s __cxa_demangle, looked up on first use. */
+ * or name itself (not mangled, no demangler, not demangled); NULL, with
+ * FG_ENOMEM set, when memory ran out. The demangler is libstdc++'s
+ * __cxa_demangle, looked up on first use. */
 const char *pd_demangle(fg_arena *arena, const char *name);
 
 /* ---- machine.c ---- */

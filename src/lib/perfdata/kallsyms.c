@@ -56,7 +56,7 @@ static int read_all(const char *path, char **out, size_t *len)
 		return 1;
 	for (;;) {
 		if (!buf || n == alloc) {
-			char *nb = realloc(buf, buf ? alloc *= 2 : alloc);
+			char *nb = fg_realloc_array(buf, buf ? alloc *= 2 : alloc, 1);
 			if (!nb) {
 				err = FG_ENOMEM;
 				break;
@@ -308,8 +308,8 @@ int pd_kallsyms_load(pd_symbols *s, pd_module *m)
 			if (n && sorted && m->kstart[n - 1] == addr) {
 				n--; /* of several at one address, the last listed */
 			} else if (n == alloc) {
-				uint64_t *ns = realloc(m->kstart, 2 * alloc * sizeof(*ns));
-				uint32_t *nn = ns ? realloc(m->kname, 2 * alloc * sizeof(*nn)) : NULL;
+				uint64_t *ns = fg_realloc_array(m->kstart, 2 * alloc, sizeof(*ns));
+				uint32_t *nn = ns ? fg_realloc_array(m->kname, 2 * alloc, sizeof(*nn)) : NULL;
 				if (ns)
 					m->kstart = ns;
 				if (!nn)

@@ -29,6 +29,8 @@ void pd_machine_release(pd_machine *m)
 
 	while ((e = fg_strmap_next(&m->procs, &i))) {
 		pd_proc *p = e->value.p;
+		if (!p)
+			continue; /* its allocation failed */
 		free(p->maps);
 		free(p);
 	}

@@ -195,6 +195,8 @@ int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_rea
 	err = read_stream_prologue(r, name, &b);
 	r->prologue = (unsigned char *)fg_strbuf_detach(&b, &r->size);
 	r->base = r->prologue;
+	if (!err && !r->prologue)
+		err = FG_ENOMEM;
 	if (!err && r->size >= 16 && fg_perfdata_magic(r->base, r->size) && pd_u64(r->base + 8) != 16)
 		err = fg_error_set(FG_EINVAL, "%s: the file form of perf.data cannot be read from a "
 				   "stream (only perf record -o -): pass it as a file", name);

@@ -117,8 +117,13 @@ static int unit_of(pd_scope_index *ix, Dwarf_Die *cudie, struct pd_unit_scopes *
 	u = &ix->v[ix->n++];
 	memset(u, 0, sizeof(*u));
 	u->cu = cu;
-	if ((err = walk(u, cudie, 0)))
+	if ((err = walk(u, cudie, 0))) {
+		/* half walked, its scopes have no ends: not kept */
+		free(u->v);
+		free(u->ranges);
+		ix->n--;
 		return err;
+	}
 	*out = u;
 	return 0;
 }

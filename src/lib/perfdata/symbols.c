@@ -75,6 +75,8 @@ void pd_symbols_release(pd_symbols *s)
 
 	while ((e = fg_strmap_next(&s->modules, &i))) {
 		pd_module *m = e->value.p;
+		if (!m)
+			continue; /* its allocation failed */
 		module_release(m);
 		free(m->path);
 		free(m);
@@ -501,9 +503,10 @@ void pd_hex_id(const pd_module *m, char *out)
 }
 
 /* The separate file with the symbols of m (runtime is its own ELF),
- * in perf's order; NULL when runtime itself is to be used. */
+ * in perf's order; NULL when runtime itself is to be used, or (*err
+ * FG_ENOMEM) when a path could not be made. */
 static Elf *find_symfile(pd_symbols *s, pd_module *m, Elf *runtime, const char *runtime_path,
-			 int *fd)
+			 int *fd, int *err)
 {
 	const char *dbg = s->opts.debug_dir ? s->opts.debug_dir : "/usr/lib/debug";
 	const char *link = debuglink(runtime), *slash = strrchr(runtime_path, '/');
@@ -534,12 +537,14 @@ static Elf *find_symfile(pd_symbols *s, pd_module *m, Elf *runtime, const char *
 			goto done;
 	}
 done:
+	*err = fg_strbuf_check(&p);
 	fg_strbuf_release(&p);
 	return elf;
 }
 
 /* The file the map names, or its copy in the build-id cache when that
- * one is not the recorded build. */
+ * one is not the recorded build (path: its name; failed when it could
+ * not be made). */
 static Elf *open_runtime(pd_symbols *s, pd_module *m, fg_strbuf *path, int *fd)
 {
 	Elf *elf = NULL;
@@ -641,6 +646,8 @@ static int load_module(pd_symbols *s, pd_module *m)
 	if (m->jit)
 		return pd_jitmap_load(&m->jitmap, m->path);
 	elf = open_runtime(s, m, &path, &fd);
+	if ((err = fg_strbuf_check(&path)))
+		goto done;
 	if (elf && !(m->elf_path = fg_strdup(path.buf))) {
 		err = FG_ENOMEM;
 		goto done;
@@ -658,8 +665,8 @@ static int load_module(pd_symbols *s, pd_module *m)
 		m->build_id_len = elf_build_id(elf, m->build_id);
 	if ((err = read_segments(m, elf)))
 		goto done;
-	if (!m->vdso)
-		symelf = find_symfile(s, m, elf, path.buf, &sfd);
+	if (!m->vdso && !(symelf = find_symfile(s, m, elf, path.buf, &sfd, &err)) && err)
+		goto done;
 	if (symelf)
 		err = load_elf_symbols(m, symelf, SHT_SYMTAB, &raw);
 	else
@@ -747,15 +754,7 @@ static bool has_linkage_name(Dwarf_Die *die)
 	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
 }
 
-/* The compilation unit holding addr (the aranges when there are; else
- * each unit's ranges). */
-static bool cu_of(pd_module *m, uint64_t addr, Dwarf_Die *out)
-{
-	bool found;
 
-	/* out of memory: no inlined frames, as for an address in no unit */
-	return !pd_cu_of(&m->cus, m->dwarf, addr, out, &found) && found;
-}
 
 /* The function of an assembly unit at addr, as addr2line names it (and
  * perf with it): of the unit's functions around addr, the smallest, of
@@ -826,35 +825,40 @@ static void line_at(Dwarf_Die *cudie, uint64_t addr, struct pd_srcpos *pos)
 }
 
 /* Names of the scopes around addr: inlined instances innermost first,
- * then the function; with pos, the source line of each (the sampled line
- * for the innermost, the call line of the scope inside for the others).
- * Returns how many (0: no DWARF for addr). The
+ * then the function, in *count (0: no DWARF for addr); with pos, the
+ * source line of each (the sampled line for the innermost, the call line
+ * of the scope inside for the others). Returns 0 or FG_ENOMEM. The
  * scopes of dwarf_getscopes go from an inlined instance on to its
  * abstract definition's, not to where it was inlined: the chain of
  * callers is that of the innermost scope's enclosing DIEs
  * (dwarf_getscopes_die). */
-static size_t scope_names(pd_module *m, uint64_t addr, const char **names, struct pd_srcpos *pos,
-			  size_t max)
+static int scope_names(pd_module *m, uint64_t addr, const char **names, struct pd_srcpos *pos,
+		       size_t max, size_t *count)
 {
 	Dwarf_Die cudie, chain[MAX_SCOPE_DEPTH];
 	int lang;
 	size_t i, n, k = 0, inner = 0; /* inner: the last function scope seen */
-	bool cplus;
+	bool cplus, found;
 
-	if (!m->dwarf || !cu_of(m, addr, &cudie))
+	*count = 0;
+	/* the compilation unit holding addr (the aranges when there are;
+	 * else each unit's ranges) */
+	if (!m->dwarf)
+		return 0;
+	if (pd_cu_of(&m->cus, m->dwarf, addr, &cudie, &found))
+		return FG_ENOMEM;
+	if (!found)
 		return 0;
 	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler) {
-		if (!max || !(names[0] = assembly_name(&cudie, addr)))
-			return 0;
-		if (pos)
+		*count = max && (names[0] = assembly_name(&cudie, addr)) ? 1 : 0;
+		if (*count && pos)
 			line_at(&cudie, addr, &pos[0]);
-		return 1;
+		return 0;
 	}
 	cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 		lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
-	/* out of memory: no inlined frames, as for an address in no scope */
 	if (pd_scopes_at(&m->scopes, &cudie, addr, chain, MAX_SCOPE_DEPTH, &n))
-		return 0;
+		return FG_ENOMEM;
 	for (i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
@@ -873,7 +877,8 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, struc
 			break;
 		}
 	}
-	return k;
+	*count = k;
+	return 0;
 }
 
 static fg_perfdata_frame *pool_add(pd_module *m)
@@ -899,6 +904,8 @@ static bool same_function(fg_arena *arena, const char *name, const char *sym)
 		return false;
 	a = pd_demangle(arena, name);
 	b = pd_demangle(arena, sym);
+	if (!a || !b)
+		return false; /* out of memory: the caller's demangling fails too */
 	la = strcspn(a, "(");
 	lb = strcspn(b, "(");
 	return la == lb && !memcmp(a, b, la);
@@ -922,8 +929,9 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 	 * for (which would visit every unit) */
 	if (sym && !m->kernel && (s->opts.inline_frames || lines) &&
 	    !(addr >= m->plt_start && addr < m->plt_end) &&
-	    !(addr >= m->plt_sec_start && addr < m->plt_sec_end))
-		n = scope_names(m, addr, names, lines ? pos : NULL, MAX_INLINE);
+	    !(addr >= m->plt_sec_start && addr < m->plt_sec_end) &&
+	    scope_names(m, addr, names, lines ? pos : NULL, MAX_INLINE, &n))
+		return FG_ENOMEM;
 	/* lines without inlined frames: the function alone, named by its
 	 * symbol as ever, at the line of the outermost call inlined into it */
 	if (n && !s->opts.inline_frames) {
@@ -941,7 +949,8 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		/* DWARF's C++ names are the mangled linkage names */
 		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
 			return FG_ENOMEM;
-		f->sym = pd_demangle(&m->arena, f->inlined ? f->sym : sym->name);
+		if (!(f->sym = pd_demangle(&m->arena, f->inlined ? f->sym : sym->name)))
+			return FG_ENOMEM;
 		if (lines) {
 			f->file = pos[i].file;
 			f->line = pos[i].line;
@@ -957,6 +966,8 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		/* perf shows a JIT's names as it wrote them */
 		f->sym = m->kernel ? name : !sym ? NULL : m->jit ? sym->name :
 			 pd_demangle(&m->arena, sym->name);
+		if (sym && !m->kernel && !f->sym)
+			return FG_ENOMEM;
 		f->module = module ? module : m->path;
 		f->kernel = m->kernel;
 		f->file = outer.file;

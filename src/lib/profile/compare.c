@@ -109,8 +109,8 @@ int fg_compare_export(char **dir_out, bool *reused, fg_git_export_result *res,
 	if (rename(tmp.buf, dir.buf) != 0 && !fg_path_is_dir(dir.buf))
 		err = fg_error_set(FG_EIO, "cannot rename %s to %s", tmp.buf, dir.buf);
 done:
-	if (!err)
-		*dir_out = fg_strbuf_detach(&dir, NULL);
+	if (!err && !(*dir_out = fg_strbuf_detach(&dir, NULL)))
+		err = FG_ENOMEM;
 	fg_strbuf_release(&dir);
 	fg_strbuf_release(&tmp);
 	return err;

@@ -1,0 +1,58 @@
+# The allocation-failure sweep of the programs (sourced by
+# tests/e2e/test_alloc_faults*.sh with FAULT_STEP set): a small program
+# recorded with frame pointers and with dwarf call graphs, its perf
+# script text and folded stacks, and two example projects; then every
+# FAULT_STEP-th allocation point of each program on them is failed in
+# turn by tests/lib/alloc-faults.sh, which accepts only the exact output
+# or a non-zero exit with a message. Prints one line per program.
+command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
+# the sanitizers replace malloc themselves: the shim would never be called
+if grep -q __asan_init "$(command -v flamegraph-collapse-perf)"; then
+	echo "skipped: sanitizer build (its allocator cannot be interposed)"
+	exit 77
+fi
+cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
+if ! perf record -q --no-bpf-event -F 499 -g -o fp.data -- ./callgraph 300 >/dev/null 2>record.err; then
+	echo "perf cannot record here:"
+	cat record.err
+	exit 77
+fi
+check_exit "record dwarf" 0 perf record -q --no-bpf-event -F 499 --call-graph dwarf,8192 \
+	-o dwarf.data -- ./callgraph 300
+perf script -i fp.data >fp.txt 2>/dev/null
+check_exit "fold fp" 0 flamegraph-collapse-perf -o fp.folded fp.data
+check_exit "fold dwarf" 0 flamegraph-collapse-perf -o dwarf.folded dwarf.data
+cp -r "$FG_SRC/examples/toml" ex-toml
+cp -r "$FG_SRC/examples/make" ex-make
+# the uncompressed debug files cached on the first run are read after
+sweep=$FG_SRC/tests/lib/alloc-faults.sh
+: >table
+sweep() {
+	"$sweep" -s "$FAULT_STEP" "$@" >>"$top/table" 2>>"$top/bad" || true
+}
+top=$PWD
+sweep -i fp.txt "collapse-perf (perf script text)" -- flamegraph-collapse-perf
+sweep render -- flamegraph-render --deterministic fp.folded
+sweep diff-folded -- flamegraph-diff-folded fp.folded dwarf.folded
+# the native reader: its worker threads start with -n 2
+sweep "collapse-perf fp.data" -- flamegraph-collapse-perf -n 2 fp.data
+sweep "collapse-perf dwarf.data" -- flamegraph-collapse-perf -n 2 dwarf.data
+sweep "collapse-perf dwarf.data, one thread" -- flamegraph-collapse-perf -n 1 dwarf.data
+# the profile orchestration on a recording: read, fold, render
+sweep "flamegraph --perfdata dwarf.data" -- flamegraph --perfdata dwarf.data --deterministic -o -
+(cd ex-toml && sweep "build --list (examples/toml)" -- flamegraph-build --list)
+(cd ex-make && sweep "build --list (examples/make)" -- flamegraph-build --list)
+cat table
+# with -o, a run that fails leaves no file behind (nor a partial one)
+for at in 10 30 50 70 90; do
+	rm -f part.folded
+	if FG_FAULT_AT=$at LD_PRELOAD=$FG_TEST_BIN/failalloc.so \
+		flamegraph-collapse-perf -o part.folded dwarf.data 2>/dev/null; then
+		check_same_file "-o part.folded, point $at" dwarf.folded part.folded
+	elif [ -e part.folded ]; then
+		fail "-o part.folded was written although point $at failed the run"
+	fi
+done
+[ ! -s bad ] || fail "$(cat bad)"
+# every program was swept: a normal run that failed is no pass
+check_eq "programs swept" 9 "$(wc -l <table)"
