@@ -31,8 +31,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h> /* rename */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,6 +42,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -115,11 +118,30 @@ static bool g_key_made;
 static uint64_t g_threads;
 static bool g_written;
 static pid_t g_pid;                   /* ours: a vfork child (same memory) is not */
-static char g_written_path[PATH_MAX]; /* removed again when an exec fails */
+static char g_written_path[PATH_MAX]; /* this process' recording (reserved at its first write) */
+
+/* Sampling (FLAMEGRAPH_ALLOC_SAMPLE=BYTES): 0 records every allocation.
+ * Otherwise an allocation of s bytes is taken with probability
+ * 1 - exp(-s/BYTES) (a countdown of exponentially distributed bytes, as
+ * Go's and tcmalloc's heap profilers do) and weighs 1/that probability,
+ * so bytes and counts are unbiased estimates; calls and blocks are then
+ * counted in 1/CALL_UNIT units, rounded when written. */
+static double g_sample;
+static uint64_t g_unit = 1;
+enum { CALL_UNIT = 1 << 16 };
+
+/* The recording is written again every g_flush_ns while the program
+ * allocates (FLAMEGRAPH_ALLOC_FLUSH_MS, default 1000; 0: only at the
+ * end), so a process killed by SIGKILL, or dying where no handler runs,
+ * leaves what it recorded up to then. */
+static int64_t g_flush_ns = 1000000000;
+static _Atomic int64_t g_next_flush;
 
 static TLS struct table *t_table;
 static TLS int t_busy;  /* inside our own code: nested calls go straight through */
 static TLS bool t_gone; /* the thread's table was merged (it is ending) */
+static TLS double t_countdown; /* sampling: bytes to this thread's next sample */
+static TLS uint64_t t_rng;     /* sampling: this thread's random state (0: not drawn yet) */
 
 static void *map_zero(size_t bytes)
 {
@@ -147,16 +169,40 @@ static const char *env_get(const char *name)
 	return NULL;
 }
 
-static void write_recording(const char *why, bool from_signal);
+static void write_recording(const char *why, bool from_signal, bool final);
 
 static void on_signal(int sig)
 {
-	write_recording(sig == SIGINT    ? "signal 2"
-	                : sig == SIGTERM ? "signal 15"
-	                                 : "signal 1",
-	                true);
+	char why[16] = "signal ";
+	int n = 7;
+
+	if (sig >= 10)
+		why[n++] = (char)('0' + sig / 10 % 10);
+	why[n++] = (char)('0' + sig % 10);
+	why[n] = '\0';
+	write_recording(why, true, true);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t env_num(const char *name, uint64_t dflt, uint64_t max)
+{
+	const char *v = env_get(name);
+	uint64_t n = 0;
+
+	if (!v || !*v)
+		return dflt;
+	for (; *v >= '0' && *v <= '9' && n <= max; v++)
+		n = n * 10 + (uint64_t)(*v - '0');
+	return *v || n > max ? dflt : n;
 }
 
 static void after_fork_child(void);
@@ -181,6 +227,10 @@ static void setup(void)
 		if (v >= 2 && v < MAX_STACKS)
 			g_max_stacks = v;
 	}
+	g_sample = (double)env_num("FLAMEGRAPH_ALLOC_SAMPLE", 0, (uint64_t)1 << 40);
+	g_unit = g_sample > 0 ? CALL_UNIT : 1;
+	g_flush_ns = (int64_t)env_num("FLAMEGRAPH_ALLOC_FLUSH_MS", 1000, 86400000) * 1000000;
+	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;
 	g_slots = map_zero(sizeof(*g_slots) * SLOTS);
 	g_stacks = map_zero(sizeof(*g_stacks) * MAX_STACKS);
 	g_pcs = map_zero(sizeof(*g_pcs) * PC_POOL);
@@ -194,9 +244,11 @@ static void setup(void)
 	g_nstacks = 1;
 	g_key_made = pthread_key_create(&g_key, thread_end) == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
-	/* a program ended by these signals (their default) still leaves its
-	 * recording; one that handles them itself is left alone */
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	/* a program ended by these signals (their default: a stop request
+	 * or a crash) still leaves its recording; one that handles them
+	 * itself is left alone */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+	                           SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old;
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
@@ -321,7 +373,9 @@ static void after_fork_child(void)
 	pthread_mutex_init(&g_snap_lock, NULL);
 	g_gen++;
 	g_written = false;
+	g_written_path[0] = '\0';
 	g_pid = getpid();
+	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;
 	g_tables = NULL;
 	g_free_tables = NULL;
 	g_threads = 0;
@@ -476,10 +530,74 @@ static struct counts *counts_of(struct table *t, uint32_t id)
 	return &t->c[id];
 }
 
+/* What one block weighs: its bytes and one call (in g_unit units); when
+ * sampling, divided by the probability it had to be taken. A function of
+ * the size alone, so that its free takes back exactly what it added. */
+struct weight {
+	int64_t bytes, calls;
+};
+
+static struct weight weigh(size_t size)
+{
+	struct weight w = {(int64_t)size, 1};
+
+	if (g_sample > 0) {
+		double inv = -1.0 / expm1(-(size ? (double)size : 1.0) / g_sample);
+		w.bytes = (int64_t)((double)size * inv + 0.5);
+		w.calls = (int64_t)(inv * CALL_UNIT + 0.5);
+	}
+	return w;
+}
+
+/* An exponentially distributed number of bytes, of mean g_sample. */
+static double draw(void)
+{
+	uint64_t r;
+
+	if (!t_rng)
+		t_rng = ((uint64_t)(uintptr_t)&t_rng ^ (uint64_t)now_ns()) * 0x9e3779b97f4a7c15ull | 1;
+	t_rng ^= t_rng >> 12;
+	t_rng ^= t_rng << 25;
+	t_rng ^= t_rng >> 27;
+	r = t_rng * 0x2545f4914f6cdd1dull;
+	return -log(((double)(r >> 11) + 0.5) / 9007199254740992.0) * g_sample;
+}
+
+/* Whether this allocation is recorded: always, unless sampling; then
+ * when the countdown of bytes runs out within it (probability
+ * 1 - exp(-size/g_sample), independent of every other allocation). */
+static bool take(size_t size)
+{
+	double s = size ? (double)size : 1.0;
+
+	if (__builtin_expect(g_sample <= 0, 1))
+		return true;
+	if (!t_rng)
+		t_countdown = draw();
+	if (t_countdown > s) {
+		t_countdown -= s;
+		return false;
+	}
+	t_countdown = draw();
+	return true;
+}
+
+/* The recording written again, by one thread, when it is due. */
+static void flush_if_due(void)
+{
+	int64_t due = atomic_load_explicit(&g_next_flush, memory_order_relaxed), now;
+
+	if (__builtin_expect(due == INT64_MAX, 0) || (now = now_ns()) < due)
+		return;
+	if (atomic_compare_exchange_strong(&g_next_flush, &due, now + g_flush_ns))
+		write_recording("running", false, false);
+}
+
 /* Counts an allocation of size bytes and returns the stack it belongs to. */
 static uint32_t note_alloc(void *fp, size_t size)
 {
 	uintptr_t pcs[MAX_DEPTH];
+	struct weight w = weigh(size);
 	struct table *t;
 	struct counts *c;
 	uint32_t id, n;
@@ -492,25 +610,27 @@ static uint32_t note_alloc(void *fp, size_t size)
 		atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
 	if (t) {
 		c = counts_of(t, id);
-		c->bytes += size;
-		c->calls++;
-		c->live_bytes += (int64_t)size;
-		c->live_blocks++;
-		live_delta(t, (int64_t)size);
+		c->bytes += (uint64_t)w.bytes;
+		c->calls += (uint64_t)w.calls;
+		c->live_bytes += w.bytes;
+		c->live_blocks += w.calls;
+		live_delta(t, w.bytes);
 	} else {
 		/* a thread past its end: straight into the merged counts */
-		__atomic_fetch_add(&g_merged[id].bytes, size, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_merged[id].calls, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_merged[id].live_bytes, (int64_t)size, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_merged[id].live_blocks, 1, __ATOMIC_RELAXED);
-		atomic_fetch_add_explicit(&g_live, (int64_t)size, memory_order_relaxed);
+		__atomic_fetch_add(&g_merged[id].bytes, (uint64_t)w.bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].calls, (uint64_t)w.calls, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].live_bytes, w.bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].live_blocks, w.calls, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&g_live, w.bytes, memory_order_relaxed);
 	}
+	flush_if_due();
 	t_busy--;
 	return id;
 }
 
 static void note_free(const struct hdr *h)
 {
+	struct weight w = weigh(h->size);
 	struct table *t;
 	struct counts *c;
 
@@ -519,15 +639,15 @@ static void note_free(const struct hdr *h)
 	t_busy++;
 	if ((t = thread_table())) {
 		c = counts_of(t, h->stack);
-		c->live_bytes -= (int64_t)h->size;
-		c->live_blocks--;
-		live_delta(t, -(int64_t)h->size);
+		c->live_bytes -= w.bytes;
+		c->live_blocks -= w.calls;
+		live_delta(t, -w.bytes);
 	} else {
-		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, (int64_t)h->size,
-		                   __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, 1, __ATOMIC_RELAXED);
-		atomic_fetch_sub_explicit(&g_live, (int64_t)h->size, memory_order_relaxed);
+		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, w.calls, __ATOMIC_RELAXED);
+		atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
 	}
+	flush_if_due();
 	t_busy--;
 }
 
@@ -560,12 +680,10 @@ static bool tracked(void)
 	return !t_busy && recording();
 }
 
-static void *do_malloc(void *fp, size_t size)
+static void *tracked_malloc(void *fp, size_t size)
 {
 	void *base;
 
-	if (!tracked())
-		return __libc_malloc(size);
 	if (size > SIZE_MAX - HDR) {
 		errno = ENOMEM;
 		return NULL;
@@ -573,6 +691,13 @@ static void *do_malloc(void *fp, size_t size)
 	if (!(base = __libc_malloc(size + HDR)))
 		return NULL;
 	return finish(base, HDR, size, note_alloc(fp, size), 0);
+}
+
+static void *do_malloc(void *fp, size_t size)
+{
+	if (!tracked() || !take(size))
+		return __libc_malloc(size);
+	return tracked_malloc(fp, size);
 }
 
 static void do_free(void *p)
@@ -599,8 +724,10 @@ static void *do_aligned(void *fp, size_t align, size_t size)
 
 	if (!tracked())
 		return __libc_memalign(align, size);
+	if (!take(size))
+		return align <= 16 ? __libc_malloc(size) : __libc_memalign(align, size);
 	if (align <= 16)
-		return do_malloc(fp, size);
+		return tracked_malloc(fp, size);
 	while (((size_t)1 << lg) < align) {
 		if (++lg >= 8 * sizeof(size_t) - 1) {
 			errno = EINVAL;
@@ -624,16 +751,29 @@ static void *do_realloc(void *fp, void *p, size_t size)
 
 	if (!p)
 		return do_malloc(fp, size);
-	if (g_state <= 0 || !(h = hdr_of(p)))
-		return __libc_realloc(p, size);
+	if (g_state <= 0 || !(h = hdr_of(p))) {
+		/* libc's block (made before us, or not sampled) */
+		if (g_sample <= 0 || !size || !tracked())
+			return __libc_realloc(p, size);
+		if (!(q = __libc_realloc(p, size)) || !take(size))
+			return q;
+		/* sampled: it moves into a block with our header */
+		if (!(p = tracked_malloc(fp, size)))
+			return q; /* still the program's block, unrecorded */
+		memcpy(p, q, size);
+		__libc_free(q);
+		return p;
+	}
 	if (size == 0) {
 		do_free(p);
 		return NULL;
 	}
 	old = *h;
-	if (t_busy || old.align_log2) {
-		/* an aligned block moves as a new one (realloc keeps no alignment) */
-		if (!(q = t_busy ? __libc_malloc(size) : do_malloc(fp, size)))
+	bool keep = !t_busy && take(size);
+	if (!keep || old.align_log2) {
+		/* an aligned block moves as a new one (realloc keeps no
+		 * alignment); so does one that is no longer sampled */
+		if (!(q = keep ? tracked_malloc(fp, size) : __libc_malloc(size)))
 			return NULL;
 		memcpy(q, p, old.size < size ? old.size : size);
 		do_free(p);
@@ -671,6 +811,8 @@ EXPORT void *calloc(size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (!take(total))
+		return __libc_calloc(n, size);
 	if (!(base = __libc_calloc(1, total + HDR)))
 		return NULL;
 	return finish(base, HDR, total, note_alloc(__builtin_frame_address(0), total), 0);
@@ -952,6 +1094,13 @@ static int open_output(char *path, size_t cap)
 	return -1;
 }
 
+/* A count in calls (or blocks), from g_unit units, rounded. */
+static int64_t in_calls(int64_t v)
+{
+	int64_t half = (int64_t)g_unit / 2;
+	return g_unit == 1 ? v : v >= 0 ? (v + half) / (int64_t)g_unit : -((-v + half) / (int64_t)g_unit);
+}
+
 static void write_stacks(struct out *o, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -959,7 +1108,10 @@ static void write_stacks(struct out *o, uint32_t n)
 		for (struct table *t = g_tables; t; t = t->next)
 			if (i < t->top)
 				add_counts(&c, &t->c[i]);
-		if (!c.calls && !c.live_blocks && !g_peak[i].live_blocks)
+		c.calls = (uint64_t)in_calls((int64_t)c.calls);
+		c.live_blocks = in_calls(c.live_blocks);
+		int64_t peak_blocks = in_calls(g_peak[i].live_blocks);
+		if (!c.calls && !c.live_blocks && !peak_blocks && !c.bytes && !g_peak[i].live_bytes)
 			continue;
 		if (i && !g_stacks[i].depth)
 			continue;
@@ -974,7 +1126,7 @@ static void write_stacks(struct out *o, uint32_t n)
 		out_str(o, " ");
 		out_sdec(o, g_peak[i].live_bytes);
 		out_str(o, " ");
-		out_sdec(o, g_peak[i].live_blocks);
+		out_sdec(o, peak_blocks);
 		for (uint32_t k = 0; i && k < g_stacks[i].depth; k++) {
 			out_str(o, " ");
 			out_hex(o, g_pcs[g_stacks[i].pcs + k]);
@@ -983,10 +1135,15 @@ static void write_stacks(struct out *o, uint32_t n)
 	}
 }
 
-static void write_recording(const char *why, bool from_signal)
+/* Writes the recording as it stands: the process' final one (final,
+ * once), or a snapshot while it runs ("end-reason running"), each into
+ * PATH.tmp renamed over the process' file, so the file always holds a
+ * whole recording, whenever the process dies. */
+static void write_recording(const char *why, bool from_signal, bool final)
 {
 	struct out *o = &g_out;
-	char *path = g_written_path;
+	char *path = g_written_path, tmp[PATH_MAX];
+	size_t plen;
 	uint32_t n;
 	int64_t live;
 
@@ -1002,8 +1159,19 @@ static void write_recording(const char *why, bool from_signal)
 	}
 	if (g_written)
 		goto done;
-	g_written = true;
-	if ((o->fd = open_output(path, sizeof(g_written_path))) < 0)
+	g_written = final;
+	if (!path[0]) {
+		/* the process' file: the first free DIR/alloc.PID.SEQ */
+		if ((o->fd = open_output(path, sizeof(g_written_path) - 8)) < 0) {
+			path[0] = '\0';
+			goto done;
+		}
+		close(o->fd);
+	}
+	plen = cstrlen(path);
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".tmp", 5);
+	if ((o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
 		goto done;
 	o->n = 0;
 	o->failed = false;
@@ -1038,10 +1206,14 @@ static void write_recording(const char *why, bool from_signal)
 	out_dec(o, g_threads);
 	out_str(o, "\ndropped ");
 	out_dec(o, atomic_load(&g_dropped));
+	if (g_sample > 0) {
+		out_str(o, "\nsample ");
+		out_dec(o, (uint64_t)g_sample);
+	}
 	/* the tables, and the blocks' headers at the peak */
 	uint64_t peak_blocks = 0;
 	for (uint32_t i = 0; i < n; i++)
-		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)g_peak[i].live_blocks : 0;
+		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)in_calls(g_peak[i].live_blocks) : 0;
 	out_str(o, "\ntracker-bytes ");
 	out_dec(o, (uint64_t)n * (sizeof(struct stack) + 2 * sizeof(struct counts)) +
 	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
@@ -1051,11 +1223,10 @@ static void write_recording(const char *why, bool from_signal)
 	write_stacks(o, n);
 	out_str(o, "end\n");
 	out_flush(o);
-	close(o->fd);
-	if (o->failed) {
-		unlink(path);
-		path[0] = '\0';
-	}
+	if (close(o->fd) != 0)
+		o->failed = true;
+	if (o->failed || rename(tmp, path) != 0)
+		unlink(tmp); /* the last snapshot, if any, stays */
 done:
 	pthread_mutex_unlock(&g_lock);
 	t_busy--;
@@ -1070,19 +1241,19 @@ __attribute__((constructor)) static void at_start(void)
 
 __attribute__((destructor)) static void at_end(void)
 {
-	write_recording("exit", false);
+	write_recording("exit", false, true);
 }
 
 EXPORT void _exit(int status)
 {
-	write_recording("_exit", false);
+	write_recording("_exit", false, true);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
 
 EXPORT void _Exit(int status)
 {
-	write_recording("_exit", false);
+	write_recording("_exit", false, true);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
@@ -1091,7 +1262,7 @@ EXPORT void _Exit(int status)
  * taken back when the exec fails (the program goes on recording). */
 static void before_exec(void)
 {
-	write_recording("exec", false);
+	write_recording("exec", false, true);
 }
 
 static void exec_failed(void)
@@ -1101,6 +1272,7 @@ static void exec_failed(void)
 	if (g_state > 0 && g_written && getpid() == g_pid) {
 		if (g_written_path[0])
 			unlink(g_written_path);
+		g_written_path[0] = '\0';
 		g_written = false;
 	}
 	errno = saved;

@@ -167,6 +167,8 @@ static int run_program(run *r, const char *dir)
 	             ? fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s:%s", o->alloc_lib, o->alloc_preload)
 	             : fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s", o->alloc_lib)) ||
 	    (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_OUT=%s", dir)) ||
+	    (o->alloc_sample && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_SAMPLE=%llu",
+	                                               (unsigned long long)o->alloc_sample))) ||
 	    (o->cwd && (err = fg_cmd_set_cwd(&cmd, o->cwd))))
 		goto done;
 	/* the program's argv[0] as found on PATH */
@@ -204,8 +206,9 @@ static int nothing_recorded(run *r)
 	if (r->res->workload_failed && r->res->signal)
 		return fg_error_set(
 		    FG_ENODATA,
-		    "%s was killed by signal %d before it could write its "
-		    "allocation recording (a program ended by SIGKILL or a crash leaves none)",
+		    "%s was killed by signal %d before it wrote its allocation recording "
+		    "(a process writes a snapshot each second while it allocates: it died "
+		    "before its first)",
 		    r->program, r->res->signal);
 	return fg_error_set(FG_ENODATA,
 	                    "%s left no allocation recording — it never loaded the "
@@ -219,7 +222,37 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 {
 	fg_strbuf sb = FG_STRBUF_INIT;
 
+	if (r->res->signal && !r->res->interrupted) {
+		fg_strbuf_addf(&sb,
+		               "%s died by signal %d: the graph shows what it recorded up to %s; "
+		               "its leaked view is what was live at its death",
+		               r->program, r->res->signal,
+		               t->snapshots ? "its last snapshot (one a second while it allocates)"
+		                            : "then");
+		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	} else if (t->snapshots) {
+		fg_strbuf_addf(&sb,
+		               "%llu process%s died without writing %s last recording (killed, or "
+		               "a crash where no handler ran): %s what %s recorded up to %s last "
+		               "snapshot",
+		               (unsigned long long)t->snapshots, t->snapshots == 1 ? "" : "es",
+		               t->snapshots == 1 ? "its" : "their", "the graph shows",
+		               t->snapshots == 1 ? "it" : "they", t->snapshots == 1 ? "its" : "their");
+		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	}
+	if (t->sample_bytes) {
+		char mean[32];
+		fg_strbuf_reset(&sb);
+		fg_record_format_size(mean, sizeof(mean), t->sample_bytes);
+		fg_strbuf_addf(&sb,
+		               "sampled: one allocation per %s allocated on average, weighted to "
+		               "estimates — the figures are approximate (drop --alloc-sample for "
+		               "exact ones)",
+		               mean);
+		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	}
 	if (t->incomplete) {
+		fg_strbuf_reset(&sb);
 		fg_strbuf_addf(&sb,
 		               "%llu of %llu allocation recordings were cut short (a process "
 		               "killed while writing it): their stacks are partial",
