@@ -60,6 +60,16 @@ typedef enum fg_alloc_view {
 	FG_ALLOC_PEAK,       /* bytes live when the live total was largest */
 } fg_alloc_view;
 
+/* How the interposer walks an allocating stack. */
+typedef enum fg_alloc_unwind {
+	FG_ALLOC_UNWIND_AUTO = 0, /* eh when the program was built without frame
+	                             pointers (its DWARF producer says so), else fp */
+	FG_ALLOC_UNWIND_FP,       /* frame pointers: cheap; code without them cuts
+	                             the stack short */
+	FG_ALLOC_UNWIND_EH,       /* the .eh_frame tables (glibc's backtrace()):
+	                             whole stacks through any code, slower */
+} fg_alloc_unwind;
+
 /* Parses "bytes", "count", "leaked" or "peak" (FG_EINVAL otherwise). */
 int fg_alloc_view_parse(fg_alloc_view *out, const char *name);
 /* "bytes", "count", "leaked", "peak" ("" for FG_ALLOC_NONE). */

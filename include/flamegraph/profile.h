@@ -200,6 +200,8 @@ typedef struct fg_profile_opts {
 	 * allocated, weighted to unbiased estimates (0: every allocation,
 	 * exact). */
 	uint64_t alloc_sample;
+	/* The interposer's unwinder (auto: by the program's frame pointers). */
+	fg_alloc_unwind alloc_unwind;
 
 	/* Where the size cap comes from when record.max_size is 0: half the
 	 * free space where the recording goes. UINT64_MAX in record.max_size

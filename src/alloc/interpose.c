@@ -29,8 +29,10 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -135,6 +137,18 @@ enum { CALL_UNIT = 1 << 16 };
  * end), so a process killed by SIGKILL, or dying where no handler runs,
  * leaves what it recorded up to then. */
 static int64_t g_flush_ns = 1000000000;
+
+/* The unwinder (FLAMEGRAPH_ALLOC_UNWIND): frame pointers (the default:
+ * cheap, but code built without them cuts the stack short), or "eh":
+ * glibc's backtrace(), libgcc's unwinder reading the code's .eh_frame
+ * tables, for programs built without frame pointers. backtrace() loads
+ * libgcc_s on its first call, so it is primed in the constructor (until
+ * then, frame pointers); afterwards it takes no lock (libgcc finds a
+ * frame's tables with _dl_find_object) and allocates nothing, and any
+ * allocation it made would go straight to libc (t_busy). */
+static bool g_eh;                   /* asked for */
+static bool g_eh_ready;             /* primed: backtrace() is used */
+static uintptr_t g_self_lo, g_self_hi; /* our own code, left out of the stacks */
 static _Atomic int64_t g_next_flush;
 
 static TLS struct table *t_table;
@@ -142,6 +156,7 @@ static TLS int t_busy;  /* inside our own code: nested calls go straight through
 static TLS bool t_gone; /* the thread's table was merged (it is ending) */
 static TLS double t_countdown; /* sampling: bytes to this thread's next sample */
 static TLS uint64_t t_rng;     /* sampling: this thread's random state (0: not drawn yet) */
+static TLS unsigned t_ops;     /* allocations and frees, for the clock's check */
 
 static void *map_zero(size_t bytes)
 {
@@ -229,6 +244,7 @@ static void setup(void)
 	}
 	g_sample = (double)env_num("FLAMEGRAPH_ALLOC_SAMPLE", 0, (uint64_t)1 << 40);
 	g_unit = g_sample > 0 ? CALL_UNIT : 1;
+	g_eh = env_get("FLAMEGRAPH_ALLOC_UNWIND") && !strcmp(env_get("FLAMEGRAPH_ALLOC_UNWIND"), "eh");
 	g_flush_ns = (int64_t)env_num("FLAMEGRAPH_ALLOC_FLUSH_MS", 1000, 86400000) * 1000000;
 	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;
 	g_slots = map_zero(sizeof(*g_slots) * SLOTS);
@@ -432,6 +448,49 @@ static uint32_t walk(const struct table *t, void *fp, uintptr_t *pcs)
 	return n;
 }
 
+/* The same with backtrace(): every frame above our own code. */
+static uint32_t eh_walk(uintptr_t *pcs)
+{
+	void *buf[MAX_DEPTH + 16];
+	int n = backtrace(buf, MAX_DEPTH + 16), i = 0;
+	uint32_t k = 0;
+
+	while (i < n && (uintptr_t)buf[i] >= g_self_lo && (uintptr_t)buf[i] < g_self_hi)
+		i++;
+	for (; i < n && k < MAX_DEPTH; i++)
+		pcs[k++] = (uintptr_t)buf[i];
+	return k;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t me = (uintptr_t)arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me - lo < ph->p_memsz) {
+			g_self_lo = lo;
+			g_self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* backtrace()'s first call loads libgcc_s: made here, at load. */
+static void eh_prime(void)
+{
+	void *buf[4];
+
+	t_busy++;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&eh_walk);
+	if (g_self_hi && backtrace(buf, 4) > 0)
+		g_eh_ready = true;
+	t_busy--;
+}
+
 static bool same_stack(const struct stack *s, uint64_t hash, const uintptr_t *pcs, uint32_t n)
 {
 	return s->hash == hash && s->depth == n && !memcmp(g_pcs + s->pcs, pcs, n * sizeof(*pcs));
@@ -537,16 +596,21 @@ struct weight {
 	int64_t bytes, calls;
 };
 
-static struct weight weigh(size_t size)
+static __attribute__((noinline)) struct weight weigh_sampled(size_t size)
+{
+	struct weight w;
+	double inv = -1.0 / expm1(-(size ? (double)size : 1.0) / g_sample);
+
+	w.bytes = (int64_t)((double)size * inv + 0.5);
+	w.calls = (int64_t)(inv * CALL_UNIT + 0.5);
+	return w;
+}
+
+static inline __attribute__((always_inline)) struct weight weigh(size_t size)
 {
 	struct weight w = {(int64_t)size, 1};
 
-	if (g_sample > 0) {
-		double inv = -1.0 / expm1(-(size ? (double)size : 1.0) / g_sample);
-		w.bytes = (int64_t)((double)size * inv + 0.5);
-		w.calls = (int64_t)(inv * CALL_UNIT + 0.5);
-	}
-	return w;
+	return __builtin_expect(g_unit == 1, 1) ? w : weigh_sampled(size);
 }
 
 /* An exponentially distributed number of bytes, of mean g_sample. */
@@ -566,12 +630,10 @@ static double draw(void)
 /* Whether this allocation is recorded: always, unless sampling; then
  * when the countdown of bytes runs out within it (probability
  * 1 - exp(-size/g_sample), independent of every other allocation). */
-static bool take(size_t size)
+static __attribute__((noinline)) bool take_sampled(size_t size)
 {
 	double s = size ? (double)size : 1.0;
 
-	if (__builtin_expect(g_sample <= 0, 1))
-		return true;
 	if (!t_rng)
 		t_countdown = draw();
 	if (t_countdown > s) {
@@ -582,15 +644,28 @@ static bool take(size_t size)
 	return true;
 }
 
-/* The recording written again, by one thread, when it is due. */
-static void flush_if_due(void)
+static inline __attribute__((always_inline)) bool take(size_t size)
 {
-	int64_t due = atomic_load_explicit(&g_next_flush, memory_order_relaxed), now;
+	return __builtin_expect(g_unit == 1, 1) || take_sampled(size);
+}
 
-	if (__builtin_expect(due == INT64_MAX, 0) || (now = now_ns()) < due)
+/* The recording written again, by one thread, when it is due (the
+ * clock read at every 16th allocation or free of a thread). */
+static __attribute__((noinline)) void flush_check(void)
+{
+	int64_t due, now;
+
+	due = atomic_load_explicit(&g_next_flush, memory_order_relaxed);
+	if (due == INT64_MAX || (now = now_ns()) < due)
 		return;
 	if (atomic_compare_exchange_strong(&g_next_flush, &due, now + g_flush_ns))
 		write_recording("running", false, false);
+}
+
+static inline __attribute__((always_inline)) void flush_if_due(void)
+{
+	if (__builtin_expect(!(++t_ops & 15), 0))
+		flush_check();
 }
 
 /* Counts an allocation of size bytes and returns the stack it belongs to. */
@@ -604,7 +679,9 @@ static uint32_t note_alloc(void *fp, size_t size)
 
 	t_busy++;
 	t = thread_table();
-	n = walk(t, fp, pcs);
+	n = g_eh_ready ? eh_walk(pcs) : 0;
+	if (!n)
+		n = walk(t, fp, pcs);
 	id = intern(pcs, n);
 	if (!id)
 		atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
@@ -680,7 +757,7 @@ static bool tracked(void)
 	return !t_busy && recording();
 }
 
-static void *tracked_malloc(void *fp, size_t size)
+static inline __attribute__((always_inline)) void *tracked_malloc(void *fp, size_t size)
 {
 	void *base;
 
@@ -1236,7 +1313,8 @@ done:
  * its (empty) recording and its signals are covered from the start. */
 __attribute__((constructor)) static void at_start(void)
 {
-	recording();
+	if (recording() && g_eh)
+		eh_prime();
 }
 
 __attribute__((destructor)) static void at_end(void)

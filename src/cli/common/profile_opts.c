@@ -95,12 +95,15 @@ static int apply_alloc(fg_profile_opts *po, const fg_profile_cli *pc)
 		pc->per_thread.on ? "--per-thread" : NULL;
 
 	if (!pc->alloc.on) {
-		if (pc->alloc_sample) {
-			fg_errorf("--alloc-sample samples an allocation graph — add --alloc");
+		if (pc->alloc_sample || pc->alloc_unwind) {
+			fg_errorf("%s goes with an allocation graph — add --alloc",
+				  pc->alloc_sample ? "--alloc-sample" : "--alloc-unwind");
 			return FG_EXIT_USAGE;
 		}
 		return 0;
 	}
+	if (pc->alloc_unwind)
+		po->alloc_unwind = !strcmp(pc->alloc_unwind, "eh") ? FG_ALLOC_UNWIND_EH : FG_ALLOC_UNWIND_FP;
 	if (pc->alloc_sample && (fg_record_parse_size(&po->alloc_sample, pc->alloc_sample) ||
 				 !po->alloc_sample || po->alloc_sample > (1ull << 40))) {
 		fg_errorf("--alloc-sample %s: give the mean bytes between samples, from 1 to 1T, "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "flamegraph/alloc.h"
+#include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "lib/profile/run.h"
 #include "util/cleanup.h"
@@ -151,6 +152,29 @@ static int wait_program(run *r, fg_child *child, fg_exit_status *st)
 	}
 }
 
+/* Whether the interposer walks stacks with the .eh_frame tables: asked
+ * for, or (by default) when the program was built without frame
+ * pointers, whose frame-pointer walk would stop at its first frame. */
+static bool unwind_eh(run *r)
+{
+	fg_elfcheck_report rep;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (r->o->alloc_unwind != FG_ALLOC_UNWIND_AUTO)
+		return r->o->alloc_unwind == FG_ALLOC_UNWIND_EH;
+	if (!r->program_path || fg_elfcheck_file(r->program_path, &rep) != 0 ||
+	    rep.frame_pointers != FG_FP_OMITTED)
+		return false;
+	fg_strbuf_addf(&sb,
+	               "%s was built without frame pointers: its allocating stacks are walked "
+	               "with its .eh_frame tables (whole stacks, at a higher cost; --alloc-unwind "
+	               "fp for the cheaper frame-pointer walk)",
+	               r->program);
+	fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	fg_strbuf_release(&sb);
+	return true;
+}
+
 static int run_program(run *r, const char *dir)
 {
 	const fg_profile_opts *o = r->o;
@@ -169,6 +193,7 @@ static int run_program(run *r, const char *dir)
 	    (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_OUT=%s", dir)) ||
 	    (o->alloc_sample && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_SAMPLE=%llu",
 	                                               (unsigned long long)o->alloc_sample))) ||
+	    (unwind_eh(r) && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_UNWIND=eh"))) ||
 	    (o->cwd && (err = fg_cmd_set_cwd(&cmd, o->cwd))))
 		goto done;
 	/* the program's argv[0] as found on PATH */

@@ -1,0 +1,39 @@
+# The allocation interposer's fallback unwinder: a program built without
+# frame pointers (-O2 -fomit-frame-pointer) has its allocating stacks
+# walked with its .eh_frame tables (glibc's backtrace()), chosen by
+# itself from the program's DWARF producer, and they reach main; the
+# frame-pointer walk (--alloc-unwind fp) loses the chain. The .eh_frame
+# walk keeps the exact counts, threads, fork, and reaches through
+# libstdc++ (built without frame pointers) to the caller of operator new.
+cc -O2 -g -fomit-frame-pointer -o nofp "$FG_SRC/tests/e2e/alloc/nofp.c"
+check_exit "no frame pointers: default" 0 flamegraph --alloc=count --format folded -o auto.folded -- ./nofp
+check_contains "no frame pointers: the .eh_frame walk chosen, said" err "nofp was built without frame pointers: its allocating stacks are walked with its .eh_frame tables"
+check_contains "no frame pointers: the stack reaches main" auto.folded "^nofp;(.*;)?main;level1;level2;leaf 10$"
+check_exit "no frame pointers: --alloc-unwind fp" 0 flamegraph --alloc=count --alloc-unwind fp --format folded -o fp.folded -- ./nofp
+check_not_contains "--alloc-unwind fp: not chosen" err "walked with its .eh_frame"
+check_not_contains "--alloc-unwind fp: the chain is lost" fp.folded "main;level1;level2;leaf"
+check_eq "--alloc-unwind fp: the allocations still counted" "10" "$(awk '$1 ~ /;leaf$/ { s += $NF } END { print s + 0 }' fp.folded)"
+
+# exact counts with threads, and a fork, through the .eh_frame walk
+cc -O2 -g -fno-omit-frame-pointer -pthread -o counted "$FG_SRC/tests/e2e/alloc/counted.c"
+check_exit "--alloc-unwind eh: counted" 0 flamegraph --alloc --alloc-unwind eh --format folded -o eh.bytes -- ./counted 40
+for f in a_malloc a_calloc a_realloc a_aligned a_leak; do
+	check_eq "--alloc-unwind eh: bytes of $f" "$(awk -v f=$f '$1 == f { print $3 }' out)" \
+		"$(awk -v f=$f '{ n = split($1, s, ";"); if (s[n] == f) t += $NF } END { print t + 0 }' eh.bytes)"
+done
+check_contains "--alloc-unwind eh: a thread's stack" eh.bytes "^counted;(.*;)?start_thread;worker;round_of;a_malloc [0-9]+$"
+check_exit "--alloc-unwind eh: fork" 0 flamegraph --alloc --alloc-unwind eh --format folded -o ehfork.folded -- ./counted 10 fork
+check_contains "--alloc-unwind eh: fork, two processes" err "; [0-9]+ stacks, 2 processes"
+
+if command -v g++ >/dev/null; then
+	cat > news.cpp <<'CPP'
+#include <vector>
+__attribute__((noinline)) static int *make(int n) { return new int[n]; }
+int main() { std::vector<int *> v; for (int i = 0; i < 100; i++) v.push_back(make(10)); for (auto p : v) delete[] p; return 0; }
+CPP
+	g++ -O1 -g -fno-omit-frame-pointer -o news news.cpp
+	check_exit "--alloc-unwind eh: C++ new" 0 flamegraph --alloc=count --alloc-unwind eh --format folded -o news.folded -- ./news
+	check_contains "--alloc-unwind eh: through libstdc++ to make" news.folded ";main;make;operator new(\\[\\])? 100$"
+fi
+check_exit "--alloc-unwind without --alloc" 1 flamegraph --alloc-unwind eh -o x.svg -- ./nofp
+check_contains "--alloc-unwind without --alloc: what to add" err "add --alloc"
