@@ -189,7 +189,7 @@ static void write_recording(const char *why, bool from_signal, bool final);
 static void on_signal(int sig)
 {
 	char why[16] = "signal ";
-	int n = 7;
+	int n = 7, saved = errno;
 
 	if (sig >= 10)
 		why[n++] = (char)('0' + sig / 10 % 10);
@@ -198,6 +198,7 @@ static void on_signal(int sig)
 	write_recording(why, true, true);
 	signal(sig, SIG_DFL);
 	raise(sig);
+	errno = saved;
 }
 
 static int64_t now_ns(void)
@@ -658,8 +659,11 @@ static __attribute__((noinline)) void flush_check(void)
 	due = atomic_load_explicit(&g_next_flush, memory_order_relaxed);
 	if (due == INT64_MAX || (now = now_ns()) < due)
 		return;
-	if (atomic_compare_exchange_strong(&g_next_flush, &due, now + g_flush_ns))
+	if (atomic_compare_exchange_strong(&g_next_flush, &due, now + g_flush_ns)) {
+		int saved = errno; /* the program's malloc leaves errno alone */
 		write_recording("running", false, false);
+		errno = saved;
+	}
 }
 
 static inline __attribute__((always_inline)) void flush_if_due(void)
