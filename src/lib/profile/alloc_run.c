@@ -62,6 +62,28 @@ static void remove_dir(const char *dir)
 	fg_strbuf_release(&p);
 }
 
+/* A process killed while it wrote a snapshot leaves PATH.tmp beside
+ * its last whole one: not kept. */
+static void remove_partial(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	fg_strbuf p = FG_STRBUF_INIT;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (!strncmp(e->d_name, "alloc.", 6) && n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) {
+			fg_strbuf_reset(&p);
+			if (!fg_strbuf_addf(&p, "%s/%s", dir, e->d_name))
+				unlink(p.buf);
+		}
+	}
+	closedir(d);
+	fg_strbuf_release(&p);
+}
+
 /* Whether path is a folder of allocation recordings (alloc.* files
  * and nothing else), which --perfdata-out may replace. */
 bool fg_run_is_alloc_dir(const char *path)
@@ -379,6 +401,7 @@ int fg_run_alloc(run *r)
 		if ((err = fg_run_open_outputs(r)) || (err = make_dir(r, &dir)) ||
 		    (err = run_program(r, dir.buf)))
 			goto done;
+		remove_partial(dir.buf);
 		from = dir.buf;
 	}
 	r->processing_start = t0 = fg_run_now();
