@@ -24,16 +24,21 @@ __attribute__((noinline)) static void grow(void)
 	kept[nkept++] = p;
 }
 
+/* Writes n into path whole (a temporary file renamed over it), so that
+ * a reader never sees it empty or half-written. */
 static void put_number(const char *path, size_t n)
 {
-	char buf[32];
+	char buf[32], tmp[64];
 	int len = snprintf(buf, sizeof(buf), "%zu\n", n);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd >= 0) {
-		if (write(fd, buf, (size_t)len) != len)
-			exit(1);
-		close(fd);
-	}
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+		exit(1);
+	if (write(fd, buf, (size_t)len) != len)
+		exit(1);
+	close(fd);
+	rename(tmp, path);
 }
 
 int main(int argc, char **argv)
@@ -44,8 +49,7 @@ int main(int argc, char **argv)
 	if (!(kept = calloc(1 << 20, sizeof(*kept))))
 		return 1;
 	if (!strcmp(how, "wait")) {
-		put_number("dying.pid.tmp", (size_t)getpid());
-		rename("dying.pid.tmp", "dying.pid");
+		put_number("dying.pid", (size_t)getpid());
 		for (;;) {
 			if (nkept < (1 << 20))
 				grow();
