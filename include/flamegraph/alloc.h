@@ -19,6 +19,10 @@
  *   dropped N                      allocations whose stack found no room
  *                                  in the tracker's table (counted under
  *                                  one stack without frames)
+ *   eh-slow N                      the .eh_frame walk: stacks its cache
+ *                                  could not walk (backtrace() did)
+ *   eh-mismatch N                  FLAMEGRAPH_ALLOC_UNWIND=eh-check: stacks
+ *                                  where it and backtrace() differed
  *   sample BYTES                   sampled (--alloc-sample): the mean
  *                                  bytes between samples; the counts
  *                                  below are unbiased estimates

@@ -30,9 +30,11 @@
  *     killed) costs a clock read every 16th allocation of a thread.
  *
  * Code without frame pointers: FLAMEGRAPH_ALLOC_UNWIND=eh walks stacks
- * with the .eh_frame tables (backtrace()), complete but about 1 us an
- * allocation. A crash signal at its default action writes the recording
- * before the process dies.
+ * with the .eh_frame tables: each call site's rule worked out once from
+ * its FDE and cached per thread (a few loads a frame), backtrace() for
+ * frames whose CFI it does not follow (eh-check runs both and counts
+ * where they differ). A crash signal at its default action writes the
+ * recording before the process dies.
  *
  * The real allocator is reached through glibc's __libc_* entry points,
  * which exist for this purpose, so no dlsym is needed (dlsym allocates)
@@ -103,6 +105,7 @@ struct table {
 	uint32_t top;                 /* 1 + the highest stack index touched */
 	int64_t pending;              /* live bytes not yet added to g_live */
 	uintptr_t stack_lo, stack_hi; /* this thread's stack */
+	struct rule *rules;           /* the .eh_frame walk's cache (eh only) */
 	struct table *next;           /* the registry, or the free list */
 	bool alive;
 };
@@ -159,6 +162,12 @@ static _Atomic int64_t g_next_flush; /* INT64_MAX: no snapshots */
  * frame's tables with _dl_find_object) and allocates nothing, and any
  * allocation it made would go straight to libc (t_busy). */
 static bool g_eh;                   /* asked for */
+static bool g_eh_check;             /* eh-check: both walks, mismatches counted */
+static _Atomic uint64_t g_eh_mismatch, g_eh_slow;
+struct eh_bases {
+	void *tbase, *dbase, *func;
+};
+static const unsigned char *(*g_find_fde)(void *pc, struct eh_bases *bases);
 static bool g_eh_ready;             /* primed: backtrace() is used */
 static uintptr_t g_self_lo, g_self_hi; /* our own code, left out of the stacks */
 
@@ -256,7 +265,10 @@ static void setup(void)
 	}
 	g_sample = (double)env_num("FLAMEGRAPH_ALLOC_SAMPLE", 0, (uint64_t)1 << 40);
 	g_unit = g_sample > 0 ? CALL_UNIT : 1;
-	g_eh = env_get("FLAMEGRAPH_ALLOC_UNWIND") && !strcmp(env_get("FLAMEGRAPH_ALLOC_UNWIND"), "eh");
+	if ((dir = env_get("FLAMEGRAPH_ALLOC_UNWIND"))) {
+		g_eh_check = !strcmp(dir, "eh-check");
+		g_eh = g_eh_check || !strcmp(dir, "eh");
+	}
 	g_flush_ns = (int64_t)env_num("FLAMEGRAPH_ALLOC_FLUSH_MS", 1000, 86400000) * 1000000;
 	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;
 	g_slots = map_zero(sizeof(*g_slots) * SLOTS);
@@ -491,6 +503,364 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* ---- the .eh_frame walk's fast path ----
+ * backtrace() reads and runs a frame's CFI program again at every frame
+ * of every allocation (about 1 us an allocation). Here the rule at each
+ * call site (where the caller's frame, CFA, is, relative to the stack
+ * pointer or rbp, and where rbp was saved) is worked out once, from the
+ * FDE libgcc finds, and kept in the thread's cache; a stack is then a
+ * few loads a frame. CFI it does not follow (expressions, signal
+ * frames, registers kept in other registers) sends the whole stack to
+ * backtrace(). */
+enum { RULES = 1 << 12, RULE_EMPTY = 0, RULE_OK, RULE_LAST, RULE_SLOW };
+
+struct rule {
+	uintptr_t pc;     /* the return address it is for */
+	int32_t cfa_off;  /* CFA = (cfa_rbp ? rbp : sp) + cfa_off */
+	int16_t rbp_off;  /* rbp saved at CFA + rbp_off (rbp_saved) */
+	uint8_t cfa_rbp, rbp_saved;
+	uint8_t kind;     /* RULE_OK, RULE_LAST (the outermost frame), RULE_SLOW */
+};
+
+struct cfi {
+	const unsigned char *p, *end;
+};
+
+static uint64_t uleb(struct cfi *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		unsigned char b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+static int64_t sleb(struct cfi *c)
+{
+	int64_t v = 0;
+	unsigned shift = 0;
+	unsigned char b = 0;
+
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	if (shift < 64 && (b & 0x40))
+		v |= -((int64_t)1 << shift);
+	return v;
+}
+
+/* The size of a pointer of DW_EH_PE encoding enc (0: not supported). */
+static unsigned enc_size(unsigned enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00: return 8;
+	case 0x02: case 0x0a: return 2;
+	case 0x03: case 0x0b: return 4;
+	case 0x04: case 0x0c: return 8;
+	default: return 0;
+	}
+}
+
+/* The state of the CFA rules while a CFI program runs. */
+struct cfa_state {
+	int64_t off;
+	unsigned reg;     /* 7: rsp, 6: rbp */
+	int64_t rbp_off;  /* in data_align units already applied */
+	bool rbp_saved, ra_ok, last;
+};
+
+/* Runs the CFI program of c up to the code at pc (from loc on). Returns
+ * false on what it does not follow. */
+static bool run_cfi(struct cfi *c, uintptr_t *loc, uintptr_t pc, uint64_t code_align,
+                    int64_t data_align, struct cfa_state *st, const struct cfa_state *init)
+{
+	struct cfa_state saved[4];
+	unsigned nsaved = 0;
+
+	while (c->p < c->end) {
+		unsigned char op = *c->p++, low = op & 0x3f;
+		uint64_t reg, delta = 0;
+		int64_t off;
+
+		switch (op & 0xc0) {
+		case 0x40:
+			delta = low;
+			goto advance;
+		case 0x80:
+			off = (int64_t)uleb(c) * data_align;
+			reg = low;
+			goto offset;
+		case 0xc0:
+			reg = low;
+			goto restore;
+		}
+		switch (op) {
+		case 0x00: /* nop */
+			continue;
+		case 0x02:
+			if (c->end - c->p < 1)
+				return false;
+			delta = c->p[0];
+			c->p += 1;
+			goto advance;
+		case 0x03:
+			if (c->end - c->p < 2)
+				return false;
+			delta = (uint64_t)c->p[0] | (uint64_t)c->p[1] << 8;
+			c->p += 2;
+			goto advance;
+		case 0x04:
+			if (c->end - c->p < 4)
+				return false;
+			delta = (uint64_t)c->p[0] | (uint64_t)c->p[1] << 8 | (uint64_t)c->p[2] << 16 |
+			        (uint64_t)c->p[3] << 24;
+			c->p += 4;
+			goto advance;
+		case 0x05: /* offset_extended */
+			reg = uleb(c);
+			off = (int64_t)uleb(c) * data_align;
+			goto offset;
+		case 0x11: /* offset_extended_sf */
+			reg = uleb(c);
+			off = sleb(c) * data_align;
+			goto offset;
+		case 0x06: /* restore_extended */
+			reg = uleb(c);
+			goto restore;
+		case 0x07: /* undefined */
+			reg = uleb(c);
+			if (reg == 16)
+				st->last = true;
+			else if (reg == 6)
+				st->rbp_saved = false;
+			continue;
+		case 0x08: /* same_value */
+			reg = uleb(c);
+			if (reg == 6)
+				st->rbp_saved = false;
+			else if (reg == 16)
+				return false;
+			continue;
+		case 0x0a: /* remember_state */
+			if (nsaved == 4)
+				return false;
+			saved[nsaved++] = *st;
+			continue;
+		case 0x0b: /* restore_state */
+			if (!nsaved)
+				return false;
+			*st = saved[--nsaved];
+			continue;
+		case 0x0c: /* def_cfa */
+			st->reg = (unsigned)uleb(c);
+			st->off = (int64_t)uleb(c);
+			continue;
+		case 0x12: /* def_cfa_sf */
+			st->reg = (unsigned)uleb(c);
+			st->off = sleb(c) * data_align;
+			continue;
+		case 0x0d: /* def_cfa_register */
+			st->reg = (unsigned)uleb(c);
+			continue;
+		case 0x0e: /* def_cfa_offset */
+			st->off = (int64_t)uleb(c);
+			continue;
+		case 0x13: /* def_cfa_offset_sf */
+			st->off = sleb(c) * data_align;
+			continue;
+		case 0x2e: /* GNU_args_size */
+			uleb(c);
+			continue;
+		case 0x10:   /* expression */
+		case 0x16: { /* val_expression */
+			reg = uleb(c);
+			uint64_t len = uleb(c);
+			if (reg == 6 || reg == 7 || reg == 16 || len > (uint64_t)(c->end - c->p))
+				return false;
+			c->p += len;
+			continue;
+		}
+		default: /* set_loc, register, def_cfa_expression, val_offset... */
+			return false;
+		}
+	advance:
+		*loc += delta * code_align;
+		if (*loc > pc)
+			return true;
+		continue;
+	offset:
+		if (reg == 6) {
+			st->rbp_saved = true;
+			st->rbp_off = off;
+		} else if (reg == 16) {
+			st->ra_ok = off == -8;
+			st->last = false;
+		}
+		continue;
+	restore:
+		if (reg == 6) {
+			st->rbp_saved = init->rbp_saved;
+			st->rbp_off = init->rbp_off;
+		} else if (reg == 16) {
+			st->ra_ok = init->ra_ok;
+			st->last = init->last;
+		}
+		continue;
+	}
+	return true;
+}
+
+/* The rule at the call before return address ra, from its FDE. */
+static void make_rule(uintptr_t ra, struct rule *r)
+{
+	struct eh_bases bases;
+	const unsigned char *fde, *cie;
+	struct cfi c, ci;
+	struct cfa_state st = {0, 7, 0, false, false, false}, init;
+	uint64_t code_align;
+	int64_t data_align;
+	unsigned renc = 0, version;
+	bool z = false;
+	uintptr_t loc, pc = ra - 1;
+	uint32_t len;
+	int32_t cie_off;
+
+	r->pc = ra;
+	r->kind = RULE_SLOW;
+	if (!(fde = g_find_fde((void *)pc, &bases)))
+		return;
+	memcpy(&len, fde, 4);
+	memcpy(&cie_off, fde + 4, 4);
+	if (len == 0xffffffffu || len < 8 || cie_off <= 0)
+		return;
+	cie = fde + 4 - cie_off;
+	/* the CIE: version, augmentation, alignments, RA register, data */
+	uint32_t cie_len;
+	memcpy(&cie_len, cie, 4);
+	if (cie_len == 0xffffffffu || cie_len < 8)
+		return;
+	ci.p = cie + 8;
+	ci.end = cie + 4 + cie_len;
+	version = *ci.p++;
+	const char *aug = (const char *)ci.p;
+	while (ci.p < ci.end && *ci.p)
+		ci.p++;
+	if (ci.p >= ci.end || (version != 1 && version != 3))
+		return;
+	ci.p++;
+	code_align = uleb(&ci);
+	data_align = sleb(&ci);
+	if ((version == 1 ? *ci.p++ : uleb(&ci)) != 16)
+		return;
+	if (aug[0] == 'z') {
+		z = true;
+		uint64_t alen = uleb(&ci);
+		struct cfi a = {ci.p, ci.p + alen};
+		if (alen > (uint64_t)(ci.end - ci.p))
+			return;
+		for (const char *k = aug + 1; *k; k++) {
+			if (*k == 'R' && a.p < a.end) {
+				renc = *a.p++;
+			} else if (*k == 'L' && a.p < a.end) {
+				a.p++;
+			} else if (*k == 'P' && a.p < a.end) {
+				unsigned penc = *a.p++, n = enc_size(penc);
+				if (!n || (size_t)(a.end - a.p) < n)
+					return;
+				a.p += n;
+			} else {
+				return; /* 'S' (a signal frame) and anything else */
+			}
+		}
+		ci.p += alen;
+	} else if (aug[0]) {
+		return;
+	}
+	loc = (uintptr_t)bases.func;
+	if (!run_cfi(&ci, &loc, pc, code_align, data_align, &st, &st))
+		return;
+	init = st;
+	/* the FDE: past its address range and augmentation data */
+	unsigned n = enc_size(renc);
+	if (!n)
+		return;
+	c.p = fde + 8 + 2 * n;
+	c.end = fde + 4 + len;
+	if (c.p > c.end)
+		return;
+	if (z) {
+		uint64_t alen = uleb(&c);
+		if (alen > (uint64_t)(c.end - c.p))
+			return;
+		c.p += alen;
+	}
+	if (pc < loc || !run_cfi(&c, &loc, pc, code_align, data_align, &st, &init))
+		return;
+	if (st.last) {
+		r->kind = RULE_LAST;
+		return;
+	}
+	if ((st.reg != 7 && st.reg != 6) || !st.ra_ok || st.off <= 0 || st.off > INT32_MAX ||
+	    (st.rbp_saved && (st.rbp_off < INT16_MIN || st.rbp_off > INT16_MAX)))
+		return;
+	r->cfa_rbp = st.reg == 6;
+	r->cfa_off = (int32_t)st.off;
+	r->rbp_saved = st.rbp_saved;
+	r->rbp_off = (int16_t)st.rbp_off;
+	r->kind = RULE_OK;
+}
+
+/* The walk with the cached rules, from the frame of the function the
+ * program called (fp: ours, built with frame pointers). 0 when a frame
+ * needs backtrace(). */
+static uint32_t fast_walk(struct table *t, void *fp, uintptr_t *pcs)
+{
+	uintptr_t *f = fp, sp, rbp, pc;
+	uint32_t n = 0;
+
+	if (!t || !t->stack_hi || (!t->rules && !(t->rules = map_zero(sizeof(*t->rules) * RULES))))
+		return 0;
+	pc = f[1];
+	sp = (uintptr_t)(f + 2);
+	rbp = f[0];
+	while (n < MAX_DEPTH) {
+		struct rule *r = &t->rules[(pc ^ pc >> 12) & (RULES - 1)];
+		pcs[n++] = pc;
+		if (r->pc != pc || r->kind == RULE_EMPTY)
+			make_rule(pc, r);
+		if (r->kind == RULE_LAST)
+			break;
+		if (r->kind != RULE_OK)
+			return 0;
+		uintptr_t cfa = (r->cfa_rbp ? rbp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
+		if (cfa <= sp || (cfa & 7) || cfa > t->stack_hi || cfa - 8 < t->stack_lo)
+			return 0;
+		if (r->rbp_saved) {
+			uintptr_t at = cfa + (uintptr_t)(intptr_t)r->rbp_off;
+			if (at < sp || at > t->stack_hi - 8)
+				return 0;
+			rbp = *(uintptr_t *)at;
+		}
+		pc = *(uintptr_t *)(cfa - 8);
+		sp = cfa;
+		if (pc < 4096)
+			break;
+	}
+	return n;
+}
+
 /* backtrace()'s first call loads libgcc_s: made here, at load. */
 static void eh_prime(void)
 {
@@ -500,6 +870,10 @@ static void eh_prime(void)
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&eh_walk);
 	if (g_self_hi && backtrace(buf, 4) > 0)
 		g_eh_ready = true;
+	/* libgcc_s is loaded now: the fast path's FDE lookup */
+	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (gcc)
+		g_find_fde = (const unsigned char *(*)(void *, struct eh_bases *))dlsym(gcc, "_Unwind_Find_FDE");
 	t_busy--;
 }
 
@@ -694,7 +1068,20 @@ static uint32_t note_alloc(void *fp, size_t size)
 
 	t_busy++;
 	t = thread_table();
-	n = g_eh_ready ? eh_walk(pcs) : 0;
+	n = 0;
+	if (g_eh_ready) {
+		n = g_find_fde ? fast_walk(t, fp, pcs) : 0;
+		if (g_eh_check && n) {
+			uintptr_t slow[MAX_DEPTH];
+			uint32_t k = eh_walk(slow);
+			if (k != n || memcmp(slow, pcs, n * sizeof(*pcs)))
+				atomic_fetch_add_explicit(&g_eh_mismatch, 1, memory_order_relaxed);
+		}
+		if (!n) {
+			atomic_fetch_add_explicit(&g_eh_slow, 1, memory_order_relaxed);
+			n = eh_walk(pcs);
+		}
+	}
 	if (!n)
 		n = walk(t, fp, pcs);
 	id = intern(pcs, n);
@@ -1298,6 +1685,14 @@ static void write_recording(const char *why, bool from_signal, bool final)
 	out_dec(o, g_threads);
 	out_str(o, "\ndropped ");
 	out_dec(o, atomic_load(&g_dropped));
+	if (g_eh_ready) {
+		out_str(o, "\neh-slow ");
+		out_dec(o, atomic_load(&g_eh_slow));
+		if (g_eh_check) {
+			out_str(o, "\neh-mismatch ");
+			out_dec(o, atomic_load(&g_eh_mismatch));
+		}
+	}
 	if (g_sample > 0) {
 		out_str(o, "\nsample ");
 		out_dec(o, (uint64_t)g_sample);
@@ -1309,7 +1704,8 @@ static void write_recording(const char *why, bool from_signal, bool final)
 	out_str(o, "\ntracker-bytes ");
 	out_dec(o, (uint64_t)n * (sizeof(struct stack) + 2 * sizeof(struct counts)) +
 	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
-	               g_threads * sizeof(struct table) + peak_blocks * HDR);
+	               g_threads * sizeof(struct table) + peak_blocks * HDR +
+	               (g_eh_ready ? g_threads * RULES * sizeof(struct rule) : 0));
 	out_str(o, "\n");
 	out_proc_file(o, "/proc/self/maps", map_line);
 	write_stacks(o, n);

@@ -6,6 +6,7 @@
 # walk keeps the exact counts, threads, fork, and reaches through
 # libstdc++ (built without frame pointers) to the caller of operator new.
 cc -O2 -g -fomit-frame-pointer -o nofp "$FG_SRC/tests/e2e/alloc/nofp.c"
+cc -O2 -g -o badframes "$FG_SRC/tests/e2e/alloc/badframes.c"
 check_exit "no frame pointers: default" 0 flamegraph --alloc=count --format folded -o auto.folded -- ./nofp
 check_contains "no frame pointers: the .eh_frame walk chosen, said" err "nofp was built without frame pointers: its allocating stacks are walked with its .eh_frame tables"
 check_contains "no frame pointers: the stack reaches main" auto.folded "^nofp;(.*;)?main;level1;level2;leaf 10$"
@@ -37,3 +38,19 @@ CPP
 fi
 check_exit "--alloc-unwind without --alloc" 1 flamegraph --alloc-unwind eh -o x.svg -- ./nofp
 check_contains "--alloc-unwind without --alloc: what to add" err "add --alloc"
+
+# the .eh_frame walk's cache against backtrace() itself, stack by stack
+# (FLAMEGRAPH_ALLOC_UNWIND=eh-check runs both): the same stacks, and the
+# cache walked every one of them (nothing left to backtrace())
+g++ -O1 -g -fomit-frame-pointer -o newsnofp news.cpp 2>/dev/null || cp nofp newsnofp
+for prog in "./nofp" "./counted 20" "./counted 10 fork" "./newsnofp"; do
+	rm -rf rec && mkdir rec
+	check_exit "eh-check: $prog" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check $prog
+	check_eq "eh-check: $prog: no stack differs from backtrace()'s" "" "$(grep -h '^eh-mismatch ' rec/* | grep -v ' 0$' || true)"
+	check_eq "eh-check: $prog: every stack walked by the cache" "" "$(grep -h '^eh-slow ' rec/* | grep -v ' 0$' || true)"
+	[ "$(grep -hc '^eh-mismatch 0$' rec/* | awk '{ s += $1 } END { print s + 0 }')" -ge 1 ] && pass || fail "eh-check: $prog: no check was made"
+done
+# garbage in the frame-pointer register, a frame its tables do not
+# describe: the cache hands those stacks to backtrace()
+rm -rf rec && mkdir rec
+check_exit "eh-check: badframes" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check ./badframes
