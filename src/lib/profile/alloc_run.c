@@ -189,9 +189,8 @@ static bool unwind_eh(run *r)
 		return false;
 	fg_strbuf_addf(&sb,
 	               "%s was built without frame pointers: its allocating stacks are walked "
-	               "with its .eh_frame tables (whole stacks, but some 1 us an allocation: "
-	               "add --alloc-sample 512K to walk only sampled ones, or --alloc-unwind fp "
-	               "for the cheap frame-pointer walk)",
+	               "with its .eh_frame tables (whole stacks, at a higher cost than frame "
+	               "pointers; --alloc-unwind fp for the frame-pointer walk)",
 	               r->program);
 	fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
 	fg_strbuf_release(&sb);
