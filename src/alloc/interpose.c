@@ -106,6 +106,7 @@ struct table {
 	int64_t pending;              /* live bytes not yet added to g_live */
 	uintptr_t stack_lo, stack_hi; /* this thread's stack */
 	struct rule *rules;           /* the .eh_frame walk's cache (eh only) */
+	uint64_t rules_gen;           /* g_code_gen it was filled in */
 	struct table *next;           /* the registry, or the free list */
 	bool alive;
 };
@@ -164,6 +165,7 @@ static _Atomic int64_t g_next_flush; /* INT64_MAX: no snapshots */
 static bool g_eh;                   /* asked for */
 static bool g_eh_check;             /* eh-check: both walks, mismatches counted */
 static _Atomic uint64_t g_eh_mismatch, g_eh_slow;
+static _Atomic uint64_t g_code_gen; /* dlclose calls: code may have moved */
 struct eh_bases {
 	void *tbase, *dbase, *func;
 };
@@ -830,8 +832,15 @@ static uint32_t fast_walk(struct table *t, void *fp, uintptr_t *pcs)
 	uintptr_t *f = fp, sp, rbp, pc;
 	uint32_t n = 0;
 
+	uint64_t gen = atomic_load_explicit(&g_code_gen, memory_order_acquire);
+
 	if (!t || !t->stack_hi || (!t->rules && !(t->rules = map_zero(sizeof(*t->rules) * RULES))))
 		return 0;
+	/* a library unloaded: another may be where it was, with other rules */
+	if (__builtin_expect(t->rules_gen != gen, 0)) {
+		memset(t->rules, 0, sizeof(*t->rules) * RULES);
+		t->rules_gen = gen;
+	}
 	pc = f[1];
 	sp = (uintptr_t)(f + 2);
 	rbp = f[0];
@@ -1765,6 +1774,27 @@ static void exec_failed(void)
 		g_written = false;
 	}
 	errno = saved;
+}
+
+/* A library unloaded: the .eh_frame walk's cached rules are dropped
+ * (another library may be loaded where it was). */
+EXPORT int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	int r;
+
+	if (!real) {
+		t_busy++;
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+		t_busy--;
+	}
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = real(handle);
+	atomic_fetch_add_explicit(&g_code_gen, 1, memory_order_release);
+	return r;
 }
 
 typedef int (*exec_fn)(const char *, char *const[], char *const[]);

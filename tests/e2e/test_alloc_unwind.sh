@@ -54,3 +54,29 @@ done
 # describe: the cache hands those stacks to backtrace()
 rm -rf rec && mkdir rec
 check_exit "eh-check: badframes" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check ./badframes
+
+# dlclose goes through the interposer (which drops its cached rules: a
+# library loaded later may take the unloaded one's place)
+cat > dl.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	for (int i = 0; i < 3; i++) {
+		void *h = dlopen("libz.so.1", RTLD_NOW), *p;
+		if (!h || !(p = malloc(100)))
+			return 1;
+		free(p);
+		if (dlclose(h))
+			return 2;
+	}
+	puts("dl: ok");
+	return 0;
+}
+C
+cc -O2 -g -o dl dl.c -ldl
+rm -rf rec && mkdir rec
+check_exit "eh-check: dlopen and dlclose" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check ./dl
+check_contains "dlclose: the program ran" out "^dl: ok$"
+check_eq "dlclose: no stack differs" "eh-mismatch 0" "$(grep -h '^eh-mismatch ' rec/*)"
