@@ -1363,14 +1363,22 @@ EXPORT void *pvalloc(size_t size)
 
 EXPORT size_t malloc_usable_size(void *p)
 {
-	extern size_t __malloc_usable_size(void *) __attribute__((weak));
+	/* libc's, for its own blocks (unsampled ones, those made before
+	 * us): glibc exports no __malloc_usable_size, so it is looked up
+	 * (dlsym may allocate: straight to libc) */
+	static size_t (*real)(void *);
 	struct hdr *h;
 
 	if (!p)
 		return 0;
 	if (g_state > 0 && (h = hdr_of(p)))
 		return h->size;
-	return __malloc_usable_size ? __malloc_usable_size(p) : 0;
+	if (!real) {
+		t_busy++;
+		real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+		t_busy--;
+	}
+	return real && real != malloc_usable_size ? real(p) : 0;
 }
 
 /* ---- the recording ---- */

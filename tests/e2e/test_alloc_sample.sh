@@ -63,3 +63,26 @@ check_exit "--alloc-sample 0" 1 flamegraph --alloc --alloc-sample 0 -o x.svg -- 
 check_contains "--alloc-sample 0: what to give" err "give the mean bytes between samples"
 check_exit "--alloc-sample without --alloc" 1 flamegraph --alloc-sample 4K -o x.svg -- ./sampled
 check_contains "--alloc-sample without --alloc: what to add" err "add --alloc"
+
+# sampled, most blocks are libc's own: malloc_usable_size still answers
+# for them (and for ours)
+cat > usable.c <<'C'
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	size_t bad = 0;
+	for (int i = 0; i < 10000; i++) {
+		char *p = malloc(100 + i % 50);
+		if (!p || malloc_usable_size(p) < (size_t)(100 + i % 50))
+			bad++;
+		free(p);
+	}
+	printf("usable too small: %zu\n", bad);
+	return bad != 0;
+}
+C
+cc -O2 -g -fno-omit-frame-pointer -o usable usable.c
+check_exit "malloc_usable_size, sampled" 0 flamegraph --alloc --alloc-sample 64K --format folded -o usable.folded -- ./usable
+check_contains "malloc_usable_size, sampled: every block big enough" out "^usable too small: 0$"
