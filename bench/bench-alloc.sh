@@ -3,8 +3,12 @@
 # (bench/workloads/allocs.c, ROUNDS rounds, default 2000: 9.6 M
 # allocation calls) alone, under `flamegraph --alloc` (the whole run:
 # the program with the interposer, then reading its recording and
-# writing the graph), and under heaptrack when it is installed (its run
-# and its recording, not heaptrack_print). Each is run RUNS times
+# writing the graph), under `flamegraph --alloc --alloc-sample SAMPLE`
+# (default 512K: about one allocation recorded per 512 KB allocated),
+# under `--alloc --alloc-unwind eh` (stacks walked with the .eh_frame
+# tables instead of frame pointers, the fallback for code built without
+# them) alone and sampled, and under heaptrack when it is installed (its run and its recording, not
+# heaptrack_print). Each is run RUNS times
 # (default 5), the three alternating, and the median CPU time (user +
 # system of the process and every process it waited for) is printed with
 # its ratio to the program alone.
@@ -13,6 +17,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${ROUNDS:-2000}
+sample=${SAMPLE:-512K}
 runs=${RUNS:-5}
 work=$(mktemp -d "$build/bench-alloc.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -22,12 +27,15 @@ cc -O2 -g -fno-omit-frame-pointer -pthread -o allocs "$here/workloads/allocs.c"
 have_heaptrack=false
 command -v heaptrack >/dev/null && have_heaptrack=true
 
-python3 - "$build/flamegraph" "$rounds" "$runs" "$have_heaptrack" <<'PY'
+python3 - "$build/flamegraph" "$rounds" "$runs" "$have_heaptrack" "$sample" <<'PY'
 import os, statistics, subprocess, sys
-fg, rounds, runs, have_ht = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "true"
+fg, rounds, runs, have_ht, sample = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "true", sys.argv[5]
 cmds = {
     "alone": ["./allocs", rounds],
     "--alloc": [fg, "--alloc", "-o", "alloc.svg", "--", "./allocs", rounds],
+    "sampled": [fg, "--alloc", "--alloc-sample", sample, "-o", "sampled.svg", "--", "./allocs", rounds],
+    "eh": [fg, "--alloc", "--alloc-unwind", "eh", "-o", "eh.svg", "--", "./allocs", rounds],
+    "eh sampled": [fg, "--alloc", "--alloc-unwind", "eh", "--alloc-sample", sample, "-o", "ehs.svg", "--", "./allocs", rounds],
 }
 if have_ht:
     cmds["heaptrack"] = ["heaptrack", "-o", "ht", "./allocs", rounds]
@@ -47,12 +55,13 @@ for _ in range(runs):
         times[k].append(cpu(c))
 base = statistics.median(times["alone"])
 print(f"allocs {rounds} rounds (3 threads), CPU-time medians of {runs} alternating runs:")
-for k in ("alone", "--alloc", "heaptrack"):
+print(f"  (sampled: --alloc --alloc-sample {sample}; eh: --alloc --alloc-unwind eh)")
+for k in ("alone", "--alloc", "sampled", "eh", "eh sampled", "heaptrack"):
     if k not in times:
-        print(f"  {k:<10} skipped (heaptrack is not installed)")
+        print(f"  {k:<11} skipped (heaptrack is not installed)")
         continue
     m = statistics.median(times[k])
-    print(f"  {k:<10} {m:7.3f} s CPU  {m / base:5.2f}x the program alone")
+    print(f"  {k:<11} {m:7.3f} s CPU  {m / base:5.2f}x the program alone")
 if "heaptrack" in times:
     print(f"  heaptrack / --alloc: {statistics.median(times['heaptrack']) / statistics.median(times['--alloc']):.2f}x")
 PY

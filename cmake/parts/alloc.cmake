@@ -14,4 +14,6 @@ set_target_properties(flamegraph-alloc PROPERTIES
 target_compile_options(flamegraph-alloc PRIVATE -fno-optimize-sibling-calls
                        -fno-sanitize=all -ftls-model=initial-exec)
 target_link_options(flamegraph-alloc PRIVATE -fno-sanitize=all -Wl,-z,nodelete)
+# libm: the sampling's exp and log (it allocates nothing)
+target_link_libraries(flamegraph-alloc PRIVATE m)
 install(TARGETS flamegraph-alloc LIBRARY DESTINATION ${FG_ALLOC_INSTALL_DIR})

@@ -5,16 +5,27 @@
  *
  * A recording is one text file per process (DIR/alloc.PID.SEQ; a forked
  * child and an exec'd program write their own), written when the process
- * ends. Lines:
+ * ends, and as a snapshot every second while it allocates (each written
+ * to PATH.tmp and renamed over PATH, so a process killed at any moment
+ * leaves a whole recording, or an empty file before its first). Lines:
  *
  *   flamegraph-alloc 1             the format and its version (first line)
  *   pid PID / ppid PID             the process and its parent
  *   comm NAME                      its name (the graph's root frame)
- *   end-reason WHY                 exit, _exit, exec, signal N
+ *   end-reason WHY                 exit, _exit, exec, signal N, or
+ *                                  running (a snapshot: the process
+ *                                  died before it could write more)
  *   threads N                      threads that allocated
  *   dropped N                      allocations whose stack found no room
  *                                  in the tracker's table (counted under
  *                                  one stack without frames)
+ *   eh-slow N                      the .eh_frame walk: stacks its cache
+ *                                  could not walk (backtrace() did)
+ *   eh-mismatch N                  FLAMEGRAPH_ALLOC_UNWIND=eh-check: stacks
+ *                                  where it and backtrace() differed
+ *   sample BYTES                   sampled (--alloc-sample): the mean
+ *                                  bytes between samples; the counts
+ *                                  below are unbiased estimates
  *   tracker-bytes N                memory the tracking itself used: its
  *                                  tables, and the blocks' 16-byte
  *                                  headers at the peak
@@ -53,6 +64,16 @@ typedef enum fg_alloc_view {
 	FG_ALLOC_PEAK,       /* bytes live when the live total was largest */
 } fg_alloc_view;
 
+/* How the interposer walks an allocating stack. */
+typedef enum fg_alloc_unwind {
+	FG_ALLOC_UNWIND_AUTO = 0, /* eh when the program was built without frame
+	                             pointers (its DWARF producer says so), else fp */
+	FG_ALLOC_UNWIND_FP,       /* frame pointers: cheap; code without them cuts
+	                             the stack short */
+	FG_ALLOC_UNWIND_EH,       /* the .eh_frame tables (glibc's backtrace()):
+	                             whole stacks through any code, slower */
+} fg_alloc_unwind;
+
 /* Parses "bytes", "count", "leaked" or "peak" (FG_EINVAL otherwise). */
 int fg_alloc_view_parse(fg_alloc_view *out, const char *name);
 /* "bytes", "count", "leaked", "peak" ("" for FG_ALLOC_NONE). */
@@ -71,6 +92,12 @@ typedef struct fg_alloc_totals {
 	uint64_t stacks;        /* distinct stacks */
 	uint64_t dropped;       /* allocations without their stack (table full) */
 	uint64_t tracker_bytes; /* memory the tracking used, all processes */
+	uint64_t sample_bytes;  /* sampled: the mean bytes between samples (the
+	                           figures are estimates); 0: every allocation */
+	uint64_t snapshots;     /* recordings of processes that died without
+	                           writing their last one (SIGKILL, a crash with
+	                           no handler run): what they recorded up to
+	                           their last snapshot; leaked is live at death */
 } fg_alloc_totals;
 
 typedef struct fg_alloc fg_alloc;

@@ -199,6 +199,12 @@ typedef struct fg_profile_opts {
 	const char *alloc_lib;
 	/* What LD_PRELOAD held already (NULL: nothing): kept after ours. */
 	const char *alloc_preload;
+	/* Sampling: about one allocation recorded per alloc_sample bytes
+	 * allocated, weighted to unbiased estimates (0: every allocation,
+	 * exact). */
+	uint64_t alloc_sample;
+	/* The interposer's unwinder (auto: by the program's frame pointers). */
+	fg_alloc_unwind alloc_unwind;
 
 	/* Where the size cap comes from when record.max_size is 0: half the
 	 * free space where the recording goes. UINT64_MAX in record.max_size

@@ -1,10 +1,12 @@
-/* libflamegraph-alloc.so: records every allocation of the program it is
- * preloaded into (LD_PRELOAD), by allocating call chain, and writes the
- * recording when the program ends (flamegraph --alloc reads it; the
- * format is described in include/flamegraph/alloc.h).
+/* libflamegraph-alloc.so: records every allocation (or, sampling, a
+ * weighted sample of them) of the program it is preloaded into
+ * (LD_PRELOAD), by allocating call chain, and writes the recording when
+ * the program ends, and as a snapshot while it runs (flamegraph --alloc
+ * reads it; the format is described in include/flamegraph/alloc.h).
  *
- * It depends on nothing but libc, and allocates nothing through the
- * functions it replaces: its tables live in memory it maps itself.
+ * It depends on nothing but libc (and libm; libgcc_s through
+ * backtrace()), and allocates nothing through the functions it
+ * replaces: its tables live in memory it maps itself.
  *
  * How the cost stays low:
  *   - the allocating stack is the frame-pointer chain, walked within the
@@ -21,7 +23,18 @@
  *     tells our blocks from ones that libc made before or around us;
  *   - the peak: when the live total passes the last snapshot by 1/128,
  *     the per-stack live bytes are summed into a snapshot (rare: the
- *     total must grow geometrically for another one).
+ *     total must grow geometrically for another one);
+ *   - sampled (FLAMEGRAPH_ALLOC_SAMPLE), an allocation not taken costs a
+ *     subtraction: no header, no stack walk, no count;
+ *   - the recording's snapshot each second (for a process that is
+ *     killed) costs a clock read every 16th allocation of a thread.
+ *
+ * Code without frame pointers: FLAMEGRAPH_ALLOC_UNWIND=eh walks stacks
+ * with the .eh_frame tables: each call site's rule worked out once from
+ * its FDE and cached per thread (a few loads a frame), backtrace() for
+ * frames whose CFI it does not follow (eh-check runs both and counts
+ * where they differ). A crash signal at its default action writes the
+ * recording before the process dies.
  *
  * The real allocator is reached through glibc's __libc_* entry points,
  * which exist for this purpose, so no dlsym is needed (dlsym allocates)
@@ -29,10 +42,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h> /* rename */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,6 +57,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -87,6 +105,8 @@ struct table {
 	uint32_t top;                 /* 1 + the highest stack index touched */
 	int64_t pending;              /* live bytes not yet added to g_live */
 	uintptr_t stack_lo, stack_hi; /* this thread's stack */
+	struct rule *rules;           /* the .eh_frame walk's cache (eh only) */
+	uint64_t rules_gen;           /* g_code_gen it was filled in */
 	struct table *next;           /* the registry, or the free list */
 	bool alive;
 };
@@ -115,11 +135,50 @@ static bool g_key_made;
 static uint64_t g_threads;
 static bool g_written;
 static pid_t g_pid;                   /* ours: a vfork child (same memory) is not */
-static char g_written_path[PATH_MAX]; /* removed again when an exec fails */
+static char g_written_path[PATH_MAX]; /* this process' recording (reserved at its first write) */
+
+/* Sampling (FLAMEGRAPH_ALLOC_SAMPLE=BYTES): 0 records every allocation.
+ * Otherwise an allocation of s bytes is taken with probability
+ * 1 - exp(-s/BYTES) (a countdown of exponentially distributed bytes, as
+ * Go's and tcmalloc's heap profilers do) and weighs 1/that probability,
+ * so bytes and counts are unbiased estimates; calls and blocks are then
+ * counted in 1/CALL_UNIT units, rounded when written. */
+static double g_sample;
+static uint64_t g_unit = 1;
+enum { CALL_UNIT = 1 << 16 };
+
+/* The recording is written again every g_flush_ns while the program
+ * allocates (FLAMEGRAPH_ALLOC_FLUSH_MS, default 1000; 0: only at the
+ * end), so a process killed by SIGKILL, or dying where no handler runs,
+ * leaves what it recorded up to then. */
+static int64_t g_flush_ns = 1000000000;
+static _Atomic int64_t g_next_flush; /* INT64_MAX: no snapshots */
+
+/* The unwinder (FLAMEGRAPH_ALLOC_UNWIND): frame pointers (the default:
+ * cheap, but code built without them cuts the stack short), or "eh":
+ * glibc's backtrace(), libgcc's unwinder reading the code's .eh_frame
+ * tables, for programs built without frame pointers. backtrace() loads
+ * libgcc_s on its first call, so it is primed in the constructor (until
+ * then, frame pointers); afterwards it takes no lock (libgcc finds a
+ * frame's tables with _dl_find_object) and allocates nothing, and any
+ * allocation it made would go straight to libc (t_busy). */
+static bool g_eh;                   /* asked for */
+static bool g_eh_check;             /* eh-check: both walks, mismatches counted */
+static _Atomic uint64_t g_eh_mismatch, g_eh_slow;
+static _Atomic uint64_t g_code_gen; /* dlclose calls: code may have moved */
+struct eh_bases {
+	void *tbase, *dbase, *func;
+};
+static const unsigned char *(*g_find_fde)(void *pc, struct eh_bases *bases);
+static bool g_eh_ready;             /* primed: backtrace() is used */
+static uintptr_t g_self_lo, g_self_hi; /* our own code, left out of the stacks */
 
 static TLS struct table *t_table;
 static TLS int t_busy;  /* inside our own code: nested calls go straight through */
 static TLS bool t_gone; /* the thread's table was merged (it is ending) */
+static TLS double t_countdown; /* sampling: bytes to this thread's next sample */
+static TLS uint64_t t_rng;     /* sampling: this thread's random state (0: not drawn yet) */
+static TLS unsigned t_ops;     /* allocations and frees, for the clock's check */
 
 static void *map_zero(size_t bytes)
 {
@@ -147,16 +206,41 @@ static const char *env_get(const char *name)
 	return NULL;
 }
 
-static void write_recording(const char *why, bool from_signal);
+static void write_recording(const char *why, bool from_signal, bool final);
 
 static void on_signal(int sig)
 {
-	write_recording(sig == SIGINT    ? "signal 2"
-	                : sig == SIGTERM ? "signal 15"
-	                                 : "signal 1",
-	                true);
+	char why[16] = "signal ";
+	int n = 7, saved = errno;
+
+	if (sig >= 10)
+		why[n++] = (char)('0' + sig / 10 % 10);
+	why[n++] = (char)('0' + sig % 10);
+	why[n] = '\0';
+	write_recording(why, true, true);
 	signal(sig, SIG_DFL);
 	raise(sig);
+	errno = saved;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t env_num(const char *name, uint64_t dflt, uint64_t max)
+{
+	const char *v = env_get(name);
+	uint64_t n = 0;
+
+	if (!v || !*v)
+		return dflt;
+	for (; *v >= '0' && *v <= '9' && n <= max; v++)
+		n = n * 10 + (uint64_t)(*v - '0');
+	return *v || n > max ? dflt : n;
 }
 
 static void after_fork_child(void);
@@ -181,6 +265,14 @@ static void setup(void)
 		if (v >= 2 && v < MAX_STACKS)
 			g_max_stacks = v;
 	}
+	g_sample = (double)env_num("FLAMEGRAPH_ALLOC_SAMPLE", 0, (uint64_t)1 << 40);
+	g_unit = g_sample > 0 ? CALL_UNIT : 1;
+	if ((dir = env_get("FLAMEGRAPH_ALLOC_UNWIND"))) {
+		g_eh_check = !strcmp(dir, "eh-check");
+		g_eh = g_eh_check || !strcmp(dir, "eh");
+	}
+	g_flush_ns = (int64_t)env_num("FLAMEGRAPH_ALLOC_FLUSH_MS", 1000, 86400000) * 1000000;
+	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;
 	g_slots = map_zero(sizeof(*g_slots) * SLOTS);
 	g_stacks = map_zero(sizeof(*g_stacks) * MAX_STACKS);
 	g_pcs = map_zero(sizeof(*g_pcs) * PC_POOL);
@@ -194,9 +286,11 @@ static void setup(void)
 	g_nstacks = 1;
 	g_key_made = pthread_key_create(&g_key, thread_end) == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
-	/* a program ended by these signals (their default) still leaves its
-	 * recording; one that handles them itself is left alone */
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	/* a program ended by these signals (their default: a stop request
+	 * or a crash) still leaves its recording; one that handles them
+	 * itself is left alone */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
+	                           SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old;
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
@@ -321,7 +415,9 @@ static void after_fork_child(void)
 	pthread_mutex_init(&g_snap_lock, NULL);
 	g_gen++;
 	g_written = false;
+	g_written_path[0] = '\0';
 	g_pid = getpid();
+	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;
 	g_tables = NULL;
 	g_free_tables = NULL;
 	g_threads = 0;
@@ -376,6 +472,418 @@ static uint32_t walk(const struct table *t, void *fp, uintptr_t *pcs)
 		pcs[n++] = f[1];
 	}
 	return n;
+}
+
+/* The same with backtrace(): every frame above our own code. */
+static uint32_t eh_walk(uintptr_t *pcs)
+{
+	void *buf[MAX_DEPTH + 16];
+	int n = backtrace(buf, MAX_DEPTH + 16), i = 0;
+	uint32_t k = 0;
+
+	while (i < n && (uintptr_t)buf[i] >= g_self_lo && (uintptr_t)buf[i] < g_self_hi)
+		i++;
+	for (; i < n && k < MAX_DEPTH; i++)
+		pcs[k++] = (uintptr_t)buf[i];
+	return k;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t me = (uintptr_t)arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me - lo < ph->p_memsz) {
+			g_self_lo = lo;
+			g_self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the .eh_frame walk's fast path ----
+ * backtrace() reads and runs a frame's CFI program again at every frame
+ * of every allocation (about 1 us an allocation). Here the rule at each
+ * call site (where the caller's frame, CFA, is, relative to the stack
+ * pointer or rbp, and where rbp was saved) is worked out once, from the
+ * FDE libgcc finds, and kept in the thread's cache; a stack is then a
+ * few loads a frame. CFI it does not follow (expressions, signal
+ * frames, registers kept in other registers) sends the whole stack to
+ * backtrace(). */
+enum { RULES = 1 << 12, RULE_EMPTY = 0, RULE_OK, RULE_LAST, RULE_SLOW };
+
+struct rule {
+	uintptr_t pc;     /* the return address it is for */
+	int32_t cfa_off;  /* CFA = (cfa_rbp ? rbp : sp) + cfa_off */
+	int16_t rbp_off;  /* rbp saved at CFA + rbp_off (rbp_saved) */
+	uint8_t cfa_rbp, rbp_saved;
+	uint8_t kind;     /* RULE_OK, RULE_LAST (the outermost frame), RULE_SLOW */
+};
+
+struct cfi {
+	const unsigned char *p, *end;
+};
+
+static uint64_t uleb(struct cfi *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		unsigned char b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+static int64_t sleb(struct cfi *c)
+{
+	int64_t v = 0;
+	unsigned shift = 0;
+	unsigned char b = 0;
+
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	if (shift < 64 && (b & 0x40))
+		v |= -((int64_t)1 << shift);
+	return v;
+}
+
+/* The size of a pointer of DW_EH_PE encoding enc (0: not supported). */
+static unsigned enc_size(unsigned enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00: return 8;
+	case 0x02: case 0x0a: return 2;
+	case 0x03: case 0x0b: return 4;
+	case 0x04: case 0x0c: return 8;
+	default: return 0;
+	}
+}
+
+/* The state of the CFA rules while a CFI program runs. */
+struct cfa_state {
+	int64_t off;
+	unsigned reg;     /* 7: rsp, 6: rbp */
+	int64_t rbp_off;  /* in data_align units already applied */
+	bool rbp_saved, ra_ok, last;
+};
+
+/* Runs the CFI program of c up to the code at pc (from loc on). Returns
+ * false on what it does not follow. */
+static bool run_cfi(struct cfi *c, uintptr_t *loc, uintptr_t pc, uint64_t code_align,
+                    int64_t data_align, struct cfa_state *st, const struct cfa_state *init)
+{
+	struct cfa_state saved[4];
+	unsigned nsaved = 0;
+
+	while (c->p < c->end) {
+		unsigned char op = *c->p++, low = op & 0x3f;
+		uint64_t reg, delta = 0;
+		int64_t off;
+
+		switch (op & 0xc0) {
+		case 0x40:
+			delta = low;
+			goto advance;
+		case 0x80:
+			off = (int64_t)uleb(c) * data_align;
+			reg = low;
+			goto offset;
+		case 0xc0:
+			reg = low;
+			goto restore;
+		}
+		switch (op) {
+		case 0x00: /* nop */
+			continue;
+		case 0x02:
+			if (c->end - c->p < 1)
+				return false;
+			delta = c->p[0];
+			c->p += 1;
+			goto advance;
+		case 0x03:
+			if (c->end - c->p < 2)
+				return false;
+			delta = (uint64_t)c->p[0] | (uint64_t)c->p[1] << 8;
+			c->p += 2;
+			goto advance;
+		case 0x04:
+			if (c->end - c->p < 4)
+				return false;
+			delta = (uint64_t)c->p[0] | (uint64_t)c->p[1] << 8 | (uint64_t)c->p[2] << 16 |
+			        (uint64_t)c->p[3] << 24;
+			c->p += 4;
+			goto advance;
+		case 0x05: /* offset_extended */
+			reg = uleb(c);
+			off = (int64_t)uleb(c) * data_align;
+			goto offset;
+		case 0x11: /* offset_extended_sf */
+			reg = uleb(c);
+			off = sleb(c) * data_align;
+			goto offset;
+		case 0x06: /* restore_extended */
+			reg = uleb(c);
+			goto restore;
+		case 0x07: /* undefined */
+			reg = uleb(c);
+			if (reg == 16)
+				st->last = true;
+			else if (reg == 6)
+				st->rbp_saved = false;
+			continue;
+		case 0x08: /* same_value */
+			reg = uleb(c);
+			if (reg == 6)
+				st->rbp_saved = false;
+			else if (reg == 16)
+				return false;
+			continue;
+		case 0x0a: /* remember_state */
+			if (nsaved == 4)
+				return false;
+			saved[nsaved++] = *st;
+			continue;
+		case 0x0b: /* restore_state */
+			if (!nsaved)
+				return false;
+			*st = saved[--nsaved];
+			continue;
+		case 0x0c: /* def_cfa */
+			st->reg = (unsigned)uleb(c);
+			st->off = (int64_t)uleb(c);
+			continue;
+		case 0x12: /* def_cfa_sf */
+			st->reg = (unsigned)uleb(c);
+			st->off = sleb(c) * data_align;
+			continue;
+		case 0x0d: /* def_cfa_register */
+			st->reg = (unsigned)uleb(c);
+			continue;
+		case 0x0e: /* def_cfa_offset */
+			st->off = (int64_t)uleb(c);
+			continue;
+		case 0x13: /* def_cfa_offset_sf */
+			st->off = sleb(c) * data_align;
+			continue;
+		case 0x2e: /* GNU_args_size */
+			uleb(c);
+			continue;
+		case 0x10:   /* expression */
+		case 0x16: { /* val_expression */
+			reg = uleb(c);
+			uint64_t len = uleb(c);
+			if (reg == 6 || reg == 7 || reg == 16 || len > (uint64_t)(c->end - c->p))
+				return false;
+			c->p += len;
+			continue;
+		}
+		default: /* set_loc, register, def_cfa_expression, val_offset... */
+			return false;
+		}
+	advance:
+		*loc += delta * code_align;
+		if (*loc > pc)
+			return true;
+		continue;
+	offset:
+		if (reg == 6) {
+			st->rbp_saved = true;
+			st->rbp_off = off;
+		} else if (reg == 16) {
+			st->ra_ok = off == -8;
+			st->last = false;
+		}
+		continue;
+	restore:
+		if (reg == 6) {
+			st->rbp_saved = init->rbp_saved;
+			st->rbp_off = init->rbp_off;
+		} else if (reg == 16) {
+			st->ra_ok = init->ra_ok;
+			st->last = init->last;
+		}
+		continue;
+	}
+	return true;
+}
+
+/* The rule at the call before return address ra, from its FDE. */
+static void make_rule(uintptr_t ra, struct rule *r)
+{
+	struct eh_bases bases;
+	const unsigned char *fde, *cie;
+	struct cfi c, ci;
+	struct cfa_state st = {0, 7, 0, false, false, false}, init;
+	uint64_t code_align;
+	int64_t data_align;
+	unsigned renc = 0, version;
+	bool z = false;
+	uintptr_t loc, pc = ra - 1;
+	uint32_t len;
+	int32_t cie_off;
+
+	r->pc = ra;
+	r->kind = RULE_SLOW;
+	if (!(fde = g_find_fde((void *)pc, &bases)))
+		return;
+	memcpy(&len, fde, 4);
+	memcpy(&cie_off, fde + 4, 4);
+	if (len == 0xffffffffu || len < 8 || cie_off <= 0)
+		return;
+	cie = fde + 4 - cie_off;
+	/* the CIE: version, augmentation, alignments, RA register, data */
+	uint32_t cie_len;
+	memcpy(&cie_len, cie, 4);
+	if (cie_len == 0xffffffffu || cie_len < 8)
+		return;
+	ci.p = cie + 8;
+	ci.end = cie + 4 + cie_len;
+	version = *ci.p++;
+	const char *aug = (const char *)ci.p;
+	while (ci.p < ci.end && *ci.p)
+		ci.p++;
+	if (ci.p >= ci.end || (version != 1 && version != 3))
+		return;
+	ci.p++;
+	code_align = uleb(&ci);
+	data_align = sleb(&ci);
+	if ((version == 1 ? *ci.p++ : uleb(&ci)) != 16)
+		return;
+	if (aug[0] == 'z') {
+		z = true;
+		uint64_t alen = uleb(&ci);
+		struct cfi a = {ci.p, ci.p + alen};
+		if (alen > (uint64_t)(ci.end - ci.p))
+			return;
+		for (const char *k = aug + 1; *k; k++) {
+			if (*k == 'R' && a.p < a.end) {
+				renc = *a.p++;
+			} else if (*k == 'L' && a.p < a.end) {
+				a.p++;
+			} else if (*k == 'P' && a.p < a.end) {
+				unsigned penc = *a.p++, n = enc_size(penc);
+				if (!n || (size_t)(a.end - a.p) < n)
+					return;
+				a.p += n;
+			} else {
+				return; /* 'S' (a signal frame) and anything else */
+			}
+		}
+		ci.p += alen;
+	} else if (aug[0]) {
+		return;
+	}
+	loc = (uintptr_t)bases.func;
+	if (!run_cfi(&ci, &loc, pc, code_align, data_align, &st, &st))
+		return;
+	init = st;
+	/* the FDE: past its address range and augmentation data */
+	unsigned n = enc_size(renc);
+	if (!n)
+		return;
+	c.p = fde + 8 + 2 * n;
+	c.end = fde + 4 + len;
+	if (c.p > c.end)
+		return;
+	if (z) {
+		uint64_t alen = uleb(&c);
+		if (alen > (uint64_t)(c.end - c.p))
+			return;
+		c.p += alen;
+	}
+	if (pc < loc || !run_cfi(&c, &loc, pc, code_align, data_align, &st, &init))
+		return;
+	if (st.last) {
+		r->kind = RULE_LAST;
+		return;
+	}
+	if ((st.reg != 7 && st.reg != 6) || !st.ra_ok || st.off <= 0 || st.off > INT32_MAX ||
+	    (st.rbp_saved && (st.rbp_off < INT16_MIN || st.rbp_off > INT16_MAX)))
+		return;
+	r->cfa_rbp = st.reg == 6;
+	r->cfa_off = (int32_t)st.off;
+	r->rbp_saved = st.rbp_saved;
+	r->rbp_off = (int16_t)st.rbp_off;
+	r->kind = RULE_OK;
+}
+
+/* The walk with the cached rules, from the frame of the function the
+ * program called (fp: ours, built with frame pointers). 0 when a frame
+ * needs backtrace(). */
+static uint32_t fast_walk(struct table *t, void *fp, uintptr_t *pcs)
+{
+	uintptr_t *f = fp, sp, rbp, pc;
+	uint32_t n = 0;
+
+	uint64_t gen = atomic_load_explicit(&g_code_gen, memory_order_acquire);
+
+	if (!t || !t->stack_hi || (!t->rules && !(t->rules = map_zero(sizeof(*t->rules) * RULES))))
+		return 0;
+	/* a library unloaded: another may be where it was, with other rules */
+	if (__builtin_expect(t->rules_gen != gen, 0)) {
+		memset(t->rules, 0, sizeof(*t->rules) * RULES);
+		t->rules_gen = gen;
+	}
+	pc = f[1];
+	sp = (uintptr_t)(f + 2);
+	rbp = f[0];
+	while (n < MAX_DEPTH) {
+		struct rule *r = &t->rules[(pc ^ pc >> 12) & (RULES - 1)];
+		pcs[n++] = pc;
+		if (r->pc != pc || r->kind == RULE_EMPTY)
+			make_rule(pc, r);
+		if (r->kind == RULE_LAST)
+			break;
+		if (r->kind != RULE_OK)
+			return 0;
+		uintptr_t cfa = (r->cfa_rbp ? rbp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
+		if (cfa <= sp || (cfa & 7) || cfa > t->stack_hi || cfa - 8 < t->stack_lo)
+			return 0;
+		if (r->rbp_saved) {
+			uintptr_t at = cfa + (uintptr_t)(intptr_t)r->rbp_off;
+			if (at < sp || at > t->stack_hi - 8)
+				return 0;
+			rbp = *(uintptr_t *)at;
+		}
+		pc = *(uintptr_t *)(cfa - 8);
+		sp = cfa;
+		if (pc < 4096)
+			break;
+	}
+	return n;
+}
+
+/* backtrace()'s first call loads libgcc_s: made here, at load. */
+static void eh_prime(void)
+{
+	void *buf[4];
+
+	t_busy++;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&eh_walk);
+	if (g_self_hi && backtrace(buf, 4) > 0)
+		g_eh_ready = true;
+	/* libgcc_s is loaded now: the fast path's FDE lookup */
+	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (gcc)
+		g_find_fde = (const unsigned char *(*)(void *, struct eh_bases *))dlsym(gcc, "_Unwind_Find_FDE");
+	t_busy--;
 }
 
 static bool same_stack(const struct stack *s, uint64_t hash, const uintptr_t *pcs, uint32_t n)
@@ -476,41 +984,141 @@ static struct counts *counts_of(struct table *t, uint32_t id)
 	return &t->c[id];
 }
 
+/* What one block weighs: its bytes and one call (in g_unit units); when
+ * sampling, divided by the probability it had to be taken. A function of
+ * the size alone, so that its free takes back exactly what it added. */
+struct weight {
+	int64_t bytes, calls;
+};
+
+static __attribute__((noinline)) struct weight weigh_sampled(size_t size)
+{
+	struct weight w;
+	double inv = -1.0 / expm1(-(size ? (double)size : 1.0) / g_sample);
+
+	w.bytes = (int64_t)((double)size * inv + 0.5);
+	w.calls = (int64_t)(inv * CALL_UNIT + 0.5);
+	return w;
+}
+
+static inline __attribute__((always_inline)) struct weight weigh(size_t size)
+{
+	struct weight w = {(int64_t)size, 1};
+
+	return __builtin_expect(g_unit == 1, 1) ? w : weigh_sampled(size);
+}
+
+/* An exponentially distributed number of bytes, of mean g_sample. */
+static double draw(void)
+{
+	uint64_t r;
+
+	if (!t_rng)
+		t_rng = ((uint64_t)(uintptr_t)&t_rng ^ (uint64_t)now_ns()) * 0x9e3779b97f4a7c15ull | 1;
+	t_rng ^= t_rng >> 12;
+	t_rng ^= t_rng << 25;
+	t_rng ^= t_rng >> 27;
+	r = t_rng * 0x2545f4914f6cdd1dull;
+	return -log(((double)(r >> 11) + 0.5) / 9007199254740992.0) * g_sample;
+}
+
+/* Whether this allocation is recorded: always, unless sampling; then
+ * when the countdown of bytes runs out within it (probability
+ * 1 - exp(-size/g_sample), independent of every other allocation). */
+static __attribute__((noinline)) bool take_sampled(size_t size)
+{
+	double s = size ? (double)size : 1.0;
+
+	if (!t_rng)
+		t_countdown = draw();
+	if (t_countdown > s) {
+		t_countdown -= s;
+		return false;
+	}
+	t_countdown = draw();
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool take(size_t size)
+{
+	return __builtin_expect(g_unit == 1, 1) || take_sampled(size);
+}
+
+/* The recording written again, by one thread, when it is due (the
+ * clock read at every 16th allocation or free of a thread). */
+static __attribute__((noinline)) void flush_check(void)
+{
+	int64_t due, now;
+
+	due = atomic_load_explicit(&g_next_flush, memory_order_relaxed);
+	if (due == INT64_MAX || (now = now_ns()) < due)
+		return;
+	if (atomic_compare_exchange_strong(&g_next_flush, &due, now + g_flush_ns)) {
+		int saved = errno; /* the program's malloc leaves errno alone */
+		write_recording("running", false, false);
+		errno = saved;
+	}
+}
+
+static inline __attribute__((always_inline)) void flush_if_due(void)
+{
+	if (__builtin_expect(!(++t_ops & 15), 0))
+		flush_check();
+}
+
 /* Counts an allocation of size bytes and returns the stack it belongs to. */
 static uint32_t note_alloc(void *fp, size_t size)
 {
 	uintptr_t pcs[MAX_DEPTH];
+	struct weight w = weigh(size);
 	struct table *t;
 	struct counts *c;
 	uint32_t id, n;
 
 	t_busy++;
 	t = thread_table();
-	n = walk(t, fp, pcs);
+	n = 0;
+	if (g_eh_ready) {
+		n = g_find_fde ? fast_walk(t, fp, pcs) : 0;
+		if (g_eh_check && n) {
+			uintptr_t slow[MAX_DEPTH];
+			uint32_t k = eh_walk(slow);
+			if (k != n || memcmp(slow, pcs, n * sizeof(*pcs)))
+				atomic_fetch_add_explicit(&g_eh_mismatch, 1, memory_order_relaxed);
+		}
+		if (!n) {
+			atomic_fetch_add_explicit(&g_eh_slow, 1, memory_order_relaxed);
+			n = eh_walk(pcs);
+		}
+	}
+	if (!n)
+		n = walk(t, fp, pcs);
 	id = intern(pcs, n);
 	if (!id)
 		atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
 	if (t) {
 		c = counts_of(t, id);
-		c->bytes += size;
-		c->calls++;
-		c->live_bytes += (int64_t)size;
-		c->live_blocks++;
-		live_delta(t, (int64_t)size);
+		c->bytes += (uint64_t)w.bytes;
+		c->calls += (uint64_t)w.calls;
+		c->live_bytes += w.bytes;
+		c->live_blocks += w.calls;
+		live_delta(t, w.bytes);
 	} else {
 		/* a thread past its end: straight into the merged counts */
-		__atomic_fetch_add(&g_merged[id].bytes, size, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_merged[id].calls, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_merged[id].live_bytes, (int64_t)size, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&g_merged[id].live_blocks, 1, __ATOMIC_RELAXED);
-		atomic_fetch_add_explicit(&g_live, (int64_t)size, memory_order_relaxed);
+		__atomic_fetch_add(&g_merged[id].bytes, (uint64_t)w.bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].calls, (uint64_t)w.calls, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].live_bytes, w.bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_merged[id].live_blocks, w.calls, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&g_live, w.bytes, memory_order_relaxed);
 	}
+	flush_if_due();
 	t_busy--;
 	return id;
 }
 
 static void note_free(const struct hdr *h)
 {
+	struct weight w = weigh(h->size);
 	struct table *t;
 	struct counts *c;
 
@@ -519,15 +1127,15 @@ static void note_free(const struct hdr *h)
 	t_busy++;
 	if ((t = thread_table())) {
 		c = counts_of(t, h->stack);
-		c->live_bytes -= (int64_t)h->size;
-		c->live_blocks--;
-		live_delta(t, -(int64_t)h->size);
+		c->live_bytes -= w.bytes;
+		c->live_blocks -= w.calls;
+		live_delta(t, -w.bytes);
 	} else {
-		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, (int64_t)h->size,
-		                   __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, 1, __ATOMIC_RELAXED);
-		atomic_fetch_sub_explicit(&g_live, (int64_t)h->size, memory_order_relaxed);
+		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, w.calls, __ATOMIC_RELAXED);
+		atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
 	}
+	flush_if_due();
 	t_busy--;
 }
 
@@ -560,12 +1168,10 @@ static bool tracked(void)
 	return !t_busy && recording();
 }
 
-static void *do_malloc(void *fp, size_t size)
+static inline __attribute__((always_inline)) void *tracked_malloc(void *fp, size_t size)
 {
 	void *base;
 
-	if (!tracked())
-		return __libc_malloc(size);
 	if (size > SIZE_MAX - HDR) {
 		errno = ENOMEM;
 		return NULL;
@@ -573,6 +1179,13 @@ static void *do_malloc(void *fp, size_t size)
 	if (!(base = __libc_malloc(size + HDR)))
 		return NULL;
 	return finish(base, HDR, size, note_alloc(fp, size), 0);
+}
+
+static void *do_malloc(void *fp, size_t size)
+{
+	if (!tracked() || !take(size))
+		return __libc_malloc(size);
+	return tracked_malloc(fp, size);
 }
 
 static void do_free(void *p)
@@ -599,8 +1212,10 @@ static void *do_aligned(void *fp, size_t align, size_t size)
 
 	if (!tracked())
 		return __libc_memalign(align, size);
+	if (!take(size))
+		return align <= 16 ? __libc_malloc(size) : __libc_memalign(align, size);
 	if (align <= 16)
-		return do_malloc(fp, size);
+		return tracked_malloc(fp, size);
 	while (((size_t)1 << lg) < align) {
 		if (++lg >= 8 * sizeof(size_t) - 1) {
 			errno = EINVAL;
@@ -624,16 +1239,29 @@ static void *do_realloc(void *fp, void *p, size_t size)
 
 	if (!p)
 		return do_malloc(fp, size);
-	if (g_state <= 0 || !(h = hdr_of(p)))
-		return __libc_realloc(p, size);
+	if (g_state <= 0 || !(h = hdr_of(p))) {
+		/* libc's block (made before us, or not sampled) */
+		if (g_sample <= 0 || !size || !tracked())
+			return __libc_realloc(p, size);
+		if (!(q = __libc_realloc(p, size)) || !take(size))
+			return q;
+		/* sampled: it moves into a block with our header */
+		if (!(p = tracked_malloc(fp, size)))
+			return q; /* still the program's block, unrecorded */
+		memcpy(p, q, size);
+		__libc_free(q);
+		return p;
+	}
 	if (size == 0) {
 		do_free(p);
 		return NULL;
 	}
 	old = *h;
-	if (t_busy || old.align_log2) {
-		/* an aligned block moves as a new one (realloc keeps no alignment) */
-		if (!(q = t_busy ? __libc_malloc(size) : do_malloc(fp, size)))
+	bool keep = !t_busy && take(size);
+	if (!keep || old.align_log2) {
+		/* an aligned block moves as a new one (realloc keeps no
+		 * alignment); so does one that is no longer sampled */
+		if (!(q = keep ? tracked_malloc(fp, size) : __libc_malloc(size)))
 			return NULL;
 		memcpy(q, p, old.size < size ? old.size : size);
 		do_free(p);
@@ -671,6 +1299,8 @@ EXPORT void *calloc(size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (!take(total))
+		return __libc_calloc(n, size);
 	if (!(base = __libc_calloc(1, total + HDR)))
 		return NULL;
 	return finish(base, HDR, total, note_alloc(__builtin_frame_address(0), total), 0);
@@ -733,14 +1363,22 @@ EXPORT void *pvalloc(size_t size)
 
 EXPORT size_t malloc_usable_size(void *p)
 {
-	extern size_t __malloc_usable_size(void *) __attribute__((weak));
+	/* libc's, for its own blocks (unsampled ones, those made before
+	 * us): glibc exports no __malloc_usable_size, so it is looked up
+	 * (dlsym may allocate: straight to libc) */
+	static size_t (*real)(void *);
 	struct hdr *h;
 
 	if (!p)
 		return 0;
 	if (g_state > 0 && (h = hdr_of(p)))
 		return h->size;
-	return __malloc_usable_size ? __malloc_usable_size(p) : 0;
+	if (!real) {
+		t_busy++;
+		real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+		t_busy--;
+	}
+	return real && real != malloc_usable_size ? real(p) : 0;
 }
 
 /* ---- the recording ---- */
@@ -952,6 +1590,13 @@ static int open_output(char *path, size_t cap)
 	return -1;
 }
 
+/* A count in calls (or blocks), from g_unit units, rounded. */
+static int64_t in_calls(int64_t v)
+{
+	int64_t half = (int64_t)g_unit / 2;
+	return g_unit == 1 ? v : v >= 0 ? (v + half) / (int64_t)g_unit : -((-v + half) / (int64_t)g_unit);
+}
+
 static void write_stacks(struct out *o, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -959,7 +1604,10 @@ static void write_stacks(struct out *o, uint32_t n)
 		for (struct table *t = g_tables; t; t = t->next)
 			if (i < t->top)
 				add_counts(&c, &t->c[i]);
-		if (!c.calls && !c.live_blocks && !g_peak[i].live_blocks)
+		c.calls = (uint64_t)in_calls((int64_t)c.calls);
+		c.live_blocks = in_calls(c.live_blocks);
+		int64_t peak_blocks = in_calls(g_peak[i].live_blocks);
+		if (!c.calls && !c.live_blocks && !peak_blocks && !c.bytes && !g_peak[i].live_bytes)
 			continue;
 		if (i && !g_stacks[i].depth)
 			continue;
@@ -974,7 +1622,7 @@ static void write_stacks(struct out *o, uint32_t n)
 		out_str(o, " ");
 		out_sdec(o, g_peak[i].live_bytes);
 		out_str(o, " ");
-		out_sdec(o, g_peak[i].live_blocks);
+		out_sdec(o, peak_blocks);
 		for (uint32_t k = 0; i && k < g_stacks[i].depth; k++) {
 			out_str(o, " ");
 			out_hex(o, g_pcs[g_stacks[i].pcs + k]);
@@ -983,10 +1631,15 @@ static void write_stacks(struct out *o, uint32_t n)
 	}
 }
 
-static void write_recording(const char *why, bool from_signal)
+/* Writes the recording as it stands: the process' final one (final,
+ * once), or a snapshot while it runs ("end-reason running"), each into
+ * PATH.tmp renamed over the process' file, so the file always holds a
+ * whole recording, whenever the process dies. */
+static void write_recording(const char *why, bool from_signal, bool final)
 {
 	struct out *o = &g_out;
-	char *path = g_written_path;
+	char *path = g_written_path, tmp[PATH_MAX];
+	size_t plen;
 	uint32_t n;
 	int64_t live;
 
@@ -1002,8 +1655,19 @@ static void write_recording(const char *why, bool from_signal)
 	}
 	if (g_written)
 		goto done;
-	g_written = true;
-	if ((o->fd = open_output(path, sizeof(g_written_path))) < 0)
+	g_written = final;
+	if (!path[0]) {
+		/* the process' file: the first free DIR/alloc.PID.SEQ */
+		if ((o->fd = open_output(path, sizeof(g_written_path) - 8)) < 0) {
+			path[0] = '\0';
+			goto done;
+		}
+		close(o->fd);
+	}
+	plen = cstrlen(path);
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".tmp", 5);
+	if ((o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
 		goto done;
 	o->n = 0;
 	o->failed = false;
@@ -1038,24 +1702,36 @@ static void write_recording(const char *why, bool from_signal)
 	out_dec(o, g_threads);
 	out_str(o, "\ndropped ");
 	out_dec(o, atomic_load(&g_dropped));
+	if (g_eh_ready) {
+		out_str(o, "\neh-slow ");
+		out_dec(o, atomic_load(&g_eh_slow));
+		if (g_eh_check) {
+			out_str(o, "\neh-mismatch ");
+			out_dec(o, atomic_load(&g_eh_mismatch));
+		}
+	}
+	if (g_sample > 0) {
+		out_str(o, "\nsample ");
+		out_dec(o, (uint64_t)g_sample);
+	}
 	/* the tables, and the blocks' headers at the peak */
 	uint64_t peak_blocks = 0;
 	for (uint32_t i = 0; i < n; i++)
-		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)g_peak[i].live_blocks : 0;
+		peak_blocks += g_peak[i].live_blocks > 0 ? (uint64_t)in_calls(g_peak[i].live_blocks) : 0;
 	out_str(o, "\ntracker-bytes ");
 	out_dec(o, (uint64_t)n * (sizeof(struct stack) + 2 * sizeof(struct counts)) +
 	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
-	               g_threads * sizeof(struct table) + peak_blocks * HDR);
+	               g_threads * sizeof(struct table) + peak_blocks * HDR +
+	               (g_eh_ready ? g_threads * RULES * sizeof(struct rule) : 0));
 	out_str(o, "\n");
 	out_proc_file(o, "/proc/self/maps", map_line);
 	write_stacks(o, n);
 	out_str(o, "end\n");
 	out_flush(o);
-	close(o->fd);
-	if (o->failed) {
-		unlink(path);
-		path[0] = '\0';
-	}
+	if (close(o->fd) != 0)
+		o->failed = true;
+	if (o->failed || rename(tmp, path) != 0)
+		unlink(tmp); /* the last snapshot, if any, stays */
 done:
 	pthread_mutex_unlock(&g_lock);
 	t_busy--;
@@ -1065,24 +1741,25 @@ done:
  * its (empty) recording and its signals are covered from the start. */
 __attribute__((constructor)) static void at_start(void)
 {
-	recording();
+	if (recording() && g_eh)
+		eh_prime();
 }
 
 __attribute__((destructor)) static void at_end(void)
 {
-	write_recording("exit", false);
+	write_recording("exit", false, true);
 }
 
 EXPORT void _exit(int status)
 {
-	write_recording("_exit", false);
+	write_recording("_exit", false, true);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
 
 EXPORT void _Exit(int status)
 {
-	write_recording("_exit", false);
+	write_recording("_exit", false, true);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
@@ -1091,7 +1768,7 @@ EXPORT void _Exit(int status)
  * taken back when the exec fails (the program goes on recording). */
 static void before_exec(void)
 {
-	write_recording("exec", false);
+	write_recording("exec", false, true);
 }
 
 static void exec_failed(void)
@@ -1101,9 +1778,31 @@ static void exec_failed(void)
 	if (g_state > 0 && g_written && getpid() == g_pid) {
 		if (g_written_path[0])
 			unlink(g_written_path);
+		g_written_path[0] = '\0';
 		g_written = false;
 	}
 	errno = saved;
+}
+
+/* A library unloaded: the .eh_frame walk's cached rules are dropped
+ * (another library may be loaded where it was). */
+EXPORT int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	int r;
+
+	if (!real) {
+		t_busy++;
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+		t_busy--;
+	}
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = real(handle);
+	atomic_fetch_add_explicit(&g_code_gen, 1, memory_order_release);
+	return r;
 }
 
 typedef int (*exec_fn)(const char *, char *const[], char *const[]);

@@ -79,7 +79,7 @@ static const fg_option options[] = {
 	FG_OPT_BOOL(0, "compare-outputs", &cmp.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_GATE_CLI_ROWS(gate),
-	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
+	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc, unless sampled). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
 	FG_OPT_GROUP("Graph"),
@@ -168,8 +168,10 @@ static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_tar
 	cmp.loc = loc;
 	cmp.project = &proj;
 	/* a gate judges several runs a side, but allocation counts are the
-	 * same every run: one is enough */
-	cmp.repeat = repeat > 0 ? (size_t)repeat : gate.fail_above && !pc.alloc.on ? 5 : 1;
+	 * same every run: one is enough (sampled ones vary: five, as for
+	 * CPU time) */
+	cmp.repeat = repeat > 0 ? (size_t)repeat :
+		gate.fail_above && (!pc.alloc.on || pc.alloc_sample) ? 5 : 1;
 	if (fg_gate_cli_wanted(&gate)) {
 		cmp.before_out = &before;
 		cmp.after_out = &after;

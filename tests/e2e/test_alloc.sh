@@ -138,9 +138,15 @@ fi
 # garbage in the frame-pointer register (code without frame pointers):
 # the walk stops, the program goes on, every allocation is counted
 cc -O2 -g -o badframes "$FG_SRC/tests/e2e/alloc/badframes.c"
-check_exit "garbage frame pointers" 0 flamegraph --alloc=count --format folded -o bf.folded -- ./badframes
+check_exit "garbage frame pointers" 0 flamegraph --alloc=count --alloc-unwind fp --format folded -o bf.folded -- ./badframes
 check_contains "garbage frame pointers: the program ran to its end" out "^badframes: 5 allocations$"
 check_contains "garbage frame pointers: each allocation counted" bf.folded "^badframes;with_rbp 5$"
+# built without frame pointers, it is walked with .eh_frame by default
+# (whose tables do not describe the asm's push: the walk ends there)
+check_exit "garbage frame pointers, eh" 0 flamegraph --alloc=count --format folded -o bfeh.folded -- ./badframes
+check_contains "eh chosen for a program without frame pointers" err "built without frame pointers: its allocating stacks are walked with its .eh_frame tables"
+check_contains "garbage frame pointers, eh: the program ran to its end" out "^badframes: 5 allocations$"
+check_eq "garbage frame pointers, eh: each allocation counted" "5" "$(awk '$1 ~ /;with_rbp$/ { s += $NF } END { print s + 0 }' bfeh.folded)"
 
 # a real multi-process program: cc runs cc1 and as (posix_spawn, exec),
 # none of them built with frame pointers

@@ -27,3 +27,10 @@ check_contains "the gate names sort_phase" err "gate failed: .*sort_phase"
 check_contains "differential allocation graph" diff.svg "Differential Allocation Flame Graph — bytes"
 check_contains "sort_phase grew, in bytes" diff.svg "<title>sort_phase \\(2,400,000 bytes"
 check_exit "--compare HEAD --alloc without a gate" 0 fgb --bin stress2 --alloc --compare HEAD -o diff2.svg -- --rounds 5
+
+# sampled, the estimates vary from run to run: the gate judges five runs
+# a side, as for CPU time (sort_phase's blocks of 240 KB and 480 KB are
+# taken almost surely at one sample per 16 KB)
+check_exit "--compare HEAD --alloc --alloc-sample 16K --fail-above 10" 6 fgb --bin stress2 --alloc --alloc-sample 16K --compare HEAD --fail-above 10 -o diffs.svg -- --rounds 5
+check_contains "sampled gate: sort_phase named" err "gate failed: .*sort_phase"
+check_eq "sampled gate: five runs a side" "10" "$(grep -c 'stress2: 5 rounds' out)"

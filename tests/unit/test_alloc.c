@@ -286,6 +286,48 @@ static void test_dir(void **state)
 	fg_error_clear();
 }
 
+/* A sampled recording, and a snapshot of a process that died (and, in
+ * a folder, the empty file of one that died before its first snapshot
+ * and the temporary file of one killed while writing). */
+static void test_sample_and_snapshots(void **state)
+{
+	char dir[] = "/tmp/fg-alloc-test.XXXXXX", path[256];
+	static const char *const names[] = {"alloc.1.0", "alloc.2.0", "alloc.3.0", "alloc.3.0.tmp"};
+	static const char *const texts[] = {
+	    "flamegraph-alloc 1\npid 1\nend-reason exit\nsample 4096\ns 4096 1 0 0 0 0 10\nend\n",
+	    "flamegraph-alloc 1\npid 2\nend-reason running\ns 20 2 20 2 20 2 10\nend\n",
+	    "",
+	    "flamegraph-alloc 1\npid 3\nend-reason running\ns 99 1",
+	};
+	fg_alloc *a = NULL;
+	fg_alloc_totals t;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		assert_non_null(f = fopen(path, "w"));
+		fputs(texts[i], f);
+		fclose(f);
+	}
+	assert_int_equal(fg_alloc_new(&a), 0);
+	assert_int_equal(fg_alloc_add_dir(a, dir), 0);
+	fg_alloc_totals_get(a, &t);
+	assert_int_equal(t.processes, 2);
+	assert_int_equal(t.incomplete, 0);
+	assert_int_equal(t.sample_bytes, 4096);
+	assert_int_equal(t.snapshots, 1);
+	assert_int_equal(t.bytes, 4116);
+	assert_int_equal(t.leaked_bytes, 20);
+	fg_alloc_free(a);
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void test_static(void **state)
 {
 	char self[4096];
@@ -306,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_bad),    cmocka_unit_test(test_deep_stack),
 	    cmocka_unit_test(test_views),  cmocka_unit_test(test_collapse),
 	    cmocka_unit_test(test_dir),    cmocka_unit_test(test_static),
+	    cmocka_unit_test(test_sample_and_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

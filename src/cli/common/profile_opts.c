@@ -116,8 +116,22 @@ static int apply_alloc(fg_profile_opts *po, const fg_profile_cli *pc)
 		pc->freq ? "-F/--freq" : pc->call_graph ? "--call-graph" :
 		pc->per_thread.on ? "--per-thread" : NULL;
 
-	if (!pc->alloc.on)
+	if (!pc->alloc.on) {
+		if (pc->alloc_sample || pc->alloc_unwind) {
+			fg_errorf("%s goes with an allocation graph — add --alloc",
+				  pc->alloc_sample ? "--alloc-sample" : "--alloc-unwind");
+			return FG_EXIT_USAGE;
+		}
 		return 0;
+	}
+	if (pc->alloc_unwind)
+		po->alloc_unwind = !strcmp(pc->alloc_unwind, "eh") ? FG_ALLOC_UNWIND_EH : FG_ALLOC_UNWIND_FP;
+	if (pc->alloc_sample && (fg_record_parse_size(&po->alloc_sample, pc->alloc_sample) ||
+				 !po->alloc_sample || po->alloc_sample > (1ull << 40))) {
+		fg_errorf("--alloc-sample %s: give the mean bytes between samples, from 1 to 1T, "
+			  "e.g. 512K", pc->alloc_sample);
+		return FG_EXIT_USAGE;
+	}
 	if (with) {
 		fg_errorf("--alloc conflicts with %s: an allocation graph records every allocation "
 			  "itself, without perf — drop one of the two", with);
@@ -454,9 +468,10 @@ static void summary(const fg_profile_opts *po, const fg_profile_result *res)
 		fg_record_format_size(leaked, sizeof(leaked), t->leaked_bytes);
 		fg_record_format_size(peak, sizeof(peak), t->peak_bytes);
 		fg_record_format_size(tracker, sizeof(tracker), t->tracker_bytes);
-		fg_notef("wrote %s (%s: %llu allocations, %s allocated, %s leaked in %llu blocks, "
+		fg_notef("wrote %s (%s%s: %llu allocations, %s allocated, %s leaked in %llu blocks, "
 			 "peak %s; %llu stacks, %llu process%s, %.1f s; tracking used %s)", out,
-			 fg_alloc_view_name(po->alloc), (unsigned long long)t->allocations, bytes,
+			 fg_alloc_view_name(po->alloc), t->sample_bytes ? ", estimated from samples" : "",
+			 (unsigned long long)t->allocations, bytes,
 			 leaked, (unsigned long long)t->leaked_blocks, peak,
 			 (unsigned long long)res->stacks, (unsigned long long)t->processes,
 			 t->processes == 1 ? "" : "es", res->seconds_run, tracker);

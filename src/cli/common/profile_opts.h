@@ -64,6 +64,8 @@ typedef struct fg_profile_cli {
 	const char *buffer_size; /* --buffer-size SIZE */
 	bool keep_running;       /* --keep-running */
 	fg_profile_alloc alloc;  /* --alloc[=VIEW] */
+	const char *alloc_sample; /* --alloc-sample BYTES */
+	const char *alloc_unwind; /* --alloc-unwind fp|eh */
 	/* filled by fg_profile_cli_apply */
 	const char *tool_env;    /* $PERF / $DTRACE as given */
 } fg_profile_cli;
@@ -87,7 +89,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
  * --root, -z, --ignore-status, --no-inline, --perf-script, --stream,
  * --no-stream, --skip-after,
  * --per-thread,
- * --off-cpu, --alloc, --hot-cold, --post-process, -v */
+ * --off-cpu, --alloc, --alloc-unwind, --alloc-sample, --hot-cold, --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
 	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default 997)"), \
 	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
@@ -107,6 +109,8 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root)"), \
 	{ FG_OPT_CALLBACK_, 0, "alloc", &(pc).alloc, "VIEW", "allocation graph instead of CPU time (no perf): the program runs with an allocation tracker preloaded; VIEW is bytes (allocated, the default), count (allocation calls), leaked (still allocated at exit) or peak (live at the largest heap)", FG_OPTF_OPTARG, fg_profile_cli_alloc_cb, "bytes|count|leaked|peak", NULL }, \
+	FG_OPT_CHOICE(0, "alloc-unwind", &(pc).alloc_unwind, "HOW", "fp|eh", "with --alloc, how allocating stacks are walked: fp (frame pointers: cheap; code built without them cuts stacks short) or eh (the .eh_frame tables, as debuggers do: whole stacks through any code, at a higher cost) (default: eh when the program was built without frame pointers, else fp)"), \
+	FG_OPT_STRING(0, "alloc-sample", &(pc).alloc_sample, "BYTES", "with --alloc, for huge programs: record about one allocation per BYTES allocated (e.g. 512K), each weighted to unbiased estimates: approximate figures at a lower cost (default: every allocation, exact)"), \
 	FG_OPT_BOOL(0, "hot-cold", &(pc).hot_cold, "on-CPU and off-CPU time in one graph, in microseconds; the off-CPU part in blues"), \
 	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")

@@ -38,8 +38,9 @@ struct aproc {
 	size_t nstacks, astacks;
 	uint64_t *pcs;
 	size_t npcs, apcs;
-	uint64_t dropped, tracker_bytes;
+	uint64_t dropped, tracker_bytes, sample;
 	bool complete;
+	bool running; /* a snapshot: the process died before its last word */
 };
 
 struct fg_alloc {
@@ -271,7 +272,13 @@ static int parse_line(struct parser *ps, fg_view line)
 		return parse_u64_field(ps, rest, &p->dropped);
 	if (fg_view_eq(key, "tracker-bytes"))
 		return parse_u64_field(ps, rest, &p->tracker_bytes);
-	return 0; /* ppid, end-reason, threads, and lines of later versions */
+	if (fg_view_eq(key, "sample"))
+		return parse_u64_field(ps, rest, &p->sample);
+	if (fg_view_eq(key, "end-reason")) {
+		p->running = fg_view_eq(fg_view_trim(rest), "running");
+		return 0;
+	}
+	return 0; /* ppid, threads, and lines of later versions */
 }
 
 int fg_alloc_add_mem(fg_alloc *a, const char *name, const char *buf, size_t len)
@@ -311,6 +318,12 @@ int fg_alloc_add_mem(fg_alloc *a, const char *name, const char *buf, size_t len)
 	return 0;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
 static int by_name(const void *x, const void *y)
 {
 	return strcmp(*(char *const *)x, *(char *const *)y);
@@ -329,7 +342,8 @@ int fg_alloc_add_dir(fg_alloc *a, const char *dir)
 		return fg_error_set(FG_EIO, "cannot read the allocation recordings in %s: %s", dir,
 		                    strerror(errno));
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "alloc.", 6)) {
+		/* PATH.tmp: a snapshot being written when the process died */
+		if (!strncmp(e->d_name, "alloc.", 6) && !ends_with(e->d_name, ".tmp")) {
 			if (FG_ALLOC_GROW(names, n + 1, alloc, 8) ||
 			    !(names[n] = fg_strndup(e->d_name, strlen(e->d_name)))) {
 				err = FG_ENOMEM;
@@ -346,7 +360,8 @@ int fg_alloc_add_dir(fg_alloc *a, const char *dir)
 		fg_strbuf_reset(&path);
 		if (fg_strbuf_addf(&path, "%s/%s", dir, names[i]))
 			err = FG_ENOMEM;
-		else if (!(err = fg_read_file(path.buf, &data, &len)))
+		/* empty: the process died before its first snapshot */
+		else if (!(err = fg_read_file(path.buf, &data, &len)) && len)
 			err = fg_alloc_add_mem(a, path.buf, data, len);
 		free(data);
 	}
@@ -372,6 +387,9 @@ void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out)
 		out->stacks += p->nstacks;
 		out->dropped += p->dropped;
 		out->tracker_bytes += p->tracker_bytes;
+		out->snapshots += p->running;
+		if (p->sample > out->sample_bytes)
+			out->sample_bytes = p->sample;
 		for (size_t k = 0; k < p->nstacks; k++) {
 			const int64_t *w = p->stacks[k].w;
 			out->allocations += clamp(w[W_CALLS]);

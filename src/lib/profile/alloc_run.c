@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "flamegraph/alloc.h"
+#include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "lib/profile/run.h"
 #include "util/cleanup.h"
@@ -58,6 +59,28 @@ static void remove_dir(const char *dir)
 	}
 	rmdir(dir);
 	fg_cleanup_remove_path(dir);
+	fg_strbuf_release(&p);
+}
+
+/* A process killed while it wrote a snapshot leaves PATH.tmp beside
+ * its last whole one: not kept. */
+static void remove_partial(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	fg_strbuf p = FG_STRBUF_INIT;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (!strncmp(e->d_name, "alloc.", 6) && n > 4 && !strcmp(e->d_name + n - 4, ".tmp")) {
+			fg_strbuf_reset(&p);
+			if (!fg_strbuf_addf(&p, "%s/%s", dir, e->d_name))
+				unlink(p.buf);
+		}
+	}
+	closedir(d);
 	fg_strbuf_release(&p);
 }
 
@@ -151,6 +174,29 @@ static int wait_program(run *r, fg_child *child, fg_exit_status *st)
 	}
 }
 
+/* Whether the interposer walks stacks with the .eh_frame tables: asked
+ * for, or (by default) when the program was built without frame
+ * pointers, whose frame-pointer walk would stop at its first frame. */
+static bool unwind_eh(run *r)
+{
+	fg_elfcheck_report rep;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (r->o->alloc_unwind != FG_ALLOC_UNWIND_AUTO)
+		return r->o->alloc_unwind == FG_ALLOC_UNWIND_EH;
+	if (!r->program_path || fg_elfcheck_file(r->program_path, &rep) != 0 ||
+	    rep.frame_pointers != FG_FP_OMITTED)
+		return false;
+	fg_strbuf_addf(&sb,
+	               "%s was built without frame pointers: its allocating stacks are walked "
+	               "with its .eh_frame tables (whole stacks, at a higher cost than frame "
+	               "pointers; --alloc-unwind fp for the frame-pointer walk)",
+	               r->program);
+	fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	fg_strbuf_release(&sb);
+	return true;
+}
+
 static int run_program(run *r, const char *dir)
 {
 	const fg_profile_opts *o = r->o;
@@ -167,6 +213,9 @@ static int run_program(run *r, const char *dir)
 	             ? fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s:%s", o->alloc_lib, o->alloc_preload)
 	             : fg_strvec_pushf(&cmd.env, "LD_PRELOAD=%s", o->alloc_lib)) ||
 	    (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_OUT=%s", dir)) ||
+	    (o->alloc_sample && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_SAMPLE=%llu",
+	                                               (unsigned long long)o->alloc_sample))) ||
+	    (unwind_eh(r) && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_UNWIND=eh"))) ||
 	    (o->cwd && (err = fg_cmd_set_cwd(&cmd, o->cwd))))
 		goto done;
 	/* the program's argv[0] as found on PATH */
@@ -204,8 +253,9 @@ static int nothing_recorded(run *r)
 	if (r->res->workload_failed && r->res->signal)
 		return fg_error_set(
 		    FG_ENODATA,
-		    "%s was killed by signal %d before it could write its "
-		    "allocation recording (a program ended by SIGKILL or a crash leaves none)",
+		    "%s was killed by signal %d before it wrote its allocation recording "
+		    "(a process writes a snapshot each second while it allocates: it died "
+		    "before its first)",
 		    r->program, r->res->signal);
 	return fg_error_set(FG_ENODATA,
 	                    "%s left no allocation recording — it never loaded the "
@@ -219,7 +269,37 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 {
 	fg_strbuf sb = FG_STRBUF_INIT;
 
+	if (r->res->signal && !r->res->interrupted) {
+		fg_strbuf_addf(&sb,
+		               "%s died by signal %d: the graph shows what it recorded up to %s; "
+		               "its leaked view is what was live at its death",
+		               r->program, r->res->signal,
+		               t->snapshots ? "its last snapshot (one a second while it allocates)"
+		                            : "then");
+		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	} else if (t->snapshots) {
+		fg_strbuf_addf(&sb,
+		               "%llu process%s died without writing %s last recording (killed, or "
+		               "a crash where no handler ran): %s what %s recorded up to %s last "
+		               "snapshot",
+		               (unsigned long long)t->snapshots, t->snapshots == 1 ? "" : "es",
+		               t->snapshots == 1 ? "its" : "their", "the graph shows",
+		               t->snapshots == 1 ? "it" : "they", t->snapshots == 1 ? "its" : "their");
+		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	}
+	if (t->sample_bytes) {
+		char mean[32];
+		fg_strbuf_reset(&sb);
+		fg_record_format_size(mean, sizeof(mean), t->sample_bytes);
+		fg_strbuf_addf(&sb,
+		               "sampled: one allocation per %s allocated on average, weighted to "
+		               "estimates — the figures are approximate (drop --alloc-sample for "
+		               "exact ones)",
+		               mean);
+		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+	}
 	if (t->incomplete) {
+		fg_strbuf_reset(&sb);
 		fg_strbuf_addf(&sb,
 		               "%llu of %llu allocation recordings were cut short (a process "
 		               "killed while writing it): their stacks are partial",
@@ -321,6 +401,7 @@ int fg_run_alloc(run *r)
 		if ((err = fg_run_open_outputs(r)) || (err = make_dir(r, &dir)) ||
 		    (err = run_program(r, dir.buf)))
 			goto done;
+		remove_partial(dir.buf);
 		from = dir.buf;
 	}
 	r->processing_start = t0 = fg_run_now();

@@ -161,10 +161,36 @@ int fg_run_open_outputs(run *r)
 	return 0;
 }
 
+/* What an allocation graph's figures are: estimates when sampled; up to
+ * a process' death, and live at it, when one died by a signal. */
+static void alloc_subtitle(fg_strbuf *out, const fg_profile_result *res)
+{
+	const fg_alloc_totals *t = &res->alloc;
+	char mean[32];
+
+	if (t->sample_bytes) {
+		fg_record_format_size(mean, sizeof(mean), t->sample_bytes);
+		fg_strbuf_addf(out, "%sestimates: one allocation sampled per %s allocated, on average",
+			       out->len ? " \u2014 " : "", mean);
+	}
+	if (res->signal && !res->interrupted)
+		fg_strbuf_addf(out, "%sthe program died by signal %d: %s; leaked is what was live at "
+			       "its death", out->len ? " \u2014 " : "", res->signal,
+			       t->snapshots ? "what it recorded up to its last snapshot"
+					    : "what it recorded up to then");
+	else if (t->snapshots)
+		fg_strbuf_addf(out, "%s%llu process%s died without its last word: what it recorded up "
+			       "to its last snapshot; leaked is what was live then",
+			       out->len ? " \u2014 " : "", (unsigned long long)t->snapshots,
+			       t->snapshots == 1 ? "" : "es");
+}
+
 /* The graph's subtitle tells what it does not cover. */
 int fg_run_make_subtitle(run *r)
 {
 	fg_capture_subtitle(&r->subtitle, r->o->render.subtitle, r->res, r->recorded_samples);
+	if (r->o->alloc)
+		alloc_subtitle(&r->subtitle, r->res);
 	r->render = r->o->render;
 	if (r->subtitle.len)
 		r->render.subtitle = r->subtitle.buf;

@@ -1,0 +1,82 @@
+# The allocation interposer's fallback unwinder: a program built without
+# frame pointers (-O2 -fomit-frame-pointer) has its allocating stacks
+# walked with its .eh_frame tables (glibc's backtrace()), chosen by
+# itself from the program's DWARF producer, and they reach main; the
+# frame-pointer walk (--alloc-unwind fp) loses the chain. The .eh_frame
+# walk keeps the exact counts, threads, fork, and reaches through
+# libstdc++ (built without frame pointers) to the caller of operator new.
+cc -O2 -g -fomit-frame-pointer -o nofp "$FG_SRC/tests/e2e/alloc/nofp.c"
+cc -O2 -g -o badframes "$FG_SRC/tests/e2e/alloc/badframes.c"
+check_exit "no frame pointers: default" 0 flamegraph --alloc=count --format folded -o auto.folded -- ./nofp
+check_contains "no frame pointers: the .eh_frame walk chosen, said" err "nofp was built without frame pointers: its allocating stacks are walked with its .eh_frame tables"
+check_contains "no frame pointers: the stack reaches main" auto.folded "^nofp;(.*;)?main;level1;level2;leaf 10$"
+check_exit "no frame pointers: --alloc-unwind fp" 0 flamegraph --alloc=count --alloc-unwind fp --format folded -o fp.folded -- ./nofp
+check_not_contains "--alloc-unwind fp: not chosen" err "walked with its .eh_frame"
+check_not_contains "--alloc-unwind fp: the chain is lost" fp.folded "main;level1;level2;leaf"
+check_eq "--alloc-unwind fp: the allocations still counted" "10" "$(awk '$1 ~ /;leaf$/ { s += $NF } END { print s + 0 }' fp.folded)"
+
+# exact counts with threads, and a fork, through the .eh_frame walk
+cc -O2 -g -fno-omit-frame-pointer -pthread -o counted "$FG_SRC/tests/e2e/alloc/counted.c"
+check_exit "--alloc-unwind eh: counted" 0 flamegraph --alloc --alloc-unwind eh --format folded -o eh.bytes -- ./counted 40
+for f in a_malloc a_calloc a_realloc a_aligned a_leak; do
+	check_eq "--alloc-unwind eh: bytes of $f" "$(awk -v f=$f '$1 == f { print $3 }' out)" \
+		"$(awk -v f=$f '{ n = split($1, s, ";"); if (s[n] == f) t += $NF } END { print t + 0 }' eh.bytes)"
+done
+check_contains "--alloc-unwind eh: a thread's stack" eh.bytes "^counted;(.*;)?start_thread;worker;round_of;a_malloc [0-9]+$"
+check_exit "--alloc-unwind eh: fork" 0 flamegraph --alloc --alloc-unwind eh --format folded -o ehfork.folded -- ./counted 10 fork
+check_contains "--alloc-unwind eh: fork, two processes" err "; [0-9]+ stacks, 2 processes"
+
+if command -v g++ >/dev/null; then
+	cat > news.cpp <<'CPP'
+#include <vector>
+__attribute__((noinline)) static int *make(int n) { return new int[n]; }
+int main() { std::vector<int *> v; for (int i = 0; i < 100; i++) v.push_back(make(10)); for (auto p : v) delete[] p; return 0; }
+CPP
+	g++ -O1 -g -fno-omit-frame-pointer -o news news.cpp
+	check_exit "--alloc-unwind eh: C++ new" 0 flamegraph --alloc=count --alloc-unwind eh --format folded -o news.folded -- ./news
+	check_contains "--alloc-unwind eh: through libstdc++ to make" news.folded ";main;make;operator new(\\[\\])? 100$"
+fi
+check_exit "--alloc-unwind without --alloc" 1 flamegraph --alloc-unwind eh -o x.svg -- ./nofp
+check_contains "--alloc-unwind without --alloc: what to add" err "add --alloc"
+
+# the .eh_frame walk's cache against backtrace() itself, stack by stack
+# (FLAMEGRAPH_ALLOC_UNWIND=eh-check runs both): the same stacks, and the
+# cache walked every one of them (nothing left to backtrace())
+g++ -O1 -g -fomit-frame-pointer -o newsnofp news.cpp 2>/dev/null || cp nofp newsnofp
+for prog in "./nofp" "./counted 20" "./counted 10 fork" "./newsnofp"; do
+	rm -rf rec && mkdir rec
+	check_exit "eh-check: $prog" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check $prog
+	check_eq "eh-check: $prog: no stack differs from backtrace()'s" "" "$(grep -h '^eh-mismatch ' rec/* | grep -v ' 0$' || true)"
+	check_eq "eh-check: $prog: every stack walked by the cache" "" "$(grep -h '^eh-slow ' rec/* | grep -v ' 0$' || true)"
+	[ "$(grep -hc '^eh-mismatch 0$' rec/* | awk '{ s += $1 } END { print s + 0 }')" -ge 1 ] && pass || fail "eh-check: $prog: no check was made"
+done
+# garbage in the frame-pointer register, a frame its tables do not
+# describe: the cache hands those stacks to backtrace()
+rm -rf rec && mkdir rec
+check_exit "eh-check: badframes" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check ./badframes
+
+# dlclose goes through the interposer (which drops its cached rules: a
+# library loaded later may take the unloaded one's place)
+cat > dl.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	for (int i = 0; i < 3; i++) {
+		void *h = dlopen("libz.so.1", RTLD_NOW), *p;
+		if (!h || !(p = malloc(100)))
+			return 1;
+		free(p);
+		if (dlclose(h))
+			return 2;
+	}
+	puts("dl: ok");
+	return 0;
+}
+C
+cc -O2 -g -o dl dl.c -ldl
+rm -rf rec && mkdir rec
+check_exit "eh-check: dlopen and dlclose" 0 env LD_PRELOAD="$FG_BIN/libflamegraph-alloc.so" FLAMEGRAPH_ALLOC_OUT="$PWD/rec" FLAMEGRAPH_ALLOC_UNWIND=eh-check ./dl
+check_contains "dlclose: the program ran" out "^dl: ok$"
+check_eq "dlclose: no stack differs" "eh-mismatch 0" "$(grep -h '^eh-mismatch ' rec/*)"
