@@ -53,6 +53,9 @@ void fg_folded_free(fg_folded *f)
 	if (!f)
 		return;
 	fg_strmap_release(&f->map);
+	for (size_t i = 0; i < f->nmapped; i++)
+		fg_input_unmap(f->mapped[i].data, f->mapped[i].len);
+	free(f->mapped);
 	free(f->recs);
 	free(f->fracs);
 	free(f->seq);
@@ -229,8 +232,13 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 		stack = f->scratch.buf;
 		len = f->scratch.len;
 		hash = fg_hash_bytes(stack, len);
+		e = fg_strmap_put_hashed(&f->map, stack, len, hash);
+	} else if (f->borrow) {
+		e = fg_strmap_put_borrowed(&f->map, stack, len, hash);
+	} else {
+		e = fg_strmap_put_hashed(&f->map, stack, len, hash);
 	}
-	if (!(e = fg_strmap_put_hashed(&f->map, stack, len, hash)))
+	if (!e)
 		return FG_ENOMEM;
 	if (!e->value.u && (err = push_rec(f, e)))
 		return err;
@@ -435,7 +443,12 @@ int fg_folded_feed(fg_folded *f, const char *buf, size_t len)
 		if (f->discarding) {
 			end_long_line(f);
 		} else {
+			bool borrow = f->borrow;
+
+			/* the carried line is a copy: its key must be too */
+			f->borrow = false;
 			err = feed_line(f, f->carry.buf, f->carry.buf + f->carry.len);
+			f->borrow = borrow;
 			fg_strbuf_reset(&f->carry);
 			if (err)
 				return err;
@@ -463,14 +476,53 @@ int fg_folded_finish(fg_folded *f)
 	return err;
 }
 
+/* Feeds a mapped file, whose bytes f keeps until it is freed, so stacks
+ * are not copied: keys point into the mapping. The map is sized after a
+ * first slice, from that slice's share of distinct stacks, so that a file
+ * of distinct stacks does not rehash its table a dozen times. */
+static int feed_mapped(fg_folded *f, const char *data, size_t len)
+{
+	size_t first = len / 32 < (4u << 20) ? len / 32 : (4u << 20), had = f->map.count;
+	int err;
+
+	if (FG_ALLOC_GROW(f->mapped, f->nmapped + 1, f->amapped, 4))
+		return FG_ENOMEM;
+	f->mapped[f->nmapped].data = data;
+	f->mapped[f->nmapped++].len = len;
+	/* lines carried between feeds are copied (fg_folded_feed) */
+	f->borrow = true;
+	if ((err = fg_folded_feed(f, data, first)))
+		goto done;
+	if (first && f->map.count > had) {
+		double share = (double)(f->map.count - had) / (double)first;
+		if ((err = fg_strmap_reserve(&f->map, f->map.count + (size_t)(share * (double)(len - first)))))
+			goto done;
+	}
+	err = fg_folded_feed(f, data + first, len - first);
+done:
+	f->borrow = false;
+	return err;
+}
+
 int fg_folded_read_file(fg_folded *f, const char *path)
 {
 	const size_t chunk = 1 << 20;
 	fg_input *in = NULL;
 	char *buf = NULL;
+	const char *data;
+	size_t len;
 	ssize_t n;
 	int err;
 
+	if ((err = fg_input_map(path, &data, &len)) < 0)
+		return err;
+	if (err == 1) {
+		if ((err = fg_folded_set_source(f, path)) == 0)
+			err = feed_mapped(f, data, len);
+		if (err && (!f->nmapped || f->mapped[f->nmapped - 1].data != data))
+			fg_input_unmap(data, len);
+		return err ? err : fg_folded_finish(f);
+	}
 	if ((err = fg_input_open(&in, path)))
 		return err;
 	if ((err = fg_folded_set_source(f, fg_input_name(in))))
