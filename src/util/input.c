@@ -196,6 +196,16 @@ done:
 	return rc;
 }
 
+void fg_input_release(const char *data, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)data + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)data + len) & ~(page - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 void fg_input_unmap(const char *data, size_t len)
 {
 	if (data)

@@ -25,6 +25,10 @@ void fg_input_close(fg_input *in);
  * process with SIGBUS, as for any reader of mapped files. */
 int fg_input_map(const char *path, const char **data, size_t *len);
 void fg_input_unmap(const char *data, size_t len);
+/* Drops the whole pages inside data[0..len) of a mapping from the
+ * resident set (they are read again if touched): for parts already
+ * parsed whose bytes nothing points into. */
+void fg_input_release(const char *data, size_t len);
 
 /* Reads a whole file into memory (NUL-terminated); for small inputs such as
  * manifests and palette maps. */

@@ -240,8 +240,11 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 	}
 	if (!e)
 		return FG_ENOMEM;
-	if (!e->value.u && (err = push_rec(f, e)))
-		return err;
+	if (!e->value.u) {
+		if ((err = push_rec(f, e)))
+			return err;
+		f->key_bytes += len;
+	}
 	if ((count.frac || before.frac) && !f->fracs && (err = grow_fracs(f)))
 		return err;
 	i = e->value.u - 1;
@@ -476,13 +479,20 @@ int fg_folded_finish(fg_folded *f)
 	return err;
 }
 
-/* Feeds a mapped file, whose bytes f keeps until it is freed, so stacks
- * are not copied: keys point into the mapping. The map is sized after a
- * first slice, from that slice's share of distinct stacks, so that a file
- * of distinct stacks does not rehash its table a dozen times. */
+/* Feeds a mapped file, whose bytes f keeps until it is freed. From a
+ * first slice it learns how many distinct stacks come per byte (and sizes
+ * the map for the whole file: no rehashing a dozen times) and how much of
+ * the input they are. Mostly new stacks, as in a real profile's folded
+ * file: keys point into the mapping instead of being copied (copies would
+ * take as much memory). Mostly repeats: the few new stacks are copied and
+ * the pages behind the parser are let go, so memory does not grow with
+ * the file. */
 static int feed_mapped(fg_folded *f, const char *data, size_t len)
 {
-	size_t first = len / 32 < (4u << 20) ? len / 32 : (4u << 20), had = f->map.count;
+	const size_t block = (size_t)4 << 20, slice = (size_t)16 << 20;
+	size_t first = len / 8 < slice ? len / 8 : slice, had = f->map.count, off, n;
+	uint64_t had_bytes = f->key_bytes;
+	double per_byte;
 	int err;
 
 	if (FG_ALLOC_GROW(f->mapped, f->nmapped + 1, f->amapped, 4))
@@ -493,12 +503,17 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 	f->borrow = true;
 	if ((err = fg_folded_feed(f, data, first)))
 		goto done;
-	if (first && f->map.count > had) {
-		double share = (double)(f->map.count - had) / (double)first;
-		if ((err = fg_strmap_reserve(&f->map, f->map.count + (size_t)(share * (double)(len - first)))))
-			goto done;
+	per_byte = first ? (double)(f->map.count - had) / (double)first : 0;
+	if ((err = fg_strmap_reserve(&f->map, f->map.count +
+				     (size_t)(per_byte * (double)(len - first)))))
+		goto done;
+	f->borrow = (f->key_bytes - had_bytes) * 2 >= first;
+	for (off = first; off < len && !err; off += n) {
+		n = len - off < block ? len - off : block;
+		err = fg_folded_feed(f, data + off, n);
+		if (!f->borrow)
+			fg_input_release(data + off, n);
 	}
-	err = fg_folded_feed(f, data + first, len - first);
 done:
 	f->borrow = false;
 	return err;
