@@ -73,7 +73,7 @@ row() {
 	read -r nc nk < <(median "$ref-new")
 	if [ -s "$work/$ref-ref.times" ]; then
 		read -r rc rk < <(median "$ref-ref")
-		ratio=$(awk -v a="$rc" -v b="$nc" 'BEGIN { printf "%.1fx", b > 0 ? a / b : 0 }')
+		ratio=$(awk -v a="$rc" -v b="$nc" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }')
 		refcol=$(printf '%s %.3f s, %d MB' "$refname" "$rc" $((rk / 1024)))
 	else
 		ratio="skipped"
@@ -83,7 +83,7 @@ row() {
 		read -r oc ok < <(median "$ref-old")
 		before=$(printf '%.3f s, %d MB' "$oc" $((ok / 1024)))
 		[ -s "$work/$ref-ref.times" ] &&
-			before="$before ($(awk -v a="$rc" -v b="$oc" 'BEGIN { printf "%.1fx", b > 0 ? a / b : 0 }'))"
+			before="$before ($(awk -v a="$rc" -v b="$oc" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }'))"
 	fi
 	printf '%-44s | %-28s | %-26s | %-22s | %-8s | %s\n' "$what" "$refcol" "$before" \
 		"$(printf '%.3f s, %d MB' "$nc" $((nk / 1024)))" "$ratio" "$target"
