@@ -318,6 +318,9 @@ static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
 	return 0;
 }
 
+/* How many stacks ahead flow asks for the bytes of the next ones. */
+#define PREFETCH_AHEAD 4
+
 /* The length of the common prefix of a and b. */
 static size_t common_prefix(const char *a, const char *b, size_t n)
 {
@@ -382,6 +385,14 @@ static int flow(struct render *r, const struct stacks *st)
 		const char *p, *e, *semi;
 		size_t depth = 0;
 		bool done = false;
+
+		/* sorted stacks lie all over memory: ask for a later one's
+		 * first bytes while this one is compared */
+		if (i + PREFETCH_AHEAD < st->n) {
+			const fg_folded_stack *ahead = stack_at(st, i + PREFETCH_AHEAD);
+			for (size_t k = 0; k < ahead->len && k < 512; k += 64)
+				__builtin_prefetch(ahead->stack + k);
+		}
 
 		if (!it->count)
 			continue;
