@@ -13,7 +13,8 @@
 # same turns and shown as "before". A reference that is not available is
 # printed as skipped, never estimated: inferno is taken from PATH, or
 # built with cargo from INFERNO_SRC (a source tree of inferno) when set.
-# The zstd recording (~220 MB) is made in the build folder and removed.
+# The zstd recording (zstd -b1e2 -i1: about 4 s of samples, 200-300 MB)
+# is made in the build folder and removed.
 # Usage: bench-targets.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -153,8 +154,8 @@ if [ "$reader" = yes ]; then
 fi
 if [ "$reader" = yes ]; then
 	perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o "$work/zstd.data" -- \
-		"$work/zstd/programs/zstd" -b1e3 -i2 >/dev/null 2>&1
-	echo "reader input: zstd -b1e3 -i2, dwarf call graphs at 997 Hz, $(mb "$work/zstd.data")," \
+		"$work/zstd/programs/zstd" -b1e2 -i1 >/dev/null 2>&1
+	echo "reader input: zstd -b1e2 -i1, dwarf call graphs at 997 Hz, $(mb "$work/zstd.data")," \
 		"$(perf script -F tid -i "$work/zstd.data" 2>/dev/null | wc -l) samples"
 	"$build/flamegraph-collapse-perf" "$work/zstd.data" >/dev/null 2>&1 # fills the debug cache
 	for ((i = 0; i < runs; i++)); do
