@@ -1,3 +1,5 @@
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,10 +63,21 @@ static fg_strmap_entry *find_slot(const fg_strmap *m, const char *key, size_t le
 	}
 }
 
-static int grow(fg_strmap *m)
+
+fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len)
 {
-	size_t newcap = m->cap ? m->cap * 2 : 256, i;
+	fg_strmap_entry *e;
+
+	if (!m->cap)
+		return NULL;
+	e = find_slot(m, key, len, fg_hash_bytes(key, len));
+	return e->key ? e : NULL;
+}
+
+static int grow_to(fg_strmap *m, size_t newcap)
+{
 	fg_strmap old = *m;
+	size_t i;
 
 	m->slots = fg_calloc(newcap, sizeof(*m->slots));
 	if (!m->slots) {
@@ -80,18 +93,26 @@ static int grow(fg_strmap *m)
 	return 0;
 }
 
-fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len)
+static int grow(fg_strmap *m)
 {
-	fg_strmap_entry *e;
-
-	if (!m->cap)
-		return NULL;
-	e = find_slot(m, key, len, fg_hash_bytes(key, len));
-	return e->key ? e : NULL;
+	return grow_to(m, m->cap ? m->cap * 2 : 256);
 }
 
-fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
-				      uint64_t hash)
+int fg_strmap_reserve(fg_strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 256;
+
+	/* the load stays under 3/4, as put keeps it */
+	while (cap / 4 * 3 <= n) {
+		if (cap > SIZE_MAX / 2 / sizeof(*m->slots))
+			return fg_error_set(FG_ENOMEM, "hash map of %zu entries is too large", n);
+		cap *= 2;
+	}
+	return cap > m->cap ? grow_to(m, cap) : 0;
+}
+
+static fg_strmap_entry *put(fg_strmap *m, const char *key, size_t len, uint64_t hash,
+			    bool borrow)
 {
 	fg_strmap_entry *e;
 
@@ -100,13 +121,27 @@ fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
 	e = find_slot(m, key, len, hash);
 	if (e->key)
 		return e;
-	if (!(e->key = fg_arena_strndup(&m->keys, key, len)))
+	if (borrow)
+		e->key = key;
+	else if (!(e->key = fg_arena_strndup(&m->keys, key, len)))
 		return NULL;
 	e->len = len;
 	e->hash = hash;
 	e->value.u = 0;
 	m->count++;
 	return e;
+}
+
+fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
+				      uint64_t hash)
+{
+	return put(m, key, len, hash, false);
+}
+
+fg_strmap_entry *fg_strmap_put_borrowed(fg_strmap *m, const char *key, size_t len,
+					uint64_t hash)
+{
+	return put(m, key, len, hash, true);
 }
 
 fg_strmap_entry *fg_strmap_put(fg_strmap *m, const char *key, size_t len)

@@ -17,7 +17,8 @@ typedef union fg_value {
 } fg_value;
 
 typedef struct fg_strmap_entry {
-	const char *key;   /* NUL-terminated copy in the map's arena */
+	const char *key;   /* NUL-terminated copy in the map's arena, or the
+			    * caller's bytes (fg_strmap_put_borrowed) */
 	size_t len;
 	uint64_t hash;
 	fg_value value;
@@ -43,6 +44,13 @@ fg_strmap_entry *fg_strmap_put(fg_strmap *m, const char *key, size_t len);
 /* Same, with the hash already computed by fg_hash_bytes. */
 fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
 				      uint64_t hash);
+/* Same, but a new entry's key is key itself, not a copy: the caller keeps
+ * those bytes unchanged for the map's lifetime; they need no NUL. */
+fg_strmap_entry *fg_strmap_put_borrowed(fg_strmap *m, const char *key, size_t len,
+					uint64_t hash);
+/* Makes room for n entries in all, so that filling the map to n rehashes
+ * nothing; 0 or FG_ENOMEM. */
+int fg_strmap_reserve(fg_strmap *m, size_t n);
 /* Returns a stable interned copy of key (same pointer for equal keys). */
 const char *fg_strmap_intern(fg_strmap *m, const char *key, size_t len);
 

@@ -1,8 +1,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -161,6 +163,53 @@ void fg_input_close(fg_input *in)
 	free(in->raw);
 	free(in->name);
 	free(in);
+}
+
+int fg_input_map(const char *path, const char **data, size_t *len)
+{
+	unsigned char magic[2];
+	struct stat st;
+	void *p;
+	int fd, rc = 0;
+
+	*data = NULL;
+	*len = 0;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return open_error(path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 ||
+	    (uintmax_t)st.st_size > SIZE_MAX)
+		goto done;
+	if (pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b))
+		goto done; /* gzip: decompressed by fg_input_read */
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		goto done;
+	/* read ahead of the parser (pages stay: callers may keep pointers) */
+	madvise(p, (size_t)st.st_size, MADV_WILLNEED);
+	*data = p;
+	*len = (size_t)st.st_size;
+	rc = 1;
+done:
+	close(fd);
+	return rc;
+}
+
+void fg_input_release(const char *data, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)data + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)data + len) & ~(page - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void fg_input_unmap(const char *data, size_t len)
+{
+	if (data)
+		munmap((void *)data, len);
 }
 
 int fg_read_file(const char *path, char **data, size_t *len)

@@ -17,6 +17,19 @@ ssize_t fg_input_read(fg_input *in, void *buf, size_t cap);
 const char *fg_input_name(const fg_input *in);
 void fg_input_close(fg_input *in);
 
+/* Maps a whole regular, uncompressed file for reading, with the kernel
+ * asked to read ahead: 1 with *data and *len set (fg_input_unmap them),
+ * 0 when it is not such a file (stdin, a pipe, gzip, under 2 bytes: read
+ * it with fg_input_open), or FG_ENOTFOUND/FG_EIO when it cannot be opened.
+ * The bytes are the file's: a file truncated while mapped ends the
+ * process with SIGBUS, as for any reader of mapped files. */
+int fg_input_map(const char *path, const char **data, size_t *len);
+void fg_input_unmap(const char *data, size_t len);
+/* Drops the whole pages inside data[0..len) of a mapping from the
+ * resident set (they are read again if touched): for parts already
+ * parsed whose bytes nothing points into. */
+void fg_input_release(const char *data, size_t len);
+
 /* Reads a whole file into memory (NUL-terminated); for small inputs such as
  * manifests and palette maps. */
 int fg_read_file(const char *path, char **data, size_t *len);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
@@ -193,6 +194,91 @@ static void read_file_missing(void **state)
 	assert_int_equal(fg_folded_read_file(f, "/nonexistent/profile.folded"), FG_ENOTFOUND);
 	assert_non_null(strstr(fg_error_last(), "/nonexistent/profile.folded"));
 	fg_folded_free(f);
+}
+
+/* A file is mapped and its stacks kept in place, not copied: the result
+ * is the one of feeding the same bytes, whether the line cut by the first
+ * slice, a line left unfinished at the end, or a frame name cut to the cap
+ * (a copy) is among them. Read twice into one fg_folded: two mappings. */
+static void mapped_file_matches_feeding(void **state)
+{
+	fg_strbuf text = FG_STRBUF_INIT, longname = FG_STRBUF_INIT;
+	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
+	fg_folded *fed, *mapped;
+	FILE *fp;
+	int fd, i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++)
+		fg_strbuf_addf(&text, "main;worker_%d;leaf_%d %d\n", i % 97, i, i % 7 + 1);
+	for (i = 0; i < (int)FG_FOLDED_MAX_FRAME + 10; i++)
+		fg_strbuf_addch(&longname, 'x');
+	fg_strbuf_addf(&text, "main;%s 3\nmain;worker_1;leaf_1 4", longname.buf);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_non_null(fp = fdopen(fd, "w"));
+	assert_int_equal(fwrite(text.buf, 1, text.len, fp), text.len);
+	assert_int_equal(fclose(fp), 0);
+
+	assert_int_equal(fg_folded_new(&fed), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fg_folded_feed(fed, text.buf, text.len), 0);
+		assert_int_equal(fg_folded_finish(fed), 0);
+	}
+	assert_int_equal(fg_folded_new(&mapped), 0);
+	assert_int_equal(fg_folded_read_file(mapped, path), 0);
+	assert_int_equal(fg_folded_read_file(mapped, path), 0);
+	unlink(path);
+	a = dump(fed);
+	b = dump(mapped);
+	assert_string_equal(a, b);
+	assert_int_equal(fg_folded_count(mapped), 20001);
+	free(a);
+	free(b);
+	fg_folded_free(fed);
+	fg_folded_free(mapped);
+	fg_strbuf_release(&text);
+	fg_strbuf_release(&longname);
+}
+
+/* A file of repeats is read the other way (stacks copied, its pages let
+ * go behind the parser): the same result too. 5 MB, so that more than one
+ * block of it is released. */
+static void mapped_file_of_repeats_matches_feeding(void **state)
+{
+	fg_strbuf one = FG_STRBUF_INIT;
+	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
+	fg_folded *fed, *mapped;
+	FILE *fp;
+	size_t total = 0;
+	int fd, i;
+
+	(void)state;
+	for (i = 0; i < 50; i++)
+		fg_strbuf_addf(&one, "main;loop;step_%d %d\n", i, i + 1);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_non_null(fp = fdopen(fd, "w"));
+	assert_int_equal(fg_folded_new(&fed), 0);
+	while (total < ((size_t)5 << 20)) {
+		assert_int_equal(fwrite(one.buf, 1, one.len, fp), one.len);
+		assert_int_equal(fg_folded_feed(fed, one.buf, one.len), 0);
+		total += one.len;
+	}
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(fg_folded_finish(fed), 0);
+	assert_int_equal(fg_folded_new(&mapped), 0);
+	assert_int_equal(fg_folded_read_file(mapped, path), 0);
+	unlink(path);
+	a = dump(fed);
+	b = dump(mapped);
+	assert_string_equal(a, b);
+	assert_int_equal(fg_folded_count(mapped), 50);
+	free(a);
+	free(b);
+	fg_folded_free(fed);
+	fg_folded_free(mapped);
+	fg_strbuf_release(&one);
 }
 
 static const fg_fold_stats *warning_of(const fg_fold_stats *st, const char *what, size_t *k)
@@ -433,6 +519,8 @@ int main(void)
 		cmocka_unit_test(malformed_lines_are_counted_by_kind),
 		cmocka_unit_test(add_api_and_bad_fractions),
 		cmocka_unit_test(read_file_missing),
+		cmocka_unit_test(mapped_file_matches_feeding),
+		cmocka_unit_test(mapped_file_of_repeats_matches_feeding),
 		cmocka_unit_test(long_frame_names_are_cut),
 		cmocka_unit_test(long_lines_are_skipped_without_buffering),
 		cmocka_unit_test(counts_near_two_to_the_64),

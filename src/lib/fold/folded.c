@@ -53,6 +53,9 @@ void fg_folded_free(fg_folded *f)
 	if (!f)
 		return;
 	fg_strmap_release(&f->map);
+	for (size_t i = 0; i < f->nmapped; i++)
+		fg_input_unmap(f->mapped[i].data, f->mapped[i].len);
+	free(f->mapped);
 	free(f->recs);
 	free(f->fracs);
 	free(f->seq);
@@ -229,11 +232,19 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 		stack = f->scratch.buf;
 		len = f->scratch.len;
 		hash = fg_hash_bytes(stack, len);
+		e = fg_strmap_put_hashed(&f->map, stack, len, hash);
+	} else if (f->borrow) {
+		e = fg_strmap_put_borrowed(&f->map, stack, len, hash);
+	} else {
+		e = fg_strmap_put_hashed(&f->map, stack, len, hash);
 	}
-	if (!(e = fg_strmap_put_hashed(&f->map, stack, len, hash)))
+	if (!e)
 		return FG_ENOMEM;
-	if (!e->value.u && (err = push_rec(f, e)))
-		return err;
+	if (!e->value.u) {
+		if ((err = push_rec(f, e)))
+			return err;
+		f->key_bytes += len;
+	}
 	if ((count.frac || before.frac) && !f->fracs && (err = grow_fracs(f)))
 		return err;
 	i = e->value.u - 1;
@@ -435,7 +446,12 @@ int fg_folded_feed(fg_folded *f, const char *buf, size_t len)
 		if (f->discarding) {
 			end_long_line(f);
 		} else {
+			bool borrow = f->borrow;
+
+			/* the carried line is a copy: its key must be too */
+			f->borrow = false;
 			err = feed_line(f, f->carry.buf, f->carry.buf + f->carry.len);
+			f->borrow = borrow;
 			fg_strbuf_reset(&f->carry);
 			if (err)
 				return err;
@@ -463,14 +479,65 @@ int fg_folded_finish(fg_folded *f)
 	return err;
 }
 
+/* Feeds a mapped file, whose bytes f keeps until it is freed. From a
+ * first slice it learns how many distinct stacks come per byte (and sizes
+ * the map for the whole file: no rehashing a dozen times) and how much of
+ * the input they are. Mostly new stacks, as in a real profile's folded
+ * file: keys point into the mapping instead of being copied (copies would
+ * take as much memory). Mostly repeats: the few new stacks are copied and
+ * the pages behind the parser are let go, so memory does not grow with
+ * the file. */
+static int feed_mapped(fg_folded *f, const char *data, size_t len)
+{
+	const size_t block = (size_t)4 << 20, slice = (size_t)16 << 20;
+	size_t first = len / 8 < slice ? len / 8 : slice, had = f->map.count, off, n;
+	uint64_t had_bytes = f->key_bytes;
+	double per_byte;
+	int err;
+
+	if (FG_ALLOC_GROW(f->mapped, f->nmapped + 1, f->amapped, 4))
+		return FG_ENOMEM;
+	f->mapped[f->nmapped].data = data;
+	f->mapped[f->nmapped++].len = len;
+	/* lines carried between feeds are copied (fg_folded_feed) */
+	f->borrow = true;
+	if ((err = fg_folded_feed(f, data, first)))
+		goto done;
+	per_byte = first ? (double)(f->map.count - had) / (double)first : 0;
+	if ((err = fg_strmap_reserve(&f->map, f->map.count +
+				     (size_t)(per_byte * (double)(len - first)))))
+		goto done;
+	f->borrow = (f->key_bytes - had_bytes) * 2 >= first;
+	for (off = first; off < len && !err; off += n) {
+		n = len - off < block ? len - off : block;
+		err = fg_folded_feed(f, data + off, n);
+		if (!f->borrow)
+			fg_input_release(data + off, n);
+	}
+done:
+	f->borrow = false;
+	return err;
+}
+
 int fg_folded_read_file(fg_folded *f, const char *path)
 {
 	const size_t chunk = 1 << 20;
 	fg_input *in = NULL;
 	char *buf = NULL;
+	const char *data;
+	size_t len;
 	ssize_t n;
 	int err;
 
+	if ((err = fg_input_map(path, &data, &len)) < 0)
+		return err;
+	if (err == 1) {
+		if ((err = fg_folded_set_source(f, path)) == 0)
+			err = feed_mapped(f, data, len);
+		if (err && (!f->nmapped || f->mapped[f->nmapped - 1].data != data))
+			fg_input_unmap(data, len);
+		return err ? err : fg_folded_finish(f);
+	}
 	if ((err = fg_input_open(&in, path)))
 		return err;
 	if ((err = fg_folded_set_source(f, fg_input_name(in))))

@@ -53,6 +53,11 @@ struct fg_folded {
 	struct fg_folded_frac seq_frac;
 	bool keep_order, differential;
 	bool discarding;          /* inside a line longer than the cap */
+	bool borrow;              /* the bytes being fed are mapped[]'s: keys
+				   * point into them instead of being copied */
+	struct fg_folded_map { const char *data; size_t len; } *mapped;
+	size_t nmapped, amapped;  /* files mapped, unmapped by fg_folded_free */
+	uint64_t key_bytes;       /* the distinct stacks' bytes */
 	fg_count total, total_before;
 	fg_strbuf carry;          /* a partial line between feeds */
 	fg_strbuf scratch;        /* a stack with over-long names cut */

@@ -318,9 +318,66 @@ static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
 	return 0;
 }
 
+/* How many stacks ahead flow asks for the bytes of the next ones. */
+#define PREFETCH_AHEAD 4
+
+/* The length of the common prefix of a and b. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	uint64_t x, y;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* How many leading frames stack s (n bytes) shares with prev, whose
+ * frames are open[0..nopen) (their names point into prev: flow keeps
+ * them there); *rest is where
+ * s's first unshared frame starts, *done set when s has none. One byte
+ * comparison of the two stacks instead of a frame-by-frame walk: sorted
+ * neighbours share most of their bytes. */
+static size_t shared_frames(const struct open_frame *open, size_t nopen, const char *prev,
+			    size_t prev_len, const char *s, size_t n, const char **rest,
+			    bool *done)
+{
+	size_t k = common_prefix(prev, s, prev_len < n ? prev_len : n), lo = 0, hi = nopen;
+
+	/* a frame is shared when it ends at or before k on a boundary of both */
+	if (!((k == n || s[k] == ';') && (k == prev_len || prev[k] == ';'))) {
+		while (k > 0 && s[k - 1] != ';')
+			k--;
+		if (k == 0) {
+			*rest = s;
+			return 0;
+		}
+		k--; /* on the ';' that ends the last shared frame */
+	}
+	/* the open frames ending at or before k: a binary search on offsets */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((size_t)(open[mid].name - prev) + open[mid].len <= k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (k >= n)
+		*done = true;
+	*rest = k >= n ? s + n : s + k + 1;
+	return lo;
+}
+
 static int flow(struct render *r, const struct stacks *st)
 {
-	size_t nopen = 0, i;
+	size_t nopen = 0, i, prev_len = 0;
+	const char *prev = NULL;
 	int err;
 
 	for (i = 0; i < st->n; i++) {
@@ -329,23 +386,28 @@ static int flow(struct render *r, const struct stacks *st)
 		size_t depth = 0;
 		bool done = false;
 
+		/* sorted stacks lie all over memory: ask for a later one's
+		 * first bytes while this one is compared */
+		if (i + PREFETCH_AHEAD < st->n) {
+			const fg_folded_stack *ahead = stack_at(st, i + PREFETCH_AHEAD);
+			for (size_t k = 0; k < ahead->len && k < 512; k += 64)
+				__builtin_prefetch(ahead->stack + k);
+		}
+
 		if (!it->count)
 			continue;
 		p = it->stack;
 		e = p + it->len;
-		/* skip the frames this stack shares with the open ones */
-		while (!done) {
-			semi = memchr(p, ';', (size_t)(e - p));
-			size_t len = (size_t)((semi ? semi : e) - p);
-			if (depth >= nopen || r->open[depth].len != len ||
-			    memcmp(r->open[depth].name, p, len))
-				break;
-			depth++;
-			if (semi)
-				p = semi + 1;
-			else
-				done = true;
-		}
+		/* skip the frames this stack shares with the open ones, which
+		 * are the frames of the stack drawn before it, prev */
+		if (nopen)
+			depth = shared_frames(r->open, nopen, prev, prev_len, p, it->len, &p,
+					      &done);
+		/* the open frames' names now point into this stack, the next prev */
+		for (size_t d = 0; d < depth; d++)
+			r->open[d].name = it->stack + (r->open[d].name - prev);
+		prev = it->stack;
+		prev_len = it->len;
 		while (nopen > depth) {
 			nopen--;
 			if ((err = close_frame(r, (unsigned)nopen + 1, &r->open[nopen])))
