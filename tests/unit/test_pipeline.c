@@ -283,6 +283,29 @@ static void test_custom_command_run(void **state)
 	fake_release_all(&f);
 }
 
+/* A custom command replaces perf's arguments: a frequency set beside it
+ * is refused before anything runs, even the default one set explicitly;
+ * a frequency left unset is no conflict. */
+static void test_custom_command_explicit_freq(void **state)
+{
+	fake f = { .n = 0 };
+	fg_runner r = runner_for(&f);
+	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
+	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(po.record.freq, 0);
+	assert_int_equal(fg_record_freq(&po.record), FG_RECORD_DEFAULT_FREQ);
+	base_opts(&po, &r);
+	po.record.custom = "record -g";
+	po.record.freq = FG_RECORD_DEFAULT_FREQ;
+	po.format = FG_OUTPUT_NONE;
+	po.output = NULL;
+	assert_int_equal(fg_profile_run(&po, &res), FG_EINVAL);
+	assert_int_equal(f.n, 0);
+	fake_release_all(&f);
+}
+
 /* --post-process: the command is split like a shell and its output
  * replaces the stacks; the JSON output comes from the stacks as data. */
 static void test_post_process_json(void **state)
@@ -413,6 +436,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attach_run),
 		cmocka_unit_test(test_custom_command_run),
+		cmocka_unit_test(test_custom_command_explicit_freq),
 		cmocka_unit_test(test_post_process_json),
 		cmocka_unit_test(test_job),
 	};

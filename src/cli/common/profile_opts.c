@@ -224,7 +224,7 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 			     "arguments — put -F in the -c string");
 	if (pc->freq < 0 || pc->freq > 1000000)
 		return usage("-F/--freq %s: give a frequency from 1 to 1000000 Hz", "value out of range");
-	rec->freq = pc->freq ? (unsigned)pc->freq : 997;
+	rec->freq = (unsigned)pc->freq; /* 0: not given, the default */
 	rec->custom = pc->cmd;
 	if (pc->call_graph && fg_call_graph_parse(&rec->call_graph, pc->call_graph))
 		return usage("%s", fg_error_last());

@@ -20,7 +20,7 @@ void fg_capture_note_plan(fg_strbuf *out, const fg_record_plan *plan, const fg_r
 	fg_record_format_size(rate, sizeof(rate), plan->bytes_per_second);
 	fg_record_format_size(cap, sizeof(cap), plan->max_size);
 	fg_strbuf_addf(out, "recording into %s at about %s/s per busy thread (%s call graphs at %u Hz)",
-		       dir, rate, fg_call_graph_name(rec->call_graph), rec->freq ? rec->freq : 997);
+		       dir, rate, fg_call_graph_name(rec->call_graph), fg_record_freq(rec));
 	if (plan->max_size)
 		fg_strbuf_addf(out, "; it stops at %s%s — change that with --max-size, or record "
 			       "elsewhere with TMPDIR", cap,

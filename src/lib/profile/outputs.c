@@ -100,8 +100,8 @@ static int write_pprof(run *r, FILE *fp)
 		po.sample_type = "cpu";
 		po.sample_unit = "nanoseconds";
 		/* a re-rendered recording may have had another rate */
-		if (rec->freq && !r->o->perfdata)
-			po.period = (int64_t)(1000000000u / rec->freq);
+		if (!r->o->perfdata)
+			po.period = (int64_t)(1000000000u / fg_record_freq(rec));
 	}
 	po.comment = r->program;
 	return fg_pprof_write(r->stacks, &po, fp);

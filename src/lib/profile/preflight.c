@@ -162,7 +162,7 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	if (targets != 1)
 		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, --pid or --perfdata"
 					       : "nothing to profile — give a command, --pid PID or --perfdata FILE");
-	if (o->record.custom && o->record.freq && o->record.freq != 997)
+	if (o->record.custom && o->record.freq)
 		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
 				    "combined with -F — put -F in the -c string");
 	if (o->stream == FG_STREAM_ON) {

@@ -237,7 +237,7 @@ static int offcpu_sink(void *ctx, const char *buf, size_t len)
  * before the collapser sees them. */
 static int new_offcpu(run *r)
 {
-	unsigned freq = r->rec.freq ? r->rec.freq : 997;
+	unsigned freq = fg_record_freq(&r->rec);
 
 	if (r->rec.mode == FG_RECORD_ON_CPU)
 		return 0;
@@ -345,7 +345,7 @@ int fg_run_collapse(run *r)
 					    "the first sample at %u Hz; raise the frequency "
 					    "(e.g. -F 20000) or give it more work (more rounds, a "
 					    "bigger input)", r->program ? r->program : "the program",
-					    r->o->record.freq ? r->o->record.freq : 997);
+					    fg_record_freq(&r->o->record));
 		return fg_error_set(FG_ENODATA, "%s holds no samples — record a longer run",
 				    r->perfdata.buf);
 	}

@@ -34,11 +34,12 @@ static int check_rate(fg_record_plan *plan, const fg_record_opts *o)
 	long long max = read_proc_number("/proc/sys/kernel/perf_event_max_sample_rate");
 
 	plan->max_rate = max > 0 && max < 0x7fffffff ? (unsigned)max : 0;
-	if (!plan->max_rate || o->custom || o->recorder != FG_RECORDER_PERF || o->freq <= plan->max_rate)
+	if (!plan->max_rate || o->custom || o->recorder != FG_RECORDER_PERF || fg_record_freq(o) <= plan->max_rate)
 		return 0;
 	return fg_error_set(FG_ELIMIT, "the sampling frequency %u Hz is above this kernel's limit of "
 			    "%u Hz (kernel.perf_event_max_sample_rate) — sample at %u Hz or less; "
-			    "997 Hz is usually plenty", o->freq, plan->max_rate, plan->max_rate);
+			    "%u Hz is usually plenty", fg_record_freq(o), plan->max_rate, plan->max_rate,
+			    FG_RECORD_DEFAULT_FREQ);
 }
 
 static uint64_t ring_buffer(const fg_record_opts *o)
@@ -103,7 +104,7 @@ int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *o, const cha
 	memset(plan, 0, sizeof(*plan));
 	if ((err = check_rate(plan, o)) || (err = check_sched_events(o)))
 		return err;
-	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * (o->freq ? o->freq : 997);
+	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * fg_record_freq(o);
 	plan->buffer_bytes = o->buffer_bytes ? o->buffer_bytes : ring_buffer(o);
 	if (statvfs(dir, &vfs) == 0)
 		plan->free_bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;

@@ -95,7 +95,7 @@ static int check_target(const fg_record_opts *o)
  * own frequency while -c 1 holds for the tracepoint. */
 static int push_events(fg_strvec *sv, const fg_record_opts *o)
 {
-	unsigned freq = o->freq ? o->freq : 997;
+	unsigned freq = fg_record_freq(o);
 	int err = 0;
 
 	switch (o->mode) {
@@ -230,7 +230,7 @@ static int dtrace_command(fg_strvec *sv, const fg_record_opts *o)
 			err = fg_strvec_push(sv, "-n");
 		if (!err)
 			err = fg_strvec_pushf(sv, "profile-%u /pid == $target/ { @[ustack(100)] = count(); }",
-					      o->freq ? o->freq : 997);
+					      fg_record_freq(o));
 		if (err)
 			return err;
 	}
@@ -333,11 +333,16 @@ static uint64_t floor_pow2(uint64_t v)
 	return p;
 }
 
+unsigned fg_record_freq(const fg_record_opts *o)
+{
+	return o->freq ? o->freq : FG_RECORD_DEFAULT_FREQ;
+}
+
 uint64_t fg_record_buffer_size(fg_call_graph mode, unsigned freq, unsigned ncpus,
 			       uint64_t ram_bytes, uint64_t unprivileged_limit)
 {
 	const uint64_t min = 512 * 1024, max = 64 * 1024 * 1024;
-	uint64_t want = fg_record_bytes_per_sample(mode) * (freq ? freq : 997) / 4, size;
+	uint64_t want = fg_record_bytes_per_sample(mode) * (freq ? freq : FG_RECORD_DEFAULT_FREQ) / 4, size;
 
 	/* the nearest power of two */
 	size = want <= min ? min : floor_pow2(want) + floor_pow2(want) / 2 < want ?
