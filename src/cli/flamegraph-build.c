@@ -252,9 +252,11 @@ int cmd_flamegraph_build(int argc, char **argv)
 	}
 	if (o.list || o.list_names) {
 		char *text = o.list_names ? fg_project_names(p, o.list_names) : fg_project_describe(p);
-		if (!text)
+		char *said = text ? fg_cli_words(text) : NULL;
+		if (!said)
 			code = fg_die_lib(FG_ENOMEM);
-		fputs(text ? text : "", stdout);
+		fputs(said ? said : "", stdout);
+		free(said);
 		free(text);
 		goto done;
 	}

@@ -303,6 +303,9 @@ static void test_custom_command_explicit_freq(void **state)
 	po.output = NULL;
 	assert_int_equal(fg_profile_run(&po, &res), FG_EINVAL);
 	assert_int_equal(f.n, 0);
+	/* the library names its option fields, not the programs' flags */
+	assert_non_null(strstr(fg_error_last(), "`record.custom`"));
+	assert_null(strstr(fg_error_last(), "--"));
 	fake_release_all(&f);
 }
 
