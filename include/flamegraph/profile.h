@@ -22,8 +22,10 @@
 #include <stdint.h>
 
 #include "flamegraph/alloc.h"
+#include "flamegraph/collapse.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/git.h"
+#include "flamegraph/perfdata.h"
 #include "flamegraph/record.h"
 #include "flamegraph/render.h"
 
@@ -208,6 +210,41 @@ typedef struct fg_profile_opts {
  * perf_script), with no perf.data to keep (perfdata_out) or to read
  * (perfdata). */
 bool fg_profile_can_stream(const fg_profile_opts *opts);
+
+/* A perf.data recording read into a collapser outside a profiling run
+ * (flamegraph-collapse-perf): natively, or through `perf script` when
+ * asked (perf_script) or when the recording holds what the native reader
+ * does not read yet (a note through on_event says so), as a profiling
+ * run reads its own. */
+#define FG_PERFDATA_READ_OPTS_VERSION 1
+
+typedef struct fg_perfdata_read_opts {
+	unsigned version;            /* FG_PERFDATA_READ_OPTS_VERSION */
+	bool inline_frames;          /* as perf script without --no-inline */
+	bool perf_script;            /* always through perf script */
+	const char *tool;            /* the perf executable (NULL: perf) */
+	const char *buildid_dir;     /* perf's build-id cache (~/.debug), or NULL */
+	const char *debug_cache_dir; /* uncompressed debug copies (NULL: none) */
+	fg_profile_event_cb on_event;/* notes, perf script's warnings (NULL: none) */
+	void *event_ctx;
+} fg_perfdata_read_opts;
+
+/* Sets *opts to the defaults (inline frames, natively); FG_EINVAL for a
+ * version this library does not know. */
+int fg_perfdata_read_opts_init(fg_perfdata_read_opts *opts, unsigned version);
+
+/* Feeds the samples of the recording at path into c. Returns 0 or an
+ * FG_E* code (detail in fg_error_last). */
+int fg_profile_collapse_perfdata(fg_collapser *c, const char *path,
+				 const fg_perfdata_read_opts *opts);
+
+/* The same for a recording read as a stream (named name in messages):
+ * natively only, since perf script cannot be handed the bytes already
+ * read; FG_EINVAL with perf_script or a recording the native reader does
+ * not read yet. */
+int fg_profile_collapse_perfdata_stream(fg_collapser *c, const char *name,
+					fg_perfdata_read_fn read, void *read_ctx,
+					const fg_perfdata_read_opts *opts);
 
 #define FG_PROFILE_OPTS_INIT { .record = FG_RECORD_OPTS_INIT, .format = FG_OUTPUT_SVG, \
 	.check_elf = true, .render = FG_RENDER_OPTS_INIT, .fix_style = FG_FIX_GENERIC }

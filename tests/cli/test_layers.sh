@@ -100,3 +100,27 @@ printf '#include "lib/profile/profile.h"\n' >>"$t"/src/lib/fold/folded.c
 printf '/* orchestration */\n' >"$t"/src/lib/profile/profile.h
 expect_violation "a stage including the orchestration" "$t" \
 	'^src/lib/fold/folded.c:3: stage fold includes src/lib/profile/profile.h of the orchestration'
+
+# the programs: a whole job through its entry point, filters through their
+# stage, nothing private of the library
+clean_tree "$t"
+printf '/* profile */\n' >"$t"/include/flamegraph/profile.h
+printf '/* pipeline */\n' >"$t"/include/flamegraph/pipeline.h
+printf '#include "flamegraph/error.h"\n#include "flamegraph/profile.h"\n' >"$t"/src/cli/flamegraph.c
+printf '#include "flamegraph/error.h"\n#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/flamegraph-build.c
+printf '#include "flamegraph/render.h"\n' >"$t"/src/cli/flamegraph-render.c
+check_exit "programs through their entry points and stages pass" 0 bash "$layers" "$t"
+printf '#include "flamegraph/build.h"\n' >>"$t"/src/cli/flamegraph-build.c
+expect_violation "flamegraph-build calling a stage itself" "$t" \
+	'^src/cli/flamegraph-build.c:3: the program includes include/flamegraph/build.h: a program of a whole job includes its entry point.s header \(pipeline.h\)'
+
+clean_tree "$t"
+printf '/* pipeline */\n' >"$t"/include/flamegraph/pipeline.h
+printf '#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/flamegraph-render.c
+expect_violation "a filter calling the orchestration" "$t" \
+	'^src/cli/flamegraph-render.c:1: the filter program includes include/flamegraph/pipeline.h'
+
+clean_tree "$t"
+printf '#include "lib/manifest/project.h"\n' >>"$t"/src/cli/prog.c
+expect_violation "a program including a private header of the library" "$t" \
+	'^src/cli/prog.c:3: the program includes src/lib/manifest/project.h, a private header'

@@ -517,6 +517,34 @@ void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile
 	co->run_ctx = (void *)pc;
 }
 
+/* Whether the last run of fg_build_and_profile wrote its graph: a
+ * workload that failed still has one to open. */
+static bool graph_written;
+
+static int after_build_run(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			   int err)
+{
+	graph_written = !err && res->output_written;
+	return after_run(ctx, po, res, err);
+}
+
+void fg_profile_cli_build_hooks(fg_build_profile_opts *bo, const fg_profile_cli *pc)
+{
+	bo->before_run = before_run;
+	bo->after_run = after_build_run;
+	bo->run_ctx = (void *)pc;
+}
+
+int fg_profile_cli_build_done(const fg_build_profile_opts *bo, const fg_profile_cli *pc,
+			      const fg_build_profile_result *res, int r)
+{
+	if (r < 0)
+		return fg_die_lib(r);
+	if (!bo->list && (r == 0 || (!bo->compare.rev && graph_written)))
+		fg_profile_cli_open_graph(&bo->run.profile, pc);
+	return r ? r : res->gate_failed ? FG_EXIT_REGRESSION : FG_EXIT_OK;
+}
+
 void fg_profile_cli_release(fg_profile_cli *pc)
 {
 	fg_strlist_release(&pc->skip_after);

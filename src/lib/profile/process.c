@@ -117,6 +117,12 @@ void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
 	opts->from_exec = fg_run_attaches(r) && !fg_hold_after_exec();
 }
 
+void fg_run_unsupported_note(fg_strbuf *note, const char *path, const char *why)
+{
+	fg_strbuf_addf(note, "%s holds %s, which the native reader does not read yet: "
+		       "using perf script", path, why);
+}
+
 static int open_native(run *r, fg_perfdata **out)
 {
 	fg_perfdata_opts opts;
@@ -134,8 +140,7 @@ static int open_native(run *r, fg_perfdata **out)
 			       "through sudo", r->perfdata.buf, fg_error_last());
 		fg_error_clear();
 	} else if ((why = fg_perfdata_unsupported(*out))) {
-		fg_strbuf_addf(&note, "%s holds %s, which the native reader does not read yet: "
-			       "using perf script", r->perfdata.buf, why);
+		fg_run_unsupported_note(&note, r->perfdata.buf, why);
 		fg_perfdata_free(*out);
 		*out = NULL;
 	}
