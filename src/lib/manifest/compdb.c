@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "lib/manifest/compdb_impl.h"
 #include "util/hashmap.h"
 #include "util/input.h"

@@ -190,17 +190,25 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	return check_paths(o);
 }
 
-/* The folder the recording goes to: beside --perfdata-out, else tmpdir. */
-static void record_dir(const run *r, fg_strbuf *dir)
+/* The folder the recording goes to: beside perfdata_out, else tmpdir. */
+static void record_dir(const fg_profile_opts *o, fg_strbuf *dir)
 {
-	const char *keep = r->o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
+	const char *keep = o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
 
 	if (keep && slash)
 		fg_strbuf_add(dir, keep, slash == keep ? 1 : (size_t)(slash - keep));
 	else if (keep)
 		fg_strbuf_addstr(dir, ".");
 	else
-		fg_strbuf_addstr(dir, r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+		fg_strbuf_addstr(dir, o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp");
+}
+
+char *fg_profile_record_dir(const fg_profile_opts *o)
+{
+	fg_strbuf dir = FG_STRBUF_INIT;
+
+	record_dir(o, &dir);
+	return fg_strbuf_detach(&dir, NULL);
 }
 
 /* Limits before anything runs: the kernel's sampling limit, the size cap,
@@ -214,8 +222,7 @@ int fg_run_plan_recording(run *r)
 
 	if (r->rec.recorder != FG_RECORDER_PERF)
 		return 0;
-	record_dir(r, &dir);
-	snprintf(r->res->record_dir, sizeof(r->res->record_dir), "%s", dir.buf);
+	record_dir(r->o, &dir);
 	/* a stream takes no disk space: no cap unless one is asked for */
 	if (fg_run_streams(r->o) && !rec.max_size)
 		rec.max_size = UINT64_MAX;

@@ -293,6 +293,17 @@ static int pipeline(run *r)
 	return keep_perfdata(r);
 }
 
+int fg_profile_opts_init(fg_profile_opts *opts, unsigned version)
+{
+	static const fg_profile_opts defaults = FG_PROFILE_OPTS_INIT;
+
+	if (version != FG_PROFILE_OPTS_VERSION)
+		return fg_error_set(FG_EINVAL, "fg_profile_opts version %u is not %u, the version "
+				    "of this library", version, FG_PROFILE_OPTS_VERSION);
+	*opts = defaults;
+	return 0;
+}
+
 int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 {
 	fg_profile_result scratch = FG_PROFILE_RESULT_INIT;
@@ -300,6 +311,12 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	run r;
 	int err;
 
+	if (res)
+		*res = init;
+	if (opts->version != FG_PROFILE_OPTS_VERSION)
+		return fg_error_set(FG_EINVAL, "fg_profile_opts version %u is not %u: set the "
+				    "options up with fg_profile_opts_init", opts->version,
+				    FG_PROFILE_OPTS_VERSION);
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	r.res = res ? res : &scratch;
