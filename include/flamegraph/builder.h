@@ -2,8 +2,8 @@
  * info and frame pointers into the flamegraph build directory, never the
  * user's own build trees. A re-run with nothing changed rebuilds nothing
  * and says so through the project's note callback. */
-#ifndef FLAMEGRAPH_BUILD_H
-#define FLAMEGRAPH_BUILD_H
+#ifndef FLAMEGRAPH_BUILDER_H
+#define FLAMEGRAPH_BUILDER_H
 
 #include <stdbool.h>
 
@@ -22,6 +22,17 @@ typedef struct fg_build_result {
 	char linker[32];     /* "LLD", "mold", "GNU ld" or "" when unknown */
 } fg_build_result;
 #define FG_BUILD_RESULT_INIT { .rebuilt = false, .no_rosegment = false, .linker = "" }
+
+/* Reads the manifest at loc and lists its targets. For CMake this
+ * configures the project into the flamegraph build directory (the File API
+ * needs a configured tree), for a compile database it compiles every
+ * entry there (main is found in the objects' symbol tables); the user's
+ * own build trees are never touched (src/lib/builder/open.c).
+ * Errors: FG_EPARSE (file:line:col), FG_EBUILD (configure failed; CMake's
+ * own message went to stderr), FG_EINVAL (unknown feature, listing the
+ * known ones), FG_ENOTFOUND. */
+int fg_project_open(fg_project **out, const fg_manifest_loc *loc,
+		    const fg_project_opts *opts);
 
 /* Builds target t of p (only what it needs). The compiler's output goes to
  * the inherited stderr. Errors: FG_EBUILD (the build failed: the tools

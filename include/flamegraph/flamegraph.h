@@ -12,7 +12,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"  /* project discovery and the target model */
-#include "flamegraph/build.h"     /* building a target with debug info */
+#include "flamegraph/builder.h"     /* building a target with debug info */
 #include "flamegraph/elfcheck.h"  /* link layout, debug info, frame pointers */
 #include "flamegraph/record.h"    /* perf / dtrace command lines */
 #include "flamegraph/collapse.h"  /* profiler text -> folded stacks */

@@ -10,18 +10,18 @@ check_contains "the checker says what it checked" out 'no violation'
 # the checker on a small tree: a flag in a message fails and is named; a
 # comment, another tool's command line and a backquoted field pass
 t=$TMPDIR/words
-mkdir -p "$t"/src/cli/common "$t"/src/lib/profile
+mkdir -p "$t"/src/cli/common "$t"/src/lib/run
 printf 'static const fg_option o[] = { FG_OPT_BOOL(0, "stream", &s, "help"), FG_OPT_END() };\n' \
 	>"$t"/src/cli/prog.c
-cat >"$t"/src/lib/profile/ok.c <<'C'
+cat >"$t"/src/lib/run/ok.c <<'C'
 /* record without --stream */
 int f(void) { return fg_error_set(1, "record without `stream`"); }
 int g(fg_strvec *v) { return fg_strvec_push(v, "--stream"); }
 C
 check_exit "a clean fixture passes" 0 bash "$words" "$t"
-printf 'int h(void) { return fg_error_set(1, "drop --stream"); }\n' >>"$t"/src/lib/profile/ok.c
+printf 'int h(void) { return fg_error_set(1, "drop --stream"); }\n' >>"$t"/src/lib/run/ok.c
 check_exit "a flag in a library message fails" 1 bash "$words" "$t"
-check_contains "the violation is named with its line" out '^src/lib/profile/ok.c:4: the library names the flag --stream'
+check_contains "the violation is named with its line" out '^src/lib/run/ok.c:4: the library names the flag --stream'
 
 # what users read: the library's field names said as flags
 check_exit "a conflict of options" 1 "$FG_BIN"/flamegraph --stream --perf-script -- true

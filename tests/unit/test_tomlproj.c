@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 

@@ -297,7 +297,7 @@ static int run_configure(fg_project *p, const fg_autotools_state *st, const fg_s
 	cmd.stdin_fd = -1;
 	fg_project_note(p, "configuring %s (%s) in %s", p->name, p->profile, p->build_dir);
 	if (!(err = fg_cmd_set_cwd(&cmd, p->build_dir)))
-		err = fg_run_checked(p, &cmd, false, &es);
+		err = fg_build_tool_run(p, &cmd, false, &es);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "%s cannot be run — is it executable?", conf);
 	else if (!err && es.code != 0) {

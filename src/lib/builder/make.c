@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
 #include "lib/manifest/makefile.h"
@@ -76,7 +76,7 @@ static int make_archive(fg_project *p, const fg_make_archive *a, bool *changed)
 	fg_strvec_push(&cmd.argv, a->path);
 	for (size_t i = 0; i < a->nunits; i++)
 		fg_strvec_push(&cmd.argv, p->units[a->units[i]].object);
-	err = fg_run_checked(p, &cmd, false, &st);
+	err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "ar is not installed — install binutils");
 	else if (!err && st.code != 0)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 #include "flamegraph/pipeline.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
 #include "util/strbuf.h"

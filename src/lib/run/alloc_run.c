@@ -12,7 +12,7 @@
 
 #include "flamegraph/alloc.h"
 #include "flamegraph/error.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
 #include "util/process.h"

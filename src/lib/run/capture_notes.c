@@ -1,7 +1,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "lib/profile/capture_notes.h"
+#include "lib/run/capture_notes.h"
 #include "util/banned.h"
 
 /* Large: a rate that fills a disk in minutes, or a cap reached within a

@@ -6,8 +6,8 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/pprof.h"
-#include "lib/profile/capture_notes.h"
-#include "lib/profile/run.h"
+#include "lib/run/capture_notes.h"
+#include "lib/run/run.h"
 #include "util/banned.h"
 
 int fg_output_format_parse(fg_output_format *out, const char *name)

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "lib/profile/capture_notes.h"
-#include "lib/profile/run.h"
+#include "lib/run/capture_notes.h"
+#include "lib/run/run.h"
 #include "util/input.h"
 #include "util/process.h"
 #include "util/banned.h"

@@ -10,7 +10,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/input.h"
 #include "util/interrupt.h"
 #include "util/process.h"

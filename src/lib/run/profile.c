@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
 #include "util/process.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/process.h"
 #include "util/banned.h"
 
