@@ -510,13 +510,6 @@ static int after_run(void *ctx, const fg_profile_opts *po, const fg_profile_resu
 	return fg_profile_cli_report(po, &side, res, err);
 }
 
-void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc)
-{
-	co->before_run = before_run;
-	co->after_run = after_run;
-	co->run_ctx = (void *)pc;
-}
-
 /* Whether the last run of fg_build_and_profile wrote its graph: a
  * workload that failed still has one to open. */
 static bool graph_written;

@@ -154,10 +154,6 @@ int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
  * prints a warning and returns -1. */
 int fg_profile_cli_open(const char *path);
 
-/* Reports the runs of a comparison (fg_pipeline_compare) as
- * fg_profile_cli_run reports one; a failed run stops it with its exit
- * code. pc must outlive the comparison. */
-void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc);
 
 /* Reports the runs of fg_build_and_profile as fg_profile_cli_run reports
  * one (a failed run of a comparison stops it with its exit code); pc must
