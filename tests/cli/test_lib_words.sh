@@ -15,7 +15,7 @@ printf 'static const fg_option o[] = { FG_OPT_BOOL(0, "stream", &s, "help"), FG_
 	>"$t"/src/cli/prog.c
 cat >"$t"/src/lib/run/ok.c <<'C'
 /* record without --stream */
-int f(void) { return fg_error_set(1, "record without `stream`"); }
+int f(void) { return fg_error_set(1, "record without `opts.stream`"); }
 int g(fg_strvec *v) { return fg_strvec_push(v, "--stream"); }
 C
 check_exit "a clean fixture passes" 0 bash "$words" "$t"
@@ -31,3 +31,12 @@ check_exit "a bad PID" 1 "$FG_BIN"/flamegraph --pid 12x
 check_contains "the advice names the flag" err 'e.g. --pid 1234,5678'
 check_exit "bad graph numbers" 1 "$FG_BIN"/flamegraph-render --factor 0 /dev/null
 check_contains "the render advice names the flags" err '--min-width, --factor and --total must be finite'
+
+# other names in backquotes are not option fields: a flamegraph.toml's
+# keys and feature names stay as the user wrote them, even when a flag of
+# ours has the same name
+mkdir -p toml-keys
+printf '[package]\nname = "x"\n[[bin]]\nname = "x"\nsources = ["x.c"]\n[features]\nstream = { output = 1 }\n' \
+	>toml-keys/flamegraph.toml
+check_exit "a bad key in a feature" 1 "$FG_BIN"/flamegraph-build --manifest-path toml-keys --list
+check_contains "the TOML names are kept" err 'unknown key `output` in feature `stream`'

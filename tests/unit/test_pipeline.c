@@ -305,7 +305,7 @@ static void test_custom_command_explicit_freq(void **state)
 	assert_int_equal(fg_profile_run(&po, &res), FG_EINVAL);
 	assert_int_equal(f.n, 0);
 	/* the library names its option fields, not the programs' flags */
-	assert_non_null(strstr(fg_error_last(), "`record.custom`"));
+	assert_non_null(strstr(fg_error_last(), "`opts.record.custom`"));
 	assert_null(strstr(fg_error_last(), "--"));
 	fake_release_all(&f);
 }
@@ -349,7 +349,7 @@ static void test_build_and_profile_entry(void **state)
 	if (fg_build_and_profile(&bo, &res))
 		fail_msg("%s", fg_error_last());
 	assert_non_null(strstr(text.buf, "demo"));
-	assert_non_null(strstr(text.buf, "quick (needs `features` fast)"));
+	assert_non_null(strstr(text.buf, "quick (needs `opts.features` fast)"));
 	assert_false(res.gate_failed);
 	fg_strbuf_reset(&text);
 	bo.list = "bin";

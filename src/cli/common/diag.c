@@ -30,10 +30,12 @@ static int use_colour(void)
 	return cached;
 }
 
-/* The library names the options of its calls, in backquotes: a field of
- * its options structs (`perfdata_out`, `record.call_graph`), or a field
- * with the value meant (`record.call_graph=fp`). The programs say the
- * same with their flags. A name not listed here stays as it is. */
+/* The library names the options of its calls in backquotes, after
+ * "opts.": a field of its options structs (`opts.perfdata_out`,
+ * `opts.record.call_graph`), or a field with the value meant
+ * (`opts.record.call_graph=fp`). The programs say the same with their
+ * flags. A name not listed here stays as it is, as do other names in
+ * backquotes (a TOML key: `profile`). */
 static const struct { const char *field, *flag; } words[] = {
 	{ "manifest_path", "--manifest-path" },
 	{ "features", "--features" },
@@ -92,13 +94,13 @@ char *fg_cli_words(const char *text)
 	if (!out)
 		return NULL;
 	while (*text) {
-		const char *end = *text == '`' ? strchr(text + 1, '`') : NULL;
+		const char *end = !strncmp(text, "`opts.", 6) ? strchr(text + 6, '`') : NULL;
 		const char *put = NULL;
 		size_t plen = 1, skip = 1;
 
 		for (size_t i = 0; end && i < sizeof(words) / sizeof(words[0]); i++) {
-			if (strlen(words[i].field) == (size_t)(end - text - 1) &&
-			    !memcmp(words[i].field, text + 1, (size_t)(end - text - 1))) {
+			if (strlen(words[i].field) == (size_t)(end - text - 6) &&
+			    !memcmp(words[i].field, text + 6, (size_t)(end - text - 6))) {
 				put = words[i].flag;
 				plen = strlen(put);
 				skip = (size_t)(end - text) + 1;

@@ -20,7 +20,7 @@ enum {
 };
 
 /* text with the library's names of option fields (in backquotes, as
- * `perfdata_out` or `record.call_graph=fp`) said with our flags instead
+ * `opts.perfdata_out` or `opts.record.call_graph=fp`) said with our flags instead
  * (--perfdata-out, --call-graph fp); malloc'd, NULL without memory.
  * fg_errorf, fg_warnf and fg_notef say every message this way. */
 char *fg_cli_words(const char *text);

@@ -304,8 +304,8 @@ static int run_configure(fg_project *p, const fg_autotools_state *st, const fg_s
 		tail_of(log, &tail);
 		err = fg_error_set(FG_EBUILD, "configuring %s failed; configure's last lines:\n%s\n"
 				   "— the whole story is in %s: install what it asks for (a library's "
-				   "-dev package), or pass configure options with `defines` NAME=VALUE or "
-				   "`features`", p->name, tail.len ? tail.buf : "(nothing)", config_log);
+				   "-dev package), or pass configure options with `opts.defines` NAME=VALUE or "
+				   "`opts.features`", p->name, tail.len ? tail.buf : "(nothing)", config_log);
 	}
 done:
 	if (fd >= 0)

@@ -43,7 +43,7 @@ int fg_make_open(fg_project *p)
 	if (err == FG_EPARSE && st.code != 0)
 		err = fg_error_set(FG_EPARSE, "the dry run of %s (make -nB) failed (make's message is "
 				   "above) — fix the Makefile, or build the project under bear (bear -- "
-				   "make) and point `manifest_path` at the compile_commands.json it "
+				   "make) and point `opts.manifest_path` at the compile_commands.json it "
 				   "writes", p->loc.file);
 	else if (!err && st.code != 0)
 		fg_project_note(p, "the dry run of %s stopped early (make's message is above): using the "

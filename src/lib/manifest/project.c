@@ -300,7 +300,7 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 			fg_strbuf_addstr(sb, p->loc.type != FG_MANIFEST_MESON ? " (ctest)" :
 					 k == FG_TARGET_BENCH ? " (meson benchmark)" : " (meson test)");
 		if (t->missing_features.n) {
-			fg_strbuf_addstr(sb, " (needs `features` ");
+			fg_strbuf_addstr(sb, " (needs `opts.features` ");
 			join_features(t, sb);
 			fg_strbuf_addch(sb, ')');
 		}
@@ -453,7 +453,7 @@ static int missing_features(const struct fg_target *t)
 
 	join_features(t, &list);
 	err = fg_error_set(FG_EINVAL, "%s '%s' requires the features %s, which are not enabled — "
-			   "add `features` %s (or `all_features`)", fg_target_kind_name(t->kind),
+			   "add `opts.features` %s (or `opts.all_features`)", fg_target_kind_name(t->kind),
 			   t->name, list.buf, list.buf);
 	fg_strbuf_release(&list);
 	return err;
@@ -514,7 +514,7 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 		err = not_found(p, kind, name);
 	else if (n > 1 && name)
 		err = fg_error_set(FG_EAMBIGUOUS, "'%s' matches several targets (%s) — name one with "
-				   "`target=bin`, `target=test`, `target=bench` or `target=example`", name, names.buf);
+				   "`opts.target=bin`, `opts.target=test`, `opts.target=bench` or `opts.target=example`", name, names.buf);
 	else if (n > 1)
 		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with `target=%s` NAME",
 				   fg_target_kind_name(kind), names.buf, fg_target_kind_name(kind));
@@ -537,7 +537,7 @@ int fg_project_select_unit(const fg_target **out, const fg_project *p, const cha
 {
 	int err = select_kind(out, p, FG_TARGET_TEST, name, true);
 	if (err == FG_EAMBIGUOUS && !name)
-		err = fg_error_set(FG_EAMBIGUOUS, "several test executables — name one: `unit_test` NAME");
+		err = fg_error_set(FG_EAMBIGUOUS, "several test executables — name one: `opts.unit_test` NAME");
 	return err;
 }
 

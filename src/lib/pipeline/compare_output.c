@@ -48,7 +48,7 @@ int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, con
 	if (opts->format == FG_OUTPUT_JSON || opts->format == FG_OUTPUT_PPROF ||
 	    opts->format == FG_OUTPUT_NONE)
 		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — "
-				    "use `format=svg` or `format=folded` with `compare.rev`",
+				    "use `opts.format=svg` or `opts.format=folded` with `opts.compare.rev`",
 				    opts->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
 	if ((err = fg_render_opts_check(&opts->render)) ||
 	    (err = fg_diff_folded(&diff, before, after, &opts->diff)))

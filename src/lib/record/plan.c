@@ -82,7 +82,7 @@ static int check_sched_events(const fg_record_opts *o)
 	if (!found && (denied || geteuid() != 0))
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, which only root may use here — run as root, "
-				    "or record through sudo with `root`");
+				    "or record through sudo with `opts.root`");
 	if (!found)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, but tracefs is not mounted — mount it "
@@ -91,7 +91,7 @@ static int check_sched_events(const fg_record_opts *o)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs read the scheduler's trace data, which "
 				    "a user other than root may read only with "
 				    "kernel.perf_event_paranoid = -1 — run as root, record through "
-				    "sudo with `root`, or set it (sudo sysctl "
+				    "sudo with `opts.root`, or set it (sudo sysctl "
 				    "kernel.perf_event_paranoid=-1)");
 	return 0;
 }

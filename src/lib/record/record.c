@@ -70,7 +70,7 @@ static int push_prefix(fg_strvec *sv, const fg_record_opts *o, const char *defto
 		if ((err = fg_strvec_push(sv, "sudo")))
 			return err;
 		if (o->sudo_flags && (err = fg_strvec_split(sv, o->sudo_flags)))
-			return fg_error_set(err, "`sudo_flags`: %s", fg_error_last());
+			return fg_error_set(err, "`opts.sudo_flags`: %s", fg_error_last());
 	}
 	return fg_strvec_push(sv, o->tool && *o->tool ? o->tool : deftool);
 }
@@ -139,7 +139,7 @@ static int perf_command(fg_strvec *sv, const fg_record_opts *o)
 	first = sv->n;
 	if (o->custom) {
 		if ((err = fg_strvec_split(sv, o->custom)))
-			return fg_error_set(err, "`custom`: %s", fg_error_last());
+			return fg_error_set(err, "`opts.custom`: %s", fg_error_last());
 		if (sv->n == first || strcmp(sv->v[first], "record") != 0) {
 			/* "-c '-e cycles -g'" means the record arguments */
 			fg_strvec tail = FG_STRVEC_INIT;
@@ -221,7 +221,7 @@ static int dtrace_command(fg_strvec *sv, const fg_record_opts *o)
 		return err;
 	if (o->custom) {
 		if ((err = fg_strvec_split(sv, o->custom)))
-			return fg_error_set(err, "`custom`: %s", fg_error_last());
+			return fg_error_set(err, "`opts.custom`: %s", fg_error_last());
 	} else {
 		err = fg_strvec_push(sv, "-x");
 		if (!err)

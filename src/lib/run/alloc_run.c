@@ -34,8 +34,8 @@ static int make_dir(run *r, fg_strbuf *dir)
 		return fg_error_set(FG_EIO,
 		                    "cannot create a folder for the allocation recordings in %s: "
 		                    "%s — %s",
-		                    keep ? "the folder of `perfdata_out`" : tmp, strerror(errno),
-		                    keep ? "give `perfdata_out` a writable folder"
+		                    keep ? "the folder of `opts.perfdata_out`" : tmp, strerror(errno),
+		                    keep ? "give `opts.perfdata_out` a writable folder"
 		                         : "set TMPDIR to a writable folder");
 	fg_cleanup_add_path(dir->buf, true);
 	return 0;
@@ -99,7 +99,7 @@ static int check(run *r)
 	if (o->perfdata_out && access(o->perfdata_out, F_OK) == 0 &&
 	    !fg_run_is_alloc_dir(o->perfdata_out))
 		return fg_error_set(FG_EINVAL,
-		                    "`perfdata_out` %s exists and is not a folder of allocation "
+		                    "`opts.perfdata_out` %s exists and is not a folder of allocation "
 		                    "recordings: it would be replaced — give a new name",
 		                    o->perfdata_out);
 	if (o->npids)
@@ -281,12 +281,12 @@ static int check_kept(run *r)
 	if (access(path, R_OK) != 0)
 		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
 		                    "cannot read %s: %s — give "
-		                    "the folder an `alloc` run kept with `perfdata_out`",
+		                    "the folder an `opts.alloc` run kept with `opts.perfdata_out`",
 		                    path, strerror(errno));
 	if (!fg_run_is_alloc_dir(path))
 		return fg_error_set(FG_EINVAL,
 		                    "%s is not a folder of allocation recordings — an "
-		                    "allocation graph re-renders what `alloc` `perfdata_out` kept",
+		                    "allocation graph re-renders what `opts.alloc` `opts.perfdata_out` kept",
 		                    path);
 	return 0;
 }

@@ -40,8 +40,8 @@ int fg_run_check_tool(run *r)
 	free(path);
 	if (r->rec.root) {
 		if (!(path = fg_which("sudo")))
-			return fg_error_set(FG_ERECORD, "`record.root` needs sudo, which was not found — "
-					    "install sudo or run as root without `record.root`");
+			return fg_error_set(FG_ERECORD, "`opts.record.root` needs sudo, which was not found — "
+					    "install sudo or run as root without `opts.record.root`");
 		free(path);
 	}
 	return 0;
@@ -72,7 +72,7 @@ int fg_run_check_pids(run *r)
 		unsigned long long pid;
 		if (fg_parse_u64(fg_view_cstr(s), &pid) || pid == 0 || pid > 0x7fffffff)
 			return fg_error_set(FG_EINVAL, "'%s' is not a PID — give process ids as "
-					    "numbers, e.g. `pids` 1234,5678", s);
+					    "numbers, e.g. `opts.pids` 1234,5678", s);
 		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
 			fg_strbuf_release(&exe);
 			return fg_error_set(FG_ENOTFOUND, "no process with PID %llu is running — "
@@ -115,10 +115,10 @@ static int check_paths(const fg_profile_opts *o)
 {
 	const char *out = fg_run_graph_path(o);
 	const struct { const char *path, *what; } files[] = {
-		{ o->perfdata, "the `perfdata` input" },
-		{ out && strcmp(out, "-") ? out : NULL, "the output (`output`)" },
-		{ o->folded_out, "the `folded_out` output" },
-		{ o->perfdata_out, "the `perfdata_out` file" },
+		{ o->perfdata, "the `opts.perfdata` input" },
+		{ out && strcmp(out, "-") ? out : NULL, "the output (`opts.output`)" },
+		{ o->folded_out, "the `opts.folded_out` output" },
+		{ o->perfdata_out, "the `opts.perfdata_out` file" },
 	};
 	size_t n = sizeof(files) / sizeof(files[0]);
 
@@ -160,26 +160,26 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
 
 	if (targets != 1)
-		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, `pids` or `perfdata`"
-					       : "nothing to profile — give a command, `pids` PID or `perfdata` FILE");
+		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, `opts.pids` or `opts.perfdata`"
+					       : "nothing to profile — give a command, `opts.pids` PID or `opts.perfdata` FILE");
 	if (o->record.custom && o->record.freq)
-		return fg_error_set(FG_EINVAL, "`record.custom` replaces the perf arguments, so it cannot be "
-				    "combined with `record.freq` — put -F in the custom command");
+		return fg_error_set(FG_EINVAL, "`opts.record.custom` replaces the perf arguments, so it cannot be "
+				    "combined with `opts.record.freq` — put -F in the custom command");
 	if (o->stream == FG_STREAM_ON) {
 		const fg_record_opts *rec = &o->record;
-		const char *with = o->perfdata ? "`perfdata` (it reads a recording made before)" :
-			o->perfdata_out ? "`perfdata_out` (a stream leaves no perf.data to keep)" :
-			o->perf_script ? "`perf_script` (perf script reads a file)" :
-			rec->custom ? "`record.custom` (its perf command writes a file)" :
+		const char *with = o->perfdata ? "`opts.perfdata` (it reads a recording made before)" :
+			o->perfdata_out ? "`opts.perfdata_out` (a stream leaves no perf.data to keep)" :
+			o->perf_script ? "`opts.perf_script` (perf script reads a file)" :
+			rec->custom ? "`opts.record.custom` (its perf command writes a file)" :
 			rec->recorder != FG_RECORDER_PERF ? "DTrace (it writes a file)" :
-			rec->mode != FG_RECORD_ON_CPU ? "`record.mode=off_cpu` or `record.mode=hot_cold` (their scheduler "
+			rec->mode != FG_RECORD_ON_CPU ? "`opts.record.mode=off_cpu` or `opts.record.mode=hot_cold` (their scheduler "
 							"events go through perf script)" : NULL;
 		if (with)
-			return fg_error_set(FG_EINVAL, "`stream` cannot be combined with %s — drop "
+			return fg_error_set(FG_EINVAL, "`opts.stream` cannot be combined with %s — drop "
 					    "one of the two", with);
 		if (!fg_profile_can_stream(o))
-			return fg_error_set(FG_EINVAL, "`stream` needs the native reader, which reads "
-					    "x86_64 recordings only — drop `stream`");
+			return fg_error_set(FG_EINVAL, "`opts.stream` needs the native reader, which reads "
+					    "x86_64 recordings only — drop `opts.stream`");
 	}
 	/* bad graph options fail before a recording, not after it */
 	if (o->format == FG_OUTPUT_SVG) {

@@ -324,12 +324,12 @@ int fg_run_collapse(run *r)
 		r->res->on_cpu_samples = os.on_samples;
 		if ((r->res->samples == 0 || r->res->stacks == 0) && !r->res->recorded)
 			return fg_error_set(FG_ENODATA, "%s holds no off-CPU waits — it needs the "
-					    "scheduler events of an off-CPU recording (`record.mode=off_cpu` or "
-					    "`record.mode=hot_cold` with `perfdata_out`)", r->perfdata.buf);
+					    "scheduler events of an off-CPU recording (`opts.record.mode=off_cpu` or "
+					    "`opts.record.mode=hot_cold` with `opts.perfdata_out`)", r->perfdata.buf);
 		if (r->res->samples == 0 || r->res->stacks == 0)
 			return fg_error_set(FG_ENODATA, "no off-CPU time was recorded — %s never "
 					    "blocked (no sleep, I/O or lock wait) while recorded; "
-					    "an on-CPU graph (without `record.mode=off_cpu`) shows where it "
+					    "an on-CPU graph (without `opts.record.mode=off_cpu`) shows where it "
 					    "computes", r->program ? r->program : "the program");
 	}
 	if (r->res->samples == 0 || r->res->stacks == 0) {
@@ -338,7 +338,7 @@ int fg_run_collapse(run *r)
 		if (r->res->recorded && r->res->lost_known && r->res->lost)
 			return fg_error_set(FG_ENODATA, "no samples were recorded — all %llu were lost "
 					    "because perf's ring buffer was full; give it a bigger "
-					    "buffer (`record.buffer_bytes`), record with `record.call_graph=fp`, or "
+					    "buffer (`opts.record.buffer_bytes`), record with `opts.record.call_graph=fp`, or "
 					    "sample less often (-F)", (unsigned long long)r->res->lost);
 		if (r->res->recorded && r->o->record.custom)
 			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
@@ -394,11 +394,11 @@ static int post_process(run *r)
 	int fd = -1, err;
 
 	if ((err = fg_strvec_split(&cmd.argv, r->o->post_process))) {
-		err = fg_error_set(FG_EINVAL, "`post_process`: %s", fg_error_last());
+		err = fg_error_set(FG_EINVAL, "`opts.post_process`: %s", fg_error_last());
 		goto done;
 	}
 	if (!cmd.argv.n) {
-		err = fg_error_set(FG_EINVAL, "`post_process` needs a command");
+		err = fg_error_set(FG_EINVAL, "`opts.post_process` needs a command");
 		goto done;
 	}
 	if ((err = fg_collapser_foreach(r->collapser, append_line, &text)))
@@ -418,12 +418,12 @@ static int post_process(run *r)
 	fg_run_emit_cmd(r, cmd.argv.v);
 	if ((err = fg_runner_capture(r->rec.runner, &cmd, &r->post, &st))) {
 		if (err == FG_ENOTFOUND)
-			err = fg_error_set(FG_ECHILD, "`post_process`: '%s' was not found — check "
+			err = fg_error_set(FG_ECHILD, "`opts.post_process`: '%s' was not found — check "
 					   "the command", cmd.argv.v[0]);
 		goto done;
 	}
 	if (st.code != 0 || st.signal)
-		err = fg_error_set(FG_ECHILD, "`post_process` command '%s' failed (%s %d) — the "
+		err = fg_error_set(FG_ECHILD, "`opts.post_process` command '%s' failed (%s %d) — the "
 				   "graph was not written", cmd.argv.v[0], st.signal ? "signal" : "status",
 				   st.signal ? st.signal : st.code);
 done:
@@ -449,7 +449,7 @@ int fg_run_build_stacks(run *r)
 	    (err = fg_folded_finish(r->stacks)))
 		return err;
 	if (!fg_folded_total(r->stacks).n && !fg_folded_total(r->stacks).frac)
-		return fg_error_set(FG_ENODATA, "`post_process` '%s' left no stacks — check its "
+		return fg_error_set(FG_ENODATA, "`opts.post_process` '%s' left no stacks — check its "
 				    "output format (\"a;b;c COUNT\" lines)", r->o->post_process);
 	return 0;
 }

@@ -59,7 +59,7 @@ static int make_perfdata(run *r)
 	fg_strbuf_addstr(&r->perfdata, ".flamegraph-perf.XXXXXX");
 	if ((fd = mkstemp(r->perfdata.buf)) < 0)
 		return fg_error_set(FG_EIO, "cannot create a temporary perf.data in %s: %s",
-				    keep ? "the folder of `perfdata_out`" : "the temporary folder",
+				    keep ? "the folder of `opts.perfdata_out`" : "the temporary folder",
 				    strerror(errno));
 	close(fd);
 	/* a recorder that runs the command in its own folder (DTrace, -c)
@@ -264,8 +264,8 @@ static int pipeline(run *r)
 	if (o->perfdata) {
 		struct stat st;
 		if (stat(o->perfdata, &st) == 0 && S_ISDIR(st.st_mode) && fg_run_is_alloc_dir(o->perfdata))
-			return fg_error_set(FG_EINVAL, "%s holds allocation recordings (kept by `alloc` "
-					    "`perfdata_out`) — add `alloc=VIEW` to graph them", o->perfdata);
+			return fg_error_set(FG_EINVAL, "%s holds allocation recordings (kept by `opts.alloc` "
+					    "`opts.perfdata_out`) — add `opts.alloc=VIEW` to graph them", o->perfdata);
 		if (access(o->perfdata, R_OK) != 0)
 			return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
 					    "cannot read %s: %s — give the perf.data to render",

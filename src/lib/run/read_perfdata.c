@@ -105,7 +105,7 @@ int fg_profile_collapse_perfdata_stream(fg_collapser *c, const char *name,
 	if ((err = check_version(o)))
 		return err;
 	if (o->perf_script)
-		return fg_error_set(FG_EINVAL, "`perf_script` cannot read the recording streamed on %s "
+		return fg_error_set(FG_EINVAL, "`opts.perf_script` cannot read the recording streamed on %s "
 				    "— save it to a file and pass that", name);
 	reader_opts(&po, o);
 	if ((err = fg_perfdata_open_stream(&r, name, read, read_ctx, &po)))
