@@ -18,7 +18,16 @@ cat >"$t"/src/lib/run/ok.c <<'C'
 int f(void) { return fg_error_set(1, "record without `opts.stream`"); }
 int g(fg_strvec *v) { return fg_strvec_push(v, "--stream"); }
 C
+cat >"$t"/src/cli/common/diag.c <<'C'
+static const struct { const char *field, *flag; } words[] = {
+	{ "stream", "--stream" },
+};
+C
 check_exit "a clean fixture passes" 0 bash "$words" "$t"
+printf 'int u(void) { return fg_error_set(1, "drop `opts.streem`"); }\n' >"$t"/src/lib/run/typo.c
+check_exit "a field the programs cannot say fails" 1 bash "$words" "$t"
+check_contains "the unknown field is named" out '^src/lib/run/typo.c:1: the option field `opts.streem` has no flag'
+rm "$t"/src/lib/run/typo.c
 printf 'int h(void) { return fg_error_set(1, "drop --stream"); }\n' >>"$t"/src/lib/run/ok.c
 check_exit "a flag in a library message fails" 1 bash "$words" "$t"
 check_contains "the violation is named with its line" out '^src/lib/run/ok.c:4: the library names the flag --stream'

@@ -516,7 +516,7 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 		err = fg_error_set(FG_EAMBIGUOUS, "'%s' matches several targets (%s) — name one with "
 				   "`opts.target=bin`, `opts.target=test`, `opts.target=bench` or `opts.target=example`", name, names.buf);
 	else if (n > 1)
-		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with `target=%s` NAME",
+		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with `opts.target=%s` NAME",
 				   fg_target_kind_name(kind), names.buf, fg_target_kind_name(kind));
 	else if (found->missing_features.n)
 		err = missing_features(found);
