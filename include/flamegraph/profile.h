@@ -209,6 +209,13 @@ typedef struct fg_profile_opts {
 	/* Where the size cap comes from when record.max_size is 0: half the
 	 * free space where the recording goes. UINT64_MAX in record.max_size
 	 * means no cap at all. */
+
+	/* The words of the advice the run writes into its outputs (the
+	 * graph's subtitle: "record with `opts.record.call_graph=fp`..."):
+	 * NULL keeps the library's names of the options; a program passes
+	 * the function that says them with its flags (a malloc'd text, or
+	 * NULL to keep the text as it is). */
+	char *(*words)(const char *text);
 } fg_profile_opts;
 
 /* Whether a run with these options can stream its recording: perf

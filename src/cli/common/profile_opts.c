@@ -292,6 +292,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->stream = pc->stream ? FG_STREAM_ON : pc->no_stream ? FG_STREAM_OFF : FG_STREAM_AUTO;
 	po->buildid_dir = fg_cli_buildid_dir();
 	po->debug_cache_dir = fg_cli_debug_cache_dir();
+	po->words = fg_cli_words; /* the graph's advice in our flags */
 	po->per_thread = pc->per_thread.on;
 	po->per_thread_name = pc->per_thread.by_name;
 	po->skip_after = pc->skip_after.items;

@@ -2,6 +2,7 @@
  * and the --folded copy, each through an atomic output file. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph/error.h"
@@ -165,6 +166,14 @@ int fg_run_open_outputs(run *r)
 int fg_run_make_subtitle(run *r)
 {
 	fg_capture_subtitle(&r->subtitle, r->o->render.subtitle, r->res, r->recorded_samples);
+	if (r->subtitle.len && r->o->words) {
+		char *said = r->o->words(r->subtitle.buf);
+		if (said) {
+			fg_strbuf_reset(&r->subtitle);
+			fg_strbuf_addstr(&r->subtitle, said);
+			free(said);
+		}
+	}
 	r->render = r->o->render;
 	if (r->subtitle.len)
 		r->render.subtitle = r->subtitle.buf;
