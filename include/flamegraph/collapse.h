@@ -80,6 +80,12 @@ typedef struct fg_collapse_opts {
 	size_t nskip_after;
 	bool include_offset;   /* dtrace --includeoffset: keep +0x offsets */
 	bool inline_frames;    /* perf: keep inlined frames (default true) */
+	bool lines;            /* perf: name each frame FUNCTION:FILE:LINE from
+				  the line under it in `perf script -F
+				  +srcline` output ("  FILE:LINE", FILE
+				  without its folder; frames without a known
+				  line keep their plain name). Without it
+				  such lines are passed over */
 	unsigned nthreads;     /* worker threads; 0: all cores */
 	bool keep_order;       /* flame charts: foreach/write give the stacks in
 				  input order, only consecutive equal ones

@@ -112,12 +112,18 @@ int fg_project_select(const fg_target **out, const fg_project *p,
  * NAME NULL: the only one. Errors as fg_project_select. */
 int fg_project_select_unit(const fg_target **out, const fg_project *p, const char *name);
 
+/* --unit-bench [NAME]: a bench executable run directly (not a Meson
+ * benchmark entry), its trailing arguments a filter as for
+ * --unit-test; NAME NULL: the only one. Errors as fg_project_select. */
+int fg_project_select_unit_bench(const fg_target **out, const fg_project *p, const char *name);
+
 /* The targets grouped by kind, one line per kind ("bin      a, b (exe)"),
  * as malloc'd text (free() it), or NULL when out of memory. */
 char *fg_project_describe(const fg_project *p);
 /* The names of one kind, one per line, for completions and scripts (free()
  * it): "bin", "test", "bench", "example", "unit-test" (test executables
- * that are not CTest tests), "feature" or "profile". NULL with FG_EINVAL
+ * that are not CTest tests), "unit-bench" (bench executables that
+ * are not Meson benchmark entries), "feature" or "profile". NULL with FG_EINVAL
  * for another word. */
 char *fg_project_names(const fg_project *p, const char *what);
 

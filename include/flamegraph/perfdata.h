@@ -87,6 +87,15 @@ typedef struct fg_perfdata_opts {
 				    --no-inline lists them (innermost first).
 				    Frame-pointer chains have none in perf
 				    script's output: no effect on them */
+	bool lines;              /* the source line of each user frame from the
+				    DWARF line tables (fg_perfdata_frame.file,
+				    .line): the sampled line in the innermost
+				    frame, the line of the call in its callers
+				    (an inlined function's call line in the
+				    function it was inlined into); the
+				    collapse functions then write them as
+				    `perf script -F +srcline` does, for a
+				    collapser with fg_collapse_opts.lines */
 	const char *kallsyms;    /* kernel symbols (NULL: /proc/kallsyms) */
 	const char *debug_dir;   /* separate debug files (NULL: /usr/lib/debug) */
 	const char *buildid_dir; /* perf's build-id cache, such as ~/.debug (NULL: none) */
@@ -119,6 +128,9 @@ typedef struct fg_perfdata_frame {
 				NULL: the address is in no map */
 	bool inlined;        /* a DWARF inlined frame (perf: "(inlined)") */
 	bool kernel;         /* a kernel address */
+	const char *file;    /* with opts.lines: the source file's name
+				(without its folder); NULL: not known */
+	unsigned line;       /* with opts.lines: its line (0: not known) */
 } fg_perfdata_frame;
 
 /* One sample. Every pointer is owned by the reader and valid during the

@@ -37,10 +37,13 @@ typedef struct fg_pipeline_target {
 	bool unit_test;           /* a test executable run directly, its
 				     trailing arguments a test filter
 				     (--unit-test; kind is not used) */
+	bool unit_bench;          /* the same for a bench executable
+				     (--unit-bench) */
 } fg_pipeline_target;
 
 /* Finds the target sel names in p (fg_project_select, or
- * fg_project_select_unit for a unit test); its errors. */
+ * fg_project_select_unit / _unit_bench for a unit test or bench); its
+ * errors. */
 int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel);
 
 /* What the caller decides for every run of a target. */
@@ -56,7 +59,7 @@ typedef struct fg_pipeline_opts {
 } fg_pipeline_opts;
 
 #define FG_PIPELINE_OPTS_INIT { .profile = FG_PROFILE_OPTS_INIT, \
-	.target = { .kind = FG_TARGET_BIN, .name = NULL, .unit_test = false }, \
+	.target = { .kind = FG_TARGET_BIN, .name = NULL, .unit_test = false, .unit_bench = false }, \
 	.args = NULL, .nargs = 0 }
 
 /* One run of a built target, ready for fg_profile_run(&job.profile, ...).

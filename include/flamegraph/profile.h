@@ -153,6 +153,9 @@ typedef struct fg_profile_opts {
 
 	/* Collapse. */
 	bool no_inline;            /* no inlined frames (perf script --no-inline) */
+	bool lines;                /* frames named FUNCTION:FILE:LINE: the sampled
+				      line, the line of each call
+				      (fg_collapse_opts.lines) */
 	const char *const *skip_after; /* drop the callers above these functions */
 	size_t nskip_after;
 	bool per_thread;           /* each thread under its own root frame,
@@ -251,6 +254,7 @@ typedef struct fg_perfdata_read_opts {
 	const char *debug_cache_dir; /* uncompressed debug copies (NULL: none) */
 	fg_profile_event_cb on_event;/* notes, perf script's warnings (NULL: none) */
 	void *event_ctx;
+	bool lines;                  /* frames as function:line (source lines) */
 } fg_perfdata_read_opts;
 
 /* Sets *opts to the defaults (inline frames, natively); FG_EINVAL for a

@@ -22,7 +22,32 @@ FG_API_BEGIN
 typedef enum fg_recorder {
 	FG_RECORDER_PERF = 0, /* Linux perf */
 	FG_RECORDER_DTRACE,   /* macOS, FreeBSD, illumos */
+	FG_RECORDER_XCTRACE,  /* macOS: Instruments' Time Profiler, through
+				 `xctrace record`, read back with `xctrace
+				 export` (needs no root) */
 } fg_recorder;
+
+/* The time-profile tables of every run in a .trace, for xctrace export. */
+#define FG_XCTRACE_XPATH "/trace-toc/*/data/table[@schema=\"time-profile\"]"
+
+/* The executable of a recorder: "perf", "dtrace" or "xctrace". */
+const char *fg_recorder_tool(fg_recorder recorder);
+
+/* What decides the recorder where perf is not the one (macOS, BSD). */
+typedef struct fg_record_host {
+	bool dtrace_found;  /* dtrace is on PATH */
+	bool xctrace_found; /* xctrace is on PATH (Xcode's command line tools) */
+	bool privileged;    /* running as root, or through sudo (--root):
+			       DTrace needs it */
+	bool dtrace_named;  /* $DTRACE names a dtrace: the user's choice */
+	bool xctrace_named; /* $XCTRACE names an xctrace: the user's choice */
+} fg_record_host;
+
+/* The recorder for a machine without perf, as cargo-flamegraph chooses:
+ * the one the environment names ($DTRACE before $XCTRACE); else DTrace
+ * when it is usable (found, and root or sudo to run it); else xctrace
+ * when found; else DTrace (whose absence the run then explains). */
+fg_recorder fg_record_choose(const fg_record_host *host);
 
 typedef enum fg_call_graph {
 	FG_CALL_GRAPH_DWARF = 0, /* --call-graph dwarf,65528: exact, large files */
@@ -48,11 +73,13 @@ struct fg_runner; /* how child processes run: see fg_record_opts.runner */
 
 typedef struct fg_record_opts {
 	fg_recorder recorder;
-	const char *tool;        /* perf or dtrace executable; NULL: "perf"/"dtrace".
-				    The CLI passes $PERF / $DTRACE here. */
+	const char *tool;        /* perf, dtrace or xctrace executable; NULL:
+				    fg_recorder_tool(recorder). The CLI
+				    passes $PERF / $DTRACE / $XCTRACE here. */
 	unsigned freq;           /* sampling frequency in Hz; 0: not set, the
 				    default FG_RECORD_DEFAULT_FREQ (see
-				    fg_record_freq) */
+				    fg_record_freq); xctrace's Time Profiler
+				    keeps its own */
 	const char *custom;      /* -c: replaces the default record arguments
 				    ("record -e cycles -g"; a missing leading
 				    "record" is added for perf) */
@@ -62,6 +89,8 @@ typedef struct fg_record_opts {
 	bool root;               /* run the recorder through sudo */
 	const char *sudo_flags;  /* extra sudo arguments (split like a shell) */
 	int compression_level;   /* perf -z level; < 0: no compression */
+	bool script_lines;       /* perf script -F ...,+srcline: each frame's
+				    source line, for fg_collapse_opts.lines */
 	const char *const *pids; /* record these running processes ... */
 	size_t npids;
 	const char *const *argv; /* ... or run this command (argv[0] the program) */
@@ -104,20 +133,29 @@ typedef struct fg_record_opts {
  * -o FILE (-D -1 --control fifo:CTL,ACK -p PID | -p PIDS | -- PROG ARGS)`
  * (with a custom command, only --max-size is added to it); DTrace:
  * `dtrace -x ustackframes=100 -n 'profile-FREQ /pid == $target/
- * { @[ustack(100)] = count(); }' -o FILE (-p PID | -c 'PROG ARGS')`.
- * FG_EINVAL when neither or both of pids/argv are given, or for a bad
- * custom command; FG_EPARSE for unbalanced quotes in custom/sudo_flags. */
+ * { @[ustack(100)] = count(); }' -o FILE (-p PID | -c 'PROG ARGS')`;
+ * xctrace: `xctrace record --template 'Time Profiler' --output FILE.trace
+ * (--attach PID | --target-stdout - --launch -- PROG ARGS)` (a custom
+ * command replaces `--template 'Time Profiler'`).
+ * FG_EINVAL when neither or both of pids/argv are given, for several PIDs
+ * with xctrace (it records one process), or for a bad custom command;
+ * FG_EPARSE for unbalanced quotes in custom/sudo_flags. */
 int fg_record_command(char ***out, const fg_record_opts *opts);
 
 /* The frequency a recording with these options samples at: opts->freq, or
  * FG_RECORD_DEFAULT_FREQ when it is 0 (not set). */
 unsigned fg_record_freq(const fg_record_opts *opts);
 
-/* Builds `perf script -i PERFDATA [--no-inline] [--show-switch-events]`
- * (the last for an off-CPU mode); through sudo when opts->root, with -f
- * then, since perf.data belongs to root. The output
- * goes to stdout, for fg_collapser_feed. FG_EINVAL for DTrace, which has
- * no script step: its output file is collapsed directly. */
+/* Builds `perf script -i PERFDATA [--no-inline] [--show-switch-events]
+ * [-F +ip,+sym,+dso,+srcline]` (--show-switch-events for an off-CPU
+ * mode; -F with script_lines: the source lines, and the frames' fields
+ * that a tracepoint's default fields would otherwise lose); through sudo when opts->root, with -f
+ * then, since perf.data belongs to root. For xctrace, the step that
+ * reads a recording back: `xctrace export --input FILE.trace --xpath
+ * FG_XCTRACE_XPATH` (the time-profile tables of every run, the XML that
+ * FG_FORMAT_XCTRACE collapses). The output goes to stdout, for
+ * fg_collapser_feed. FG_EINVAL for DTrace, which has no script step: its
+ * output file is collapsed directly. */
 int fg_record_script_command(char ***out, const fg_record_opts *opts,
 			     const char *perfdata, bool no_inline);
 

@@ -4,8 +4,12 @@
  * nanoseconds) and its share of all the weight, before and after; with two
  * runs or more a side, Welch's t-test of every judged function, its
  * p-value adjusted with Holm's method over the functions judged, and a
- * confidence interval of the mean change. The gate fails for a function
- * whose change is over the threshold and, given several runs, significant.
+ * confidence interval of the mean change. The whole program is tested on
+ * its own, and its significant growth (a machine that drifted between the
+ * sides hits every function alike) is taken out of each function's
+ * change. The gate fails for a function whose change, with and without
+ * that growth, is over the threshold and, given several runs,
+ * significant; and for the whole program over its own threshold.
  * A table of the largest changes in text or Markdown, for CI logs and
  * code reviews. */
 #ifndef FLAMEGRAPH_REGRESS_H
@@ -58,10 +62,21 @@ typedef struct fg_regress_opts {
 	 * ("ms" with scale 1e-6 for nanoseconds). NULL: the raw weight. */
 	const char *unit_name;
 	double unit_scale;
+	/* The whole program's time per run (all the weight of a run) fails
+	 * the gate when it grew by more than this many percent and, with
+	 * several runs a side, significantly (Welch's test of its own, not
+	 * in Holm's family). < 0: reported, not judged. With the time
+	 * measure the whole program's significant growth is taken out of
+	 * each function's change (see fg_regress_row), so a change that hits
+	 * every function alike — a machine that got slower between the
+	 * sides, or a real slowdown of everything — fails only this
+	 * threshold. */
+	double total_above;
 } fg_regress_opts;
 
 #define FG_REGRESS_OPTS_INIT { .fail_above = -1, .measure = FG_REGRESS_TIME, .alpha = 0.05, \
-	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1 }
+	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1, \
+	.total_above = -1 }
 
 /* One function, means over the runs of each side. */
 typedef struct fg_regress_row {
@@ -79,7 +94,35 @@ typedef struct fg_regress_row {
 			       with several runs a side, significant */
 	bool noise;         /* judged, changed by more than fail_above, but not
 			       significant */
+	/* With the time measure: the change once a growth of the whole
+	 * program is taken out (a factor: +10% in a program 2% slower is
+	 * +7.8%). The growth taken out is the whole program's when that is
+	 * significant, capped by the upper ends of the confidence intervals
+	 * of the rest of the program (all but this function) and of every
+	 * other judged function, so that a function that alone got slower is
+	 * not hidden by the growth it causes; none otherwise. A machine that
+	 * got slower between the sides hits every function alike and leaves
+	 * this near 0. A function is over only when this is over fail_above
+	 * too, significantly. 0 for a function that is nearly the whole
+	 * program (main: the rest under min_share), which the whole
+	 * program's line judges. rel_p: its Welch test (the after runs
+	 * divided by the growth factor), Holm-adjusted over the judged
+	 * functions apart from p; NaN for main. The share measure: the
+	 * change and p as they are. */
+	double rel_change, rel_p;
+	bool drift;         /* its time grew over fail_above, significantly, but
+			       not beyond the growth taken out ("with the
+			       whole program") */
 } fg_regress_row;
+
+/* The whole program: all the weight of each run. */
+typedef struct fg_regress_total {
+	double before, after;   /* mean weight per run */
+	double change, lo, hi;  /* percent of before, its confidence interval */
+	double p;               /* Welch's test, not adjusted; NaN with one run a side */
+	bool significant;       /* p < alpha, or one run a side */
+	bool over;              /* over total_above (and significant) */
+} fg_regress_total;
 
 typedef struct fg_regress fg_regress;
 
@@ -101,8 +144,11 @@ void fg_regress_free(fg_regress *r);
 
 size_t fg_regress_count(const fg_regress *r);
 const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i);
-/* How many rows are over the threshold: the gate fails when this is not 0. */
+/* How many rows are over the threshold, and 1 more when the whole program
+ * is over total_above: the gate fails when this is not 0. */
 size_t fg_regress_failures(const fg_regress *r);
+/* The whole program's change; valid as long as r. */
+const fg_regress_total *fg_regress_total_of(const fg_regress *r);
 
 enum fg_regress_format { FG_REGRESS_TEXT, FG_REGRESS_MARKDOWN };
 

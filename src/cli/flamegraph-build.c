@@ -14,9 +14,9 @@
 #include "flamegraph/pipeline.h"
 
 static struct {
-	const char *bin, *example, *test, *bench, *unit_test, *manifest;
+	const char *bin, *example, *test, *bench, *unit_test, *unit_bench, *manifest;
 	const char *profile, *perfdata, *list_names;
-	bool unit_test_given, dev, release, list;
+	bool unit_test_given, unit_bench_given, dev, release, list;
 	fg_strlist features, defines;
 } o;
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
@@ -33,6 +33,14 @@ static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 	return 0;
 }
 
+static int unit_bench_cb(const fg_option *opt, const char *arg, void *target)
+{
+	(void)opt;
+	o.unit_bench_given = true;
+	*(const char **)target = arg;
+	return 0;
+}
+
 static const fg_option options[] = {
 	FG_OPT_GROUP("Target selection"),
 	FG_OPT_NAMED('b', "bin", &o.bin, "NAME", "bin", "profile the bin target NAME"),
@@ -42,11 +50,14 @@ static const fg_option options[] = {
 	{ FG_OPT_CALLBACK_, 0, "unit-test", &o.unit_test, "NAME",
 	  "run test executable NAME directly; arguments after -- are its test filter",
 	  FG_OPTF_OPTARG, unit_test_cb, NULL, "unit-test" },
+	{ FG_OPT_CALLBACK_, 0, "unit-bench", &o.unit_bench, "NAME",
+	  "run bench executable NAME directly; arguments after -- are its filter",
+	  FG_OPTF_OPTARG, unit_bench_cb, NULL, "unit-bench" },
 	FG_OPT_STRING('p', "package", &bo.project.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, meson.build, configure(.ac), Makefile or compile_commands.json, or a folder holding one (a Meson build folder too)"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
-	FG_OPT_CHOICE(0, "list-names", &o.list_names, "KIND", "bin|test|bench|example|unit-test|feature|profile",
+	FG_OPT_CHOICE(0, "list-names", &o.list_names, "KIND", "bin|test|bench|example|unit-test|unit-bench|feature|profile",
 		      "print the project's names of KIND, one per line (for scripts and completions), and exit"),
 	FG_OPT_GROUP("Build"),
 	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options; Meson: boolean and feature options; autotools: --enable-A)"),
@@ -66,7 +77,7 @@ static const fg_option options[] = {
 	FG_OPT_BOOL(0, "compare-outputs", &bo.compare.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_GATE_CLI_ROWS(gate),
-	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc)"),
+	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
 	FG_OPT_GROUP("Graph"),
@@ -82,7 +93,9 @@ static const fg_cli cli = {
 	"with perf and writes flamegraph.svg.",
 	FG_PROFILE_CLI_EXIT_HELP
 	"\nExamples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
-	"  flamegraph-build --unit-test unit_tests -- hash\n  flamegraph-build --list\n"
+	"  flamegraph-build --unit-test unit_tests -- hash\n"
+	"  flamegraph-build --unit-bench bench_hash -- 3   (its filter, after its own arguments)\n"
+	"  flamegraph-build --list\n"
 	"  flamegraph-build --test table_suite    (a CTest or Meson test: its command, env, folder)\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
 	"  flamegraph-build --compare main --fail-above 5 --report md --report-out gate.md --bin stress2\n"
@@ -119,6 +132,9 @@ static fg_pipeline_target chosen(void)
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
 		if (k[i].name)
 			return (fg_pipeline_target){ .kind = k[i].kind, .name = k[i].name };
+	if (o.unit_bench_given)
+		return (fg_pipeline_target){ .kind = FG_TARGET_BENCH, .name = o.unit_bench,
+					     .unit_bench = true };
 	return (fg_pipeline_target){ .kind = FG_TARGET_BIN, .name = o.unit_test,
 				     .unit_test = o.unit_test_given };
 }
@@ -171,8 +187,14 @@ int cmd_flamegraph_build(int argc, char **argv)
 		return fg_die_lib(FG_EINVAL);
 	if ((r = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)))
 		return r == FG_OPTS_EXIT ? 0 : FG_EXIT_USAGE;
+	if (o.unit_test_given && o.unit_bench_given) {
+		fg_errorf("%s", "--unit-test and --unit-bench name two targets — give one of them");
+		return FG_EXIT_USAGE;
+	}
 	if (o.unit_test_given && !o.unit_test && dashdash == 1) {
 		o.unit_test = argv[0];
+	} else if (o.unit_bench_given && !o.unit_bench && dashdash == 1) {
+		o.unit_bench = argv[0];
 	} else if (dashdash > 0) {
 		fg_errorf("unexpected argument '%s' — program arguments go after --", argv[0]);
 		return FG_EXIT_USAGE;

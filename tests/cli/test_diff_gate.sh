@@ -23,7 +23,11 @@ check_contains "the differential stacks are still written" d.folded "^p;main;sor
 check_exit "time gate fails" 6 flamegraph-diff-folded --fail-above 5 -o d.folded old.folded new.folded
 check_contains "time: sort +300%" err "^sort +120 +480 +52\.17% -> 81\.36% +\+300\.0% +- +-  over$"
 check_contains "time: fill unchanged" err "^fill +100 +100 +43\.48% -> 16\.95% +\+0\.0% "
-check_contains "time: verdict" err "^gate failed: 3 functions grew by more than 5\.00%: sort, cmp, main$"
+check_contains "time: verdict" err "^gate failed: 2 functions grew by more than 5\.00%: sort, cmp$"
+# main is (nearly) the whole program: judged as such, by default at twice --fail-above
+check_contains "time: main goes with the whole program" err "^main .*  with the whole program$"
+check_contains "time: the whole program's line" err "^whole program: 230 -> 590 a run, \+156\.5%: over 10\.00%$"
+check_contains "time: the whole program fails" err "^gate failed: the whole program's time grew by more than 10\.00%$"
 
 check_exit "itself passes" 0 flamegraph-diff-folded --fail-above 0 --gate-on share -o same.folded old.folded old.folded
 check_contains "itself: passed" err "^gate passed: no function's share grew by more than 0\.00 percentage points$"
@@ -57,11 +61,55 @@ check_contains "runs: grows first, with its interval and p" err "^grows +509 +60
 check_contains "runs: noisy is not significant" err "^noisy +[0-9.]+ +[0-9.]+ .* +\+[0-9.]+% +\[-[0-9.]+%, \+[0-9.]+%\] +[01]\.[0-9]+  not significant$"
 check_contains "runs: the verdict" err "^gate failed: 1 function grew by more than 5\.00%, significantly: grows$"
 check_contains "runs: says which are noise" err "^not significant \(noise at 5 \+ 5 runs\):.* noisy"
-check_contains "runs: says how it tested" err "^significance: Welch's t-test over 5 \+ 5 runs, p adjusted \(Holm\) over [0-9]+ judged functions, significant below 0\.05; 95% confidence intervals$"
+check_contains "runs: says how it tested" err "^significance: Welch's t-test over 5 \+ 5 runs, p adjusted \(Holm\) over [0-9]+ judged functions, significant below 0\.05; 95% confidence intervals; a function fails when its time grew beyond the whole program's significant growth too$"
 check_contains "runs: the output adds the runs up" runs.folded "^main;steady 5015 4995$"
+check_contains "runs: the whole program, not over" err "^whole program: 2152 -> 2375 a run, \+10\.4% \[-[0-9.]+%, \+[0-9.]+%\], p 0\.[0-9]+: not over 10\.00%$"
 check_exit "runs: noisy alone passes" 0 flamegraph-diff-folded --fail-above 5 --watch noisy -o runs.folded b1.folded b2.folded -- a1.folded a2.folded a3.folded
 check_exit "runs: nothing before --" 1 flamegraph-diff-folded --fail-above 5 -- a1.folded a2.folded
 check_contains "runs: what is expected" err "expected the runs before, '--', then the runs after"
+
+# the machine drifts between the sides: every function 3% slower after
+# (the interleaved runs vary by about 0.5%); nothing fails at 2%, the
+# whole program's growth is shown and taken out of each function's
+for i in 1 2 3 4 5; do
+	printf 'p;main;a %d\np;main;b %d\np;main;c %d\np;main;c;d %d\n' $((2000 + 10 * i)) $((4000 - 10 * i)) $((3000 + 7 * i)) $((1000 - 5 * i)) > db$i.folded
+	awk '{ $NF = int($NF * 1.03 + 0.5); print }' db$i.folded > da$i.folded
+done
+dbefore="db1.folded db2.folded db3.folded db4.folded db5.folded"
+dafter="da1.folded da2.folded da3.folded da4.folded da5.folded"
+# shellcheck disable=SC2086
+check_exit "drift: passes at 2%" 0 flamegraph-diff-folded --fail-above 2 --top 0 -o /dev/null $dbefore -- $dafter
+check_contains "drift: a grew, with the whole program" err "^a +2030 +2091 .* +\+3\.0% .*  with the whole program$"
+check_contains "drift: the whole program's growth" err "^whole program: 10006 -> 10306 a run, \+3\.0% \[\+[0-9.]+%, \+[0-9.]+%\], p (<0\.0001|0\.0[0-9]+): not over 4\.00%$"
+check_contains "drift: the verdict" err "^gate passed: no function's inclusive time grew by more than 2\.00% significantly$"
+check_contains "drift: those that moved with it" err "^with the whole program \(not over once its growth is taken out\): .*\ba\b"
+# a threshold for the whole program at 2%: a real slowdown of everything fails it
+# shellcheck disable=SC2086
+check_exit "drift: --fail-above-total 2 fails" 6 flamegraph-diff-folded --fail-above 2 --fail-above-total 2 -o /dev/null $dbefore -- $dafter
+check_contains "drift: the whole program over" err "^gate failed: the whole program's time grew by more than 2\.00%, significantly$"
+# on top of the drift, a 10% slower: a fails alone, first; so does b (40%
+# of the whole) made 10% slower, however much it moves the whole program
+for f in a b; do
+	for i in 1 2 3 4 5; do
+		awk -v f="p;main;$f" '{ k = $1 == f ? 1.133 : 1.03; $NF = int($NF * k + 0.5); print }' db$i.folded > ds$i.folded
+	done
+	# shellcheck disable=SC2086
+	check_exit "drift: $f 10% slower fails" 6 flamegraph-diff-folded --fail-above 5 -o /dev/null $dbefore -- ds1.folded ds2.folded ds3.folded ds4.folded ds5.folded
+	check_contains "drift: $f named alone" err "^gate failed: 1 function grew by more than 5\.00%, significantly: $f$"
+	sed -n 2p err > first.txt
+	check_contains "drift: $f first" first.txt "^$f .*  over$"
+done
+# c (with d under it) 20% faster: a and b grew by 3%, judged as they are
+# (the whole program got faster), and do not fail at 5%
+for i in 1 2 3 4 5; do
+	awk '{ k = $1 ~ /;c/ ? 0.8 : 1.03; $NF = int($NF * k + 0.5); print }' db$i.folded > df$i.folded
+done
+# shellcheck disable=SC2086
+check_exit "c faster: nothing else fails" 0 flamegraph-diff-folded --fail-above 5 -o /dev/null $dbefore -- df1.folded df2.folded df3.folded df4.folded df5.folded
+check_exit "--fail-above-total without --fail-above" 1 flamegraph-diff-folded --fail-above-total 5 old.folded new.folded
+check_contains "--fail-above-total alone: what to add" err "add --fail-above PCT"
+check_exit "--fail-above-total bad" 1 flamegraph-diff-folded --fail-above 5 --fail-above-total lots old.folded new.folded
+check_contains "--fail-above-total bad: the message" err "--fail-above-total: 'lots' is not a percentage"
 
 # errors say what to do
 check_exit "misspelt watch" 1 flamegraph-diff-folded --fail-above 5 --watch sortt old.folded new.folded

@@ -22,6 +22,15 @@ check_contains "program not found message" err "program './no-such-program' was 
 check_exit "program not on PATH" 1 flamegraph -o precious.svg no-such-program-xyz
 check_contains "not on PATH message" err "not found on PATH"
 
+# -z/--compression-level: a level out of zstd's range, or not a number
+check_exit "-z 30" 1 flamegraph -z 30 -o precious.svg -- ./prog 10
+check_contains "-z 30: the range" err "^flamegraph: error: -z/--compression-level 30: give a zstd level from 1 to 22"
+check_exit "--compression-level=x" 1 flamegraph --compression-level=x -o precious.svg -- ./prog 10
+check_contains "--compression-level=x: the range" err "compression-level x: give a zstd level"
+check_exit "--compression-level=" 1 flamegraph --compression-level= -o precious.svg -- ./prog 10
+check_contains "--compression-level=: what to do" err "or leave out ="
+check_eq "failed runs keep the old file" "keep me" "$(cat precious.svg)"
+
 # unknown PID
 check_exit "unknown PID" 1 flamegraph -o precious.svg --pid 999999999
 check_contains "unknown PID message" err "no process with PID 999999999"
@@ -56,7 +65,7 @@ check_eq "failed run keeps the old file (2)" "keep me" "$(cat precious.svg)"
 
 # --help documents the shared options, fp as the fast choice
 check_exit "--help" 0 flamegraph --help
-for opt in --freq --cmd --call-graph --root --compression-level --ignore-status --no-inline \
+for opt in --freq --cmd --call-graph --root --compression-level --ignore-status --no-inline --lines \
 	   --skip-after --post-process --open --verbose --folded --perfdata-out --format \
 	   --title --subtitle --notes --deterministic --inverted --reverse --flamechart \
 	   --min-width --image-width --palette --pid --perfdata --output; do

@@ -27,6 +27,7 @@ static inline fg_collapse_opts fz_collapse_opts(fz_rng *r)
 	o.keep_order = (v & 0x38000) == 0x8000; /* 1 in 8: flame-chart order */
 	o.no_modules = v & (1u << 18);
 	o.ghc_source = (fg_ghc_source)((v >> 19) % 3);
+	o.lines = v & (1u << 21);
 	if (v & 128) {
 		o.skip_after = fz_skip_names;
 		o.nskip_after = (v >> 8) % 3 + 1;

@@ -78,6 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	o.kallsyms = "/nonexistent/kallsyms";
 	o.debug_dir = "/nonexistent/debug";
+	/* source lines, and the collapser that reads them, on half the inputs */
+	o.lines = co.lines = size && (data[size - 1] & 1);
 	co.nthreads = 1;
 	err = fg_perfdata_open_mem(&r, "fuzz.data", data, size, &o);
 	check_error(err);

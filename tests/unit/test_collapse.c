@@ -150,6 +150,66 @@ static void perf_options(void **state)
 	free(out);
 }
 
+/* perf script -F +srcline: the line under each frame names it with
+ * --lines ("??:0", "MODULE[ADDR]" and frames with no line under them keep
+ * their name; a folder is dropped); without --lines the lines are passed
+ * over, with no warning. In pieces of any size, the same. */
+static void srcline_lines(void **state)
+{
+	static const char text[] =
+		"prog 7/7 1000 cpu-clock:\n"
+		"\t    11df mix+0x1f\n"
+		"  prog.c:9 (inlined)\n"
+		"\t    11df hot+0x1f (/tmp/prog)\n"
+		"  /src/dir/prog.c:18\n"
+		"\t    1085 main+0x25 (/tmp/prog)\n"
+		"  ??:0\n"
+		"\t    27249 __libc_start_call_main+0x79 (/usr/lib/libc.so.6)\n"
+		"  libc.so.6[+27249]\n"
+		"\t    10f0 _start+0x20 (/tmp/prog)\n"
+		"\n"
+		"prog 7/7 1000 cpu-clock:\n"
+		"\tffffffff81000e06 asm_sysvec+0x16 ([kernel.kallsyms])\n"
+		"  [kernel.kallsyms][ffffffff81000e06]\n"
+		"\t    11eb hot+0x2b (/tmp/prog)\n"
+		"  prog.c:17\n"
+		"\t    1085 main+0x25 (/tmp/prog)\n"
+		"  prog.c:27\n"
+		"\n";
+	static const size_t steps[] = { 0, 1, 5, 33 };
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_collapse_stats st;
+	fg_collapser *c = NULL;
+	char *out;
+
+	o.nthreads = 1;
+	o.lines = true;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		out = collapse_in_steps(FG_FORMAT_PERF, &o, text, sizeof(text) - 1, steps[i]);
+		assert_string_equal(out, "prog;_start;__libc_start_call_main;main;hot:prog.c:18;mix:prog.c:9 1000\n"
+					 "prog;main:prog.c:27;hot:prog.c:17;asm_sysvec 1000\n");
+		free(out);
+	}
+	o.lines = false;
+	out = collapse_in_steps(FG_FORMAT_PERF, &o, text, sizeof(text) - 1, 0);
+	assert_string_equal(out, "prog;_start;__libc_start_call_main;main;hot;mix 1000\n"
+				 "prog;main;hot;asm_sysvec 1000\n");
+	free(out);
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &o), 0);
+	assert_int_equal(fg_collapser_feed(c, text, sizeof(text) - 1), 0);
+	assert_int_equal(fg_collapser_finish(c), 0);
+	fg_collapser_stats(c, &st);
+	assert_int_equal(st.nwarnings, 0);
+	fg_collapser_free(c);
+	/* a frame line it is not, nor a srcline line: warned about as before */
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &o), 0);
+	assert_int_equal(fg_collapser_feed(c, "p 1/1 1 cpu-clock:\n  [unknown]\n\tff f (m)\n\n", 42), 0);
+	assert_int_equal(fg_collapser_finish(c), 0);
+	fg_collapser_stats(c, &st);
+	assert_int_equal(st.nwarnings, 1);
+	fg_collapser_free(c);
+}
+
 static void skip_after_drops_callers(void **state)
 {
 	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
@@ -998,6 +1058,7 @@ int main(void)
 		cmocka_unit_test(perf_one_shot),
 		cmocka_unit_test(odd_chunk_sizes_match_one_shot),
 		cmocka_unit_test(perf_options),
+		cmocka_unit_test(srcline_lines),
 		cmocka_unit_test(skip_after_drops_callers),
 		cmocka_unit_test(dtrace_offsets_rust),
 		cmocka_unit_test(recursive_folds_recursion),

@@ -1,4 +1,4 @@
-/* Command lines of the recorders: perf record/script and DTrace, built
+/* Command lines of the recorders: perf record/script, DTrace and xctrace, built
  * without running anything. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,6 +177,14 @@ static void off_cpu_and_hot_cold(void **state)
 	assert_string_equal(got, "[perf] [script] [-i] [p.data] [--show-switch-events]");
 	free(got);
 	fg_argv_free(argv);
+	o.script_lines = true;
+	assert_int_equal(fg_record_script_command(&argv, &o, "p.data", false), 0);
+	got = joined(argv);
+	assert_string_equal(got, "[perf] [script] [-i] [p.data] [--show-switch-events] [-F] "
+				 "[+ip,+sym,+dso,+srcline]");
+	free(got);
+	fg_argv_free(argv);
+	o.script_lines = false;
 	o.custom = "record -e cycles";
 	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
 	assert_non_null(strstr(fg_error_last(), "custom record command"));
@@ -184,6 +192,80 @@ static void off_cpu_and_hot_cold(void **state)
 	o.recorder = FG_RECORDER_DTRACE;
 	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
 	assert_non_null(strstr(fg_error_last(), "DTrace"));
+}
+
+/* macOS without DTrace's privileges: Instruments' Time Profiler through
+ * xctrace, launched or attached, read back with xctrace export. */
+static void xctrace_record_and_export(void **state)
+{
+	static const char *const pid[] = { "4242", "4343" };
+	fg_record_opts o = FG_RECORD_OPTS_INIT;
+	char **argv = NULL, *got;
+
+	(void)state;
+	o.recorder = FG_RECORDER_XCTRACE;
+	o.argv = prog;
+	o.argc = 3;
+	o.output = "/tmp/t/recording.trace";
+	o.freq = 199; /* Time Profiler keeps its own rate */
+	expect_cmd(&o, "[xctrace] [record] [--template] [Time Profiler] [--output] "
+		       "[/tmp/t/recording.trace] [--target-stdout] [-] [--launch] [--] [./work] "
+		       "[--n] [a b]");
+	o.argv = NULL;
+	o.argc = 0;
+	o.pids = pid;
+	o.npids = 1;
+	o.root = true;
+	o.tool = "/usr/bin/xctrace";
+	expect_cmd(&o, "[sudo] [/usr/bin/xctrace] [record] [--template] [Time Profiler] [--output] "
+		       "[/tmp/t/recording.trace] [--attach] [4242]");
+	o.custom = "--template 'CPU Counters' --time-limit 10s";
+	expect_cmd(&o, "[sudo] [/usr/bin/xctrace] [record] [--template] [CPU Counters] "
+		       "[--time-limit] [10s] [--output] [/tmp/t/recording.trace] [--attach] [4242]");
+	o.custom = NULL;
+	o.root = false;
+	o.tool = NULL;
+	o.npids = 2;
+	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "one PID"));
+	o.npids = 1;
+	assert_int_equal(fg_record_script_command(&argv, &o, "/tmp/t/recording.trace", false), 0);
+	got = joined(argv);
+	assert_string_equal(got, "[xctrace] [export] [--input] [/tmp/t/recording.trace] [--xpath] "
+				 "[/trace-toc/*/data/table[@schema=\"time-profile\"]]");
+	free(got);
+	fg_argv_free(argv);
+	o.mode = FG_RECORD_OFF_CPU;
+	assert_int_equal(fg_record_command(&argv, &o), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "xctrace records on-CPU samples only"));
+	assert_string_equal(fg_recorder_tool(FG_RECORDER_XCTRACE), "xctrace");
+	assert_string_equal(fg_recorder_tool(FG_RECORDER_DTRACE), "dtrace");
+	assert_string_equal(fg_recorder_tool(FG_RECORDER_PERF), "perf");
+}
+
+/* Which recorder where perf is not: the named one, DTrace when it can
+ * run (root or sudo), else xctrace when there is one, else DTrace. */
+static void recorder_choice(void **state)
+{
+	static const struct {
+		fg_record_host host;
+		fg_recorder want;
+	} cases[] = {
+		{ { .dtrace_found = true, .xctrace_found = true }, FG_RECORDER_XCTRACE },
+		{ { .dtrace_found = true, .xctrace_found = true, .privileged = true }, FG_RECORDER_DTRACE },
+		{ { .dtrace_found = true }, FG_RECORDER_DTRACE },              /* FreeBSD, no root */
+		{ { .xctrace_found = true, .privileged = true }, FG_RECORDER_XCTRACE },
+		{ { 0 }, FG_RECORDER_DTRACE },
+		{ { .xctrace_found = true, .dtrace_named = true }, FG_RECORDER_DTRACE },
+		{ { .dtrace_found = true, .privileged = true, .xctrace_named = true }, FG_RECORDER_XCTRACE },
+		{ { .xctrace_named = true, .dtrace_named = true }, FG_RECORDER_DTRACE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(fg_record_choose(&cases[i].host), cases[i].want);
+	}
 }
 
 static void bad_targets_and_modes(void **state)
@@ -217,6 +299,8 @@ int main(void)
 		cmocka_unit_test(perf_pids_and_root),
 		cmocka_unit_test(perf_custom_args_replace_defaults),
 		cmocka_unit_test(dtrace_probe_and_command),
+		cmocka_unit_test(xctrace_record_and_export),
+		cmocka_unit_test(recorder_choice),
 		cmocka_unit_test(script_command),
 		cmocka_unit_test(off_cpu_and_hot_cold),
 		cmocka_unit_test(bad_targets_and_modes),

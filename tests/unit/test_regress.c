@@ -277,6 +277,73 @@ static void several_runs(void **state)
 	}
 }
 
+/* A machine 4% slower after: every function alike. Nothing fails at 2%;
+ * the whole program's line has the growth and, given total_above, fails.
+ * One function 10% slower on top fails alone, whatever its share. */
+static void drift(void **state)
+{
+	fg_folded *b[5], *a[5], *s[5];
+	fg_regress_opts o = FG_REGRESS_OPTS_INIT;
+	fg_regress *r = NULL;
+	const fg_regress_total *t;
+	char text[256];
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		int x = 1000 + 7 * i, y = 3000 - 11 * i, z = 1500 + 5 * i;
+
+		snprintf(text, sizeof(text), "m;x %d\nm;y %d\nm;z %d\n", x, y, z);
+		b[i] = folded_of(text);
+		snprintf(text, sizeof(text), "m;x %d\nm;y %d\nm;z %d\n", x * 104 / 100, y * 104 / 100,
+			 z * 104 / 100);
+		a[i] = folded_of(text);
+		snprintf(text, sizeof(text), "m;x %d\nm;y %d\nm;z %d\n", x * 104 / 100,
+			 y * 104 * 110 / 10000, z * 104 / 100);
+		s[i] = folded_of(text);
+	}
+	o.fail_above = 2;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)a, 5, &o), 0);
+	assert_int_equal(fg_regress_failures(r), 0);
+	assert_true(row_of(r, "x")->significant);
+	assert_true(row_of(r, "x")->drift);
+	assert_false(row_of(r, "x")->over);
+	assert_true(fabs(row_of(r, "y")->rel_change) < 0.5);
+	/* m is the whole program: judged by its line */
+	assert_float_equal(row_of(r, "m")->rel_change, 0, 0);
+	t = fg_regress_total_of(r);
+	assert_true(t->change > 3.8 && t->change < 4.1);
+	assert_true(t->lo > 0 && t->p < 0.05 && t->significant);
+	assert_false(t->over);
+	fg_regress_free(r);
+
+	o.total_above = 3;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)a, 5, &o), 0);
+	assert_true(fg_regress_total_of(r)->over);
+	assert_int_equal(fg_regress_failures(r), 1);
+	fg_regress_free(r);
+
+	/* y (55% of the whole) 10% slower as well: over, alone; x and z
+	 * are not, though the whole program grew by 10% */
+	o.total_above = -1;
+	o.fail_above = 5;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, 5,
+						 (const fg_folded *const *)s, 5, &o), 0);
+	assert_true(row_of(r, "y")->over);
+	assert_true(row_of(r, "y")->rel_change > 8);
+	assert_false(row_of(r, "x")->over);
+	assert_false(row_of(r, "z")->over);
+	assert_int_equal(fg_regress_failures(r), 1);
+	assert_string_equal(fg_regress_row_at(r, 0)->func, "y");
+	fg_regress_free(r);
+	for (int i = 0; i < 5; i++) {
+		fg_folded_free(b[i]);
+		fg_folded_free(a[i]);
+		fg_folded_free(s[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +352,7 @@ int main(void)
 		cmocka_unit_test(from_main),
 		cmocka_unit_test(reports),
 		cmocka_unit_test(several_runs),
+		cmocka_unit_test(drift),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

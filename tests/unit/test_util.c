@@ -122,6 +122,51 @@ static void options_parse_from_the_table(void **state)
 	fg_strlist_release(&list);
 }
 
+static const char *optnum_seen[8];
+static int optnum_n;
+
+static int optnum_cb(const fg_option *opt, const char *arg, void *target)
+{
+	(void)opt;
+	(void)target;
+	optnum_seen[optnum_n++ & 7] = arg ? arg : "(none)";
+	return 0;
+}
+
+/* -z, -zN, -z N, --level, --level=N, --level N: the number is taken from
+ * the next argument only when it is all digits, so -z ./prog stays a
+ * program */
+static void optional_numbers_follow_or_not(void **state)
+{
+	bool flag = false;
+	const fg_option options[] = {
+		{ FG_OPT_CALLBACK_, 'z', "level", NULL, "N", "level", FG_OPTF_OPTARG | FG_OPTF_OPTNUM,
+		  optnum_cb, NULL, NULL },
+		FG_OPT_BOOL('i', "inverted", &flag, "icicle"),
+		FG_OPT_END(),
+	};
+	fg_cli cli = { "prog", "[OPTIONS]", NULL, NULL, options, false, false };
+	char *argv[] = { "prog", "-z", "-z3", "-z", "5", "--level", "--level=7", "--level", "9",
+			 "-z", "./prog", "-iz", "12", NULL };
+	int npos, dd;
+
+	(void)state;
+	optnum_n = 0;
+	assert_int_equal(fg_opts_parse(&cli, 13, argv, &npos, &dd), FG_OPTS_OK);
+	assert_int_equal(optnum_n, 8);
+	assert_string_equal(optnum_seen[0], "(none)");
+	assert_string_equal(optnum_seen[1], "3");
+	assert_string_equal(optnum_seen[2], "5");
+	assert_string_equal(optnum_seen[3], "(none)");
+	assert_string_equal(optnum_seen[4], "7");
+	assert_string_equal(optnum_seen[5], "9");
+	assert_string_equal(optnum_seen[6], "(none)");
+	assert_string_equal(optnum_seen[7], "12");
+	assert_true(flag);
+	assert_int_equal(npos, 1);
+	assert_string_equal(argv[0], "./prog");
+}
+
 static void arrays_grow_by_doubling(void **state)
 {
 	int *v = NULL;
@@ -181,6 +226,7 @@ int main(void)
 		cmocka_unit_test(strmap_counts_and_sorts),
 		cmocka_unit_test(split_like_a_shell),
 		cmocka_unit_test(options_parse_from_the_table),
+		cmocka_unit_test(optional_numbers_follow_or_not),
 		cmocka_unit_test(arrays_grow_by_doubling),
 		cmocka_unit_test(same_file_by_inode),
 		cmocka_unit_test(error_set_may_quote_the_last_error),

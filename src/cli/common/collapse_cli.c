@@ -29,7 +29,8 @@ struct collapse_args {
 	FG_OPT_BOOL(0, "addrs", &(a)->opts.include_addrs, "keep the address of frames whose symbol is unknown: [module <ADDR>]"), \
 	FG_OPT_STRING(0, "event-filter", &(a)->opts.event_filter, "EVENT", "keep only samples of EVENT (default: the first event type seen)"), \
 	FG_OPT_LIST(0, "skip-after", &(a)->skip_after, "FUNC", "drop the callers of FUNC: stacks start at FUNC (repeatable)"), \
-	FG_OPT_BOOL(0, "perf-script", &(a)->perf_script, "read a perf.data FILE through `perf script` instead of natively")
+	FG_OPT_BOOL(0, "perf-script", &(a)->perf_script, "read a perf.data FILE through `perf script` instead of natively"), \
+	FG_OPT_BOOL(0, "lines", &(a)->opts.lines, "name frames FUNCTION:FILE:LINE: the sampled line, the line of each call (of an inlined call too), from a perf.data's DWARF line tables or perf script -F +srcline text")
 
 #define DTRACE_OPTIONS(a) \
 	FG_OPT_BOOL(0, "includeoffset", &(a)->opts.include_offset, "keep +0x offsets of caller frames (DTrace)")
@@ -117,10 +118,9 @@ static int collapse(struct collapse_args *a, fg_format format, int npos, char **
 		/* a recording (perf.data) rather than text */
 		bool perf = format == FG_FORMAT_PERF || format == FG_FORMAT_UNKNOWN;
 		if (perf && !strcmp(in, "-"))
-			err = fg_cli_collapse_stdin(c, a->opts.inline_frames, a->perf_script, a->quiet);
+			err = fg_cli_collapse_stdin(c, &a->opts, a->perf_script, a->quiet);
 		else if (perf && fg_cli_is_perfdata(in))
-			err = fg_cli_collapse_perfdata(c, in, a->opts.inline_frames, a->perf_script,
-						       a->quiet);
+			err = fg_cli_collapse_perfdata(c, in, &a->opts, a->perf_script, a->quiet);
 		else
 			err = fg_collapse_file(c, in);
 		if (err)

@@ -49,6 +49,7 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "target=bench", "--bench" },
 	{ "target=example", "--example" },
 	{ "unit_test", "--unit-test" },
+	{ "unit_bench", "--unit-bench" },
 	{ "compare.rev", "--compare" },
 	{ "pids", "--pid" },
 	{ "perfdata", "--perfdata" },

@@ -11,7 +11,8 @@
 
 bool fg_gate_cli_wanted(const fg_gate_cli *g)
 {
-	return g->fail_above || g->gate_on || g->report || g->report_out || g->watch.count;
+	return g->fail_above || g->fail_above_total || g->gate_on || g->report || g->report_out ||
+	       g->watch.count;
 }
 
 /* PCT: a finite number of 0 or more */
@@ -38,6 +39,20 @@ int fg_gate_cli_apply(fg_gate_cli *g)
 								"percentage");
 		return -1;
 	}
+	if (g->fail_above_total && !g->fail_above) {
+		fg_errorf("--fail-above-total judges the whole program beside the functions — "
+			  "add --fail-above PCT");
+		return -1;
+	}
+	if (g->fail_above_total && parse_points(g->fail_above_total, &g->opts.total_above)) {
+		fg_errorf("--fail-above-total: '%s' is not a percentage (e.g. 5 or 2.5)",
+			  g->fail_above_total);
+		return -1;
+	}
+	/* a change that hits every function alike is taken as the machine's
+	 * drift up to twice the threshold (README: the regression gate) */
+	if (!g->fail_above_total && g->fail_above && g->opts.measure == FG_REGRESS_TIME)
+		g->opts.total_above = 2 * g->opts.fail_above;
 	if (g->top < 0) {
 		fg_errorf("--top: %lld is negative — give how many rows to show (0: all)", g->top);
 		return -1;

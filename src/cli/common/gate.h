@@ -14,7 +14,7 @@
 #include "flamegraph/regress.h"
 
 typedef struct fg_gate_cli {
-	const char *fail_above, *gate_on, *report, *report_out;
+	const char *fail_above, *fail_above_total, *gate_on, *report, *report_out;
 	fg_strlist watch;
 	long long top;
 	fg_regress_opts opts; /* filled by fg_gate_cli_apply */
@@ -24,6 +24,7 @@ typedef struct fg_gate_cli {
 
 #define FG_GATE_CLI_ROWS(g) \
 	FG_OPT_STRING(0, "fail-above", &(g).fail_above, "PCT", "exit 6 when a function's inclusive CPU time per run grew by more than PCT percent (--gate-on share: its share by PCT percentage points) and, given several runs a side, significantly (Welch's t-test)"), \
+	FG_OPT_STRING(0, "fail-above-total", &(g).fail_above_total, "PCT", "exit 6 also when the whole program's CPU time per run grew by more than PCT percent, significantly (default: twice --fail-above). A growth of the whole program is taken out of each function's change, so a slowdown of everything alike (a machine that drifts, or a real one) fails only this"), \
 	FG_OPT_CHOICE(0, "gate-on", &(g).gate_on, "WHAT", "time|share", "what --fail-above judges: time (default: inclusive CPU time per run) or share (of all samples, in percentage points)"), \
 	FG_OPT_LIST(0, "watch", &(g).watch, "FUNC", "judge only FUNC against --fail-above (repeatable)"), \
 	FG_OPT_CHOICE(0, "report", &(g).report, "FORMAT", "text|md", "table of the largest changes: text (default) or md (Markdown, for a review)"), \

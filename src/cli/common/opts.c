@@ -146,6 +146,20 @@ static const fg_option *find_short(const fg_option *o, char c)
 	return NULL;
 }
 
+/* The next argument, when o takes an optional number there (-z 3). */
+static const char *optional_number(const fg_option *o, int argc, char **argv, int *i)
+{
+	const char *a;
+
+	if (!(o->flags & FG_OPTF_OPTNUM) || *i + 1 >= argc)
+		return NULL;
+	a = argv[*i + 1];
+	if (!*a || strspn(a, "0123456789") != strlen(a))
+		return NULL;
+	++*i;
+	return a;
+}
+
 static bool takes_arg(const fg_option *o)
 {
 	return o->type != FG_OPT_BOOL_ && !(o->flags & FG_OPTF_OPTARG) &&
@@ -222,6 +236,8 @@ static int parse_long(const fg_cli *cli, int argc, char **argv, int *i)
 	if (!takes_arg(o)) {
 		if (value && o->type == FG_OPT_BOOL_)
 			return usage_error(cli, "option '%s' takes no value", shown);
+		if (!value)
+			value = optional_number(o, argc, argv, i);
 		return apply(cli, o, value, shown);
 	}
 	if (!value) {
@@ -251,6 +267,8 @@ static int parse_short(const fg_cli *cli, int argc, char **argv, int *i)
 			}
 			return usage_error(cli, "unknown option '%s'", shown);
 		}
+		if (!takes_arg(o) && (o->flags & FG_OPTF_OPTNUM))
+			return apply(cli, o, p[1] ? p + 1 : optional_number(o, argc, argv, i), shown);
 		if (!takes_arg(o)) {
 			int r = apply(cli, o, NULL, shown);
 			if (r)

@@ -31,6 +31,9 @@ enum {
 	FG_OPTF_ALIAS = 4,  /* another program's spelling: listed by --help
 			       under "Aliases", after the options, and
 			       offered by the completions */
+	FG_OPTF_OPTNUM = 8, /* with FG_OPTF_OPTARG: a number may also follow
+			       as -zN or as the next argument (-z 3), as
+			       cargo-flamegraph's -z takes it */
 };
 
 struct fg_option;

@@ -41,11 +41,12 @@ static void on_event(void *ctx, fg_profile_event kind, const char *msg, double v
 
 /* How a recording is read, as the options say: $PERF, perf's build-id
  * cache and the copies of compressed debug files. */
-static void read_opts(fg_perfdata_read_opts *o, bool inline_frames, bool force_script,
+static void read_opts(fg_perfdata_read_opts *o, const fg_collapse_opts *co, bool force_script,
 		      const bool *quiet)
 {
 	fg_perfdata_read_opts_init(o, FG_PERFDATA_READ_OPTS_VERSION);
-	o->inline_frames = inline_frames;
+	o->inline_frames = co->inline_frames;
+	o->lines = co->lines;
 	o->perf_script = force_script;
 	o->tool = getenv("PERF");
 	o->buildid_dir = fg_cli_buildid_dir();
@@ -81,12 +82,12 @@ const char *fg_cli_debug_cache_dir(void)
 	return n > 0 && (size_t)n < sizeof(dir) ? dir : NULL;
 }
 
-int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
+int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, const fg_collapse_opts *co,
 			     bool force_script, bool quiet)
 {
 	fg_perfdata_read_opts o;
 
-	read_opts(&o, inline_frames, force_script, &quiet);
+	read_opts(&o, co, force_script, &quiet);
 	return fg_profile_collapse_perfdata(c, path, &o);
 }
 
@@ -112,13 +113,13 @@ static ssize_t read_stdin(void *ctx, void *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, bool inline_frames,
+static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, const fg_collapse_opts *co,
 			   bool force_script)
 {
 	fg_perfdata_read_opts o;
 	bool quiet = false;
 
-	read_opts(&o, inline_frames, force_script, &quiet);
+	read_opts(&o, co, force_script, &quiet);
 	return fg_profile_collapse_perfdata_stream(c, "<stdin>", read_stdin, s, &o);
 }
 
@@ -160,7 +161,7 @@ static bool stdin_file_is_perfdata(void)
 	       fg_perfdata_magic(magic, sizeof(magic));
 }
 
-int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script, bool quiet)
+int fg_cli_collapse_stdin(fg_collapser *c, const fg_collapse_opts *co, bool force_script, bool quiet)
 {
 	struct stdin_stream s = { NULL, NULL, 0, 0 };
 	char head[8];
@@ -172,7 +173,7 @@ int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script
 	 * read once, so its first bytes say which way the rest goes */
 	if (stdin_is_file())
 		return stdin_file_is_perfdata() ?
-			       fg_cli_collapse_perfdata(c, "/dev/stdin", inline_frames, force_script, quiet) :
+			       fg_cli_collapse_perfdata(c, "/dev/stdin", co, force_script, quiet) :
 			       fg_collapse_file(c, "-");
 	if ((err = fg_input_open(&s.in, "-")))
 		return err;
@@ -183,7 +184,7 @@ int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script
 	} else if (fg_perfdata_magic(head, n)) {
 		s.head = head;
 		s.head_len = n;
-		err = stream_perfdata(c, &s, inline_frames, force_script);
+		err = stream_perfdata(c, &s, co, force_script);
 	} else {
 		err = feed_text(c, s.in, head, n);
 	}

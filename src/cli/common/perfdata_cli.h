@@ -23,9 +23,10 @@ const char *fg_cli_debug_cache_dir(void);
 /* Feeds the samples of the perf.data at path into c: natively unless
  * force_script (or unsupported input: then a one-line note, unless
  * quiet), else from `perf script -i path` ($PERF overrides perf).
- * inline_frames: as perf script without --no-inline. Returns 0 or an
+ * co->inline_frames: as perf script without --no-inline; co->lines: with
+ * the source lines (perf script -F +srcline). Returns 0 or an
  * FG_E* code (detail in fg_error_last). */
-int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_frames,
+int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, const fg_collapse_opts *co,
 			     bool force_script, bool quiet);
 
 /* Standard input, for the perf collapsers: a perf.data recording in it is
@@ -34,6 +35,6 @@ int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, bool inline_fram
  * file), anything else is fed to c as text. A stream the native reader
  * cannot read, or --perf-script on a stream, is an error: perf script
  * cannot be handed the bytes already read. */
-int fg_cli_collapse_stdin(fg_collapser *c, bool inline_frames, bool force_script, bool quiet);
+int fg_cli_collapse_stdin(fg_collapser *c, const fg_collapse_opts *co, bool force_script, bool quiet);
 
 #endif

@@ -40,6 +40,28 @@ int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *ta
 	return 0;
 }
 
+/* -z, -zN, -z N, --compression-level[=N]: cargo-flamegraph's level 1
+ * when none is given. */
+int fg_profile_cli_compression_cb(const fg_option *opt, const char *arg, void *target)
+{
+	long long level = 0;
+
+	(void)opt;
+	for (const char *p = arg ? arg : "1"; *p; p++) {
+		if (*p < '0' || *p > '9' || level > 22 || (level = level * 10 + (*p - '0')) > 22) {
+			fg_errorf("-z/--compression-level %s: give a zstd level from 1 to 22, or 0 for none (-z "
+				  "alone: 1)", arg);
+			return -1;
+		}
+	}
+	if (arg && !*arg) {
+		fg_errorf("%s", "--compression-level=: give a zstd level from 1 to 22, or leave out =");
+		return -1;
+	}
+	*(long long *)target = level;
+	return 0;
+}
+
 int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 {
 	fg_profile_alloc *a = target;
@@ -204,21 +226,55 @@ static int usage(const char *fmt, const char *what)
 	return FG_EXIT_USAGE;
 }
 
+#if !defined(__linux__)
+static bool on_path(const char *tool)
+{
+	char *path = fg_which(tool);
+
+	free(path);
+	return path != NULL;
+}
+
+static bool env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v;
+}
+
+/* macOS, BSD: DTrace when it can run (root, or --root), else Instruments'
+ * xctrace, which needs no root (fg_record_choose). */
+static fg_recorder choose_recorder(const fg_profile_cli *pc)
+{
+	fg_record_host host = {
+		.dtrace_named = env_set("DTRACE"), .xctrace_named = env_set("XCTRACE"),
+		.privileged = geteuid() == 0 || pc->root.on,
+	};
+
+	host.dtrace_found = host.dtrace_named || on_path("dtrace");
+	host.xctrace_found = host.xctrace_named || on_path("xctrace");
+	return fg_record_choose(&host);
+}
+#endif
+
 static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 {
+	static const char *const env_names[] = { "PERF", "DTRACE", "XCTRACE" };
 	const char *env;
 
 #if defined(__linux__)
 	rec->recorder = FG_RECORDER_PERF;
-	env = getenv("PERF");
 #else
-	rec->recorder = FG_RECORDER_DTRACE;
-	env = getenv("DTRACE");
+	rec->recorder = choose_recorder(pc);
 #endif
+	env = getenv(env_names[rec->recorder]);
 	if (env && *env) {
 		rec->tool = pc->tool_env = env;
-		rec->tool_origin = rec->recorder == FG_RECORDER_DTRACE ? "DTRACE" : "PERF";
+		rec->tool_origin = env_names[rec->recorder];
 	}
+	if (rec->recorder == FG_RECORDER_XCTRACE && pc->freq)
+		return usage("%s", "-F/--freq: xctrace's Time Profiler samples at its own rate (1 kHz) "
+			     "— leave -F out, or record with DTrace as root (--root)");
 	if (pc->cmd && pc->freq)
 		return usage("%s", "-c/--cmd and -F/--freq conflict: -c replaces all the recorder "
 			     "arguments — put -F in the -c string");
@@ -286,6 +342,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->perfdata_out = pc->perfdata_out;
 	po->tmpdir = getenv("TMPDIR");
 	po->no_inline = pc->no_inline;
+	po->lines = pc->lines;
 	po->perf_script = pc->perf_script;
 	if (pc->stream && pc->no_stream)
 		return usage("%s", "give only one of --stream and --no-stream");

@@ -51,7 +51,7 @@ typedef struct fg_profile_cli {
 	const char *call_graph;  /* NULL: dwarf */
 	fg_profile_root root;
 	long long compression;   /* -1: not given */
-	bool ignore_status, no_inline, perf_script, stream, no_stream, verbose;
+	bool ignore_status, no_inline, lines, perf_script, stream, no_stream, verbose;
 	fg_profile_per_thread per_thread; /* --per-thread[=name] */
 	bool off_cpu, hot_cold;  /* --off-cpu, --hot-cold */
 	fg_strlist skip_after;
@@ -72,6 +72,7 @@ typedef struct fg_profile_cli {
 
 int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target);
 int fg_profile_cli_per_thread_cb(const fg_option *opt, const char *arg, void *target);
+int fg_profile_cli_compression_cb(const fg_option *opt, const char *arg, void *target);
 int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target);
 
 /* -o/--output, --open, --format, --folded, --perfdata-out */
@@ -95,9 +96,10 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_STRING(0, "buffer-size", &(pc).buffer_size, "SIZE", "perf's ring buffer per CPU, e.g. 64M (default: sized for --call-graph and -F so that no sample is lost)"), \
 	FG_OPT_CHOICE(0, "call-graph", &(pc).call_graph, "MODE", "fp|dwarf|lbr", "stack unwinding: dwarf (default, exact, large files), fp (frame pointers: the fast, small-file choice) or lbr"), \
 	{ FG_OPT_CALLBACK_, 0, "root", &(pc).root, "SUDO_FLAGS", "run the recorder through sudo (with these sudo flags)", FG_OPTF_OPTARG, fg_profile_cli_root_cb, NULL, NULL }, \
-	FG_OPT_INT('z', "compression-level", &(pc).compression, "N", "compress perf.data (zstd level N)"), \
+	{ FG_OPT_CALLBACK_, 'z', "compression-level", &(pc).compression, "N", "compress the recording with zstd at level N (1 to 22; -z alone: 1), as perf record -z does", FG_OPTF_OPTARG | FG_OPTF_OPTNUM, fg_profile_cli_compression_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "ignore-status", &(pc).ignore_status, "exit 0 even when the program fails or crashes"), \
 	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (faster)"), \
+	FG_OPT_BOOL(0, "lines", &(pc).lines, "name frames FUNCTION:FILE:LINE: the sampled line, and the line of each call (of an inlined call too), from the DWARF line tables"), \
 	FG_OPT_BOOL(0, "perf-script", &(pc).perf_script, "read the recording through perf script instead of natively"), \
 	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as perf writes it (perf record -o -), while the program runs: no perf.data on disk, the graph ready as the program ends (the default where it applies; an error where it does not)"), \
 	FG_OPT_BOOL(0, "no-stream", &(pc).no_stream, "record to a temporary perf.data and read it once perf is done"), \

@@ -411,8 +411,7 @@ struct frames {
 static int stack_frames(fg_symbolizer *sy, int32_t space, const struct aproc *p,
                         const struct astack *s, struct frames *fr)
 {
-	static const fg_perfdata_frame lost = {0, "[allocation stacks beyond the tracker's table]",
-	                                       NULL, false, false};
+	static const fg_perfdata_frame lost = {.sym = "[allocation stacks beyond the tracker's table]"};
 	const fg_perfdata_frame *fs;
 	size_t n;
 	int err;

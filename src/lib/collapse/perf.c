@@ -20,6 +20,8 @@ struct perf_event {
 	bool skip_rest;   /* a --skip-after frame was reached: ignore callers */
 	bool java;        /* comm is "java": tidy JVM class names */
 	uint64_t count;
+	size_t line_frame; /* frames[line_frame - 1] was pushed last and may
+			      get the source line under it (0: none) */
 };
 
 static inline bool is_digit(char c)
@@ -609,17 +611,101 @@ static const char *find_arrow_back(const char *p, const char *end)
 	return NULL;
 }
 
+/* perf script -F +srcline writes under each frame, indented, where it
+ * is: "FILE:LINE", "FILE:LINE (inlined)", "??:0" when not known, or
+ * "MODULE[ADDR]" / "MODULE[+ADDR]" for code without line tables. On a
+ * match *file and *lineno get FILE (without its folder) and LINE, or an
+ * empty file when there is no line to show. */
+static bool srcline_split(fg_view line, fg_view *file, fg_view *lineno)
+{
+	fg_view t = trim_start(line);
+	const char *colon;
+
+	*file = *lineno = fg_view_of("", 0);
+	if (!t.len || t.len == line.len)
+		return false;
+	if (t.ptr[t.len - 1] == ']') {
+		/* MODULE[ADDR] or MODULE[+ADDR], ADDR in hex: one word */
+		const char *open = find_last(t.ptr, t.len, '['), *h;
+		if (!open || open == t.ptr)
+			return false;
+		for (size_t i = 0; i < t.len; i++)
+			if (is_space(t.ptr[i]))
+				return false;
+		h = open + 1 + (open[1] == '+');
+		if (h + 2 < t.ptr + t.len && h[0] == '0' && h[1] == 'x')
+			h += 2;
+		if (h >= t.ptr + t.len - 1)
+			return false;
+		for (; h < t.ptr + t.len - 1; h++)
+			if (!is_hex(*h))
+				return false;
+		return true;
+	}
+	if (t.len > 10 && !memcmp(t.ptr + t.len - 10, " (inlined)", 10))
+		t.len -= 10;
+	if (!(colon = find_last(t.ptr, t.len, ':')) || colon == t.ptr ||
+	    colon == t.ptr + t.len - 1)
+		return false;
+	*lineno = fg_view_of(colon + 1, (size_t)(t.ptr + t.len - colon - 1));
+	if (!(lineno->len == 1 && lineno->ptr[0] == '?') && !all_digits(*lineno))
+		return false;
+	*file = fg_view_of(t.ptr, (size_t)(colon - t.ptr));
+	/* perf's words for "not known" */
+	if ((file->len == 2 && !memcmp(file->ptr, "??", 2)) || lineno->ptr[0] == '?' ||
+	    (lineno->len == 1 && lineno->ptr[0] == '0')) {
+		*file = fg_view_of("", 0);
+		return true;
+	}
+	for (const char *s = file->ptr + file->len; s > file->ptr; s--)
+		if (s[-1] == '/') {
+			*file = fg_view_of(s, (size_t)(file->ptr + file->len - s));
+			break;
+		}
+	return file->len > 0;
+}
+
+/* FUNCTION becomes FUNCTION:FILE:LINE (in the worker's arena). */
+static void add_line(fg_cworker *w, fg_cframe *f, fg_view file, fg_view lineno)
+{
+	size_t len = (size_t)f->len + 1 + file.len + 1 + lineno.len;
+	char *p;
+
+	if (f->truncated || len > FG_CMAX_FRAME - 8)
+		return;
+	if (!(p = fg_arena_alloc(&w->arena, len))) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	memcpy(p, f->ptr, f->len);
+	p[f->len] = ':';
+	memcpy(p + f->len + 1, file.ptr, file.len);
+	p[f->len + 1 + file.len] = ':';
+	memcpy(p + f->len + 2 + file.len, lineno.ptr, lineno.len);
+	if (memchr(file.ptr, ';', file.len))
+		f->semi = true;
+	f->ptr = p;
+	f->len = (uint32_t)len;
+}
+
 static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
 		       fg_view line, uint64_t seq, uint64_t lineno)
 {
-	fg_view pc, func, mod;
+	fg_view pc, func, mod, file, at;
 	const char *end, *arrow;
 	unsigned cls;
 
 	if (!split_stack_line(line, &pc, &func, &mod)) {
+		if (srcline_split(line, &file, &at)) {
+			if (sh->opts.lines && ev->line_frame && file.len)
+				add_line(w, &w->frames[ev->line_frame - 1], file, at);
+			ev->line_frame = 0;
+			return;
+		}
 		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
 		return;
 	}
+	ev->line_frame = 0;
 	func = strip_offset(func);
 	if (func.ptr[0] == '(')
 		return; /* a process name, not a frame */
@@ -627,6 +713,7 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 	cls = classify(func);
 	if (!(cls & CLS_GT)) {
 		add_frame(w, sh, ev, func, pc, mod, false, cls);
+		ev->line_frame = w->nframes;
 		return;
 	}
 	/* Callee first into the leaf-first frame list: walk back from the end. */
@@ -637,6 +724,7 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 	}
 	if (!ev->skip_rest)
 		add_frame(w, sh, ev, fg_view_of(func.ptr, (size_t)(end - func.ptr)), pc, mod, false, cls);
+	ev->line_frame = w->nframes;
 }
 
 static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)

@@ -1,6 +1,7 @@
 /* The regression gate: inclusive cost and share per function in the runs
  * of two profiles, Welch's test per function, Holm's adjustment over the
- * judged ones. One function table serves every run; a stamp per function
+ * judged ones; the whole program's own test, and its growth taken out of
+ * each function's change. One function table serves every run; a stamp per function
  * (the serial number of the last stack that counted it) makes a recursive
  * function count once per stack. */
 #include <errno.h>
@@ -25,6 +26,9 @@ struct fg_regress {
 	uint64_t *totals;      /* per run */
 	size_t nb, na, nruns;  /* runs before, after; before come first */
 	fg_regress_row *rows;
+	fg_regress_total total;
+	double drift;          /* the whole program's growth, percent, when
+				  significant; else 0 */
 	size_t nrows, failures, judged;
 	uint64_t serial;
 	fg_regress_opts o;
@@ -121,8 +125,121 @@ static double abs_change(const fg_regress *r, const fg_regress_row *row)
 						 row->after - row->before;
 }
 
+/* The whole program's weight per run, tested on its own. */
+static void judge_total(fg_regress *r, double *t)
+{
+	fg_regress_total *tt = &r->total;
+	fg_welch w;
+
+	for (size_t i = 0; i < r->nruns; i++)
+		t[i] = (double)r->totals[i];
+	fg_stats_welch(&w, t, r->nb, t + r->nb, r->na, 1.0 - r->o.alpha);
+	tt->before = w.mean_before;
+	tt->after = w.mean_after;
+	tt->change = tt->lo = tt->hi = NAN;
+	if (w.mean_before > 0) {
+		tt->change = 100.0 * w.diff / w.mean_before;
+		tt->lo = 100.0 * w.lo / w.mean_before;
+		tt->hi = 100.0 * w.hi / w.mean_before;
+	}
+	tt->p = w.p;
+	tt->significant = !several(r) || tt->p < r->o.alpha;
+	tt->over = r->o.total_above >= 0 && tt->change > r->o.total_above && tt->significant;
+	r->failures += tt->over;
+	r->drift = tt->change > 0 && tt->significant ? tt->change : 0;
+}
+
+/* Whether a row is nearly the whole program (main): the rest under
+ * min_share on both sides. */
+static bool whole(const fg_regress *r, const fg_regress_row *row)
+{
+	return 100.0 - row->before < r->o.min_share && 100.0 - row->after < r->o.min_share;
+}
+
+/* Whether a row's time can say how much the machine drifted. */
+static bool measures_drift(const fg_regress *r, const fg_regress_row *row)
+{
+	return r->o.measure == FG_REGRESS_TIME && row->judged && row->before_cost > 0 &&
+	       !isinf(row->change) && !whole(r, row);
+}
+
+/* The most a row's time may have grown, in percent: the upper end of its
+ * confidence interval (with one run a side, its change). */
+static double at_most(const fg_regress *r, const fg_regress_row *row)
+{
+	return several(r) ? row->hi : row->change;
+}
+
+/* A function's change in time once a drift of the machine is taken out:
+ * the after runs are divided by a growth factor and tested again (+10%
+ * in a program that got 2% slower is +7.8%). A machine that got slower
+ * between the sides hits every function alike, so the factor is the
+ * whole program's growth when that is significant, but never more than
+ * the rest of the program (all the weight but the function's own) nor
+ * any other judged function may have grown (the upper ends of their
+ * confidence intervals): a function that alone got slower leaves the
+ * others as they were, and little is taken out. A function that is
+ * nearly the whole program (main) has no rest to speak of: 0, untested;
+ * the whole program's line judges it. `others` is the least any other
+ * function may have grown (INFINITY: no other); cost holds the
+ * function's values per run, rest has room for nruns. */
+static void fill_rel(const fg_regress *r, fg_regress_row *row, double *cost, double *rest,
+		     double others)
+{
+	fg_welch w;
+	double grew = r->drift < others ? r->drift : others, hi;
+
+	row->rel_change = row->change;
+	row->rel_p = row->p;
+	if (!measures_drift(r, row)) {
+		if (r->o.measure == FG_REGRESS_TIME && whole(r, row))
+			row->rel_change = 0, row->rel_p = NAN;
+		return;
+	}
+	for (size_t i = 0; i < r->nruns && grew > 0; i++)
+		rest[i] = (double)r->totals[i] - cost[i];
+	if (grew > 0) {
+		fg_stats_welch(&w, rest, r->nb, rest + r->nb, r->na, 1.0 - r->o.alpha);
+		hi = w.mean_before > 0 ? 100.0 * (several(r) ? w.hi : w.diff) / w.mean_before : 0;
+		grew = hi < grew ? hi : grew;
+	}
+	if (!(grew > 0))
+		return;
+	for (size_t i = r->nb; i < r->nruns; i++)
+		cost[i] /= 1.0 + grew / 100.0;
+	fg_stats_welch(&w, cost, r->nb, cost + r->nb, r->na, 1.0 - r->o.alpha);
+	row->rel_change = 100.0 * w.diff / w.mean_before;
+	row->rel_p = w.p;
+}
+
+/* The change of every row beyond the machine's drift (fill_rel); fn
+ * holds each row's function. */
+static void fill_rels(fg_regress *r, const size_t *fn, double *cost)
+{
+	double min1 = INFINITY, min2 = INFINITY;
+	size_t arg = SIZE_MAX;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		double m = at_most(r, &r->rows[i]);
+
+		if (!measures_drift(r, &r->rows[i]) || isnan(m))
+			continue;
+		if (m < min1)
+			min2 = min1, min1 = m, arg = i;
+		else if (m < min2)
+			min2 = m;
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		const uint64_t *c = &r->counts[fn[i] * r->nruns];
+
+		for (size_t j = 0; j < r->nruns; j++)
+			cost[j] = (double)c[j];
+		fill_rel(r, &r->rows[i], cost, cost + r->nruns, i == arg ? min2 : min1);
+	}
+}
+
 /* One function's means, change and test; cost and share hold the
- * function's values per run (room for nruns). */
+ * function's values per run (room for nruns each). */
 static void fill_row(const fg_regress *r, fg_regress_row *row, size_t fn, double *cost, double *share)
 {
 	const uint64_t *c = &r->counts[fn * r->nruns];
@@ -159,26 +276,33 @@ static void fill_row(const fg_regress *r, fg_regress_row *row, size_t fn, double
 		row->p = NAN;
 }
 
-/* Holm over the judged rows, then each row's verdict. */
+/* Holm over the judged rows (the change, and apart the change beyond the
+ * whole program's growth), then each row's verdict. */
 static int judge(fg_regress *r)
 {
-	double *p = fg_calloc(r->nrows ? r->nrows : 1, sizeof(*p));
+	size_t n = r->nrows ? r->nrows : 1;
+	double *p = fg_calloc(2 * n, sizeof(*p)), *q = p ? p + n : NULL;
 
 	if (p)
 		for (size_t i = 0; i < r->nrows; i++)
-			p[i] = r->rows[i].p;
-	if (!p || fg_stats_holm(p, r->nrows)) {
+			p[i] = r->rows[i].p, q[i] = r->rows[i].rel_p;
+	if (!p || fg_stats_holm(p, r->nrows) || fg_stats_holm(q, r->nrows)) {
 		free(p);
 		return fg_error_set(FG_ENOMEM, "out of memory comparing profiles");
 	}
 	for (size_t i = 0; i < r->nrows; i++) {
 		fg_regress_row *row = &r->rows[i];
 		bool exceeds = row->judged && r->o.fail_above >= 0 && row->change > r->o.fail_above;
+		bool beyond = row->rel_change > r->o.fail_above &&
+			      (!several(r) || (!isnan(q[i]) && q[i] < r->o.alpha));
 
 		row->p = p[i];
+		row->rel_p = q[i];
 		row->significant = row->judged && !isnan(row->p) && row->p < r->o.alpha;
-		row->over = exceeds && (!several(r) || row->significant);
 		row->noise = exceeds && several(r) && !row->significant;
+		row->over = exceeds && (!several(r) || row->significant);
+		row->drift = row->over && !beyond;
+		row->over = row->over && !row->drift;
 		r->failures += row->over;
 		r->judged += row->judged;
 	}
@@ -209,20 +333,26 @@ static int make_rows(fg_regress *r)
 	fg_strmap_entry *e;
 	size_t it = 0;
 	double *cost = fg_calloc(2 * r->nruns, sizeof(*cost));
+	size_t *fn = fg_calloc(r->nfuncs ? r->nfuncs : 1, sizeof(*fn));
 	int err;
 
 	r->rows = fg_calloc(r->nfuncs ? r->nfuncs : 1, sizeof(*r->rows));
-	if (!r->rows || !cost) {
+	if (!r->rows || !cost || !fn) {
 		free(cost);
+		free(fn);
 		return fg_error_set(FG_ENOMEM, "out of memory comparing profiles");
 	}
+	judge_total(r, cost);
 	while ((e = fg_strmap_next(&r->names, &it))) {
-		fg_regress_row *row = &r->rows[r->nrows++];
+		fg_regress_row *row = &r->rows[r->nrows];
 
+		fn[r->nrows++] = e->value.u - 1;
 		row->func = e->key;
 		fill_row(r, row, e->value.u - 1, cost, cost + r->nruns);
 	}
+	fill_rels(r, fn, cost);
 	free(cost);
+	free(fn);
 	if ((err = judge(r)))
 		return err;
 	/* qsort has no context argument in C11; the gate is not run from
@@ -324,6 +454,7 @@ void fg_regress_free(fg_regress *r)
 size_t fg_regress_count(const fg_regress *r) { return r->nrows; }
 const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i) { return &r->rows[i]; }
 size_t fg_regress_failures(const fg_regress *r) { return r->failures; }
+const fg_regress_total *fg_regress_total_of(const fg_regress *r) { return &r->total; }
 
 /* A function name inside a Markdown table cell: in a code span, with the
  * characters that would end the span or the cell replaced. */
@@ -348,49 +479,103 @@ static void threshold(const fg_regress *r, fg_strbuf *sb)
 		fg_strbuf_addf(sb, "%.2f percentage points", r->o.fail_above);
 }
 
-static void name_rows(const fg_regress *r, fg_strbuf *sb, bool noise)
+enum which { ROWS_OVER, ROWS_NOISE, ROWS_DRIFT };
+
+static bool row_is(const fg_regress_row *row, enum which w)
+{
+	return w == ROWS_OVER ? row->over : w == ROWS_NOISE ? row->noise : row->drift;
+}
+
+static size_t count_rows(const fg_regress *r, enum which w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		n += row_is(&r->rows[i], w);
+	return n;
+}
+
+static void name_rows(const fg_regress *r, fg_strbuf *sb, enum which w)
 {
 	for (size_t i = 0, n = 0; i < r->nrows; i++)
-		if (noise ? r->rows[i].noise : r->rows[i].over)
+		if (row_is(&r->rows[i], w))
 			fg_strbuf_addf(sb, "%s %s", n++ ? "," : "", r->rows[i].func);
 	fg_strbuf_addch(sb, '\n');
+}
+
+/* "whole program: 274.22 ms -> 281.10 ms a run, +2.5% [+1.0%, +4.0%], p 0.0031" */
+static void cost(const fg_regress *r, double v, char *buf, size_t n);
+
+static void total_line(const fg_regress *r, enum fg_regress_format fmt, fg_strbuf *sb)
+{
+	const fg_regress_total *t = &r->total;
+	const char *bold = fmt == FG_REGRESS_MARKDOWN && t->over ? "**" : "";
+	char b[48], a[48];
+
+	if (isnan(t->change) || (r->o.measure != FG_REGRESS_TIME && r->o.total_above < 0))
+		return;
+	cost(r, t->before, b, sizeof(b));
+	cost(r, t->after, a, sizeof(a));
+	fg_strbuf_addf(sb, "whole program: %s -> %s a run, %s%+.1f%%%s", b, a, bold, t->change, bold);
+	if (several(r)) {
+		fg_strbuf_addf(sb, " [%+.1f%%, %+.1f%%]", t->lo, t->hi);
+		if (t->p < 0.0001)
+			fg_strbuf_addstr(sb, ", p <0.0001");
+		else
+			fg_strbuf_addf(sb, ", p %.4f", t->p);
+	}
+	if (t->over)
+		fg_strbuf_addf(sb, ": over %.2f%%", r->o.total_above);
+	else if (r->o.total_above >= 0)
+		fg_strbuf_addf(sb, ": not over %.2f%%", r->o.total_above);
+	else if (r->o.measure == FG_REGRESS_TIME)
+		fg_strbuf_addstr(sb, " (taken out of each function's change when significant: "
+				 "what hits all alike fails only a threshold for the whole program)");
+	fg_strbuf_addstr(sb, fmt == FG_REGRESS_MARKDOWN ? "\n\n" : "\n");
 }
 
 static void verdict(const fg_regress *r, enum fg_regress_format fmt, fg_strbuf *sb)
 {
 	const char *bold = fmt == FG_REGRESS_MARKDOWN ? "**" : "";
 	const char *what = r->o.measure == FG_REGRESS_TIME ? "inclusive time" : "share";
-	size_t noise = 0;
+	const char *em = fmt == FG_REGRESS_MARKDOWN ? "*" : "";
+	size_t over = count_rows(r, ROWS_OVER);
 
-	if (r->o.fail_above < 0) {
+	total_line(r, fmt, sb);
+	if (r->o.fail_above < 0 && !r->total.over) {
 		fg_strbuf_addstr(sb, "no threshold set: nothing is judged\n");
 		return;
 	}
-	for (size_t i = 0; i < r->nrows; i++)
-		noise += r->rows[i].noise;
-	if (!r->failures) {
+	if (r->total.over)
+		fg_strbuf_addf(sb, "%sgate failed%s: the whole program's time grew by more than %.2f%%%s\n",
+			       bold, bold, r->o.total_above, several(r) ? ", significantly" : "");
+	if (over) {
+		fg_strbuf_addf(sb, "%sgate failed%s: %zu function%s grew by more than ", bold, bold,
+			       over, over == 1 ? "" : "s");
+		threshold(r, sb);
+		fg_strbuf_addstr(sb, several(r) ? ", significantly:" : ":");
+		name_rows(r, sb, ROWS_OVER);
+	} else if (r->o.fail_above >= 0 && !r->total.over) {
 		fg_strbuf_addf(sb, "%sgate passed%s: no function's %s grew by more than ", bold, bold, what);
 		threshold(r, sb);
 		fg_strbuf_addf(sb, "%s\n", several(r) ? " significantly" : "");
-	} else {
-		fg_strbuf_addf(sb, "%sgate failed%s: %zu function%s grew by more than ", bold, bold,
-			       r->failures, r->failures == 1 ? "" : "s");
-		threshold(r, sb);
-		fg_strbuf_addstr(sb, several(r) ? ", significantly:" : ":");
-		name_rows(r, sb, false);
 	}
-	if (noise) {
-		fg_strbuf_addf(sb, "%snot significant%s (noise at %zu + %zu runs):", fmt ==
-			       FG_REGRESS_MARKDOWN ? "*" : "", fmt == FG_REGRESS_MARKDOWN ? "*" : "",
-			       r->nb, r->na);
-		name_rows(r, sb, true);
+	if (count_rows(r, ROWS_NOISE)) {
+		fg_strbuf_addf(sb, "%snot significant%s (noise at %zu + %zu runs):", em, em, r->nb, r->na);
+		name_rows(r, sb, ROWS_NOISE);
+	}
+	if (count_rows(r, ROWS_DRIFT)) {
+		fg_strbuf_addf(sb, "%swith the whole program%s (not over once its growth is taken out):", em, em);
+		name_rows(r, sb, ROWS_DRIFT);
 	}
 	if (fmt == FG_REGRESS_MARKDOWN)
 		fg_strbuf_addch(sb, '\n');
 	if (several(r))
 		fg_strbuf_addf(sb, "significance: Welch's t-test over %zu + %zu runs, p adjusted (Holm) over "
-			       "%zu judged functions, significant below %g; %g%% confidence intervals\n",
-			       r->nb, r->na, r->judged, r->o.alpha, 100.0 * (1.0 - r->o.alpha));
+			       "%zu judged functions, significant below %g; %g%% confidence intervals%s\n",
+			       r->nb, r->na, r->judged, r->o.alpha, 100.0 * (1.0 - r->o.alpha),
+			       r->o.measure == FG_REGRESS_TIME ? "; a function fails when its time grew "
+			       "beyond the whole program's significant growth too" : "");
 	else
 		fg_strbuf_addstr(sb, "one run a side: no significance test — several runs a side tell "
 				 "a change from noise\n");
@@ -440,7 +625,8 @@ static void cells_of(const fg_regress *r, const fg_regress_row *row, struct cell
 		snprintf(c->p, sizeof(c->p), "<0.0001");
 	else
 		snprintf(c->p, sizeof(c->p), "%.4f", row->p);
-	c->note = row->over ? "over" : row->noise ? "not significant" : "";
+	c->note = row->over ? "over" : row->noise ? "not significant" :
+		  row->drift ? "with the whole program" : "";
 }
 
 static void table(const fg_regress *r, enum fg_regress_format fmt, size_t top, fg_strbuf *sb)

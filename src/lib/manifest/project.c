@@ -341,10 +341,13 @@ char *fg_project_names(const fg_project *p, const char *what)
 	for (int k = 0; k < FG_TARGET_KIND_COUNT; k++)
 		if (!strcmp(what, kind_names[k]))
 			kind = k;
-	if (kind >= 0 || !strcmp(what, "unit-test")) {
+	bool unit_bench = !strcmp(what, "unit-bench");
+
+	if (kind >= 0 || unit_bench || !strcmp(what, "unit-test")) {
 		for (size_t i = 0; i < p->ntargets; i++) {
 			const struct fg_target *t = &p->targets[i];
-			if (kind >= 0 ? (int)t->kind == kind : (t->kind == FG_TARGET_TEST && !t->ctest))
+			fg_target_kind unit_kind = unit_bench ? FG_TARGET_BENCH : FG_TARGET_TEST;
+			if (kind >= 0 ? (int)t->kind == kind : (t->kind == unit_kind && !t->ctest))
 				add_unique(&sb, &seen, t->name);
 		}
 	} else if (!strcmp(what, "feature")) {
@@ -360,7 +363,7 @@ char *fg_project_names(const fg_project *p, const char *what)
 	} else {
 		fg_strvec_clear(&seen);
 		fg_strbuf_release(&sb);
-		fg_error_set(FG_EINVAL, "no such list '%s' — bin, test, bench, example, unit-test, "
+		fg_error_set(FG_EINVAL, "no such list '%s' — bin, test, bench, example, unit-test, unit-bench, "
 			     "feature or profile", what);
 		return NULL;
 	}
@@ -538,6 +541,14 @@ int fg_project_select_unit(const fg_target **out, const fg_project *p, const cha
 	int err = select_kind(out, p, FG_TARGET_TEST, name, true);
 	if (err == FG_EAMBIGUOUS && !name)
 		err = fg_error_set(FG_EAMBIGUOUS, "several test executables — name one: `opts.unit_test` NAME");
+	return err;
+}
+
+int fg_project_select_unit_bench(const fg_target **out, const fg_project *p, const char *name)
+{
+	int err = select_kind(out, p, FG_TARGET_BENCH, name, true);
+	if (err == FG_EAMBIGUOUS && !name)
+		err = fg_error_set(FG_EAMBIGUOUS, "several bench executables — name one: `opts.unit_bench` NAME");
 	return err;
 }
 

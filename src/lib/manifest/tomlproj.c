@@ -257,11 +257,13 @@ static int read_target(struct rd *r, const fg_toml_value *t, fg_target_kind kind
 	fg_strbuf_addf(&where, "[[%s]]", kind_tables[kind]);
 	err = want_table(r, t, where.buf);
 	if (!err)
-		err = check_keys(r, t, where.buf, kind == FG_TARGET_TEST ? test_keys : target_keys);
+		err = check_keys(r, t, where.buf, kind == FG_TARGET_TEST || kind == FG_TARGET_BENCH ?
+				 test_keys : target_keys);
 	fg_strbuf_release(&where);
 	if (err || (err = get_str(r, t, "name", &name)) || (err = get_str(r, t, "path", &path)) ||
 	    (err = get_str(r, t, "cwd", &cwd)) ||
-	    (kind == FG_TARGET_TEST && (err = get_str(r, t, "filter", &filter))))
+	    ((kind == FG_TARGET_TEST || kind == FG_TARGET_BENCH) &&
+	     (err = get_str(r, t, "filter", &filter))))
 		return err;
 	if (!name || !*name)
 		return fg_toml_error(r->doc, t, "this [[%s]] has no `name` — add name = \"...\"",

@@ -6,6 +6,8 @@
  *   ...
  *   (empty line)
  *
+ * (with opts.lines, each frame whose line is known followed by its
+ * "  FILE:LINE[ (inlined)]" line, as `perf script -F +srcline` prints it)
  * so every rule of the collapser (the process frame, --pid/--tid, _[k]
  * marks, [unknown] frames named after their module, --addrs, event
  * filtering, --skip-after, cleaning of names) applies exactly as to perf
@@ -85,6 +87,31 @@ static bool needs_offset(const char *sym, size_t len)
 	return len >= 3 && !memcmp(sym + len - 3, "+0x", 3);
 }
 
+/* "  FILE:LINE[ (inlined)]" under a frame, as perf script -F +srcline */
+static int add_srcline(fg_strbuf *b, const fg_perfdata_frame *f)
+{
+	size_t flen = strlen(f->file);
+	char *p;
+	int err;
+
+	if ((err = fg_strbuf_grow(b, 2 + flen + 1 + 10 + 10 + 1)))
+		return err;
+	p = b->buf + b->len;
+	*p++ = ' ';
+	*p++ = ' ';
+	memcpy(p, f->file, flen);
+	p += flen;
+	*p++ = ':';
+	p = put_dec(p, f->line);
+	if (f->inlined) {
+		memcpy(p, " (inlined)", 10);
+		p += 10;
+	}
+	*p++ = '\n';
+	set_end(b, p);
+	return 0;
+}
+
 static int add_frame(fg_strbuf *b, const fg_perfdata_frame *f)
 {
 	const char *sym = f->sym ? f->sym : "[unknown]";
@@ -112,7 +139,7 @@ static int add_frame(fg_strbuf *b, const fg_perfdata_frame *f)
 	*p++ = ')';
 	*p++ = '\n';
 	set_end(b, p);
-	return 0;
+	return f->file ? add_srcline(b, f) : 0;
 }
 
 static int add_header(fg_strbuf *b, const fg_perfdata_sample *s)

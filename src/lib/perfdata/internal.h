@@ -29,6 +29,13 @@ struct pd_elfsym {
 	const char *mod;          /* unused by kallsyms (named with the symbol) */
 };
 
+/* A source position: a file name (owned by the DWARF) and a line; file
+ * NULL: not known. */
+struct pd_srcpos {
+	const char *file;
+	unsigned line;
+};
+
 /* A resolved address: frames[first .. first + n) of the module's pool. */
 struct pd_resolved {
 	uint32_t first, n;

@@ -654,7 +654,7 @@ static int add_frame(fg_perfdata *r, const fg_perfdata_frame *f)
 static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
 {
 	const fg_perfdata_frame *fs;
-	fg_perfdata_frame unknown = { ip, NULL, NULL, false, kernel };
+	fg_perfdata_frame unknown = { .addr = ip, .kernel = kernel };
 	const struct pd_map *map;
 	size_t n, i;
 	int err;
@@ -701,6 +701,10 @@ static int chain_frames(fg_perfdata *r, const struct sample *s, uint64_t *depth)
 		}
 		if (r->dwarf && !kernel)
 			break;
+		/* with lines, a caller's is that of its call, just before the
+		 * return address the chain holds (as the unwinder does) */
+		if (r->opts.lines && !kernel && *depth)
+			ip--;
 		++*depth;
 		if ((err = add_address(r, s->pid, ip, kernel)))
 			return err;

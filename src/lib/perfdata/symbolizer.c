@@ -48,7 +48,7 @@ int fg_symbolizer_resolve(fg_symbolizer *s, int32_t space, uint64_t addr,
                           const fg_perfdata_frame **frames, size_t *n)
 {
 	const struct pd_map *map = pd_machine_find_map(&s->machine, space, addr);
-	fg_perfdata_frame unknown = {addr, NULL, NULL, false, false};
+	fg_perfdata_frame unknown = {.addr = addr};
 
 	if (!map || !map->mod) {
 		s->unknown = unknown;

@@ -670,7 +670,7 @@ static int load_module(pd_symbols *s, pd_module *m)
 	plt_ranges(m, elf);
 	if (!err)
 		err = finish_symbols(m, raw.v, raw.n);
-	if (err || !s->opts.inline_frames || m->vdso)
+	if (err || !(s->opts.inline_frames || s->opts.lines) || m->vdso)
 		goto done;
 	/* inlined frames come from the DWARF of the symbol file */
 	if (symelf)
@@ -783,23 +783,73 @@ static const char *assembly_name(Dwarf_Die *cudie, uint64_t addr)
 	return best;
 }
 
+/* The name of file number idx of a unit's line table, without its folder. */
+static const char *unit_file(Dwarf_Die *cudie, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *name;
+
+	if (dwarf_getsrcfiles(cudie, &files, &nfiles) || idx >= nfiles ||
+	    !(name = dwarf_filesrc(files, idx, NULL, NULL)))
+		return NULL;
+	return strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+}
+
+/* Where the scope `inl` (an inlined instance) was inlined: its call file
+ * and line, the line of its caller. */
+static void call_site(Dwarf_Die *cudie, Dwarf_Die *inl, struct pd_srcpos *pos)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file, line;
+
+	pos->file = NULL;
+	pos->line = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &file) ||
+	    dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &line))
+		return;
+	pos->file = unit_file(cudie, file);
+	pos->line = pos->file ? (unsigned)line : 0;
+}
+
+/* The line addr is on, from the unit's line table. */
+static void line_at(Dwarf_Die *cudie, uint64_t addr, struct pd_srcpos *pos)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cudie, addr);
+	const char *name = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	int line = 0;
+
+	pos->file = name ? (strrchr(name, '/') ? strrchr(name, '/') + 1 : name) : NULL;
+	pos->line = name && !dwarf_lineno(l, &line) && line > 0 ? (unsigned)line : 0;
+	if (!pos->line)
+		pos->file = NULL;
+}
+
 /* Names of the scopes around addr: inlined instances innermost first,
- * then the function. Returns how many (0: no DWARF for addr). The
+ * then the function; with pos, the source line of each (the sampled line
+ * for the innermost, the call line of the scope inside for the others).
+ * Returns how many (0: no DWARF for addr). The
  * scopes of dwarf_getscopes go from an inlined instance on to its
  * abstract definition's, not to where it was inlined: the chain of
  * callers is that of the innermost scope's enclosing DIEs
  * (dwarf_getscopes_die). */
-static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_t max)
+static size_t scope_names(pd_module *m, uint64_t addr, const char **names, struct pd_srcpos *pos,
+			  size_t max)
 {
 	Dwarf_Die cudie, chain[MAX_SCOPE_DEPTH];
 	int lang;
-	size_t i, n, k = 0;
+	size_t i, n, k = 0, inner = 0; /* inner: the last function scope seen */
 	bool cplus;
 
 	if (!m->dwarf || !cu_of(m, addr, &cudie))
 		return 0;
-	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler)
-		return max && (names[0] = assembly_name(&cudie, addr)) ? 1 : 0;
+	if ((lang = dwarf_srclang(&cudie)) == DW_LANG_Mips_Assembler) {
+		if (!max || !(names[0] = assembly_name(&cudie, addr)))
+			return 0;
+		if (pos)
+			line_at(&cudie, addr, &pos[0]);
+		return 1;
+	}
 	cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 		lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 	/* out of memory: no inlined frames, as for an address in no scope */
@@ -809,6 +859,11 @@ static size_t scope_names(pd_module *m, uint64_t addr, const char **names, size_
 		int tag = dwarf_tag(&chain[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
+		if (pos && !k)
+			line_at(&cudie, addr, &pos[k]);
+		else if (pos)
+			call_site(&cudie, &chain[inner], &pos[k]);
+		inner = i;
 		names[k++] = die_name(&chain[i]);
 		if (tag == DW_TAG_subprogram) {
 			/* a C++ function known by its plain name only (a
@@ -857,16 +912,24 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 				      !m->kernel ? find_sym(m, addr) :
 				      pd_kallsyms_find(m, addr, &ksym) ? &ksym : NULL;
 	const char *names[MAX_INLINE];
+	struct pd_srcpos pos[MAX_INLINE], outer = { NULL, 0 };
+	bool lines = s->opts.lines && !m->kernel && !m->jit;
 	size_t n = 0, i;
 	fg_perfdata_frame *f;
 
 	r->first = (uint32_t)m->npool;
 	/* the linker's PLT entries belong to no compile unit: not looked
 	 * for (which would visit every unit) */
-	if (sym && !m->kernel && s->opts.inline_frames &&
+	if (sym && !m->kernel && (s->opts.inline_frames || lines) &&
 	    !(addr >= m->plt_start && addr < m->plt_end) &&
 	    !(addr >= m->plt_sec_start && addr < m->plt_sec_end))
-		n = scope_names(m, addr, names, MAX_INLINE);
+		n = scope_names(m, addr, names, lines ? pos : NULL, MAX_INLINE);
+	/* lines without inlined frames: the function alone, named by its
+	 * symbol as ever, at the line of the outermost call inlined into it */
+	if (n && !s->opts.inline_frames) {
+		outer = pos[n - 1];
+		n = 0;
+	}
 	for (i = 0; i < n; i++) {
 		if (!(f = pool_add(m)))
 			return FG_ENOMEM;
@@ -879,6 +942,10 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		if (f->inlined && !(f->sym = fg_arena_strndup(&m->arena, f->sym, strlen(f->sym))))
 			return FG_ENOMEM;
 		f->sym = pd_demangle(&m->arena, f->inlined ? f->sym : sym->name);
+		if (lines) {
+			f->file = pos[i].file;
+			f->line = pos[i].line;
+		}
 	}
 	if (!n) {
 		const char *name = NULL, *module = NULL;
@@ -892,6 +959,8 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 			 pd_demangle(&m->arena, sym->name);
 		f->module = module ? module : m->path;
 		f->kernel = m->kernel;
+		f->file = outer.file;
+		f->line = outer.line;
 	}
 	r->n = (uint32_t)(m->npool - r->first);
 	return 0;

@@ -46,6 +46,8 @@ int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipe
 {
 	if (sel->unit_test)
 		return fg_project_select_unit(out, p, sel->name);
+	if (sel->unit_bench)
+		return fg_project_select_unit_bench(out, p, sel->name);
 	return fg_project_select(out, p, sel->kind, sel->name);
 }
 
@@ -57,13 +59,16 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 
 	/* a flamegraph.toml test says how it takes a filter; guessing would
 	 * hand it an argument it may reject or misread */
-	if (opts->target.unit_test && opts->nargs && !fg_target_filter(t) &&
-	    fg_project_type(p) == FG_MANIFEST_TOML)
-		return fg_error_set(FG_EINVAL, "test '%s' declares no filter — add filter = "
-				    "\"--filter={}\" (its own syntax) to its [[test]] entry in "
-				    "flamegraph.toml, or run it without one", fg_target_name(t));
+	bool unit = opts->target.unit_test || opts->target.unit_bench;
+
+	if (unit && opts->nargs && !fg_target_filter(t) && fg_project_type(p) == FG_MANIFEST_TOML)
+		return fg_error_set(FG_EINVAL, "%s '%s' declares no filter — add filter = "
+				    "\"--filter={}\" (its own syntax) to its [[%s]] entry in "
+				    "flamegraph.toml, or run it without one",
+				    opts->target.unit_bench ? "bench" : "test", fg_target_name(t),
+				    opts->target.unit_bench ? "bench" : "test");
 	*po = opts->profile;
-	err = fg_target_run_spec(&job->spec, t, opts->args, opts->nargs, opts->target.unit_test);
+	err = fg_target_run_spec(&job->spec, t, opts->args, opts->nargs, unit);
 	if (err)
 		return err;
 	po->argv = (const char *const *)job->spec.argv;

@@ -33,6 +33,30 @@ int fg_call_graph_parse(fg_call_graph *out, const char *name)
 			    name ? name : "");
 }
 
+const char *fg_recorder_tool(fg_recorder recorder)
+{
+	switch (recorder) {
+	case FG_RECORDER_DTRACE: return "dtrace";
+	case FG_RECORDER_XCTRACE: return "xctrace";
+	default: return "perf";
+	}
+}
+
+fg_recorder fg_record_choose(const fg_record_host *h)
+{
+	if (h->dtrace_named)
+		return FG_RECORDER_DTRACE;
+	if (h->xctrace_named)
+		return FG_RECORDER_XCTRACE;
+	/* DTrace without root fails at once ("requires additional
+	 * privileges"); xctrace records the user's own programs as they are */
+	if (h->dtrace_found && h->privileged)
+		return FG_RECORDER_DTRACE;
+	if (h->xctrace_found)
+		return FG_RECORDER_XCTRACE;
+	return FG_RECORDER_DTRACE;
+}
+
 void fg_argv_free(char **argv)
 {
 	size_t i;
@@ -256,6 +280,35 @@ static int dtrace_command(fg_strvec *sv, const fg_record_opts *o)
 	return err;
 }
 
+/* Instruments' Time Profiler: it samples at its own rate (1 kHz), so
+ * there is no -F; the program's stdout stays the program's. */
+static int xctrace_command(fg_strvec *sv, const fg_record_opts *o)
+{
+	int err;
+
+	if (o->npids > 1)
+		return fg_error_set(FG_EINVAL, "xctrace records one process — give one PID, not %zu",
+				    o->npids);
+	if ((err = push_prefix(sv, o, "xctrace")) || (err = fg_strvec_push(sv, "record")))
+		return err;
+	if (o->custom) {
+		if ((err = fg_strvec_split(sv, o->custom)))
+			return fg_error_set(err, "`opts.custom`: %s", fg_error_last());
+	} else if ((err = fg_strvec_push(sv, "--template")) ||
+		   (err = fg_strvec_push(sv, "Time Profiler"))) {
+		return err;
+	}
+	if ((err = fg_strvec_push(sv, "--output")) || (err = fg_strvec_push(sv, o->output)))
+		return err;
+	if (o->npids)
+		return (err = fg_strvec_push(sv, "--attach")) ? err : fg_strvec_push(sv, o->pids[0]);
+	/* --target-stdout is refused beside --attach */
+	if ((err = fg_strvec_push(sv, "--target-stdout")) || (err = fg_strvec_push(sv, "-")) ||
+	    (err = fg_strvec_push(sv, "--launch")) || (err = fg_strvec_push(sv, "--")))
+		return err;
+	return fg_strvec_pushv(sv, o->argv, o->argc);
+}
+
 int fg_record_command(char ***out, const fg_record_opts *opts)
 {
 	fg_strvec sv = FG_STRVEC_INIT;
@@ -264,14 +317,17 @@ int fg_record_command(char ***out, const fg_record_opts *opts)
 	*out = NULL;
 	if ((err = check_target(opts)))
 		return err;
-	if (opts->mode != FG_RECORD_ON_CPU && opts->recorder == FG_RECORDER_DTRACE)
+	if (opts->mode != FG_RECORD_ON_CPU && opts->recorder != FG_RECORDER_PERF)
 		return fg_error_set(FG_EINVAL, "off-CPU graphs are made with perf's scheduler "
-				    "events; DTrace records on-CPU samples only");
+				    "events; %s records on-CPU samples only",
+				    opts->recorder == FG_RECORDER_DTRACE ? "DTrace" : "xctrace");
 	if (opts->mode != FG_RECORD_ON_CPU && opts->custom)
 		return fg_error_set(FG_EINVAL, "off-CPU graphs choose perf's events themselves: a "
 				    "custom record command cannot be combined with them");
 	if (opts->recorder == FG_RECORDER_DTRACE)
 		err = dtrace_command(&sv, opts);
+	else if (opts->recorder == FG_RECORDER_XCTRACE)
+		err = xctrace_command(&sv, opts);
 	else
 		err = perf_command(&sv, opts);
 	if (!err)
@@ -289,6 +345,21 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 	*out = NULL;
 	if (opts->recorder == FG_RECORDER_DTRACE)
 		return fg_error_set(FG_EINVAL, "DTrace output needs no script step");
+	if (opts->recorder == FG_RECORDER_XCTRACE) {
+		(void)no_inline; /* Instruments' stacks hold no inlined frames */
+		err = push_prefix(&sv, opts, "xctrace");
+		if (!err)
+			err = fg_strvec_push(&sv, "export");
+		if (!err)
+			err = fg_strvec_push(&sv, "--input");
+		if (!err)
+			err = fg_strvec_push(&sv, perfdata);
+		if (!err)
+			err = fg_strvec_push(&sv, "--xpath");
+		if (!err)
+			err = fg_strvec_push(&sv, FG_XCTRACE_XPATH);
+		goto done;
+	}
 	err = push_prefix(&sv, opts, "perf");
 	if (!err)
 		err = fg_strvec_push(&sv, "script");
@@ -302,6 +373,11 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 		err = fg_strvec_push(&sv, "--no-inline");
 	if (!err && opts->mode != FG_RECORD_ON_CPU)
 		err = fg_strvec_push(&sv, "--show-switch-events");
+	if (!err && opts->script_lines)
+		err = fg_strvec_push(&sv, "-F");
+	if (!err && opts->script_lines)
+		err = fg_strvec_push(&sv, "+ip,+sym,+dso,+srcline");
+done:
 	if (!err)
 		err = detach(&sv, out);
 	fg_strvec_clear(&sv);

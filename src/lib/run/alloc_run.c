@@ -261,6 +261,7 @@ static int companion(run *r, const fg_alloc *a, const fg_perfdata_opts *popts)
 	co.skip_after = r->o->skip_after;
 	co.nskip_after = r->o->nskip_after;
 	co.inline_frames = !r->o->no_inline;
+	co.lines = r->o->lines; /* the same stacks as the main graph's */
 	if ((err = fg_collapser_new(&c, FG_FORMAT_PERF, &co)) ||
 	    (err = fg_alloc_collapse_companion(a, r->o->alloc, popts, c)) ||
 	    (err = fg_collapser_finish(c)) || (err = fg_folded_new(&r->companion)) ||

@@ -18,8 +18,11 @@ int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
 	if (rec->tool_origin && rec->tool && *rec->tool)
 		return fg_error_set(FG_ERECORD, "%s names '%s', which is not an executable program — "
 				    "fix the path, or unset %s to use the %s on PATH", rec->tool_origin,
-				    tool, rec->tool_origin,
-				    rec->recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf");
+				    tool, rec->tool_origin, fg_recorder_tool(rec->recorder));
+	if (rec->recorder == FG_RECORDER_XCTRACE)
+		return fg_error_set(FG_ERECORD, "%s was not found — install Xcode or its command "
+				    "line tools (xcode-select --install), set XCTRACE to its path, "
+				    "or record with DTrace as root (`opts.record.root`)", tool);
 	if (rec->recorder == FG_RECORDER_DTRACE)
 		return fg_error_set(FG_ERECORD, "%s was not found — install DTrace (macOS and FreeBSD "
 				    "ship it; illumos too) or set DTRACE to its path", tool);
@@ -32,7 +35,7 @@ int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
 int fg_run_check_tool(run *r)
 {
 	const char *tool = r->rec.tool && *r->rec.tool ? r->rec.tool :
-			   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf";
+			   fg_recorder_tool(r->rec.recorder);
 	char *path = fg_which(tool);
 
 	if (!path)
@@ -171,7 +174,8 @@ int fg_run_check_opts(const fg_profile_opts *o)
 			o->perfdata_out ? "`opts.perfdata_out` (a stream leaves no perf.data to keep)" :
 			o->perf_script ? "`opts.perf_script` (perf script reads a file)" :
 			rec->custom ? "`opts.record.custom` (its perf command writes a file)" :
-			rec->recorder != FG_RECORDER_PERF ? "DTrace (it writes a file)" :
+			rec->recorder == FG_RECORDER_DTRACE ? "DTrace (it writes a file)" :
+			rec->recorder == FG_RECORDER_XCTRACE ? "xctrace (it writes a .trace)" :
 			rec->mode != FG_RECORD_ON_CPU ? "`opts.record.mode=off_cpu` or `opts.record.mode=hot_cold` (their scheduler "
 							"events go through perf script)" : NULL;
 		if (with)

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flamegraph/error.h"
@@ -87,7 +88,8 @@ static int do_script(run *r)
 	err = fg_record_script_stream(&r->rec, r->perfdata.buf, r->o->no_inline, feed_sink, r,
 				      fg_run_on_record_event, r);
 	if (err == FG_ENOTFOUND)
-		err = fg_run_fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", &r->rec);
+		err = fg_run_fail_tool_missing(r->rec.tool ? r->rec.tool :
+					       fg_recorder_tool(r->rec.recorder), &r->rec);
 	if (err == FG_EINTR) {
 		r->res->interrupted = true;
 		r->res->interrupt_signal = fg_interrupt_signal();
@@ -109,6 +111,7 @@ void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
 
 	*opts = init;
 	opts->inline_frames = !r->o->no_inline;
+	opts->lines = r->o->lines;
 	opts->buildid_dir = r->o->buildid_dir;
 	opts->cache_dir = r->o->debug_cache_dir;
 	/* the program started held before its exec (where it cannot be
@@ -185,6 +188,12 @@ static int do_native(run *r, bool *done)
 	fg_run_status(r, FG_STAGE_DONE, 0, 0);
 	fg_perfdata_free(pd);
 	r->samples_read = st.samples;
+	/* a compressed recording is not counted before it is read (-z):
+	 * the reader, which decompressed it all, knows what was lost */
+	if (!err && !r->res->lost_known && r->res->recorded) {
+		r->res->lost = st.lost;
+		r->res->lost_known = true;
+	}
 	r->res->read_natively = true;
 	r->res->seconds_read = fg_run_now() - t0;
 	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);
@@ -216,6 +225,13 @@ done:
 	free(buf);
 	fg_input_close(in);
 	return err;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool fg_run_is_perf_data(const char *path)
@@ -257,6 +273,7 @@ int fg_run_new_collapser(run *r, fg_format fmt)
 	co.skip_after = r->o->skip_after;
 	co.nskip_after = r->o->nskip_after;
 	co.inline_frames = !r->o->no_inline;
+	co.lines = r->o->lines;
 	co.per_thread = r->o->per_thread && !r->o->per_thread_name;
 	/* a flame chart's x axis is time: the samples stay in order */
 	co.keep_order = r->o->render.flamechart;
@@ -286,9 +303,14 @@ int fg_run_collapse(run *r)
 {
 	bool perf_data = r->rec.recorder == FG_RECORDER_PERF &&
 			 (r->res->recorded || fg_run_is_perf_data(r->perfdata.buf));
+	/* an xctrace recording (a .trace bundle) is read back by xctrace
+	 * export, streamed as perf script is */
+	bool exported = r->rec.recorder == FG_RECORDER_XCTRACE &&
+			(r->res->recorded || is_dir(r->perfdata.buf));
 	fg_format fmt = r->res->recorded ?
-		(r->rec.recorder == FG_RECORDER_DTRACE ? FG_FORMAT_DTRACE : FG_FORMAT_PERF) :
-		perf_data ? FG_FORMAT_PERF : FG_FORMAT_UNKNOWN;
+		(r->rec.recorder == FG_RECORDER_DTRACE ? FG_FORMAT_DTRACE :
+		 exported ? FG_FORMAT_XCTRACE : FG_FORMAT_PERF) :
+		perf_data ? FG_FORMAT_PERF : exported ? FG_FORMAT_XCTRACE : FG_FORMAT_UNKNOWN;
 
 	/* a stream was read as it was recorded */
 	bool native = r->stream != NULL;
@@ -303,7 +325,7 @@ int fg_run_collapse(run *r)
 	    (err = do_native(r, &native)))
 		return err;
 	if (!native)
-		err = perf_data ? do_script(r) : do_read_text(r);
+		err = perf_data || exported ? do_script(r) : do_read_text(r);
 	if (err)
 		return err;
 	t0 = fg_run_now();

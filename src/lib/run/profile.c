@@ -1,6 +1,7 @@
 /* The run as a whole (fg_profile_run) and its recording step; the other
  * steps are in preflight.c, process.c and outputs.c (run.h). */
 #include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,24 +45,76 @@ void fg_run_emit_cmd(run *r, char **argv)
 	fg_strbuf_release(&sb);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* An xctrace recording is a folder (a .trace bundle) that xctrace makes
+ * itself: it goes into a temporary folder of ours, as recording.trace. */
+static int make_trace_dir(run *r)
+{
+	if (!mkdtemp(r->perfdata.buf))
+		return fg_error_set(FG_EIO, "cannot create a temporary folder for the xctrace "
+				    "recording in %s: %s", r->o->perfdata_out ? "the folder of "
+				    "`opts.perfdata_out`" : "the temporary folder", strerror(errno));
+	/* xctrace may run the program elsewhere (its cwd): an absolute path */
+	r->xctrace_dir = r->perfdata.buf[0] == '/' ? NULL : realpath(r->perfdata.buf, NULL);
+	if (!r->xctrace_dir && !(r->xctrace_dir = fg_strdup(r->perfdata.buf))) {
+		rmdir(r->perfdata.buf);
+		return FG_ENOMEM;
+	}
+	fg_strbuf_reset(&r->perfdata);
+	fg_strbuf_addstr(&r->perfdata, r->xctrace_dir);
+	fg_cleanup_add_path(r->xctrace_dir, true);
+	fg_strbuf_addstr(&r->perfdata, "/recording.trace");
+	return 0;
+}
+
+/* Removes what an xctrace run left in its temporary folder (the bundle,
+ * unless it was kept) and the folder. */
+static void remove_trace_dir(run *r)
+{
+	if (!r->xctrace_dir)
+		return;
+	if (r->perfdata_is_temp)
+		nftw(r->perfdata.buf, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	r->perfdata_is_temp = false;
+	rmdir(r->xctrace_dir);
+	fg_cleanup_remove_path(r->xctrace_dir);
+	free(r->xctrace_dir);
+	r->xctrace_dir = NULL;
+}
+
 /* A temporary perf.data: beside --perfdata-out (so that keeping it is a
  * rename), else in tmpdir. */
 static int make_perfdata(run *r)
 {
 	const char *keep = r->o->perfdata_out;
 	const char *slash = keep ? strrchr(keep, '/') : NULL;
+	bool trace = r->rec.recorder == FG_RECORDER_XCTRACE;
 	int fd;
 
 	if (keep && slash)
 		fg_strbuf_add(&r->perfdata, keep, (size_t)(slash - keep) + 1);
 	else if (!keep)
 		fg_strbuf_addf(&r->perfdata, "%s/", r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
-	fg_strbuf_addstr(&r->perfdata, ".flamegraph-perf.XXXXXX");
-	if ((fd = mkstemp(r->perfdata.buf)) < 0)
+	fg_strbuf_addstr(&r->perfdata, trace ? ".flamegraph-xctrace.XXXXXX" : ".flamegraph-perf.XXXXXX");
+	if (trace) {
+		if ((fd = make_trace_dir(r)))
+			return fd;
+	} else if ((fd = mkstemp(r->perfdata.buf)) < 0)
 		return fg_error_set(FG_EIO, "cannot create a temporary perf.data in %s: %s",
 				    keep ? "the folder of `opts.perfdata_out`" : "the temporary folder",
 				    strerror(errno));
-	close(fd);
+	else
+		close(fd);
 	/* a recorder that runs the command in its own folder (DTrace, -c)
 	 * must find the recording from there */
 	if (r->o->cwd && r->perfdata.buf[0] != '/') {
@@ -73,7 +126,8 @@ static int make_perfdata(run *r)
 		}
 	}
 	r->perfdata_is_temp = true;
-	fg_cleanup_add_path(r->perfdata.buf, false);
+	if (!trace)
+		fg_cleanup_add_path(r->perfdata.buf, false);
 	return 0;
 }
 
@@ -89,7 +143,8 @@ static int record_failed(run *r, const fg_exit_status *st)
 	else
 		fg_strbuf_addf(&how, "exited with status %d", st->code);
 	err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
-			   r->rec.recorder == FG_RECORDER_DTRACE ? "dtrace" : "perf record", how.buf);
+			   r->rec.recorder == FG_RECORDER_PERF ? "perf record" :
+			   fg_recorder_tool(r->rec.recorder), how.buf);
 	fg_strbuf_release(&how);
 	return err;
 }
@@ -202,7 +257,7 @@ static int do_record(run *r)
 	take_outcome(r, &out);
 	fg_run_emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
 	if (err && out.recorder_missing)
-		return fg_run_fail_tool_missing(r->rec.tool ? r->rec.tool : "perf", &r->rec);
+		return fg_run_fail_tool_missing(r->rec.tool ? r->rec.tool : fg_recorder_tool(r->rec.recorder), &r->rec);
 	if (err)
 		return err;
 	r->res->recorded = true;
@@ -322,6 +377,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	r.res = res ? res : &scratch;
 	*r.res = init;
 	r.rec = opts->record;
+	r.rec.script_lines = opts->lines;
 	r.rec.argv = opts->argv;
 	r.rec.argc = opts->argc;
 	r.rec.pids = opts->pids;
@@ -349,6 +405,7 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	fg_run_stream_release(&r);
 	fg_outfile_abort(r.out);
 	fg_outfile_abort(r.folded);
+	remove_trace_dir(&r);
 	if (r.perfdata_is_temp) {
 		unlink(r.perfdata.buf);
 		fg_cleanup_remove_path(r.perfdata.buf);

@@ -44,6 +44,7 @@ static int through_perf_script(fg_collapser *c, const char *path, const fg_perfd
 	fg_record_opts rec = FG_RECORD_OPTS_INIT;
 
 	rec.tool = o->tool;
+	rec.script_lines = o->lines;
 	return fg_record_script_stream(&rec, path, !o->inline_frames, feed, c, on_script_line,
 				       (void *)o);
 }
@@ -54,6 +55,7 @@ static void reader_opts(fg_perfdata_opts *po, const fg_perfdata_read_opts *o)
 
 	*po = init;
 	po->inline_frames = o->inline_frames;
+	po->lines = o->lines;
 	po->buildid_dir = o->buildid_dir;
 	po->cache_dir = o->debug_cache_dir;
 }

@@ -24,6 +24,8 @@ typedef struct run {
 	fg_strbuf perfdata;        /* the perf.data being recorded/read */
 	struct fg_run_stream *stream; /* the recording streamed (stream.c) */
 	bool perfdata_is_temp;
+	char *xctrace_dir;         /* xctrace: the temporary folder that holds
+				      the .trace bundle (perfdata) */
 	fg_outfile *out, *folded;
 	fg_collapser *collapser;
 	fg_offcpu *offcpu;         /* off-CPU modes: between perf script and

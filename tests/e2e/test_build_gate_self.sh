@@ -1,0 +1,30 @@
+# The regression gate with its defaults (5 interleaved runs a side, judged
+# by inclusive CPU time, Welch's t-test, the whole program's growth taken
+# out of each function's change): on examples/gate (three phases of fixed
+# work, alpha 20%, beta 40%, gamma 40%), HEAD against itself passes at 2%
+# in each of 10 whole gates. (In CI a machine that drifted by +2.5% between
+# the sides, for main and all under it, once failed such a gate: the drift
+# now shows on the whole program's line, judged at twice the threshold.)
+# About 5 s a gate; the sweep of 15% slower gates is test_build_gate_slow.
+# ctest: RUN_SERIAL
+# ctest: LABELS slow gate
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+cp -r "$FG_SRC/examples/gate" proj
+gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }
+gitc init -q
+gitc add .
+gitc commit -qm "base"
+fgb() { flamegraph-build --manifest-path "$PWD/proj" --bin phases "$@"; }
+
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	check_exit "HEAD against itself at 2%, gate $i" 0 fgb --compare HEAD --fail-above 2 --report-out self$i.txt -o self.svg
+	check_eq "gate $i: ten runs" "10" "$(grep -c '^phases: 6 rounds' out)"
+	check_contains "gate $i: passed" self$i.txt "^gate passed: no function's inclusive time grew by more than 2\.00% significantly$"
+	check_contains "gate $i: the whole program's line" self$i.txt "^whole program: [0-9.]+ ms -> [0-9.]+ ms a run, [-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\], p [<0-9.]+: not over 4\.00%$"
+done
+check_eq "10 of 10 gates passed" "10" "$(cat self*.txt | grep -c '^gate passed')"
+# what each gate saw of the whole program, for the log
+grep -h '^whole program' self*.txt >&2

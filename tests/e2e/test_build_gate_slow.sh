@@ -1,0 +1,34 @@
+# The regression gate with its defaults on examples/gate: a commit that
+# makes alpha (20% of the time) 15% slower fails at 5% with alpha first
+# and alone, in each of 10 whole gates; the differential graph is written
+# too. About 5 s a gate; HEAD against itself is test_build_gate_self.
+# ctest: RUN_SERIAL
+# ctest: LABELS slow gate
+if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
+	echo "perf cannot record here (perf_event_paranoid?)" >&2
+	exit 77
+fi
+cp -r "$FG_SRC/examples/gate" proj
+gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }
+gitc init -q
+gitc add .
+gitc commit -qm "base"
+base=$(gitc rev-parse HEAD)
+fgb() { flamegraph-build --manifest-path "$PWD/proj" --bin phases "$@"; }
+
+sed -i 's/#define PHASE_ALPHA_WORK 4000/#define PHASE_ALPHA_WORK 4600/' proj/src/phases.c
+check_eq "the change applied" "1" "$(grep -c 'PHASE_ALPHA_WORK 4600' proj/src/phases.c)"
+gitc commit -qam "alpha does 15% more work"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	rm -f slow.svg
+	check_exit "alpha slower, gate $i" 6 fgb --compare "$base" --fail-above 5 --report md --report-out slow$i.md -o slow.svg
+	sed -n 3p slow$i.md > first.txt
+	check_contains "gate $i: alpha first, over" first.txt '^\| `alpha` \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| \*\*\+[0-9.]+%\*\* over \| \[\+[0-9.]+%, \+[0-9.]+%\] \| (<)?0\.[0-9]+ \|$'
+	grep -q '^| `alpha` .* over |' first.txt && grep -q '^\*\*gate failed\*\*: 1 function grew by more than 5\.00%, significantly: alpha$' slow$i.md &&
+		echo "$i" >> caught.txt
+	check_contains "gate $i: the verdict names alpha alone" slow$i.md '^\*\*gate failed\*\*: 1 function grew by more than 5\.00%, significantly: alpha$'
+	check_not_contains "gate $i: beta is not over" slow$i.md '^\| `beta` .* over \|'
+	check_not_contains "gate $i: gamma is not over" slow$i.md '^\| `gamma_` .* over \|'
+	check_exit "gate $i: the differential graph is written too" 0 test -s slow.svg
+done
+check_eq "10 of 10 gates caught alpha, first and alone" "10" "$(cat caught.txt 2>/dev/null | wc -l)"
