@@ -199,7 +199,8 @@ int fg_collapser_end_input(fg_collapser *c);
 #define FG_OFFCPU_ROOT "[off-cpu]"
 #define FG_ONCPU_ROOT "[on-cpu]"
 
-typedef int (*fg_text_sink)(void *ctx, const char *buf, size_t len);
+typedef int (*fg_text_cb)(void *ctx, const char *buf, size_t len);
+typedef fg_text_cb fg_text_sink; /* its earlier name */
 typedef struct fg_offcpu fg_offcpu;
 
 typedef struct fg_offcpu_stats {
@@ -214,7 +215,7 @@ typedef struct fg_offcpu_stats {
 /* Creates a filter that hands its output to sink in chunks (the sink's
  * non-zero return stops the filter and is returned by feed/finish).
  * FG_ENOMEM. */
-int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_text_sink sink,
+int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_text_cb sink,
 		  void *ctx);
 /* Pushes input in chunks of any size. Errors are sticky. */
 int fg_offcpu_feed(fg_offcpu *o, const char *buf, size_t len);

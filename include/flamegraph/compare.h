@@ -38,10 +38,6 @@ typedef struct fg_compare_opts {
 int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, const char *output,
 			    const fg_compare_opts *opts);
 
-/* fg_compare_write_stacks of the folded files `before` and `after`.
- * Errors: also those of fg_folded_read_file (FG_EIO, FG_ENOTFOUND). */
-int fg_compare_write(const char *before, const char *after, const char *output,
-		     const fg_compare_opts *opts);
 
 /* Exports commit `id` (a full hex id, see fg_git_resolve) of the repository
  * containing repo_path into <base>/compare/<first 12 digits of id>/, or

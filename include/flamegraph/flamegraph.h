@@ -8,10 +8,11 @@
 #ifndef FLAMEGRAPH_FLAMEGRAPH_H
 #define FLAMEGRAPH_FLAMEGRAPH_H
 
+/* (each header below declares its functions inside extern "C" for C++) */
+
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"      /* TOML 1.0 reader (flamegraph.toml) */
 #include "flamegraph/manifest.h"  /* project discovery and the target model */
-#include "flamegraph/build.h"     /* building a target with debug info */
+#include "flamegraph/builder.h"     /* building a target with debug info */
 #include "flamegraph/elfcheck.h"  /* link layout, debug info, frame pointers */
 #include "flamegraph/record.h"    /* perf / dtrace command lines */
 #include "flamegraph/collapse.h"  /* profiler text -> folded stacks */

@@ -6,7 +6,7 @@
  * source tree), then compile_commands.json (also in build/). Whatever the manifest, the
  * result is one list of targets -- name, kind, executable, default
  * arguments, working directory, environment -- that the build stage
- * (flamegraph/build.h) builds and the CLI profiles.
+ * (flamegraph/builder.h) builds and the CLI profiles.
  *
  * The library never prints: progress lines ("configuring", "up to date",
  * "added -Wl,--no-rosegment") go to the `note` callback, and the build
@@ -62,7 +62,8 @@ int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
 void fg_manifest_loc_release(fg_manifest_loc *loc);
 
 /* Called with one line of progress; may be NULL. */
-typedef void (*fg_note_fn)(void *ctx, const char *line);
+typedef void (*fg_note_cb)(void *ctx, const char *line);
+typedef fg_note_cb fg_note_fn; /* its earlier name */
 
 /* How to open (and, for CMake, configure) a project. */
 typedef struct fg_project_opts {
@@ -80,7 +81,7 @@ typedef struct fg_project_opts {
 	const char *ldflags;        /* the user's $LDFLAGS, or NULL */
 	int jobs;                   /* parallel compile jobs; 0: number of CPUs */
 	bool verbose;               /* note every command run */
-	fg_note_fn note;
+	fg_note_cb note;
 	void *note_ctx;
 } fg_project_opts;
 /* Fields not named are 0, false or NULL. */
@@ -89,17 +90,8 @@ typedef struct fg_project_opts {
 typedef struct fg_project fg_project;
 typedef struct fg_target fg_target; /* owned by its project */
 
-/* Reads the manifest at loc and lists its targets. For CMake this
- * configures the project into the flamegraph build directory (the File API
- * needs a configured tree), for a compile database it compiles every
- * entry there (main is found in the objects' symbol tables); the user's
- * own build trees are never touched. Implemented by the build stage,
- * which runs those tools (src/lib/builder/open.c).
- * Errors: FG_EPARSE (file:line:col), FG_EBUILD (configure failed; CMake's
- * own message went to stderr), FG_EINVAL (unknown feature, listing the
- * known ones), FG_ENOTFOUND. */
-int fg_project_open(fg_project **out, const fg_manifest_loc *loc,
-		    const fg_project_opts *opts);
+/* (a project is opened by the builder, which runs the tools that opening
+ * needs: fg_project_open in flamegraph/builder.h) */
 void fg_project_free(fg_project *p);
 
 const char *fg_project_name(const fg_project *p);

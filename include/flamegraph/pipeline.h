@@ -15,11 +15,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "flamegraph/compare.h"
 #include "flamegraph/git.h"
 #include "flamegraph/manifest.h"
 #include "flamegraph/profile.h"
+#include "flamegraph/regress.h"
 
 #include "flamegraph/api.h"
 
@@ -138,6 +140,67 @@ void fg_pipeline_runs_free(fg_folded **runs, size_t n);
  * the non-zero value after_run returned. */
 int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
 			const fg_project *p, const fg_target *t);
+
+/* flamegraph-build's job in one call: fg_build_and_profile. */
+#define FG_BUILD_PROFILE_OPTS_VERSION 1
+
+typedef struct fg_build_profile_opts {
+	unsigned version;          /* FG_BUILD_PROFILE_OPTS_VERSION */
+	const char *manifest_path; /* a manifest, or a folder holding one,
+				      given by the user (NULL: searched from
+				      the current folder upward) */
+	fg_project_opts project;   /* how the project is opened and built */
+	fg_pipeline_opts run;      /* what runs (target, arguments) and how it
+				      is profiled; run.profile.perfdata set:
+				      render that recording, nothing is
+				      opened, built or run */
+	const char *list;          /* not NULL: describe the project through
+				      on_text instead of profiling: "" the
+				      targets by kind, else the names of the
+				      kind fg_project_names takes */
+	void (*on_text)(void *ctx, const char *text);
+	void *text_ctx;
+	/* Around each profiling run (NULL: nothing), as in
+	 * fg_pipeline_compare_opts: a non-zero return from after_run is
+	 * returned by fg_build_and_profile as it is. */
+	void (*before_run)(void *ctx, const fg_profile_opts *po);
+	int (*after_run)(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			 int err);
+	void *run_ctx;
+	/* compare.rev set: a comparison (fg_pipeline_compare); its loc and
+	 * project are filled in, its hooks are the ones above. */
+	fg_pipeline_compare_opts compare;
+	/* The regression gate of a comparison (gate set): the runs of each
+	 * side judged with gate_opts (unit_name and unit_scale are set to
+	 * milliseconds when the weights are nanoseconds of CPU time), the
+	 * table of the report_top largest changes (0: all) written to
+	 * report_out (a file replaced atomically) or else report_stream
+	 * (NULL: no table). */
+	bool gate;
+	fg_regress_opts gate_opts;
+	enum fg_regress_format report_format;
+	size_t report_top;
+	const char *report_out;
+	FILE *report_stream;
+} fg_build_profile_opts;
+
+/* Sets *opts to the defaults of this version of the library; version is
+ * FG_BUILD_PROFILE_OPTS_VERSION, which the caller was compiled with.
+ * FG_EINVAL for a version this library does not know. */
+int fg_build_profile_opts_init(fg_build_profile_opts *opts, unsigned version);
+
+typedef struct fg_build_profile_result {
+	bool gate_failed;          /* a function grew past gate_opts.fail_above */
+	size_t gate_failures;      /* how many */
+} fg_build_profile_result;
+
+/* Finds the project's manifest, opens the project, lists it (opts->list)
+ * or builds the chosen target with debug info and profiles it (one run,
+ * or a comparison with its gate), writing the outputs of
+ * opts->run.profile. Returns 0, a negative FG_E* code (detail in
+ * fg_error_last; nothing printed), or the non-zero value after_run
+ * returned. */
+int fg_build_and_profile(const fg_build_profile_opts *opts, fg_build_profile_result *res);
 
 FG_API_END
 #ifdef __cplusplus

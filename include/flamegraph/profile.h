@@ -22,8 +22,10 @@
 #include <stdint.h>
 
 #include "flamegraph/alloc.h"
+#include "flamegraph/collapse.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/git.h"
+#include "flamegraph/perfdata.h"
 #include "flamegraph/record.h"
 #include "flamegraph/render.h"
 
@@ -96,7 +98,14 @@ typedef void (*fg_profile_status_cb)(void *ctx, const fg_profile_status *st);
 typedef void (*fg_profile_event_cb)(void *ctx, fg_profile_event kind,
 				    const char *msg, double value);
 
+/* The layout of fg_profile_opts this header describes. A caller sets
+ * its options up with fg_profile_opts_init (or FG_PROFILE_OPTS_INIT),
+ * which records the version it was compiled with; a library of another
+ * layout refuses them instead of misreading them. */
+#define FG_PROFILE_OPTS_VERSION 1
+
 typedef struct fg_profile_opts {
+	unsigned version;         /* FG_PROFILE_OPTS_VERSION */
 	/* How to record: recorder, tool path, -F, -c, --call-graph, --root,
 	 * -z. record.argv/pids/output are filled in from the fields below. */
 	fg_record_opts record;
@@ -209,6 +218,13 @@ typedef struct fg_profile_opts {
 	/* Where the size cap comes from when record.max_size is 0: half the
 	 * free space where the recording goes. UINT64_MAX in record.max_size
 	 * means no cap at all. */
+
+	/* The words of the advice the run writes into its outputs (the
+	 * graph's subtitle: "record with `opts.record.call_graph=fp`..."):
+	 * NULL keeps the library's names of the options; a program passes
+	 * the function that says them with its flags (a malloc'd text, or
+	 * NULL to keep the text as it is). */
+	char *(*words)(const char *text);
 } fg_profile_opts;
 
 /* Whether a run with these options can stream its recording: perf
@@ -218,7 +234,53 @@ typedef struct fg_profile_opts {
  * (perfdata). */
 bool fg_profile_can_stream(const fg_profile_opts *opts);
 
-#define FG_PROFILE_OPTS_INIT { .record = FG_RECORD_OPTS_INIT, .format = FG_OUTPUT_SVG, \
+/* Sets *opts to the defaults (FG_PROFILE_OPTS_INIT); version is
+ * FG_PROFILE_OPTS_VERSION as the caller was compiled. FG_EINVAL for a
+ * version this library does not know. */
+int fg_profile_opts_init(fg_profile_opts *opts, unsigned version);
+
+/* The folder a run with these options records into: the folder of
+ * perfdata_out when it is set, else tmpdir (NULL or "": /tmp). A string
+ * to free, NULL without memory. */
+char *fg_profile_record_dir(const fg_profile_opts *opts);
+
+/* A perf.data recording read into a collapser outside a profiling run
+ * (flamegraph-collapse-perf): natively, or through `perf script` when
+ * asked (perf_script) or when the recording holds what the native reader
+ * does not read yet (a note through on_event says so), as a profiling
+ * run reads its own. */
+#define FG_PERFDATA_READ_OPTS_VERSION 1
+
+typedef struct fg_perfdata_read_opts {
+	unsigned version;            /* FG_PERFDATA_READ_OPTS_VERSION */
+	bool inline_frames;          /* as perf script without --no-inline */
+	bool perf_script;            /* always through perf script */
+	const char *tool;            /* the perf executable (NULL: perf) */
+	const char *buildid_dir;     /* perf's build-id cache (~/.debug), or NULL */
+	const char *debug_cache_dir; /* uncompressed debug copies (NULL: none) */
+	fg_profile_event_cb on_event;/* notes, perf script's warnings (NULL: none) */
+	void *event_ctx;
+	bool lines;                  /* frames as function:line (source lines) */
+} fg_perfdata_read_opts;
+
+/* Sets *opts to the defaults (inline frames, natively); FG_EINVAL for a
+ * version this library does not know. */
+int fg_perfdata_read_opts_init(fg_perfdata_read_opts *opts, unsigned version);
+
+/* Feeds the samples of the recording at path into c. Returns 0 or an
+ * FG_E* code (detail in fg_error_last). */
+int fg_profile_collapse_perfdata(fg_collapser *c, const char *path,
+				 const fg_perfdata_read_opts *opts);
+
+/* The same for a recording read as a stream (named name in messages):
+ * natively only, since perf script cannot be handed the bytes already
+ * read; FG_EINVAL with perf_script or a recording the native reader does
+ * not read yet. */
+int fg_profile_collapse_perfdata_stream(fg_collapser *c, const char *name,
+					fg_perfdata_read_fn read, void *read_ctx,
+					const fg_perfdata_read_opts *opts);
+
+#define FG_PROFILE_OPTS_INIT { .version = FG_PROFILE_OPTS_VERSION, .record = FG_RECORD_OPTS_INIT, .format = FG_OUTPUT_SVG, \
 	.check_elf = true, .render = FG_RENDER_OPTS_INIT, .fix_style = FG_FIX_GENERIC }
 
 typedef struct fg_profile_result {
@@ -251,7 +313,7 @@ typedef struct fg_profile_result {
 				 end of the recording) */
 	uint64_t record_bytes;/* size of the recording */
 	uint64_t max_size;    /* the cap that applied (0: none) */
-	char record_dir[256]; /* where the recording was written */
+	/* (where the recording was written: fg_profile_record_dir) */
 	/* Off-CPU modes (record.mode). samples counts the waits then (and
 	 * the on-CPU samples, hot/cold); the graph's unit is microseconds. */
 	uint64_t off_cpu_waits;  /* waits in the graph */
@@ -310,10 +372,6 @@ typedef struct fg_speedscope_opts {
 /* fg_speedscope_write with the options above. */
 int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *opts, const fg_folded *stacks);
 
-/* The same from folded text ("a;b;c COUNT" lines, len bytes); lines
- * without a count are skipped. */
-int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
-			       const fg_git_info *git);
 
 FG_API_END
 #ifdef __cplusplus

@@ -76,8 +76,10 @@ typedef struct fg_record_opts {
 	const char *tool;        /* perf, dtrace or xctrace executable; NULL:
 				    fg_recorder_tool(recorder). The CLI
 				    passes $PERF / $DTRACE / $XCTRACE here. */
-	unsigned freq;           /* sampling frequency in Hz (-F; default 997;
-				    xctrace's Time Profiler keeps its own) */
+	unsigned freq;           /* sampling frequency in Hz; 0: not set, the
+				    default FG_RECORD_DEFAULT_FREQ (see
+				    fg_record_freq); xctrace's Time Profiler
+				    keeps its own */
 	const char *custom;      /* -c: replaces the default record arguments
 				    ("record -e cycles -g"; a missing leading
 				    "record" is added for perf) */
@@ -118,7 +120,11 @@ typedef struct fg_record_opts {
 	const struct fg_runner *runner;
 } fg_record_opts;
 
-#define FG_RECORD_OPTS_INIT { .recorder = FG_RECORDER_PERF, .freq = 997, \
+/* The sampling frequency when none is set: a prime, so the samples do not
+ * fall into step with a program's own periodic work. */
+#define FG_RECORD_DEFAULT_FREQ 997
+
+#define FG_RECORD_OPTS_INIT { .recorder = FG_RECORDER_PERF, .freq = 0, \
 	.call_graph = FG_CALL_GRAPH_DWARF, .compression_level = -1 }
 
 /* Builds the recorder's command line into *out (a NULL-terminated, malloc'd
@@ -135,6 +141,10 @@ typedef struct fg_record_opts {
  * with xctrace (it records one process), or for a bad custom command;
  * FG_EPARSE for unbalanced quotes in custom/sudo_flags. */
 int fg_record_command(char ***out, const fg_record_opts *opts);
+
+/* The frequency a recording with these options samples at: opts->freq, or
+ * FG_RECORD_DEFAULT_FREQ when it is 0 (not set). */
+unsigned fg_record_freq(const fg_record_opts *opts);
 
 /* Builds `perf script -i PERFDATA [--no-inline] [--show-switch-events]
  * [-F +ip,+sym,+dso,+srcline]` (--show-switch-events for an off-CPU

@@ -33,12 +33,14 @@ typedef struct fg_render_opts {
 	bool reverse;            /* reverse stacks before merging */
 	bool flamechart;         /* keep input order (x = time), no sorting */
 	bool negate;             /* differential: swap the meaning of red/blue */
-	double min_width;        /* px; frames narrower are omitted (default 0.1) */
-	unsigned image_width;    /* px (default 1200) */
-	unsigned frame_height;   /* px (default 16) */
+	double min_width;        /* px; frames narrower are omitted (default
+				    FG_RENDER_DEFAULT_MIN_WIDTH) */
+	unsigned image_width;    /* px (FG_RENDER_DEFAULT_IMAGE_WIDTH) */
+	unsigned frame_height;   /* px (FG_RENDER_DEFAULT_FRAME_HEIGHT) */
 	const char *font_type;   /* default "Verdana" */
-	double font_size;        /* default 12 */
-	double font_width;       /* default 0.59 */
+	double font_size;        /* px (FG_RENDER_DEFAULT_FONT_SIZE) */
+	double font_width;       /* average character width / font size
+				    (FG_RENDER_DEFAULT_FONT_WIDTH) */
 	const char *count_name;  /* default "samples" */
 	const char *name_type;   /* default "Function:" */
 	double factor;           /* multiply counts (default 1) */
@@ -66,9 +68,18 @@ typedef struct fg_render_opts {
 				     bytes stay those of the input */
 } fg_render_opts;
 
+/* The defaults of the graph's geometry (plain literals, so that programs
+ * can also quote them in their help). */
+#define FG_RENDER_DEFAULT_MIN_WIDTH 0.1
+#define FG_RENDER_DEFAULT_IMAGE_WIDTH 1200
+#define FG_RENDER_DEFAULT_FRAME_HEIGHT 16
+#define FG_RENDER_DEFAULT_FONT_SIZE 12
+#define FG_RENDER_DEFAULT_FONT_WIDTH 0.59
+
 /* Fields not named are 0, false or NULL (their documented defaults). */
-#define FG_RENDER_OPTS_INIT { .min_width = 0.1, .image_width = 1200, .frame_height = 16, \
-	.font_size = 12.0, .font_width = 0.59, .factor = 1.0 }
+#define FG_RENDER_OPTS_INIT { .min_width = FG_RENDER_DEFAULT_MIN_WIDTH, \
+	.image_width = FG_RENDER_DEFAULT_IMAGE_WIDTH, .frame_height = FG_RENDER_DEFAULT_FRAME_HEIGHT, \
+	.font_size = FG_RENDER_DEFAULT_FONT_SIZE, .font_width = FG_RENDER_DEFAULT_FONT_WIDTH, .factor = 1.0 }
 
 /* Writes the SVG of f to out. With no samples it still writes an SVG that
  * says so and returns FG_ENODATA. */

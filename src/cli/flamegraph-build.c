@@ -10,9 +10,7 @@
 #include "cli/common/signals.h"
 #include "cli/common/opts.h"
 #include "cli/common/profile_opts.h"
-#include "flamegraph/build.h"
 #include "flamegraph/error.h"
-#include "flamegraph/manifest.h"
 #include "flamegraph/pipeline.h"
 
 static struct {
@@ -22,8 +20,8 @@ static struct {
 	fg_strlist features, defines;
 } o;
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
-static fg_project_opts proj = FG_PROJECT_OPTS_INIT;            /* the rows fill */
-static fg_pipeline_compare_opts cmp = FG_PIPELINE_COMPARE_OPTS_INIT; /* these two */
+static fg_build_profile_opts bo;                                /* the rows fill its
+								   project and compare */
 static fg_gate_cli gate = FG_GATE_CLI_INIT;                     /* --compare's gate */
 static long long repeat = -1;                                   /* -1: not given */
 
@@ -55,7 +53,7 @@ static const fg_option options[] = {
 	{ FG_OPT_CALLBACK_, 0, "unit-bench", &o.unit_bench, "NAME",
 	  "run bench executable NAME directly; arguments after -- are its filter",
 	  FG_OPTF_OPTARG, unit_bench_cb, NULL, "unit-bench" },
-	FG_OPT_STRING('p', "package", &proj.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
+	FG_OPT_STRING('p', "package", &bo.project.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, meson.build, configure(.ac), Makefile or compile_commands.json, or a folder holding one (a Meson build folder too)"),
 	FG_OPT_BOOL(0, "list", &o.list, "list the targets by kind and exit"),
@@ -63,20 +61,20 @@ static const fg_option options[] = {
 		      "print the project's names of KIND, one per line (for scripts and completions), and exit"),
 	FG_OPT_GROUP("Build"),
 	FG_OPT_LIST_NAMED('f', "features", &o.features, "A,B", "feature", "features to enable (CMake: BOOL options; Meson: boolean and feature options; autotools: --enable-A)"),
-	FG_OPT_BOOL(0, "no-default-features", &proj.no_default_features, "turn the default features off"),
-	FG_OPT_BOOL(0, "all-features", &proj.all_features, "turn every feature on"),
+	FG_OPT_BOOL(0, "no-default-features", &bo.project.no_default_features, "turn the default features off"),
+	FG_OPT_BOOL(0, "all-features", &bo.project.all_features, "turn every feature on"),
 	FG_OPT_BOOL(0, "dev", &o.dev, "build with the dev profile (-O0 -g)"),
 	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
-	FG_OPT_STRING(0, "build-dir", &proj.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE, or SYSTEM/PROFILE when another build system is found first)"),
+	FG_OPT_STRING(0, "build-dir", &bo.project.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE, or SYSTEM/PROFILE when another build system is found first)"),
 	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry, Meson option or configure option --NAME=VALUE (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
 		      "render a kept recording (--perfdata-out) with new graph options; nothing is built or run"),
-	FG_OPT_STRING(0, "compare", &cmp.rev, "REV",
+	FG_OPT_STRING(0, "compare", &bo.compare.rev, "REV",
 		      "also build and profile git revision REV; write a differential graph (red: grew, blue: shrank)"),
-	FG_OPT_BOOL(0, "compare-outputs", &cmp.side_outputs,
+	FG_OPT_BOOL(0, "compare-outputs", &bo.compare.side_outputs,
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_GATE_CLI_ROWS(gate),
 	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc, unless sampled). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
@@ -113,23 +111,14 @@ static void note(void *ctx, const char *line)
 	fg_notef("%s", line);
 }
 
-/* --perfdata: the graph of a kept recording; no manifest, no build. */
-static int render_perfdata(int npos, int dashdash, char **argv)
+/* --list, --list-names: the library's words said with our flags */
+static void print_text(void *ctx, const char *text)
 {
-	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
-	int code;
+	char *said = fg_cli_words(text);
 
-	if (cmp.rev || o.list || dashdash > 0 || npos > 0) {
-		fg_errorf(dashdash > 0 || npos > 0 ? "--perfdata renders a recording: program "
-			  "arguments ('%s') have no use" : "--perfdata renders a recording; it cannot "
-			  "be combined with --%s", dashdash > 0 || npos > 0 ? argv[0] :
-			  cmp.rev ? "compare" : "list");
-		return FG_EXIT_USAGE;
-	}
-	if ((code = fg_profile_cli_apply(&po, &pc)))
-		return code;
-	po.perfdata = o.perfdata;
-	return fg_profile_cli_run(&po, &pc);
+	(void)ctx;
+	fputs(said ? said : text, stdout);
+	free(said);
 }
 
 /* The target the selection options name (the first of them). */
@@ -150,68 +139,52 @@ static fg_pipeline_target chosen(void)
 				     .unit_test = o.unit_test_given };
 }
 
-/* Whether the folded weights are nanoseconds of CPU time: perf's
- * cpu-clock, which a custom command or an off-CPU mode replaces. */
-static bool weights_are_ns(const fg_profile_opts *po)
+/* The options that contradict each other or need another; 0 or the exit
+ * code after a usage error. */
+static int check_usage(int npos, int dashdash, char **argv)
 {
-	return po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
-	       po->record.mode == FG_RECORD_ON_CPU;
-}
-
-static int compare(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t,
-		   const fg_manifest_loc *loc)
-{
-	fg_folded **before = NULL, **after = NULL;
-	int r, code = 0;
-
-	cmp.build_dir = proj.build_dir;
-	cmp.loc = loc;
-	cmp.project = &proj;
-	/* a gate judges several runs a side, but allocation counts are the
-	 * same every run: one is enough (sampled ones vary: five, as for
-	 * CPU time) */
-	cmp.repeat = repeat > 0 ? (size_t)repeat :
-		gate.fail_above && (!pc.alloc.on || pc.alloc_sample) ? 5 : 1;
-	if (fg_gate_cli_wanted(&gate)) {
-		cmp.before_out = &before;
-		cmp.after_out = &after;
+	if (o.perfdata && (bo.compare.rev || o.list || dashdash > 0 || npos > 0)) {
+		fg_errorf(dashdash > 0 || npos > 0 ? "--perfdata renders a recording: program "
+			  "arguments ('%s') have no use" : "--perfdata renders a recording; it cannot "
+			  "be combined with --%s", dashdash > 0 || npos > 0 ? argv[0] :
+			  bo.compare.rev ? "compare" : "list");
+		return FG_EXIT_USAGE;
 	}
-	fg_profile_cli_compare_hooks(&cmp, &pc);
-	if ((r = fg_pipeline_compare(pl, &cmp, p, t)))
-		return r > 0 ? r : fg_die_lib(r);
-	fg_profile_cli_open_graph(&pl->profile, &pc);
-	/* the gate judges the runs once the graph is written */
-	if (before && after &&
-	    (r = fg_gate_cli_run(&gate, before, cmp.repeat, after, cmp.repeat,
-				 weights_are_ns(&pl->profile), &code)))
-		code = fg_die_lib(r);
-	fg_pipeline_runs_free(before, cmp.repeat);
-	fg_pipeline_runs_free(after, cmp.repeat);
-	return code;
+	if (o.perfdata)
+		return 0;
+	if (o.release && (o.dev || (o.profile && strcmp(o.profile, "release")))) {
+		fg_errorf("-r/--release and %s%s ask for two profiles — give one of them",
+			  o.dev ? "--dev" : "--profile ", o.dev ? "" : o.profile);
+		return FG_EXIT_USAGE;
+	}
+	return 0;
 }
 
-static int profile(const fg_pipeline_opts *pl, const fg_project *p, const fg_target *t)
+static int check_compare(void)
 {
-	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
-	int r = fg_pipeline_job_init(&job, pl, p, t);
-	int code = r ? fg_die_lib(r) : fg_profile_cli_run(&job.profile, &pc);
-
-	fg_pipeline_job_release(&job);
-	return code;
+	if ((fg_gate_cli_wanted(&gate) || repeat != -1) && !bo.compare.rev) {
+		fg_errorf("--fail-above, --gate-on, --watch, --report and --repeat need a comparison — "
+			  "add --compare REV");
+		return FG_EXIT_USAGE;
+	}
+	if (repeat != -1 && (repeat < 1 || repeat > 1000)) {
+		fg_errorf("--repeat: %lld is not a number of runs — give 1 to 1000 (5 is the default "
+			  "with --fail-above)", repeat);
+		return FG_EXIT_USAGE;
+	}
+	return fg_gate_cli_apply(&gate) ? FG_EXIT_USAGE : 0;
 }
 
 int cmd_flamegraph_build(int argc, char **argv)
 {
-	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
-	fg_pipeline_opts pl = FG_PIPELINE_OPTS_INIT;
-	fg_project *p = NULL;
-	const fg_target *t = NULL;
-	fg_build_result br = FG_BUILD_RESULT_INIT;
+	fg_build_profile_result res;
 	fg_strlist feats = FG_STRLIST_INIT;
 	int npos = 0, dashdash = 0, r, code = 0;
 
 	fg_diag_init(cli.prog);
 	fg_cli_signals_init();
+	if (fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION))
+		return fg_die_lib(FG_EINVAL);
 	if ((r = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)))
 		return r == FG_OPTS_EXIT ? 0 : FG_EXIT_USAGE;
 	if (o.unit_test_given && o.unit_bench_given) {
@@ -226,73 +199,40 @@ int cmd_flamegraph_build(int argc, char **argv)
 		fg_errorf("unexpected argument '%s' — program arguments go after --", argv[0]);
 		return FG_EXIT_USAGE;
 	}
-	if (o.perfdata) {
-		code = render_perfdata(npos, dashdash, argv);
+	if ((code = check_usage(npos, dashdash, argv)) ||
+	    (code = fg_profile_cli_apply(&bo.run.profile, &pc)) ||
+	    (!o.perfdata && (code = check_compare())))
 		goto done;
-	}
-	if (o.release && (o.dev || (o.profile && strcmp(o.profile, "release")))) {
-		fg_errorf("-r/--release and %s%s ask for two profiles — give one of them",
-			  o.dev ? "--dev" : "--profile ", o.dev ? "" : o.profile);
-		code = FG_EXIT_USAGE;
-		goto done;
-	}
-	if ((code = fg_profile_cli_apply(&pl.profile, &pc)))
-		goto done;
-	if ((fg_gate_cli_wanted(&gate) || repeat != -1) && !cmp.rev) {
-		fg_errorf("--fail-above, --gate-on, --watch, --report and --repeat need a comparison — "
-			  "add --compare REV");
-		code = FG_EXIT_USAGE;
-		goto done;
-	}
-	if (repeat != -1 && (repeat < 1 || repeat > 1000)) {
-		fg_errorf("--repeat: %lld is not a number of runs — give 1 to 1000 (5 is the default "
-			  "with --fail-above)", repeat);
-		code = FG_EXIT_USAGE;
-		goto done;
-	}
-	if (fg_gate_cli_apply(&gate)) {
-		code = FG_EXIT_USAGE;
-		goto done;
-	}
 	if (fg_strlist_split_commas(&feats, &o.features)) {
 		code = fg_die_lib(FG_ENOMEM);
 		goto done;
 	}
-	proj.profile = o.profile ? o.profile : o.dev ? "dev" : "release";
-	proj.features = feats.items;
-	proj.nfeatures = feats.count;
-	proj.defines = o.defines.items;
-	proj.ndefines = o.defines.count;
-	proj.cc = getenv("CC");
-	proj.cflags = getenv("CFLAGS");
-	proj.ldflags = getenv("LDFLAGS");
-	proj.verbose = pc.verbose;
-	proj.note = note;
-	pl.target = chosen();
-	if ((r = fg_manifest_find(&loc, o.manifest ? o.manifest : ".", o.manifest != NULL)) ||
-	    (r = fg_project_open(&p, &loc, &proj))) {
-		code = fg_die_lib(r);
-		goto done;
-	}
-	if (o.list || o.list_names) {
-		char *text = o.list_names ? fg_project_names(p, o.list_names) : fg_project_describe(p);
-		if (!text || fg_cli_check_memory())
-			code = fg_die_lib(FG_ENOMEM);
-		else
-			fputs(text, stdout);
-		free(text);
-		goto done;
-	}
-	if ((r = fg_pipeline_select(&t, p, &pl.target)) || (r = fg_project_build(p, t, &br))) {
-		code = fg_die_lib(r);
-		goto done;
-	}
-	pl.args = (const char *const *)argv + dashdash;
-	pl.nargs = (size_t)(npos - dashdash);
-	code = cmp.rev ? compare(&pl, p, t, &loc) : profile(&pl, p, t);
+	bo.manifest_path = o.manifest;
+	bo.project.profile = o.profile ? o.profile : o.dev ? "dev" : "release";
+	bo.project.features = feats.items;
+	bo.project.nfeatures = feats.count;
+	bo.project.defines = o.defines.items;
+	bo.project.ndefines = o.defines.count;
+	bo.project.cc = getenv("CC");
+	bo.project.cflags = getenv("CFLAGS");
+	bo.project.ldflags = getenv("LDFLAGS");
+	bo.project.verbose = pc.verbose;
+	bo.project.note = note;
+	bo.list = o.list_names ? o.list_names : o.list ? "" : NULL;
+	bo.on_text = print_text;
+	bo.run.profile.perfdata = o.perfdata;
+	bo.run.target = chosen();
+	bo.run.args = (const char *const *)argv + dashdash;
+	bo.run.nargs = (size_t)(npos - dashdash);
+	/* a gate judges several runs a side, but allocation counts are the
+	 * same every run: one is enough (sampled ones vary: five, as for
+	 * CPU time) */
+	bo.compare.repeat = repeat > 0 ? (size_t)repeat :
+		gate.fail_above && (!pc.alloc.on || pc.alloc_sample) ? 5 : 1;
+	fg_gate_cli_build_opts(&gate, &bo);
+	fg_profile_cli_build_hooks(&bo, &pc);
+	code = fg_profile_cli_build_done(&bo, &pc, &res, fg_build_and_profile(&bo, &res));
 done:
-	fg_project_free(p);
-	fg_manifest_loc_release(&loc);
 	fg_strlist_release(&feats);
 	fg_profile_cli_release(&pc);
 	fg_gate_cli_release(&gate);

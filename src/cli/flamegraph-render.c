@@ -46,7 +46,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 	const char *output = "-";
 	bool inverted = false, reverse = false, flamechart = false, hash = false;
 	bool deterministic = false, negate = false;
-	long long width = 1200, height = 16;
+	long long width = FG_RENDER_DEFAULT_IMAGE_WIDTH, height = FG_RENDER_DEFAULT_FRAME_HEIGHT;
 	fg_strlist base = FG_STRLIST_INIT;
 	fg_cli_min_width mw = { 0, false, false };
 	fg_cli_render_aliases al = { 0 };
@@ -64,12 +64,12 @@ int cmd_flamegraph_render(int argc, char **argv)
 		FG_OPT_BOOL(0, "reverse", &reverse, "reverse each stack (leaf first) before merging"),
 		FG_OPT_BOOL(0, "flamechart", &flamechart, "flame chart: keep input order (x is time), no sorting"),
 		FG_OPT_LIST(0, "base", &base, "SYM", "root the graph at SYM: cut stacks before it, drop stacks without it (repeatable)"),
-		FG_OPT_MIN_WIDTH(&mw, "omit frames narrower than PX pixels (default 0.1), or than N% of the width"),
-		FG_OPT_INT(0, "image-width", &width, "PX", "image width in pixels (default 1200)"),
-		FG_OPT_INT(0, "frame-height", &height, "PX", "height of each frame in pixels (default 16)"),
+		FG_OPT_MIN_WIDTH(&mw, "omit frames narrower than PX pixels (default " FG_OPT_STR(FG_RENDER_DEFAULT_MIN_WIDTH) "), or than N% of the width"),
+		FG_OPT_INT(0, "image-width", &width, "PX", "image width in pixels (default " FG_OPT_STR(FG_RENDER_DEFAULT_IMAGE_WIDTH) ")"),
+		FG_OPT_INT(0, "frame-height", &height, "PX", "height of each frame in pixels (default " FG_OPT_STR(FG_RENDER_DEFAULT_FRAME_HEIGHT) ")"),
 		FG_OPT_STRING(0, "font-type", &ro.font_type, "FONT", "font family (default Verdana)"),
-		FG_OPT_DOUBLE(0, "font-size", &ro.font_size, "SIZE", "font size in pixels (default 12)"),
-		FG_OPT_DOUBLE(0, "font-width", &ro.font_width, "RATIO", "average character width / font size, for label fitting (default 0.59)"),
+		FG_OPT_DOUBLE(0, "font-size", &ro.font_size, "SIZE", "font size in pixels (default " FG_OPT_STR(FG_RENDER_DEFAULT_FONT_SIZE) ")"),
+		FG_OPT_DOUBLE(0, "font-width", &ro.font_width, "RATIO", "average character width / font size, for label fitting (default " FG_OPT_STR(FG_RENDER_DEFAULT_FONT_WIDTH) ")"),
 		FG_OPT_DOUBLE(0, "total", &ro.total, "N", "width of the graph in samples, to compare graphs at one scale"),
 		FG_OPT_GROUP("Colours"),
 		FG_OPT_CHOICE(0, "palette", &ro.palette, "NAME", fg_render_palettes,

@@ -7,29 +7,29 @@ check_exit "the source tree follows the dependency rule" 0 bash "$layers" "$FG_S
 check_contains "the checker says what it checked" out 'no violation'
 check_not_contains "no violation printed" out '^src/|^include/|^cycle'
 
-# A tree that follows the rule: util <- stages <- profile <- cli, public
+# A tree that follows the rule: util <- stages <- run <- cli, public
 # headers in include/flamegraph/, the shared project model.
 clean_tree() {
 	rm -rf "$1"
 	mkdir -p "$1"/src/util "$1"/src/cli "$1"/include/flamegraph \
-		"$1"/src/lib/manifest "$1"/src/lib/builder "$1"/src/lib/profile "$1"/src/lib/fold
+		"$1"/src/lib/manifest "$1"/src/lib/builder "$1"/src/lib/run "$1"/src/lib/fold
 	printf '#include "util/strbuf.h"\n' >"$1"/src/util/strbuf.c
 	printf '/* strbuf */\n' >"$1"/src/util/strbuf.h
 	printf '#include "flamegraph/error.h"\n' >"$1"/src/util/error.c
 	printf '/* errors */\n' >"$1"/include/flamegraph/error.h
 	printf '#include "flamegraph/api.h"\n' >"$1"/include/flamegraph/manifest.h
-	printf '#include "flamegraph/manifest.h"\n' >"$1"/include/flamegraph/build.h
+	printf '#include "flamegraph/manifest.h"\n' >"$1"/include/flamegraph/builder.h
 	printf '/* api */\n' >"$1"/include/flamegraph/api.h
 	printf '#include "flamegraph/folded.h"\n' >"$1"/include/flamegraph/render.h
 	printf '/* folded */\n' >"$1"/include/flamegraph/folded.h
 	printf '#include "flamegraph/manifest.h"\n#include "util/strbuf.h"\n' >"$1"/src/lib/manifest/project.h
 	printf '#include "lib/manifest/project.h"\n#include "lib/manifest/reader.h"\n' >"$1"/src/lib/manifest/cmake.c
 	printf '/* private */\n' >"$1"/src/lib/manifest/reader.h
-	printf '#include "flamegraph/build.h"\n#include "lib/manifest/project.h"\n' >"$1"/src/lib/builder/build.c
+	printf '#include "flamegraph/builder.h"\n#include "lib/manifest/project.h"\n' >"$1"/src/lib/builder/build.c
 	printf '#include "flamegraph/folded.h"\n#include "folded_impl.h"\n' >"$1"/src/lib/fold/folded.c
 	printf '/* private */\n' >"$1"/src/lib/fold/folded_impl.h
-	printf '#include "flamegraph/build.h"\n#include "flamegraph/render.h"\n' >"$1"/src/lib/profile/profile.c
-	printf '#include "flamegraph/build.h"\n#include "util/strbuf.h"\n' >"$1"/src/cli/prog.c
+	printf '#include "flamegraph/builder.h"\n#include "flamegraph/render.h"\n' >"$1"/src/lib/run/profile.c
+	printf '#include "flamegraph/builder.h"\n#include "util/strbuf.h"\n' >"$1"/src/cli/prog.c
 }
 
 # expect_violation WHAT TREE PATTERN: the checker fails on TREE, and its
@@ -75,14 +75,14 @@ expect_violation "a stage including another's private header" "$t" \
 	'^src/lib/builder/build.c:3: stage builder includes src/lib/manifest/reader.h, a private header of stage manifest'
 
 clean_tree "$t"
-printf '#include "../fold/folded_impl.h"\n' >>"$t"/src/lib/profile/profile.c
+printf '#include "../fold/folded_impl.h"\n' >>"$t"/src/lib/run/profile.c
 expect_violation "a relative include of another stage's private header" "$t" \
-	'^src/lib/profile/profile.c:3: stage profile includes src/lib/fold/folded_impl.h, a private header'
+	'^src/lib/run/profile.c:3: stage run includes src/lib/fold/folded_impl.h, a private header'
 
 clean_tree "$t"
-printf '#include "flamegraph/build.h"\n' >>"$t"/src/lib/manifest/project.h
+printf '#include "flamegraph/builder.h"\n' >>"$t"/src/lib/manifest/project.h
 expect_violation "a cycle through public headers" "$t" '^cycle between stage folders: builder, manifest$'
-check_contains "the cycle's edges are shown" out 'manifest -> builder: src/lib/manifest/project.h:3 includes include/flamegraph/build.h'
+check_contains "the cycle's edges are shown" out 'manifest -> builder: src/lib/manifest/project.h:3 includes include/flamegraph/builder.h'
 
 clean_tree "$t"
 printf '#include "flamegraph/render.h"\n' >>"$t"/include/flamegraph/folded.h
@@ -91,12 +91,36 @@ expect_violation "a cycle of two public headers" "$t" '^cycle between stage fold
 clean_tree "$t"
 mkdir -p "$t"/src/lib/render
 printf '#include "flamegraph/render.h"\n' >"$t"/src/lib/render/render.c
-printf '#include "flamegraph/build.h"\n' >>"$t"/src/lib/fold/folded.c
+printf '#include "flamegraph/builder.h"\n' >>"$t"/src/lib/fold/folded.c
 printf '#include "flamegraph/render.h"\n' >>"$t"/src/lib/manifest/cmake.c
 expect_violation "a cycle of three stages" "$t" '^cycle between stage folders: builder, fold, manifest, render$'
 
 clean_tree "$t"
-printf '#include "lib/profile/profile.h"\n' >>"$t"/src/lib/fold/folded.c
-printf '/* orchestration */\n' >"$t"/src/lib/profile/profile.h
+printf '#include "lib/run/profile.h"\n' >>"$t"/src/lib/fold/folded.c
+printf '/* orchestration */\n' >"$t"/src/lib/run/profile.h
 expect_violation "a stage including the orchestration" "$t" \
-	'^src/lib/fold/folded.c:3: stage fold includes src/lib/profile/profile.h of the orchestration'
+	'^src/lib/fold/folded.c:3: stage fold includes src/lib/run/profile.h of the orchestration'
+
+# the programs: a whole job through its entry point, filters through their
+# stage, nothing private of the library
+clean_tree "$t"
+printf '/* profile */\n' >"$t"/include/flamegraph/profile.h
+printf '/* pipeline */\n' >"$t"/include/flamegraph/pipeline.h
+printf '#include "flamegraph/error.h"\n#include "flamegraph/profile.h"\n' >"$t"/src/cli/flamegraph.c
+printf '#include "flamegraph/error.h"\n#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/flamegraph-build.c
+printf '#include "flamegraph/render.h"\n' >"$t"/src/cli/flamegraph-render.c
+check_exit "programs through their entry points and stages pass" 0 bash "$layers" "$t"
+printf '#include "flamegraph/builder.h"\n' >>"$t"/src/cli/flamegraph-build.c
+expect_violation "flamegraph-build calling a stage itself" "$t" \
+	'^src/cli/flamegraph-build.c:3: the program includes include/flamegraph/builder.h: a program of a whole job includes its entry point.s header \(pipeline.h\)'
+
+clean_tree "$t"
+printf '/* pipeline */\n' >"$t"/include/flamegraph/pipeline.h
+printf '#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/flamegraph-render.c
+expect_violation "a filter calling the orchestration" "$t" \
+	'^src/cli/flamegraph-render.c:1: the filter program includes include/flamegraph/pipeline.h'
+
+clean_tree "$t"
+printf '#include "lib/manifest/project.h"\n' >>"$t"/src/cli/prog.c
+expect_violation "a program including a private header of the library" "$t" \
+	'^src/cli/prog.c:3: the program includes src/lib/manifest/project.h, a private header'

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 #include "lib/builder/compdb_link.h"

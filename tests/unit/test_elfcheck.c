@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "util/input.h"

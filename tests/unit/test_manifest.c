@@ -107,7 +107,7 @@ static void nothing_found_says_where(void **state)
 	put("none/x.txt", "");
 	assert_int_equal(fg_manifest_find(&loc, at("none"), true), FG_ENOTFOUND);
 	assert_non_null(strstr(fg_error_last(), at("none")));
-	assert_non_null(strstr(fg_error_last(), "manifest-path"));
+	assert_non_null(strstr(fg_error_last(), "`opts.manifest_path`"));
 	assert_int_equal(fg_manifest_find(&loc, at("missing"), true), FG_ENOTFOUND);
 	assert_int_equal(fg_manifest_find(&loc, at("none/x.txt"), true), FG_EINVAL);
 	assert_non_null(strstr(fg_error_last(), "not a manifest"));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
 #include "flamegraph/profile.h"
@@ -283,6 +284,82 @@ static void test_custom_command_run(void **state)
 	fake_release_all(&f);
 }
 
+/* A custom command replaces perf's arguments: a frequency set beside it
+ * is refused before anything runs, even the default one set explicitly;
+ * a frequency left unset is no conflict. */
+static void test_custom_command_explicit_freq(void **state)
+{
+	fake f = { .n = 0 };
+	fg_runner r = runner_for(&f);
+	fg_profile_opts po = FG_PROFILE_OPTS_INIT;
+	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+
+	(void)state;
+	assert_int_equal(po.record.freq, 0);
+	assert_int_equal(fg_record_freq(&po.record), FG_RECORD_DEFAULT_FREQ);
+	base_opts(&po, &r);
+	po.record.custom = "record -g";
+	po.record.freq = FG_RECORD_DEFAULT_FREQ;
+	po.format = FG_OUTPUT_NONE;
+	po.output = NULL;
+	assert_int_equal(fg_profile_run(&po, &res), FG_EINVAL);
+	assert_int_equal(f.n, 0);
+	/* the library names its option fields, not the programs' flags */
+	assert_non_null(strstr(fg_error_last(), "`opts.record.custom`"));
+	assert_null(strstr(fg_error_last(), "--"));
+	fake_release_all(&f);
+}
+
+/* fg_build_and_profile: options of another layout are refused; --list
+ * through the entry point hands the project's description to on_text,
+ * and names the missing features in the library's words. */
+static void collect_text(void *ctx, const char *text)
+{
+	fg_strbuf_addstr(ctx, text);
+}
+
+static void test_build_and_profile_entry(void **state)
+{
+	fg_build_profile_opts bo;
+	fg_build_profile_result res;
+	fg_strbuf text = FG_STRBUF_INIT;
+	char dir[256], path[300];
+	FILE *f;
+
+	(void)state;
+	memset(&bo, 0, sizeof(bo));
+	assert_int_equal(fg_build_and_profile(&bo, &res), FG_EINVAL);
+	assert_int_equal(fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION + 1), FG_EINVAL);
+	assert_int_equal(fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION), 0);
+	assert_int_equal(bo.run.profile.version, FG_PROFILE_OPTS_VERSION);
+	assert_int_equal(bo.run.profile.render.image_width, FG_RENDER_DEFAULT_IMAGE_WIDTH);
+
+	snprintf(dir, sizeof(dir), "%s/fgentryXXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/flamegraph.toml", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("[package]\nname = \"demo\"\n[features]\nfast = []\n"
+	      "[[bin]]\nname = \"demo\"\nsources = [\"demo.c\"]\n"
+	      "[[bin]]\nname = \"quick\"\nsources = [\"demo.c\"]\nrequired-features = [\"fast\"]\n", f);
+	fclose(f);
+	bo.manifest_path = dir;
+	bo.list = "";
+	bo.on_text = collect_text;
+	bo.text_ctx = &text;
+	if (fg_build_and_profile(&bo, &res))
+		fail_msg("%s", fg_error_last());
+	assert_non_null(strstr(text.buf, "demo"));
+	assert_non_null(strstr(text.buf, "quick (needs `opts.features` fast)"));
+	assert_false(res.gate_failed);
+	fg_strbuf_reset(&text);
+	bo.list = "bin";
+	assert_int_equal(fg_build_and_profile(&bo, &res), 0);
+	assert_string_equal(text.buf, "demo\nquick\n");
+	fg_strbuf_release(&text);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* --post-process: the command is split like a shell and its output
  * replaces the stacks; the JSON output comes from the stacks as data. */
 static void test_post_process_json(void **state)
@@ -413,6 +490,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attach_run),
 		cmocka_unit_test(test_custom_command_run),
+		cmocka_unit_test(test_custom_command_explicit_freq),
+		cmocka_unit_test(test_build_and_profile_entry),
 		cmocka_unit_test(test_post_process_json),
 		cmocka_unit_test(test_job),
 	};

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 

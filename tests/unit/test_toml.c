@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "util/strbuf.h"
 
 static const char manifest[] =

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 
@@ -233,13 +234,13 @@ static void required_features(void **state)
 	(void)state;
 	assert_int_equal(open_text(&p, text, &opts), 0);
 	list = fg_project_describe(p);
-	assert_non_null(strstr(list, "bench    fast (needs --features simd,lto)\n"));
+	assert_non_null(strstr(list, "bench    fast (needs `opts.features` simd,lto)\n"));
 	assert_non_null(strstr(list, "bin      app\n"));
 	free(list);
 	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BENCH, "fast"), FG_EINVAL);
 	assert_null(t);
 	assert_non_null(strstr(fg_error_last(), "bench 'fast' requires the features simd,lto"));
-	assert_non_null(strstr(fg_error_last(), "add --features simd,lto"));
+	assert_non_null(strstr(fg_error_last(), "add `opts.features` simd,lto"));
 	assert_int_equal(fg_project_select(&t, p, FG_TARGET_BIN, NULL), 0);
 	fg_project_free(p);
 

@@ -19,6 +19,12 @@ enum {
 	FG_EXIT_SIGNAL_BASE = 128,
 };
 
+/* text with the library's names of option fields (in backquotes, as
+ * `opts.perfdata_out` or `opts.record.call_graph=fp`) said with our flags instead
+ * (--perfdata-out, --call-graph fp); malloc'd, NULL without memory.
+ * fg_errorf, fg_warnf and fg_notef say every message this way. */
+char *fg_cli_words(const char *text);
+
 /* Sets the program name used as the message prefix. */
 void fg_diag_init(const char *prog);
 const char *fg_diag_prog(void);

@@ -54,6 +54,11 @@ typedef struct fg_option {
 				target, feature or profile names) */
 } fg_option;
 
+/* A number macro as a string literal, for help texts that quote a
+ * library default (FG_OPT_STR(FG_RECORD_DEFAULT_FREQ) is "997"). */
+#define FG_OPT_STR_(x) #x
+#define FG_OPT_STR(x) FG_OPT_STR_(x)
+
 #define FG_OPT_END() { FG_OPT_END_, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
 #define FG_OPT_GROUP(title) { FG_OPT_GROUP_, 0, NULL, NULL, NULL, title, 0, NULL, NULL, NULL }
 #define FG_OPT_BOOL(s, l, t, h) { FG_OPT_BOOL_, s, l, t, NULL, h, 0, NULL, NULL, NULL }

@@ -9,7 +9,7 @@
 #include "cli/common/perfdata_cli.h"
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
-#include "flamegraph/record.h"
+#include "flamegraph/profile.h"
 #include "util/input.h"
 #include "util/strbuf.h"
 
@@ -27,28 +27,32 @@ bool fg_cli_is_perfdata(const char *path)
 	return yes;
 }
 
-static int feed(void *ctx, const char *buf, size_t len)
+/* The library's notes and perf script's warnings on stderr. */
+static void on_event(void *ctx, fg_profile_event kind, const char *msg, double value)
 {
-	return fg_collapser_feed(ctx, buf, len);
+	bool quiet = *(const bool *)ctx;
+
+	(void)value;
+	if (kind == FG_PROFILE_WARNING)
+		fg_warnf("%s", msg);
+	else if (kind == FG_PROFILE_NOTE && !quiet)
+		fg_notef("%s", msg);
 }
 
-static void on_perf_line(void *ctx, fg_record_event ev, const char *line, double elapsed,
-			 uint64_t bytes)
+/* How a recording is read, as the options say: $PERF, perf's build-id
+ * cache and the copies of compressed debug files. */
+static void read_opts(fg_perfdata_read_opts *o, const fg_collapse_opts *co, bool force_script,
+		      const bool *quiet)
 {
-	(void)ctx;
-	(void)elapsed;
-	(void)bytes;
-	if (ev == FG_RECORD_WARNING && line)
-		fg_warnf("perf script: %s", line);
-}
-
-static int through_perf_script(fg_collapser *c, const char *path, const fg_collapse_opts *co)
-{
-	fg_record_opts rec = FG_RECORD_OPTS_INIT;
-
-	rec.tool = getenv("PERF");
-	rec.script_lines = co->lines;
-	return fg_record_script_stream(&rec, path, !co->inline_frames, feed, c, on_perf_line, NULL);
+	fg_perfdata_read_opts_init(o, FG_PERFDATA_READ_OPTS_VERSION);
+	o->inline_frames = co->inline_frames;
+	o->lines = co->lines;
+	o->perf_script = force_script;
+	o->tool = getenv("PERF");
+	o->buildid_dir = fg_cli_buildid_dir();
+	o->debug_cache_dir = fg_cli_debug_cache_dir();
+	o->on_event = on_event;
+	o->event_ctx = (void *)quiet;
 }
 
 const char *fg_cli_buildid_dir(void)
@@ -81,32 +85,10 @@ const char *fg_cli_debug_cache_dir(void)
 int fg_cli_collapse_perfdata(fg_collapser *c, const char *path, const fg_collapse_opts *co,
 			     bool force_script, bool quiet)
 {
-	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
-	fg_perfdata *r = NULL;
-	const char *why;
-	int err;
+	fg_perfdata_read_opts o;
 
-	if (force_script)
-		return through_perf_script(c, path, co);
-	opts.inline_frames = co->inline_frames;
-	opts.lines = co->lines;
-	opts.buildid_dir = fg_cli_buildid_dir();
-	opts.cache_dir = fg_cli_debug_cache_dir();
-	if ((err = fg_perfdata_open(&r, path, &opts)))
-		goto done;
-	if ((why = fg_perfdata_unsupported(r))) {
-		if (!quiet)
-			fg_notef("%s holds %s, which the native reader does not read yet: using perf "
-				 "script", path, why);
-		fg_perfdata_free(r);
-		r = NULL;
-		err = through_perf_script(c, path, co);
-		goto done;
-	}
-	err = fg_perfdata_collapse(r, c);
-done:
-	fg_perfdata_free(r);
-	return err;
+	read_opts(&o, co, force_script, &quiet);
+	return fg_profile_collapse_perfdata(c, path, &o);
 }
 
 /* Standard input as the perf.data reader's stream: the bytes read to
@@ -134,32 +116,11 @@ static ssize_t read_stdin(void *ctx, void *buf, size_t cap)
 static int stream_perfdata(fg_collapser *c, struct stdin_stream *s, const fg_collapse_opts *co,
 			   bool force_script)
 {
-	fg_perfdata_opts opts = FG_PERFDATA_OPTS_INIT;
-	fg_strbuf cache = FG_STRBUF_INIT;
-	fg_perfdata *r = NULL;
-	const char *home = getenv("HOME"), *why;
-	int err;
+	fg_perfdata_read_opts o;
+	bool quiet = false;
 
-	if (force_script)
-		return fg_error_set(FG_EINVAL, "--perf-script cannot read a recording on standard "
-				    "input — save it to a file and pass that");
-	opts.inline_frames = co->inline_frames;
-	opts.lines = co->lines;
-	if (home && *home && !fg_strbuf_addf(&cache, "%s/.debug", home))
-		opts.buildid_dir = cache.buf;
-	if ((err = fg_perfdata_open_stream(&r, "<stdin>", read_stdin, s, &opts)))
-		goto done;
-	if ((why = fg_perfdata_unsupported(r))) {
-		err = fg_error_set(FG_EINVAL, "<stdin> holds %s, which the native reader does not read "
-				   "yet — save the recording to a file and pass that (perf script reads it)",
-				   why);
-		goto done;
-	}
-	err = fg_perfdata_collapse(r, c);
-done:
-	fg_perfdata_free(r);
-	fg_strbuf_release(&cache);
-	return err;
+	read_opts(&o, co, force_script, &quiet);
+	return fg_profile_collapse_perfdata_stream(c, "<stdin>", read_stdin, s, &o);
 }
 
 /* Text on standard input: fed as fg_collapse_file would, starting with

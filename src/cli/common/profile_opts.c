@@ -294,7 +294,7 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 			     "arguments — put -F in the -c string");
 	if (pc->freq < 0 || pc->freq > 1000000)
 		return usage("-F/--freq %s: give a frequency from 1 to 1000000 Hz", "value out of range");
-	rec->freq = pc->freq ? (unsigned)pc->freq : 997;
+	rec->freq = (unsigned)pc->freq; /* 0: not given, the default */
 	rec->custom = pc->cmd;
 	if (pc->call_graph && fg_call_graph_parse(&rec->call_graph, pc->call_graph))
 		return usage("%s", fg_error_last());
@@ -363,6 +363,7 @@ int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc)
 	po->stream = pc->stream ? FG_STREAM_ON : pc->no_stream ? FG_STREAM_OFF : FG_STREAM_AUTO;
 	po->buildid_dir = fg_cli_buildid_dir();
 	po->debug_cache_dir = fg_cli_debug_cache_dir();
+	po->words = fg_cli_words; /* the graph's advice in our flags */
 	po->per_thread = pc->per_thread.on;
 	po->per_thread_name = pc->per_thread.by_name;
 	po->skip_after = pc->skip_after.items;
@@ -588,11 +589,32 @@ static int after_run(void *ctx, const fg_profile_opts *po, const fg_profile_resu
 	return fg_profile_cli_report(po, &side, res, err);
 }
 
-void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc)
+/* Whether the last run of fg_build_and_profile wrote its graph: a
+ * workload that failed still has one to open. */
+static bool graph_written;
+
+static int after_build_run(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			   int err)
 {
-	co->before_run = before_run;
-	co->after_run = after_run;
-	co->run_ctx = (void *)pc;
+	graph_written = !err && res->output_written;
+	return after_run(ctx, po, res, err);
+}
+
+void fg_profile_cli_build_hooks(fg_build_profile_opts *bo, const fg_profile_cli *pc)
+{
+	bo->before_run = before_run;
+	bo->after_run = after_build_run;
+	bo->run_ctx = (void *)pc;
+}
+
+int fg_profile_cli_build_done(const fg_build_profile_opts *bo, const fg_profile_cli *pc,
+			      const fg_build_profile_result *res, int r)
+{
+	if (r < 0)
+		return fg_die_lib(r);
+	if (!bo->list && (r == 0 || (!bo->compare.rev && graph_written)))
+		fg_profile_cli_open_graph(&bo->run.profile, pc);
+	return r ? r : res->gate_failed ? FG_EXIT_REGRESSION : FG_EXIT_OK;
 }
 
 void fg_profile_cli_release(fg_profile_cli *pc)

@@ -46,7 +46,7 @@ typedef struct fg_profile_alloc {
 typedef struct fg_profile_cli {
 	const char *output;
 	bool open;
-	long long freq;          /* 0: not given (997) */
+	long long freq;          /* 0: not given (FG_RECORD_DEFAULT_FREQ) */
 	const char *cmd;         /* -c */
 	const char *call_graph;  /* NULL: dwarf */
 	fg_profile_root root;
@@ -91,7 +91,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
  * --per-thread,
  * --off-cpu, --alloc, --alloc-unwind, --alloc-sample, --hot-cold, --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
-	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default 997)"), \
+	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default " FG_OPT_STR(FG_RECORD_DEFAULT_FREQ) ")"), \
 	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
 	FG_OPT_STRING(0, "max-size", &(pc).max_size, "SIZE", "stop recording at SIZE, e.g. 2G (default: half the free space where the recording goes; none: no cap)"), \
 	FG_OPT_BOOL(0, "keep-running", &(pc).keep_running, "when --max-size is reached, let the program run on unrecorded (default: stop it)"), \
@@ -132,8 +132,8 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_BOOL('i', "inverted", &(pc).inverted, "icicle graph (roots at the top)"), \
 	FG_OPT_BOOL(0, "reverse", &(pc).reverse, "reverse the stacks (leaf first)"), \
 	FG_OPT_BOOL(0, "flamechart", &(pc).flamechart, "flame chart: x is time, stacks not merged"), \
-	FG_OPT_MIN_WIDTH(&(pc).min_width, "omit frames narrower than PX pixels (default 0.1), or than N% of the width"), \
-	FG_OPT_INT(0, "image-width", &(pc).image_width, "PX", "width of the SVG (default 1200)"), \
+	FG_OPT_MIN_WIDTH(&(pc).min_width, "omit frames narrower than PX pixels (default " FG_OPT_STR(FG_RENDER_DEFAULT_MIN_WIDTH) "), or than N% of the width"), \
+	FG_OPT_INT(0, "image-width", &(pc).image_width, "PX", "width of the SVG (default " FG_OPT_STR(FG_RENDER_DEFAULT_IMAGE_WIDTH) ")"), \
 	FG_OPT_CHOICE(0, "palette", &(pc).palette, "NAME", fg_render_palettes, "colour palette (default hot)"), \
 	FG_ALIAS_CHOICE(0, "colors", &(pc).palette, "NAME", fg_render_palettes, "= --palette"), \
 	FG_ALIAS_INT(0, "width", &(pc).image_width, "PX", "= --image-width"), \
@@ -160,10 +160,16 @@ int fg_profile_cli_report(const fg_profile_opts *po, const fg_profile_cli *pc,
  * prints a warning and returns -1. */
 int fg_profile_cli_open(const char *path);
 
-/* Reports the runs of a comparison (fg_pipeline_compare) as
- * fg_profile_cli_run reports one; a failed run stops it with its exit
- * code. pc must outlive the comparison. */
-void fg_profile_cli_compare_hooks(fg_pipeline_compare_opts *co, const fg_profile_cli *pc);
+
+/* Reports the runs of fg_build_and_profile as fg_profile_cli_run reports
+ * one (a failed run of a comparison stops it with its exit code); pc must
+ * outlive the call. */
+void fg_profile_cli_build_hooks(fg_build_profile_opts *bo, const fg_profile_cli *pc);
+/* The exit code of fg_build_and_profile's return r (an error printed) and
+ * result: FG_EXIT_REGRESSION for a failed gate; with --open, opens the
+ * graph written. */
+int fg_profile_cli_build_done(const fg_build_profile_opts *bo, const fg_profile_cli *pc,
+			      const fg_build_profile_result *res, int r);
 
 /* With --open, opens the graph po wrote (not stdout). */
 void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *pc);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
 #include "lib/manifest/autotools.h"
@@ -29,7 +29,7 @@ static int make(fg_project *p, const char *dir, const fg_strvec *goals, const ch
 	fg_strvec_pushf(&cmd.argv, "-j%ld", jobs > 0 ? jobs : 1);
 	err = goals ? fg_strvec_pushv(&cmd.argv, (const char *const *)goals->v, goals->n) : 0;
 	if (!err)
-		err = fg_run_checked(p, &cmd, false, &st);
+		err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "make is not installed — install it "
 				   "(Debian/Ubuntu: apt-get install make)");
@@ -75,7 +75,7 @@ int fg_autotools_dryrun(fg_project *p)
 	if (err == FG_EPARSE)
 		err = fg_error_set(FG_EPARSE, "%s/Makefile, from a Makefile.in written by hand, links "
 				   "no program in its dry run (make -nB%s) — build the project under "
-				   "bear (bear -- make) and point --manifest-path at the "
+				   "bear (bear -- make) and point `opts.manifest_path` at the "
 				   "compile_commands.json it writes", p->build_dir,
 				   es.code ? ", which failed: make's message is above" : "");
 	fg_cmd_clear(&cmd);

@@ -297,15 +297,15 @@ static int run_configure(fg_project *p, const fg_autotools_state *st, const fg_s
 	cmd.stdin_fd = -1;
 	fg_project_note(p, "configuring %s (%s) in %s", p->name, p->profile, p->build_dir);
 	if (!(err = fg_cmd_set_cwd(&cmd, p->build_dir)))
-		err = fg_run_checked(p, &cmd, false, &es);
+		err = fg_build_tool_run(p, &cmd, false, &es);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "%s cannot be run — is it executable?", conf);
 	else if (!err && es.code != 0) {
 		tail_of(log, &tail);
 		err = fg_error_set(FG_EBUILD, "configuring %s failed; configure's last lines:\n%s\n"
 				   "— the whole story is in %s: install what it asks for (a library's "
-				   "-dev package), or pass configure options with -D NAME=VALUE or "
-				   "--features", p->name, tail.len ? tail.buf : "(nothing)", config_log);
+				   "-dev package), or pass configure options with `opts.defines` NAME=VALUE or "
+				   "`opts.features`", p->name, tail.len ? tail.buf : "(nothing)", config_log);
 	}
 done:
 	if (fd >= 0)

@@ -303,7 +303,7 @@ static int autoreconf(const fg_project *p, const char *copy)
 	fg_strvec_push(&cmd.argv, "autoreconf");
 	fg_strvec_push(&cmd.argv, "-fi");
 	if (!(err = fg_cmd_set_cwd(&cmd, copy)))
-		err = fg_run_checked(p, &cmd, false, &st);
+		err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "autoreconf is not installed — install it " INSTALL_HINT);
 	else if (!err && st.code != 0)

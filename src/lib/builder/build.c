@@ -10,7 +10,7 @@
 #include "lib/builder/builder.h"
 #include "util/banned.h"
 
-int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st)
+int fg_build_tool_run(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st)
 {
 	fg_strbuf shown = FG_STRBUF_INIT;
 	int err, null_fd = -1, out_fd = cmd->stdout_fd;
@@ -49,7 +49,7 @@ static int cmake_build_once(fg_project *p, const struct fg_target *t, bool *fail
 	fg_strvec_push(&cmd.argv, "--parallel");
 	err = fg_strvec_pushf(&cmd.argv, "%ld", jobs > 0 ? jobs : 1);
 	if (!err)
-		err = fg_run_checked(p, &cmd, false, &st);
+		err = fg_build_tool_run(p, &cmd, false, &st);
 	*failed = !err && st.code != 0;
 	fg_cmd_clear(&cmd);
 	return err;

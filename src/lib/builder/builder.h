@@ -8,13 +8,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "lib/manifest/project.h"
 
 /* Runs cmd and reports whether it exited 0; FG_ENOTFOUND when the
  * program does not exist. `quiet`: its stdout is discarded. Notes the
  * command line with opts.verbose. */
-int fg_run_checked(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st);
+int fg_build_tool_run(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st);
+/* its name before fg_run_* became the profiling run's prefix alone */
+#define fg_run_checked fg_build_tool_run
 
 /* Whether compiler `cc` (words: "ccache gcc") accepts `flag`, asked by
  * compiling a one-line file in p->build_dir with -Werror. */

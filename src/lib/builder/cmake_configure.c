@@ -154,7 +154,7 @@ static int run_configure(fg_project *p, const fg_strvec *args)
 	err = fg_strvec_pushv(&cmd.argv, (const char *const *)args->v, args->n);
 	fg_project_note(p, "configuring %s (%s) in %s", p->name, p->profile, p->build_dir);
 	if (!err)
-		err = fg_run_checked(p, &cmd, true, &st);
+		err = fg_build_tool_run(p, &cmd, true, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "cmake is not installed — install it "
 				   "(Debian/Ubuntu: apt-get install cmake)");

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
 #include "lib/manifest/makefile.h"
@@ -71,7 +71,7 @@ int fg_make_open(fg_project *p)
 	if (err == FG_EPARSE && st.code != 0)
 		err = fg_error_set(FG_EPARSE, "the dry run of %s (make -nB) failed (make's message is "
 				   "above) — fix the Makefile, or build the project under bear (bear -- "
-				   "make) and point --manifest-path at the compile_commands.json it "
+				   "make) and point `opts.manifest_path` at the compile_commands.json it "
 				   "writes", p->loc.file);
 	else if (!err && st.code != 0)
 		fg_project_note(p, "the dry run of %s stopped early (make's message is above): using the "
@@ -105,7 +105,7 @@ static int make_archive(fg_project *p, const fg_make_archive *a, bool *changed)
 	fg_strvec_push(&cmd.argv, a->path);
 	for (size_t i = 0; i < a->nunits; i++)
 		fg_strvec_push(&cmd.argv, p->units[a->units[i]].object);
-	err = fg_run_checked(p, &cmd, false, &st);
+	err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "ar is not installed — install binutils");
 	else if (!err && st.code != 0)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "lib/manifest/meson.h"
 #include "lib/manifest/project.h"
@@ -39,7 +39,7 @@ static int compile_once(fg_project *p, const struct fg_target *t, bool *failed)
 	 * `meson test` would build */
 	err = list ? fg_strvec_pushv(&cmd.argv, (const char *const *)list->v, list->n) : 0;
 	if (!err)
-		err = fg_run_checked(p, &cmd, false, &st);
+		err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "meson is not installed — install it "
 				   "(Debian/Ubuntu: apt-get install meson ninja-build)");

@@ -403,7 +403,7 @@ static int run_setup(fg_project *p, const fg_strvec *args, const char *mode)
 	else if (!err && st.code != 0) {
 		meson_message(&out, &msg);
 		err = fg_error_set(FG_EBUILD, "configuring %s with meson failed:\n%s\n— fix that in the "
-				   "project or its options (-D NAME=VALUE, --features)", p->loc.file,
+				   "project or its options (`opts.defines` NAME=VALUE, `opts.features`)", p->loc.file,
 				   msg.len ? msg.buf : "(meson said nothing)");
 	}
 	fg_strbuf_release(&out);

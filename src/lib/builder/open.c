@@ -13,6 +13,7 @@
  * This sequence lives in the builder because the builder runs the tools;
  * the readers (src/lib/manifest) only read, so the dependency goes one
  * way: builder -> manifest. */
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "lib/builder/builder.h"
 #include "lib/manifest/autotools.h"

@@ -358,7 +358,7 @@ static int link_once(fg_project *p, const struct fg_target *t, const size_t *uni
 		goto done;
 	unlink(stampfile);
 	fg_project_note(p, "linking %s", shown_path(p, t->exe));
-	err = fg_run_checked(p, &cmd, false, &st);
+	err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "the linker driver '%s' was not found — install it, or "
 				   "name another compiler", cmd.argv.v[0]);

@@ -262,7 +262,7 @@ int fg_command_build(fg_project *p, const struct fg_target *t, fg_build_result *
 	    (err = fg_cmd_set_cwd(&cmd, p->loc.root)))
 		goto done;
 	fg_project_note(p, "running the build command of %s: %s", p->name, rc->command);
-	err = fg_run_checked(p, &cmd, false, &st);
+	err = fg_build_tool_run(p, &cmd, false, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "the build command's program '%s' was not found — "
 				   "install it or fix [build] command in %s", cmd.argv.v[0], p->loc.file);

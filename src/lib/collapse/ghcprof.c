@@ -86,13 +86,13 @@ static int header_line(fg_lctx *x, struct ghc_state *st, fg_view line)
 			return 0;
 		st->cost_col = at + 6;
 		if (find_word(line, "ticks", true, &at) < 0)
-			return fg_lctx_fail(x, "--ticks: this report has no ticks column — profile "
-					    "with +RTS -P, or leave out --ticks");
+			return fg_lctx_fail(x, "`opts.ghc_source=ticks`: this report has no ticks column — profile "
+					    "with +RTS -P, or leave out `opts.ghc_source=ticks`");
 		break;
 	case FG_GHC_BYTES:
 		if (find_word(line, "ticks", true, &at) < 0 || find_word(line, "bytes", true, &at) < 0)
-			return fg_lctx_fail(x, "--bytes: this report has no bytes column — profile "
-					    "with +RTS -P, or leave out --bytes");
+			return fg_lctx_fail(x, "`opts.ghc_source=bytes`: this report has no bytes column — profile "
+					    "with +RTS -P, or leave out `opts.ghc_source=bytes`");
 		find_word(line, "ticks", true, &at);
 		st->cost_col = at + 5;
 		break;

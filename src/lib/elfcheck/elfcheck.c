@@ -243,11 +243,11 @@ static const char *fix_fp(fg_fix_style style)
 {
 	switch (style) {
 	case FG_FIX_CMAKE:
-		return "reconfigure with -DCMAKE_C_FLAGS=-fno-omit-frame-pointer, or profile with --call-graph dwarf";
+		return "reconfigure with -DCMAKE_C_FLAGS=-fno-omit-frame-pointer, or profile with `opts.call_graph=dwarf`";
 	case FG_FIX_TOML:
-		return "add \"-fno-omit-frame-pointer\" to cflags in [build] of flamegraph.toml, or profile with --call-graph dwarf";
+		return "add \"-fno-omit-frame-pointer\" to cflags in [build] of flamegraph.toml, or profile with `opts.call_graph=dwarf`";
 	default:
-		return "rebuild it with -fno-omit-frame-pointer, or profile with --call-graph dwarf";
+		return "rebuild it with -fno-omit-frame-pointer, or profile with `opts.call_graph=dwarf`";
 	}
 }
 
@@ -277,7 +277,7 @@ unsigned fg_elfcheck_warnings(const fg_elfcheck_report *r, const char *path,
 		n++;
 	}
 	if (fp_mode && r->frame_pointers == FG_FP_OMITTED) {
-		fg_strbuf_addf(&msg, "%s was built without frame pointers, so --call-graph fp "
+		fg_strbuf_addf(&msg, "%s was built without frame pointers, so `opts.call_graph=fp` "
 			       "will lose callers — %s", path, fix_fp(style));
 		cb(ctx, msg.buf);
 		n++;

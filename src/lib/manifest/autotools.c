@@ -463,7 +463,7 @@ int fg_autotools_read(fg_project *p)
 		return err;
 	if (!found)
 		return fg_error_set(FG_ENOTFOUND, "configure wrote no Makefile into %s — is %s an "
-				    "autotools project? Point --manifest-path at its Makefile or "
+				    "autotools project? Point `opts.manifest_path` at its Makefile or "
 				    "compile_commands.json instead", p->build_dir, p->loc.root);
 	return 0;
 }

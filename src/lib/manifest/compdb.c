@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "lib/manifest/compdb_impl.h"
 #include "util/hashmap.h"
 #include "util/input.h"
@@ -581,7 +581,7 @@ int fg_compdb_add_targets(fg_project *p)
 	}
 	if (!p->ntargets)
 		return fg_error_set(FG_ENOTFOUND, "no target found: no translation unit in %s defines "
-				    "main (%zu compiled) — point --manifest-path at the database of a "
+				    "main (%zu compiled) — point `opts.manifest_path` at the database of a "
 				    "project that builds programs", p->loc.file, p->nunits);
 	return fg_compdb_real_names(p);
 }
@@ -643,10 +643,10 @@ int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len)
 static int refuse_variants(const fg_project *p)
 {
 	const fg_project_opts *o = &p->opts;
-	const char *what = o->nfeatures ? "--features" : o->all_features ? "--all-features" :
-			   o->no_default_features ? "--no-default-features" :
-			   o->profile && !strcmp(o->profile, "dev") ? "--dev" :
-			   o->profile && strcmp(o->profile, "release") ? "--profile" : NULL;
+	const char *what = o->nfeatures ? "`opts.features`" : o->all_features ? "`opts.all_features`" :
+			   o->no_default_features ? "`opts.no_default_features`" :
+			   o->profile && !strcmp(o->profile, "dev") ? "`opts.profile=dev`" :
+			   o->profile && strcmp(o->profile, "release") ? "`opts.profile`" : NULL;
 
 	if (!what)
 		return 0;

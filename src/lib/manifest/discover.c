@@ -129,7 +129,7 @@ static int meson_build_loc(fg_manifest_loc *out, const char *dir)
 
 	if (!src)
 		return fg_error_set(FG_EPARSE, "%s/meson-info/meson-info.json names no source folder — "
-				    "point --manifest-path at the project's meson.build", dir);
+				    "point `opts.manifest_path` at the project's meson.build", dir);
 	out->type = FG_MANIFEST_MESON;
 	out->root = src;
 	out->file = fg_path_join(dir, "meson-info/meson-info.json");
@@ -243,7 +243,7 @@ static int from_file(fg_manifest_loc *out, const char *path)
 	} else if (!strcmp(base, "compile_commands.json") || fg_view_ends_with(fg_view_cstr(base), ".json")) {
 		err = set_loc(out, FG_MANIFEST_COMPDB, dir, base);
 	} else {
-		err = fg_error_set(FG_EINVAL, "%s is not a manifest — --manifest-path takes a "
+		err = fg_error_set(FG_EINVAL, "%s is not a manifest — `opts.manifest_path` takes a "
 				   "flamegraph.toml, CMakeLists.txt, meson.build, configure (or configure.ac), "
 				   "Makefile or compile_commands.json, or a folder holding one (a Meson build "
 				   "folder too)", path);
@@ -274,7 +274,7 @@ int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
 	memset(out, 0, sizeof(*out));
 	dir = realpath(path && *path ? path : ".", NULL);
 	if (!dir) {
-		r = fg_error_set(FG_ENOTFOUND, "%s does not exist — check the --manifest-path", path);
+		r = fg_error_set(FG_ENOTFOUND, "%s does not exist — check the `opts.manifest_path`", path);
 		goto done;
 	}
 	if (explicit_path && fg_path_is_file(dir)) {
@@ -293,7 +293,7 @@ int fg_manifest_find(fg_manifest_loc *out, const char *path, bool explicit_path)
 	else if (!r)
 		r = fg_error_set(FG_ENOTFOUND, "no flamegraph.toml, CMakeLists.txt, meson.build, "
 				 "configure, Makefile or compile_commands.json found; looked in:%s\n— run it "
-				 "inside a C project or point --manifest-path at one", looked.buf);
+				 "inside a C project or point `opts.manifest_path` at one", looked.buf);
 done:
 	if (r)
 		fg_manifest_loc_release(out);

@@ -732,7 +732,7 @@ int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t
 	if (!err && !p->ntargets)
 		err = fg_error_set(FG_EPARSE, "the dry run of %s (make -nB) shows %s — flamegraph-build "
 				   "cannot tell how its programs are built. Build it once under bear "
-				   "(bear -- make) and point --manifest-path at the compile_commands.json "
+				   "(bear -- make) and point `opts.manifest_path` at the compile_commands.json "
 				   "it writes", p->loc.file, r.understood ? "compile commands but no "
 				   "command that links a program" : "no compiler command it understands");
 	for (size_t i = 0; i < r.ndirs; i++)

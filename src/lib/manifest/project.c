@@ -328,7 +328,7 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 			fg_strbuf_addstr(sb, p->loc.type != FG_MANIFEST_MESON ? " (ctest)" :
 					 k == FG_TARGET_BENCH ? " (meson benchmark)" : " (meson test)");
 		if (t->missing_features.n) {
-			fg_strbuf_addstr(sb, " (needs --features ");
+			fg_strbuf_addstr(sb, " (needs `opts.features` ");
 			join_features(t, sb);
 			fg_strbuf_addch(sb, ')');
 		}
@@ -484,7 +484,7 @@ static int missing_features(const struct fg_target *t)
 
 	join_features(t, &list);
 	err = fg_error_set(FG_EINVAL, "%s '%s' requires the features %s, which are not enabled — "
-			   "add --features %s (or --all-features)", fg_target_kind_name(t->kind),
+			   "add `opts.features` %s (or `opts.all_features`)", fg_target_kind_name(t->kind),
 			   t->name, list.buf, list.buf);
 	fg_strbuf_release(&list);
 	return err;
@@ -545,9 +545,9 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 		err = not_found(p, kind, name);
 	else if (n > 1 && name)
 		err = fg_error_set(FG_EAMBIGUOUS, "'%s' matches several targets (%s) — name one with "
-				   "--bin, --test, --bench or --example", name, names.buf);
+				   "`opts.target=bin`, `opts.target=test`, `opts.target=bench` or `opts.target=example`", name, names.buf);
 	else if (n > 1)
-		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with --%s NAME",
+		err = fg_error_set(FG_EAMBIGUOUS, "several %s targets (%s) — choose one with `opts.target=%s` NAME",
 				   fg_target_kind_name(kind), names.buf, fg_target_kind_name(kind));
 	else if (found->missing_features.n)
 		err = missing_features(found);
@@ -568,7 +568,7 @@ int fg_project_select_unit(const fg_target **out, const fg_project *p, const cha
 {
 	int err = select_kind(out, p, FG_TARGET_TEST, name, true);
 	if (err == FG_EAMBIGUOUS && !name)
-		err = fg_error_set(FG_EAMBIGUOUS, "several test executables — name one: --unit-test NAME");
+		err = fg_error_set(FG_EAMBIGUOUS, "several test executables — name one: `opts.unit_test` NAME");
 	return err;
 }
 
@@ -576,7 +576,7 @@ int fg_project_select_unit_bench(const fg_target **out, const fg_project *p, con
 {
 	int err = select_kind(out, p, FG_TARGET_BENCH, name, true);
 	if (err == FG_EAMBIGUOUS && !name)
-		err = fg_error_set(FG_EAMBIGUOUS, "several bench executables — name one: --unit-bench NAME");
+		err = fg_error_set(FG_EAMBIGUOUS, "several bench executables — name one: `opts.unit_bench` NAME");
 	return err;
 }
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "lib/manifest/toml_tree.h"
 #include "util/arena.h"
 #include "util/strbuf.h"

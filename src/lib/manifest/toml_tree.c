@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "lib/manifest/toml_tree.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"

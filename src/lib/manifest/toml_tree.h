@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "util/arena.h"
 
 /* Table flags: how a table came to exist decides what may extend it later. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "lib/manifest/project.h"
 #include "lib/manifest/tomlproj.h"
 #include "util/input.h"

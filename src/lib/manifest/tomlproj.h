@@ -4,7 +4,7 @@
 #ifndef FG_LIB_MANIFEST_TOMLPROJ_H
 #define FG_LIB_MANIFEST_TOMLPROJ_H
 
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "lib/manifest/project.h"
 
 enum fg_tomlproj_system { FG_TOMLPROJ_CC, FG_TOMLPROJ_COMMAND, FG_TOMLPROJ_CMAKE };

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flamegraph/build.h"
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
 #include "util/strbuf.h"
@@ -126,8 +126,8 @@ static int prepare_rev(cmp *c, const fg_project *p, const fg_target *t)
 	int err;
 
 	if (fg_git_provenance(&c->gi, fg_project_root(p)) || !c->gi.workdir || !*c->gi.workdir)
-		return fg_error_set(FG_EINVAL, "--compare needs a git repository, and %s is not in "
-				    "one — run 'git init' and commit, or drop --compare",
+		return fg_error_set(FG_EINVAL, "`opts.compare.rev` needs a git repository, and %s is not in "
+				    "one — run 'git init' and commit, or drop `opts.compare.rev`",
 				    fg_project_root(p));
 	if ((err = fg_git_resolve(c->id, fg_project_root(p), c->c->rev)))
 		return err;
@@ -277,7 +277,7 @@ static int check(const cmp *c)
 	if (c->po->format == FG_OUTPUT_JSON || c->po->format == FG_OUTPUT_PPROF ||
 	    c->po->format == FG_OUTPUT_NONE)
 		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — use "
-				    "--format svg or --format folded with --compare",
+				    "`opts.format=svg` or `opts.format=folded` with `opts.compare.rev`",
 				    c->po->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
 	if (c->po->format == FG_OUTPUT_SVG && fg_render_opts_check(&c->po->render))
 		return FG_EINVAL;

@@ -22,7 +22,7 @@ static void note_ctest(const fg_pipeline_job *job, const fg_project *p, const fg
 {
 	const char *what = fg_project_type(p) != FG_MANIFEST_MESON ? "CTest test" :
 			   fg_target_kind_of(t) == FG_TARGET_BENCH ? "Meson benchmark" : "Meson test";
-	fg_strvec argv = { job->spec.argv, job->spec.argc, job->spec.argc };
+	fg_strvec argv = { .v = job->spec.argv, .n = job->spec.argc, .alloc = job->spec.argc };
 	fg_strbuf shown = FG_STRBUF_INIT, msg = FG_STRBUF_INIT;
 
 	fg_strvec_join_quoted(&argv, &shown);

@@ -164,9 +164,9 @@ int fg_capture_msgs_failure(const fg_capture_msgs *m, const fg_record_opts *rec,
 				   (unsigned long long)(rec->buffer_bytes / 1024));
 	else if (rec->call_graph == FG_CALL_GRAPH_LBR && !rec->custom &&
 		 (strstr(t, "branch stack") || strstr(t, "branch_stack")))
-		err = fg_error_set(FG_ERECORD, "--call-graph lbr needs the Last Branch Record of "
+		err = fg_error_set(FG_ERECORD, "`opts.call_graph=lbr` needs the Last Branch Record of "
 				   "recent Intel CPUs, which this machine does not offer (%s) — "
-				   "use --call-graph fp or dwarf", why.len ? why.buf : "perf refused it");
+				   "use `opts.call_graph=fp` or dwarf", why.len ? why.buf : "perf refused it");
 	else if ((strstr(t, "unknown option") || strstr(t, "unknown switch")) &&
 		 (strstr(t, "control") || strstr(t, "max-size") || strstr(t, "`D'")))
 		err = fg_error_set(FG_ERECORD, "this perf is too old (%s) — install perf 5.10 or newer",

@@ -34,11 +34,12 @@ static int check_rate(fg_record_plan *plan, const fg_record_opts *o)
 	long long max = read_proc_number("/proc/sys/kernel/perf_event_max_sample_rate");
 
 	plan->max_rate = max > 0 && max < 0x7fffffff ? (unsigned)max : 0;
-	if (!plan->max_rate || o->custom || o->recorder != FG_RECORDER_PERF || o->freq <= plan->max_rate)
+	if (!plan->max_rate || o->custom || o->recorder != FG_RECORDER_PERF || fg_record_freq(o) <= plan->max_rate)
 		return 0;
 	return fg_error_set(FG_ELIMIT, "the sampling frequency %u Hz is above this kernel's limit of "
 			    "%u Hz (kernel.perf_event_max_sample_rate) — sample at %u Hz or less; "
-			    "997 Hz is usually plenty", o->freq, plan->max_rate, plan->max_rate);
+			    "%u Hz is usually plenty", fg_record_freq(o), plan->max_rate, plan->max_rate,
+			    FG_RECORD_DEFAULT_FREQ);
 }
 
 static uint64_t ring_buffer(const fg_record_opts *o)
@@ -81,7 +82,7 @@ static int check_sched_events(const fg_record_opts *o)
 	if (!found && (denied || geteuid() != 0))
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, which only root may use here — run as root, "
-				    "or record through sudo with --root");
+				    "or record through sudo with `opts.root`");
 	if (!found)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, but tracefs is not mounted — mount it "
@@ -90,7 +91,7 @@ static int check_sched_events(const fg_record_opts *o)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs read the scheduler's trace data, which "
 				    "a user other than root may read only with "
 				    "kernel.perf_event_paranoid = -1 — run as root, record through "
-				    "sudo with --root, or set it (sudo sysctl "
+				    "sudo with `opts.root`, or set it (sudo sysctl "
 				    "kernel.perf_event_paranoid=-1)");
 	return 0;
 }
@@ -103,7 +104,7 @@ int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *o, const cha
 	memset(plan, 0, sizeof(*plan));
 	if ((err = check_rate(plan, o)) || (err = check_sched_events(o)))
 		return err;
-	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * (o->freq ? o->freq : 997);
+	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * fg_record_freq(o);
 	plan->buffer_bytes = o->buffer_bytes ? o->buffer_bytes : ring_buffer(o);
 	if (statvfs(dir, &vfs) == 0)
 		plan->free_bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;

@@ -94,7 +94,7 @@ static int push_prefix(fg_strvec *sv, const fg_record_opts *o, const char *defto
 		if ((err = fg_strvec_push(sv, "sudo")))
 			return err;
 		if (o->sudo_flags && (err = fg_strvec_split(sv, o->sudo_flags)))
-			return fg_error_set(err, "--root flags: %s", fg_error_last());
+			return fg_error_set(err, "`opts.sudo_flags`: %s", fg_error_last());
 	}
 	return fg_strvec_push(sv, o->tool && *o->tool ? o->tool : deftool);
 }
@@ -119,7 +119,7 @@ static int check_target(const fg_record_opts *o)
  * own frequency while -c 1 holds for the tracepoint. */
 static int push_events(fg_strvec *sv, const fg_record_opts *o)
 {
-	unsigned freq = o->freq ? o->freq : 997;
+	unsigned freq = fg_record_freq(o);
 	int err = 0;
 
 	switch (o->mode) {
@@ -163,7 +163,7 @@ static int perf_command(fg_strvec *sv, const fg_record_opts *o)
 	first = sv->n;
 	if (o->custom) {
 		if ((err = fg_strvec_split(sv, o->custom)))
-			return fg_error_set(err, "-c/--cmd: %s", fg_error_last());
+			return fg_error_set(err, "`opts.custom`: %s", fg_error_last());
 		if (sv->n == first || strcmp(sv->v[first], "record") != 0) {
 			/* "-c '-e cycles -g'" means the record arguments */
 			fg_strvec tail = FG_STRVEC_INIT;
@@ -245,7 +245,7 @@ static int dtrace_command(fg_strvec *sv, const fg_record_opts *o)
 		return err;
 	if (o->custom) {
 		if ((err = fg_strvec_split(sv, o->custom)))
-			return fg_error_set(err, "-c/--cmd: %s", fg_error_last());
+			return fg_error_set(err, "`opts.custom`: %s", fg_error_last());
 	} else {
 		err = fg_strvec_push(sv, "-x");
 		if (!err)
@@ -254,7 +254,7 @@ static int dtrace_command(fg_strvec *sv, const fg_record_opts *o)
 			err = fg_strvec_push(sv, "-n");
 		if (!err)
 			err = fg_strvec_pushf(sv, "profile-%u /pid == $target/ { @[ustack(100)] = count(); }",
-					      o->freq ? o->freq : 997);
+					      fg_record_freq(o));
 		if (err)
 			return err;
 	}
@@ -293,7 +293,7 @@ static int xctrace_command(fg_strvec *sv, const fg_record_opts *o)
 		return err;
 	if (o->custom) {
 		if ((err = fg_strvec_split(sv, o->custom)))
-			return fg_error_set(err, "-c/--cmd: %s", fg_error_last());
+			return fg_error_set(err, "`opts.custom`: %s", fg_error_last());
 	} else if ((err = fg_strvec_push(sv, "--template")) ||
 		   (err = fg_strvec_push(sv, "Time Profiler"))) {
 		return err;
@@ -409,11 +409,16 @@ static uint64_t floor_pow2(uint64_t v)
 	return p;
 }
 
+unsigned fg_record_freq(const fg_record_opts *o)
+{
+	return o->freq ? o->freq : FG_RECORD_DEFAULT_FREQ;
+}
+
 uint64_t fg_record_buffer_size(fg_call_graph mode, unsigned freq, unsigned ncpus,
 			       uint64_t ram_bytes, uint64_t unprivileged_limit)
 {
 	const uint64_t min = 512 * 1024, max = 64 * 1024 * 1024;
-	uint64_t want = fg_record_bytes_per_sample(mode) * (freq ? freq : 997) / 4, size;
+	uint64_t want = fg_record_bytes_per_sample(mode) * (freq ? freq : FG_RECORD_DEFAULT_FREQ) / 4, size;
 
 	/* the nearest power of two */
 	size = want <= min ? min : floor_pow2(want) + floor_pow2(want) / 2 < want ?

@@ -128,8 +128,8 @@ int fg_render_opts_check(const fg_render_opts *o)
 				    "percentage from 0 to 100", o->min_width);
 	if (!(o->min_width >= 0) || !(o->factor > 0) || !(o->total >= 0) ||
 	    !isfinite(o->min_width) || !isfinite(o->factor) || !isfinite(o->total))
-		return fg_error_set(FG_EINVAL, "--min-width, --factor and --total must be finite numbers, "
-				    "not negative (--factor: > 0)");
+		return fg_error_set(FG_EINVAL, "`opts.min_width`, `opts.factor` and `opts.total` must be finite numbers, "
+				    "not negative (`opts.factor`: > 0)");
 	return 0;
 }
 

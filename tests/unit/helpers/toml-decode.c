@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "flamegraph/error.h"
-#include "flamegraph/toml.h"
+#include "lib/manifest/toml.h"
 #include "util/input.h"
 #include "util/strbuf.h"
 

@@ -13,7 +13,7 @@
 #include "flamegraph/alloc.h"
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
 #include "util/process.h"
@@ -35,8 +35,8 @@ static int make_dir(run *r, fg_strbuf *dir)
 		return fg_error_set(FG_EIO,
 		                    "cannot create a folder for the allocation recordings in %s: "
 		                    "%s — %s",
-		                    keep ? "the folder of --perfdata-out" : tmp, strerror(errno),
-		                    keep ? "give --perfdata-out a writable folder"
+		                    keep ? "the folder of `opts.perfdata_out`" : tmp, strerror(errno),
+		                    keep ? "give `opts.perfdata_out` a writable folder"
 		                         : "set TMPDIR to a writable folder");
 	fg_cleanup_add_path(dir->buf, true);
 	return 0;
@@ -122,7 +122,7 @@ static int check(run *r)
 	if (o->perfdata_out && access(o->perfdata_out, F_OK) == 0 &&
 	    !fg_run_is_alloc_dir(o->perfdata_out))
 		return fg_error_set(FG_EINVAL,
-		                    "--perfdata-out %s exists and is not a folder of allocation "
+		                    "`opts.perfdata_out` %s exists and is not a folder of allocation "
 		                    "recordings: it would be replaced — give a new name",
 		                    o->perfdata_out);
 	if (o->npids)
@@ -190,7 +190,7 @@ static bool unwind_eh(run *r)
 	fg_strbuf_addf(&sb,
 	               "%s was built without frame pointers: its allocating stacks are walked "
 	               "with its .eh_frame tables (whole stacks, at a higher cost than frame "
-	               "pointers; --alloc-unwind fp for the frame-pointer walk)",
+	               "pointers; `opts.alloc_unwind=fp` for the frame-pointer walk)",
 	               r->program);
 	fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
 	fg_strbuf_release(&sb);
@@ -293,8 +293,8 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 		fg_record_format_size(mean, sizeof(mean), t->sample_bytes);
 		fg_strbuf_addf(&sb,
 		               "sampled: one allocation per %s allocated on average, weighted to "
-		               "estimates — the figures are approximate (drop --alloc-sample for "
-		               "exact ones)",
+		               "estimates — the figures are approximate (without `opts.alloc_sample` "
+		               "for exact ones)",
 		               mean);
 		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
 	}
@@ -362,12 +362,12 @@ static int check_kept(run *r)
 	if (access(path, R_OK) != 0)
 		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
 		                    "cannot read %s: %s — give "
-		                    "the folder an --alloc run kept with --perfdata-out",
+		                    "the folder an `opts.alloc` run kept with `opts.perfdata_out`",
 		                    path, strerror(errno));
 	if (!fg_run_is_alloc_dir(path))
 		return fg_error_set(FG_EINVAL,
 		                    "%s is not a folder of allocation recordings — an "
-		                    "allocation graph re-renders what --alloc --perfdata-out kept",
+		                    "allocation graph re-renders what `opts.alloc` `opts.perfdata_out` kept",
 		                    path);
 	return 0;
 }

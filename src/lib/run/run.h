@@ -63,6 +63,9 @@ bool fg_run_streams(const fg_profile_opts *o);
  * may not allow attaching) and for DTrace. */
 bool fg_run_attaches(const run *r);
 int fg_run_check_opts(const fg_profile_opts *o);
+/* The note of a recording at path read through perf script because it
+ * holds why, which the native reader does not read yet. */
+void fg_run_unsupported_note(fg_strbuf *note, const char *path, const char *why);
 int fg_run_check_tool(run *r);
 int fg_run_check_pids(run *r);
 int fg_run_check_command(run *r);

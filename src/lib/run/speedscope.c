@@ -278,15 +278,3 @@ int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 	return fg_speedscope_write_opts(out, &o, stacks);
 }
 
-int fg_speedscope_write_folded(FILE *out, const char *name, const char *text, size_t len,
-			       const fg_git_info *git)
-{
-	fg_folded *f = NULL;
-	int err;
-
-	if (!(err = fg_folded_new(&f)) && !(err = fg_folded_feed(f, text, len)) &&
-	    !(err = fg_folded_finish(f)))
-		err = fg_speedscope_write(out, name, f, git);
-	fg_folded_free(f);
-	return err;
-}

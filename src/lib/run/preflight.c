@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "lib/profile/capture_notes.h"
-#include "lib/profile/run.h"
+#include "lib/run/capture_notes.h"
+#include "lib/run/run.h"
 #include "util/input.h"
 #include "util/process.h"
 #include "util/banned.h"
@@ -22,7 +22,7 @@ int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
 	if (rec->recorder == FG_RECORDER_XCTRACE)
 		return fg_error_set(FG_ERECORD, "%s was not found — install Xcode or its command "
 				    "line tools (xcode-select --install), set XCTRACE to its path, "
-				    "or record with DTrace as root (--root)", tool);
+				    "or record with DTrace as root (`opts.record.root`)", tool);
 	if (rec->recorder == FG_RECORDER_DTRACE)
 		return fg_error_set(FG_ERECORD, "%s was not found — install DTrace (macOS and FreeBSD "
 				    "ship it; illumos too) or set DTRACE to its path", tool);
@@ -43,8 +43,8 @@ int fg_run_check_tool(run *r)
 	free(path);
 	if (r->rec.root) {
 		if (!(path = fg_which("sudo")))
-			return fg_error_set(FG_ERECORD, "--root needs sudo, which was not found — "
-					    "install sudo or run as root without --root");
+			return fg_error_set(FG_ERECORD, "`opts.record.root` needs sudo, which was not found — "
+					    "install sudo or run as root without `opts.record.root`");
 		free(path);
 	}
 	return 0;
@@ -75,7 +75,7 @@ int fg_run_check_pids(run *r)
 		unsigned long long pid;
 		if (fg_parse_u64(fg_view_cstr(s), &pid) || pid == 0 || pid > 0x7fffffff)
 			return fg_error_set(FG_EINVAL, "'%s' is not a PID — give process ids as "
-					    "numbers, e.g. --pid 1234,5678", s);
+					    "numbers, e.g. `opts.pids` 1234,5678", s);
 		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
 			fg_strbuf_release(&exe);
 			return fg_error_set(FG_ENOTFOUND, "no process with PID %llu is running — "
@@ -118,10 +118,10 @@ static int check_paths(const fg_profile_opts *o)
 {
 	const char *out = fg_run_graph_path(o);
 	const struct { const char *path, *what; } files[] = {
-		{ o->perfdata, "the --perfdata input" },
-		{ out && strcmp(out, "-") ? out : NULL, "the output (-o)" },
-		{ o->folded_out, "the --folded output" },
-		{ o->perfdata_out, "the --perfdata-out file" },
+		{ o->perfdata, "the `opts.perfdata` input" },
+		{ out && strcmp(out, "-") ? out : NULL, "the output (`opts.output`)" },
+		{ o->folded_out, "the `opts.folded_out` output" },
+		{ o->perfdata_out, "the `opts.perfdata_out` file" },
 	};
 	size_t n = sizeof(files) / sizeof(files[0]);
 
@@ -163,27 +163,27 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
 
 	if (targets != 1)
-		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, --pid or --perfdata"
-					       : "nothing to profile — give a command, --pid PID or --perfdata FILE");
-	if (o->record.custom && o->record.freq && o->record.freq != 997)
-		return fg_error_set(FG_EINVAL, "-c/--cmd replaces the perf arguments, so it cannot be "
-				    "combined with -F — put -F in the -c string");
+		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, `opts.pids` or `opts.perfdata`"
+					       : "nothing to profile — give a command, `opts.pids` PID or `opts.perfdata` FILE");
+	if (o->record.custom && o->record.freq)
+		return fg_error_set(FG_EINVAL, "`opts.record.custom` replaces the perf arguments, so it cannot be "
+				    "combined with `opts.record.freq` — put -F in the custom command");
 	if (o->stream == FG_STREAM_ON) {
 		const fg_record_opts *rec = &o->record;
-		const char *with = o->perfdata ? "--perfdata (it reads a recording made before)" :
-			o->perfdata_out ? "--perfdata-out (a stream leaves no perf.data to keep)" :
-			o->perf_script ? "--perf-script (perf script reads a file)" :
-			rec->custom ? "-c/--cmd (its perf command writes a file)" :
+		const char *with = o->perfdata ? "`opts.perfdata` (it reads a recording made before)" :
+			o->perfdata_out ? "`opts.perfdata_out` (a stream leaves no perf.data to keep)" :
+			o->perf_script ? "`opts.perf_script` (perf script reads a file)" :
+			rec->custom ? "`opts.record.custom` (its perf command writes a file)" :
 			rec->recorder == FG_RECORDER_DTRACE ? "DTrace (it writes a file)" :
 			rec->recorder == FG_RECORDER_XCTRACE ? "xctrace (it writes a .trace)" :
-			rec->mode != FG_RECORD_ON_CPU ? "--off-cpu or --hot-cold (their scheduler "
+			rec->mode != FG_RECORD_ON_CPU ? "`opts.record.mode=off_cpu` or `opts.record.mode=hot_cold` (their scheduler "
 							"events go through perf script)" : NULL;
 		if (with)
-			return fg_error_set(FG_EINVAL, "--stream cannot be combined with %s — drop "
+			return fg_error_set(FG_EINVAL, "`opts.stream` cannot be combined with %s — drop "
 					    "one of the two", with);
 		if (!fg_profile_can_stream(o))
-			return fg_error_set(FG_EINVAL, "--stream needs the native reader, which reads "
-					    "x86_64 recordings only — drop --stream");
+			return fg_error_set(FG_EINVAL, "`opts.stream` needs the native reader, which reads "
+					    "x86_64 recordings only — drop `opts.stream`");
 	}
 	/* bad graph options fail before a recording, not after it */
 	if (o->format == FG_OUTPUT_SVG) {
@@ -194,17 +194,25 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	return check_paths(o);
 }
 
-/* The folder the recording goes to: beside --perfdata-out, else tmpdir. */
-static void record_dir(const run *r, fg_strbuf *dir)
+/* The folder the recording goes to: beside perfdata_out, else tmpdir. */
+static void record_dir(const fg_profile_opts *o, fg_strbuf *dir)
 {
-	const char *keep = r->o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
+	const char *keep = o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
 
 	if (keep && slash)
 		fg_strbuf_add(dir, keep, slash == keep ? 1 : (size_t)(slash - keep));
 	else if (keep)
 		fg_strbuf_addstr(dir, ".");
 	else
-		fg_strbuf_addstr(dir, r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
+		fg_strbuf_addstr(dir, o->tmpdir && *o->tmpdir ? o->tmpdir : "/tmp");
+}
+
+char *fg_profile_record_dir(const fg_profile_opts *o)
+{
+	fg_strbuf dir = FG_STRBUF_INIT;
+
+	record_dir(o, &dir);
+	return fg_strbuf_detach(&dir, NULL);
 }
 
 /* Limits before anything runs: the kernel's sampling limit, the size cap,
@@ -218,8 +226,7 @@ int fg_run_plan_recording(run *r)
 
 	if (r->rec.recorder != FG_RECORDER_PERF)
 		return 0;
-	record_dir(r, &dir);
-	snprintf(r->res->record_dir, sizeof(r->res->record_dir), "%s", dir.buf);
+	record_dir(r->o, &dir);
 	/* a stream takes no disk space: no cap unless one is asked for */
 	if (fg_run_streams(r->o) && !rec.max_size)
 		rec.max_size = UINT64_MAX;

@@ -11,7 +11,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/input.h"
 #include "util/interrupt.h"
 #include "util/process.h"
@@ -120,6 +120,12 @@ void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts)
 	opts->from_exec = fg_run_attaches(r) && !fg_hold_after_exec();
 }
 
+void fg_run_unsupported_note(fg_strbuf *note, const char *path, const char *why)
+{
+	fg_strbuf_addf(note, "%s holds %s, which the native reader does not read yet: "
+		       "using perf script", path, why);
+}
+
 static int open_native(run *r, fg_perfdata **out)
 {
 	fg_perfdata_opts opts;
@@ -137,8 +143,7 @@ static int open_native(run *r, fg_perfdata **out)
 			       "through sudo", r->perfdata.buf, fg_error_last());
 		fg_error_clear();
 	} else if ((why = fg_perfdata_unsupported(*out))) {
-		fg_strbuf_addf(&note, "%s holds %s, which the native reader does not read yet: "
-			       "using perf script", r->perfdata.buf, why);
+		fg_run_unsupported_note(&note, r->perfdata.buf, why);
 		fg_perfdata_free(*out);
 		*out = NULL;
 	}
@@ -253,7 +258,7 @@ static int offcpu_sink(void *ctx, const char *buf, size_t len)
  * before the collapser sees them. */
 static int new_offcpu(run *r)
 {
-	unsigned freq = r->rec.freq ? r->rec.freq : 997;
+	unsigned freq = fg_record_freq(&r->rec);
 
 	if (r->rec.mode == FG_RECORD_ON_CPU)
 		return 0;
@@ -341,12 +346,12 @@ int fg_run_collapse(run *r)
 		r->res->on_cpu_samples = os.on_samples;
 		if ((r->res->samples == 0 || r->res->stacks == 0) && !r->res->recorded)
 			return fg_error_set(FG_ENODATA, "%s holds no off-CPU waits — it needs the "
-					    "scheduler events of an off-CPU recording (--off-cpu or "
-					    "--hot-cold with --perfdata-out)", r->perfdata.buf);
+					    "scheduler events of an off-CPU recording (`opts.record.mode=off_cpu` or "
+					    "`opts.record.mode=hot_cold` with `opts.perfdata_out`)", r->perfdata.buf);
 		if (r->res->samples == 0 || r->res->stacks == 0)
 			return fg_error_set(FG_ENODATA, "no off-CPU time was recorded — %s never "
 					    "blocked (no sleep, I/O or lock wait) while recorded; "
-					    "an on-CPU graph (without --off-cpu) shows where it "
+					    "an on-CPU graph (without `opts.record.mode=off_cpu`) shows where it "
 					    "computes", r->program ? r->program : "the program");
 	}
 	if (r->res->samples == 0 || r->res->stacks == 0) {
@@ -355,7 +360,7 @@ int fg_run_collapse(run *r)
 		if (r->res->recorded && r->res->lost_known && r->res->lost)
 			return fg_error_set(FG_ENODATA, "no samples were recorded — all %llu were lost "
 					    "because perf's ring buffer was full; give it a bigger "
-					    "buffer (--buffer-size), record with --call-graph fp, or "
+					    "buffer (`opts.record.buffer_bytes`), record with `opts.record.call_graph=fp`, or "
 					    "sample less often (-F)", (unsigned long long)r->res->lost);
 		if (r->res->recorded && r->o->record.custom)
 			return fg_error_set(FG_ENODATA, "no samples were recorded — %s ended before "
@@ -367,7 +372,7 @@ int fg_run_collapse(run *r)
 					    "the first sample at %u Hz; raise the frequency "
 					    "(e.g. -F 20000) or give it more work (more rounds, a "
 					    "bigger input)", r->program ? r->program : "the program",
-					    r->o->record.freq ? r->o->record.freq : 997);
+					    fg_record_freq(&r->o->record));
 		return fg_error_set(FG_ENODATA, "%s holds no samples — record a longer run",
 				    r->perfdata.buf);
 	}
@@ -411,11 +416,11 @@ static int post_process(run *r)
 	int fd = -1, err;
 
 	if ((err = fg_strvec_split(&cmd.argv, r->o->post_process))) {
-		err = fg_error_set(FG_EINVAL, "--post-process: %s", fg_error_last());
+		err = fg_error_set(FG_EINVAL, "`opts.post_process`: %s", fg_error_last());
 		goto done;
 	}
 	if (!cmd.argv.n) {
-		err = fg_error_set(FG_EINVAL, "--post-process needs a command");
+		err = fg_error_set(FG_EINVAL, "`opts.post_process` needs a command");
 		goto done;
 	}
 	if ((err = fg_collapser_foreach(r->collapser, append_line, &text)))
@@ -435,12 +440,12 @@ static int post_process(run *r)
 	fg_run_emit_cmd(r, cmd.argv.v);
 	if ((err = fg_runner_capture(r->rec.runner, &cmd, &r->post, &st))) {
 		if (err == FG_ENOTFOUND)
-			err = fg_error_set(FG_ECHILD, "--post-process: '%s' was not found — check "
+			err = fg_error_set(FG_ECHILD, "`opts.post_process`: '%s' was not found — check "
 					   "the command", cmd.argv.v[0]);
 		goto done;
 	}
 	if (st.code != 0 || st.signal)
-		err = fg_error_set(FG_ECHILD, "--post-process command '%s' failed (%s %d) — the "
+		err = fg_error_set(FG_ECHILD, "`opts.post_process` command '%s' failed (%s %d) — the "
 				   "graph was not written", cmd.argv.v[0], st.signal ? "signal" : "status",
 				   st.signal ? st.signal : st.code);
 done:
@@ -466,7 +471,7 @@ int fg_run_build_stacks(run *r)
 	    (err = fg_folded_finish(r->stacks)))
 		return err;
 	if (!fg_folded_total(r->stacks).n && !fg_folded_total(r->stacks).frac)
-		return fg_error_set(FG_ENODATA, "--post-process '%s' left no stacks — check its "
+		return fg_error_set(FG_ENODATA, "`opts.post_process` '%s' left no stacks — check its "
 				    "output format (\"a;b;c COUNT\" lines)", r->o->post_process);
 	return 0;
 }

@@ -15,19 +15,16 @@
  * Every value remembers where it was written (line and column, both
  * 1-based, the column counted in characters) so that a schema reader can
  * point at the offending value; fg_toml_error() formats such a message. */
-#ifndef FLAMEGRAPH_TOML_H
-#define FLAMEGRAPH_TOML_H
+#ifndef FG_MANIFEST_TOML_H
+#define FG_MANIFEST_TOML_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flamegraph/api.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
-FG_API_BEGIN
 
 typedef struct fg_toml fg_toml;             /* a parsed document */
 typedef struct fg_toml_value fg_toml_value; /* one node of its tree */
@@ -141,7 +138,6 @@ bool fg_toml_bool(const fg_toml_value *v, bool *out);
  * types. */
 const char *fg_toml_datetime(const fg_toml_value *v);
 
-FG_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/process.h"
 #include "util/banned.h"
 
@@ -195,7 +195,7 @@ static void *reader_main(void *arg)
 	err = fg_perfdata_open_stream(&pd, "perf's stream", read_queued, s, &s->opts);
 	if (!err && (why = fg_perfdata_unsupported(pd)))
 		err = fg_error_set(FG_EINVAL, "the recording holds %s, which the native reader "
-				   "does not read yet — record without --stream", why);
+				   "does not read yet — record without `opts.stream`", why);
 	if (!err)
 		err = fg_perfdata_collapse(pd, s->collapser);
 	if (pd)

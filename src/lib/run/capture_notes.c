@@ -1,7 +1,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "lib/profile/capture_notes.h"
+#include "lib/run/capture_notes.h"
 #include "util/banned.h"
 
 /* Large: a rate that fills a disk in minutes, or a cap reached within a
@@ -20,13 +20,13 @@ void fg_capture_note_plan(fg_strbuf *out, const fg_record_plan *plan, const fg_r
 	fg_record_format_size(rate, sizeof(rate), plan->bytes_per_second);
 	fg_record_format_size(cap, sizeof(cap), plan->max_size);
 	fg_strbuf_addf(out, "recording into %s at about %s/s per busy thread (%s call graphs at %u Hz)",
-		       dir, rate, fg_call_graph_name(rec->call_graph), rec->freq ? rec->freq : 997);
+		       dir, rate, fg_call_graph_name(rec->call_graph), fg_record_freq(rec));
 	if (plan->max_size)
-		fg_strbuf_addf(out, "; it stops at %s%s — change that with --max-size, or record "
+		fg_strbuf_addf(out, "; it stops at %s%s — change that with `opts.record.max_size`, or record "
 			       "elsewhere with TMPDIR", cap,
 			       plan->max_size_default ? ", half the free space there" : "");
 	if (rec->call_graph == FG_CALL_GRAPH_DWARF)
-		fg_strbuf_addstr(out, "; --call-graph fp records about 1% as much");
+		fg_strbuf_addstr(out, "; `opts.record.call_graph=fp` records about 1% as much");
 }
 
 static void sep(fg_strbuf *out)
@@ -53,8 +53,8 @@ void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_resu
 	if (res->lost_known && res->lost) {
 		double pct = 100.0 * (double)res->lost / (double)(recorded + res->lost);
 		sep(out);
-		fg_strbuf_addf(out, "%.*f%% of samples lost (%llu of %llu): record with --call-graph fp, "
-			       "a lower -F or a bigger --buffer-size", pct < 0.1 ? 2 : 1, pct,
+		fg_strbuf_addf(out, "%.*f%% of samples lost (%llu of %llu): record with `opts.record.call_graph=fp`, "
+			       "a lower `opts.record.freq` or a bigger `opts.record.buffer_bytes`", pct < 0.1 ? 2 : 1, pct,
 			       (unsigned long long)res->lost, (unsigned long long)(recorded + res->lost));
 	}
 	if (res->interrupted && res->interrupt_signal) {

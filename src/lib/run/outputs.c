@@ -2,12 +2,13 @@
  * and the --folded copy, each through an atomic output file. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph/error.h"
 #include "flamegraph/pprof.h"
-#include "lib/profile/capture_notes.h"
-#include "lib/profile/run.h"
+#include "lib/run/capture_notes.h"
+#include "lib/run/run.h"
 #include "util/banned.h"
 
 int fg_output_format_parse(fg_output_format *out, const char *name)
@@ -100,8 +101,8 @@ static int write_pprof(run *r, FILE *fp)
 		po.sample_type = "cpu";
 		po.sample_unit = "nanoseconds";
 		/* a re-rendered recording may have had another rate */
-		if (rec->freq && !r->o->perfdata)
-			po.period = (int64_t)(1000000000u / rec->freq);
+		if (!r->o->perfdata)
+			po.period = (int64_t)(1000000000u / fg_record_freq(rec));
 	}
 	po.comment = r->program;
 	return fg_pprof_write(r->stacks, &po, fp);
@@ -191,6 +192,14 @@ int fg_run_make_subtitle(run *r)
 	fg_capture_subtitle(&r->subtitle, r->o->render.subtitle, r->res, r->recorded_samples);
 	if (r->o->alloc)
 		alloc_subtitle(&r->subtitle, r->res);
+	if (r->subtitle.len && r->o->words) {
+		char *said = r->o->words(r->subtitle.buf);
+		if (said) {
+			fg_strbuf_reset(&r->subtitle);
+			fg_strbuf_addstr(&r->subtitle, said);
+			free(said);
+		}
+	}
 	r->render = r->o->render;
 	if (r->subtitle.len)
 		r->render.subtitle = r->subtitle.buf;

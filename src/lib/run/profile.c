@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/profile/run.h"
+#include "lib/run/run.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
 #include "util/process.h"
@@ -35,7 +35,7 @@ void fg_run_emit(run *r, fg_profile_event kind, const char *msg, double value)
 
 void fg_run_emit_cmd(run *r, char **argv)
 {
-	fg_strvec sv = { argv, 0, 0 };
+	fg_strvec sv = { .v = argv };
 	fg_strbuf sb = FG_STRBUF_INIT;
 
 	while (argv[sv.n])
@@ -63,7 +63,7 @@ static int make_trace_dir(run *r)
 	if (!mkdtemp(r->perfdata.buf))
 		return fg_error_set(FG_EIO, "cannot create a temporary folder for the xctrace "
 				    "recording in %s: %s", r->o->perfdata_out ? "the folder of "
-				    "--perfdata-out" : "the temporary folder", strerror(errno));
+				    "`opts.perfdata_out`" : "the temporary folder", strerror(errno));
 	/* xctrace may run the program elsewhere (its cwd): an absolute path */
 	r->xctrace_dir = r->perfdata.buf[0] == '/' ? NULL : realpath(r->perfdata.buf, NULL);
 	if (!r->xctrace_dir && !(r->xctrace_dir = fg_strdup(r->perfdata.buf))) {
@@ -111,7 +111,7 @@ static int make_perfdata(run *r)
 			return fd;
 	} else if ((fd = mkstemp(r->perfdata.buf)) < 0)
 		return fg_error_set(FG_EIO, "cannot create a temporary perf.data in %s: %s",
-				    keep ? "the folder of --perfdata-out" : "the temporary folder",
+				    keep ? "the folder of `opts.perfdata_out`" : "the temporary folder",
 				    strerror(errno));
 	else
 		close(fd);
@@ -319,8 +319,8 @@ static int pipeline(run *r)
 	if (o->perfdata) {
 		struct stat st;
 		if (stat(o->perfdata, &st) == 0 && S_ISDIR(st.st_mode) && fg_run_is_alloc_dir(o->perfdata))
-			return fg_error_set(FG_EINVAL, "%s holds allocation recordings (kept by --alloc "
-					    "--perfdata-out) — add --alloc[=VIEW] to graph them", o->perfdata);
+			return fg_error_set(FG_EINVAL, "%s holds allocation recordings (kept by `opts.alloc` "
+					    "`opts.perfdata_out`) — add `opts.alloc=VIEW` to graph them", o->perfdata);
 		if (access(o->perfdata, R_OK) != 0)
 			return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO,
 					    "cannot read %s: %s — give the perf.data to render",
@@ -348,6 +348,17 @@ static int pipeline(run *r)
 	return keep_perfdata(r);
 }
 
+int fg_profile_opts_init(fg_profile_opts *opts, unsigned version)
+{
+	static const fg_profile_opts defaults = FG_PROFILE_OPTS_INIT;
+
+	if (version != FG_PROFILE_OPTS_VERSION)
+		return fg_error_set(FG_EINVAL, "fg_profile_opts version %u is not %u, the version "
+				    "of this library", version, FG_PROFILE_OPTS_VERSION);
+	*opts = defaults;
+	return 0;
+}
+
 int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 {
 	fg_profile_result scratch = FG_PROFILE_RESULT_INIT;
@@ -355,6 +366,12 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	run r;
 	int err;
 
+	if (res)
+		*res = init;
+	if (opts->version != FG_PROFILE_OPTS_VERSION)
+		return fg_error_set(FG_EINVAL, "fg_profile_opts version %u is not %u: set the "
+				    "options up with fg_profile_opts_init", opts->version,
+				    FG_PROFILE_OPTS_VERSION);
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	r.res = res ? res : &scratch;

@@ -12,12 +12,6 @@
 #include "util/strbuf.h"
 #include "util/banned.h"
 
-static int read_folded(fg_folded **out, const char *path)
-{
-	int err = fg_folded_new(out);
-	return err ? err : fg_folded_read_file(*out, path);
-}
-
 /* The differential stacks as text (the user asked for a file of them). */
 static int write_text(const char *path, const fg_folded *diff)
 {
@@ -54,7 +48,7 @@ int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, con
 	if (opts->format == FG_OUTPUT_JSON || opts->format == FG_OUTPUT_PPROF ||
 	    opts->format == FG_OUTPUT_NONE)
 		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — "
-				    "use --format svg or --format folded with --compare",
+				    "use `opts.format=svg` or `opts.format=folded` with `opts.compare.rev`",
 				    opts->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
 	if ((err = fg_render_opts_check(&opts->render)) ||
 	    (err = fg_diff_folded(&diff, before, after, &opts->diff)))
@@ -68,18 +62,6 @@ done:
 	return err;
 }
 
-int fg_compare_write(const char *before, const char *after, const char *output,
-		     const fg_compare_opts *opts)
-{
-	fg_folded *b = NULL, *a = NULL;
-	int err;
-
-	if (!(err = read_folded(&b, before)) && !(err = read_folded(&a, after)))
-		err = fg_compare_write_stacks(b, a, output, opts);
-	fg_folded_free(b);
-	fg_folded_free(a);
-	return err;
-}
 
 int fg_compare_export(char **dir_out, bool *reused, fg_git_export_result *res,
 		      const char *base, const char *repo_path, const char *id)

@@ -1,0 +1,170 @@
+/* flamegraph-build's job in one call (fg_build_and_profile, pipeline.h):
+ * manifest -> project -> target -> build -> one profiling run, or a
+ * comparison and its gate. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/builder.h"
+#include "flamegraph/error.h"
+#include "flamegraph/manifest.h"
+#include "flamegraph/pipeline.h"
+#include "flamegraph/regress.h"
+#include "util/outfile.h"
+
+int fg_build_profile_opts_init(fg_build_profile_opts *o, unsigned version)
+{
+	static const fg_build_profile_opts defaults = {
+		.version = FG_BUILD_PROFILE_OPTS_VERSION,
+		.project = FG_PROJECT_OPTS_INIT,
+		.run = FG_PIPELINE_OPTS_INIT,
+		.compare = FG_PIPELINE_COMPARE_OPTS_INIT,
+		.gate_opts = FG_REGRESS_OPTS_INIT,
+		.report_format = FG_REGRESS_TEXT,
+		.report_top = 10,
+	};
+
+	if (version != FG_BUILD_PROFILE_OPTS_VERSION)
+		return fg_error_set(FG_EINVAL, "fg_build_profile_opts version %u is not %u, the "
+				    "version of this library", version, FG_BUILD_PROFILE_OPTS_VERSION);
+	*o = defaults;
+	return 0;
+}
+
+/* Whether the folded weights are nanoseconds of CPU time: perf's
+ * cpu-clock, which a custom command or an off-CPU mode replaces. */
+static bool weights_are_ns(const fg_profile_opts *po)
+{
+	return po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
+	       po->record.mode == FG_RECORD_ON_CPU;
+}
+
+static int one_run(const fg_build_profile_opts *o, const fg_profile_opts *po)
+{
+	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+	int err;
+
+	if (o->before_run)
+		o->before_run(o->run_ctx, po);
+	err = fg_profile_run(po, &res);
+	return o->after_run ? o->after_run(o->run_ctx, po, &res, err) : err;
+}
+
+static int profile(const fg_build_profile_opts *o, const fg_project *p, const fg_target *t)
+{
+	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
+	int err = fg_pipeline_job_init(&job, &o->run, p, t);
+
+	if (!err)
+		err = one_run(o, &job.profile);
+	fg_pipeline_job_release(&job);
+	return err;
+}
+
+/* The table of the gate: to report_out (replaced atomically) or
+ * report_stream. */
+static int report(const fg_build_profile_opts *o, const fg_regress *r)
+{
+	fg_outfile *of = NULL;
+	int err;
+
+	if (!o->report_out)
+		return o->report_stream ? fg_regress_report(r, o->report_format, o->report_top,
+							    o->report_stream) : 0;
+	if ((err = fg_outfile_open(&of, o->report_out)) ||
+	    (err = fg_regress_report(r, o->report_format, o->report_top, fg_outfile_stream(of)))) {
+		fg_outfile_abort(of);
+		return err;
+	}
+	return fg_outfile_commit(of);
+}
+
+static int gate(const fg_build_profile_opts *o, fg_folded **before, fg_folded **after, size_t n,
+		fg_build_profile_result *res)
+{
+	fg_regress_opts ro = o->gate_opts;
+	fg_regress *r = NULL;
+	int err;
+
+	if (weights_are_ns(&o->run.profile)) {
+		ro.unit_name = "ms";
+		ro.unit_scale = 1e-6;
+	}
+	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, n,
+					   (const fg_folded *const *)after, n, &ro)))
+		return err;
+	if (!(err = report(o, r))) {
+		res->gate_failures = fg_regress_failures(r);
+		res->gate_failed = res->gate_failures > 0;
+	}
+	fg_regress_free(r);
+	return err;
+}
+
+static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
+		   const fg_project *p, const fg_target *t, fg_build_profile_result *res)
+{
+	fg_pipeline_compare_opts c = o->compare;
+	fg_folded **before = NULL, **after = NULL;
+	int err;
+
+	c.loc = loc;
+	c.project = &o->project;
+	if (!c.build_dir)
+		c.build_dir = o->project.build_dir;
+	c.before_run = o->before_run;
+	c.after_run = o->after_run;
+	c.run_ctx = o->run_ctx;
+	if (o->gate) {
+		c.before_out = &before;
+		c.after_out = &after;
+	}
+	err = fg_pipeline_compare(&o->run, &c, p, t);
+	/* the gate judges the runs once the graph is written */
+	if (!err && before && after)
+		err = gate(o, before, after, c.repeat ? c.repeat : 1, res);
+	fg_pipeline_runs_free(before, c.repeat ? c.repeat : 1);
+	fg_pipeline_runs_free(after, c.repeat ? c.repeat : 1);
+	return err;
+}
+
+int fg_build_and_profile(const fg_build_profile_opts *o, fg_build_profile_result *res)
+{
+	fg_build_profile_result none;
+	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
+	fg_build_result br = FG_BUILD_RESULT_INIT;
+	fg_project *p = NULL;
+	const fg_target *t = NULL;
+	unsigned long nomem = fg_error_nomem_count();
+	int err;
+
+	if (!res)
+		res = &none;
+	memset(res, 0, sizeof(*res));
+	if (!o || o->version != FG_BUILD_PROFILE_OPTS_VERSION)
+		return fg_error_set(FG_EINVAL, "fg_build_profile_opts: set them up with "
+				    "fg_build_profile_opts_init");
+	/* a kept recording: its graph, with no project */
+	if (o->run.profile.perfdata)
+		return one_run(o, &o->run.profile);
+	if ((err = fg_manifest_find(&loc, o->manifest_path ? o->manifest_path : ".",
+				    o->manifest_path != NULL)) ||
+	    (err = fg_project_open(&p, &loc, &o->project)))
+		goto done;
+	if (o->list) {
+		char *text = *o->list ? fg_project_names(p, o->list) : fg_project_describe(p);
+		/* a list made while an allocation failed may lack a target */
+		if (!text || fg_error_nomem_count() != nomem)
+			err = fg_error_set(FG_ENOMEM, "out of memory");
+		else if (o->on_text)
+			o->on_text(o->text_ctx, text);
+		free(text);
+		goto done;
+	}
+	if ((err = fg_pipeline_select(&t, p, &o->run.target)) || (err = fg_project_build(p, t, &br)))
+		goto done;
+	err = o->compare.rev ? compare(o, &loc, p, t, res) : profile(o, p, t);
+done:
+	fg_project_free(p);
+	fg_manifest_loc_release(&loc);
+	return err;
+}
