@@ -1,9 +1,6 @@
 # flamegraph-build on the CMake example with real cmake, cc and perf: each
 # run's graph is checked, not just the exit code.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/cmake" proj
 rm -rf proj/build
 # a git repository, so the graph's subtitle carries its provenance

@@ -3,10 +3,7 @@
 # target and arguments, and the differential graph shows what grew in red.
 # ctest: RESOURCE_LOCK cpu
 # ctest: LABELS slow
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/cmake" proj
 rm -rf proj/build
 gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }

@@ -11,17 +11,7 @@
 # in the noise of five runs a side)
 # ctest: RUN_SERIAL
 # ctest: LABELS slow gate
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
-cp -r "$FG_SRC/examples/gate" proj
-gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }
-gitc init -q
-gitc add .
-gitc commit -qm "base"
-base=$(gitc rev-parse HEAD)
-fgb() { flamegraph-build --manifest-path "$PWD/proj" --bin phases "$@"; }
+. "$FG_SRC/tests/lib/gate-project.sh"
 
 # nothing changed: passes at 2%
 check_exit "HEAD against itself" 0 fgb --compare HEAD --fail-above 2 --report-out self.txt -o self.svg

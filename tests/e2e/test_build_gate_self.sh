@@ -8,16 +8,7 @@
 # About 5 s a gate; the sweep of 15% slower gates is test_build_gate_slow.
 # ctest: RUN_SERIAL
 # ctest: LABELS slow gate
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
-cp -r "$FG_SRC/examples/gate" proj
-gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }
-gitc init -q
-gitc add .
-gitc commit -qm "base"
-fgb() { flamegraph-build --manifest-path "$PWD/proj" --bin phases "$@"; }
+. "$FG_SRC/tests/lib/gate-project.sh"
 
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	check_exit "HEAD against itself at 2%, gate $i" 0 fgb --compare HEAD --fail-above 2 --report-out self$i.txt -o self.svg

@@ -4,17 +4,7 @@
 # too. About 5 s a gate; HEAD against itself is test_build_gate_self.
 # ctest: RUN_SERIAL
 # ctest: LABELS slow gate
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
-cp -r "$FG_SRC/examples/gate" proj
-gitc() { git -C proj -c user.email=t@example.com -c user.name=t "$@"; }
-gitc init -q
-gitc add .
-gitc commit -qm "base"
-base=$(gitc rev-parse HEAD)
-fgb() { flamegraph-build --manifest-path "$PWD/proj" --bin phases "$@"; }
+. "$FG_SRC/tests/lib/gate-project.sh"
 
 sed -i 's/#define PHASE_ALPHA_WORK 4000/#define PHASE_ALPHA_WORK 4600/' proj/src/phases.c
 check_eq "the change applied" "1" "$(grep -c 'PHASE_ALPHA_WORK 4600' proj/src/phases.c)"

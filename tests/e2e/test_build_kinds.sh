@@ -5,10 +5,7 @@
 # which any kind flag accepts with a note. CTest's generated test names
 # are grouped under the program they run. A refusal is for a declared
 # kind, in plain grammar ("an example").
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 mkdir -p proj/examples proj/tools proj/tests
 cat >proj/CMakeLists.txt <<'CM'
 cmake_minimum_required(VERSION 3.13)

@@ -1,10 +1,7 @@
 # flamegraph-build on the Make example through its compile_commands.json
 # (named with --manifest-path: the folder alone is a plain Make project),
 # with real make, cc and perf: each graph is checked, not just the exit code.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/make" proj
 rm -rf proj/build
 # the user's own build: its objects and programs must never be touched

@@ -7,10 +7,7 @@
 # libbz2, bzip2recover from its own file).
 # ctest: LABELS thirdparty
 command -v bear >/dev/null || { echo "bear not installed"; exit 77; }
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 
 mkdir -p mk/cli mk/lib
 cat > mk/lib/util.h <<'C'

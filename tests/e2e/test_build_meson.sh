@@ -5,10 +5,7 @@
 # never written), and the errors (meson missing, configure failure,
 # unknown names).
 command -v meson >/dev/null || { echo "meson not installed (apt-get install meson ninja-build)"; exit 77; }
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/meson" ws
 rm -rf ws/build
 fb() { flamegraph-build --manifest-path ws "$@"; }

@@ -3,10 +3,7 @@
 # project's flags and ours last, programs linked as their link lines say.
 # examples/make without its compile_commands.json and a Makefile whose dry
 # run shows no compiler (Debian's bzip2: test_thirdparty_plainmake.sh).
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
 cp -r "$FG_SRC/examples/make" mk
 rm -rf mk/build mk/compile_commands.json

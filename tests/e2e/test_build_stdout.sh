@@ -3,10 +3,7 @@
 # (configure, cmake, meson, make, compilers, perf) writes its stdout to
 # stderr, so the build's chatter is still seen there.
 # ctest: LABELS slow
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 
 # checks that FILE is one well-formed SVG document and only that
 svg_only() {

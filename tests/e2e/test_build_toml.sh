@@ -1,9 +1,6 @@
 # flamegraph-build on the flamegraph.toml example: the built-in cc system
 # compiles it, real perf profiles it, and each graph is checked.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/toml" proj
 rm -rf proj/build
 fgb() { flamegraph-build --manifest-path "$PWD/proj" "$@"; }

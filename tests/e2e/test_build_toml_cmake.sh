@@ -1,10 +1,7 @@
 # A flamegraph.toml beside a CMakeLists.txt augments the CMake project:
 # [cmake] args reach the configure step, a feature maps to a CMake option,
 # target tables change kinds and default arguments.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/cmake" proj
 rm -rf proj/build
 cat > proj/flamegraph.toml <<'TOML'

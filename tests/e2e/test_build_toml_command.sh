@@ -1,10 +1,7 @@
 # system = "command": flamegraph-build runs the project's own build command
 # ({jobs} substituted, no shell), with CFLAGS carrying the frame-pointer
 # flags, then profiles each target's `path`.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 mkdir -p proj/src
 cat > proj/src/tool.c <<'C'
 #include <stdio.h>

@@ -2,10 +2,7 @@
 # directly, the arguments after -- its filter through the manifest's
 # template; and -z/--compression-level with and without a level, each
 # recording mode reading the compressed recording.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 mkdir -p proj/bench
 cat > proj/flamegraph.toml <<'TOML'
 [package]

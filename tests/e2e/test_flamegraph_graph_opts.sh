@@ -3,10 +3,7 @@
 # --reverse, --flamechart, --min-width, --image-width, --palette.
 # One recording is kept with --perfdata-out and re-rendered per option.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 
 # NAME<TAB>Y<TAB>FILL for each frame of an SVG, in file order

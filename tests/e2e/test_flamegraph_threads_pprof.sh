@@ -4,10 +4,7 @@
 # pprof writes a profile that `go tool pprof -top` reads with the same
 # shares as the folded stacks.
 # ctest: RESOURCE_LOCK cpu
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cc -O2 -g -fno-omit-frame-pointer -pthread -o threads "$FG_SRC/examples/threads/threads.c"
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 

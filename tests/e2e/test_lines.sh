@@ -4,10 +4,7 @@
 # a file, frame pointers) and from perf script -F +srcline text, on a
 # program built -O2 -g whose hot loop calls an inlined function. The lines
 # are found in the source with grep -n, not written here.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 mkdir -p proj/src
 cat > proj/src/prog.c <<'C'
 #include <stdio.h>

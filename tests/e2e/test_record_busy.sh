@@ -8,10 +8,7 @@
 # in main.
 # ctest: RESOURCE_LOCK cpu
 # ctest: LABELS slow
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 rm -f perf.probe
 cat > busy.c <<'EOF'
 #include <sys/resource.h>

@@ -9,10 +9,7 @@
 # or temporary file is left after any run.
 # ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)"
-	exit 77
-fi
+require_perf
 rm -f perf.probe
 # every process of this test runs a program of this unique name, so that
 # what outlives a run can be found

@@ -3,10 +3,7 @@
 # target lz4cli writes the executable lz4, and cJSON, whose CTest tests run
 # in their own folder and are over in about a millisecond.
 # ctest: LABELS thirdparty
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 fetch() {
 	local dir
 	dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" "$1") || { fail "apt-get source $1 failed"; return 1; }

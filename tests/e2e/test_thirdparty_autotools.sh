@@ -8,10 +8,7 @@
 for tool in autoreconf automake makeinfo make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake texinfo make)"; exit 77; }
 done
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" gzip) || { fail "apt-get source gzip failed"; finish; }
 # never build in the cache: a private copy per run, timestamps kept
 cp -a "$dir" gzip-src

@@ -12,10 +12,7 @@
 for tool in autoreconf automake libtoolize make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake libtool make)"; exit 77; }
 done
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" expat) || { fail "apt-get source expat failed"; return; }
 cp -r "$dir/expat" expat
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }

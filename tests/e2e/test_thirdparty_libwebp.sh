@@ -3,10 +3,7 @@
 # examples/ folder (cwebp, dwebp, img2webp, webpinfo, webpmux) are bins,
 # and --bin cwebp profiles the encoder on a generated picture.
 # ctest: LABELS thirdparty
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" libwebp) || { fail "apt-get source libwebp failed"; return; }
 cp -r "$dir" webp
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }

@@ -6,10 +6,7 @@
 # argument but the target; the tree stays as it was, timestamps included.
 # ctest: LABELS thirdparty
 command -v make >/dev/null || { echo "make not installed"; exit 77; }
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" mawk) || { fail "apt-get source mawk failed"; finish; }
 cp -a "$dir" mawk-src
 snapshot() { find mawk-src -mindepth 1 -path mawk-src/build -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }

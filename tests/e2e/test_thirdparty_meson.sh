@@ -10,10 +10,7 @@
 #     fribidi-benchmark that stays a bin.
 # ctest: LABELS thirdparty
 command -v meson >/dev/null || { echo "meson not installed (apt-get install meson ninja-build)"; exit 77; }
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 fetch() {
 	local dir
 	dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" "$1") || { fail "apt-get source $1 failed"; return 1; }

@@ -1,10 +1,7 @@
 # -p/--package: a CMake project that vendors another one with
 # add_subdirectory (its own project() call, as third-party code usually
 # comes); -p NAME restricts target selection to that sub-project.
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 cp -r "$FG_SRC/examples/cmake" proj
 rm -rf proj/build
 mkdir -p proj/third_party/zapper

@@ -4,10 +4,7 @@
 # in main, which its own build, without frame pointers, loses); the
 # tree stays as it was.
 # ctest: LABELS thirdparty
-if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
-	echo "perf cannot record here (perf_event_paranoid?)" >&2
-	exit 77
-fi
+require_perf
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
 
 if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2); then

@@ -5,6 +5,16 @@
 fg_failures=0
 fg_checks=0
 
+# Skips the test (exit 77) where perf cannot record: no perf, or
+# perf_event_paranoid too high for this user.
+require_perf() {
+	if ! perf record -q --no-bpf-event -o perf.probe -- true 2>/dev/null; then
+		echo "perf cannot record here (perf_event_paranoid?)" >&2
+		exit 77
+	fi
+	rm -f perf.probe
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	fg_failures=$((fg_failures + 1))
