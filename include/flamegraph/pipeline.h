@@ -47,7 +47,12 @@ typedef struct fg_pipeline_target {
 int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel);
 
 /* What the caller decides for every run of a target. */
+/* The layout of fg_pipeline_opts this header describes: fg_pipeline_opts_init and
+ * the functions handed one refuse another (FG_EINVAL). */
+#define FG_PIPELINE_OPTS_VERSION 1
+
 typedef struct fg_pipeline_opts {
+	unsigned version;          /* FG_PIPELINE_OPTS_VERSION */
 	/* The template of each run: recorder, outputs, render options,
 	 * callbacks. What to run (argv, env, cwd), the ELF check, its fix
 	 * style and the git provenance are filled in per target. */
@@ -58,9 +63,14 @@ typedef struct fg_pipeline_opts {
 	size_t nargs;
 } fg_pipeline_opts;
 
-#define FG_PIPELINE_OPTS_INIT { .profile = FG_PROFILE_OPTS_INIT, \
+#define FG_PIPELINE_OPTS_INIT { .version = FG_PIPELINE_OPTS_VERSION, \
+	.profile = FG_PROFILE_OPTS_INIT, \
 	.target = { .kind = FG_TARGET_BIN, .name = NULL, .unit_test = false, .unit_bench = false }, \
 	.args = NULL, .nargs = 0 }
+
+/* Sets *opts to the defaults (FG_PIPELINE_OPTS_INIT); version: FG_PIPELINE_OPTS_VERSION,
+ * as the caller was compiled (FG_EINVAL for one this library does not know). */
+int fg_pipeline_opts_init(fg_pipeline_opts *opts, unsigned version);
 
 /* One run of a built target, ready for fg_profile_run(&job.profile, ...).
  * Owns what its profile options point to (the command, environment,
@@ -90,7 +100,12 @@ void fg_pipeline_job_release(fg_pipeline_job *job);
 
 /* A comparison: the target profiled at a git revision and in the working
  * tree, then one differential graph (red: grew, blue: shrank). */
+/* The layout of fg_pipeline_compare_opts this header describes: fg_pipeline_compare_opts_init and
+ * the functions handed one refuse another (FG_EINVAL). */
+#define FG_PIPELINE_COMPARE_OPTS_VERSION 1
+
 typedef struct fg_pipeline_compare_opts {
+	unsigned version;         /* FG_PIPELINE_COMPARE_OPTS_VERSION */
 	const char *rev;          /* the revision to compare with */
 	bool side_outputs;        /* also write the plain graphs OUTPUT.before.svg
 				     and OUTPUT.after.svg */
@@ -120,9 +135,14 @@ typedef struct fg_pipeline_compare_opts {
 	fg_folded ***before_out, ***after_out;
 } fg_pipeline_compare_opts;
 
-#define FG_PIPELINE_COMPARE_OPTS_INIT { .rev = NULL, .side_outputs = false, .build_dir = NULL, \
+#define FG_PIPELINE_COMPARE_OPTS_INIT { .version = FG_PIPELINE_COMPARE_OPTS_VERSION, .rev = NULL, \
+	.side_outputs = false, .build_dir = NULL, \
 	.loc = NULL, .project = NULL, .before_run = NULL, \
 	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .before_out = NULL, .after_out = NULL }
+
+/* Sets *opts to the defaults (FG_PIPELINE_COMPARE_OPTS_INIT); version:
+ * FG_PIPELINE_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this library does not know). */
+int fg_pipeline_compare_opts_init(fg_pipeline_compare_opts *opts, unsigned version);
 
 /* Frees n runs' stacks and their array (NULL: nothing). */
 void fg_pipeline_runs_free(fg_folded **runs, size_t n);

@@ -358,7 +358,12 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 			const fg_git_info *git);
 
+/* The layout of fg_speedscope_opts this header describes: fg_speedscope_opts_init and
+ * the functions handed one refuse another (FG_EINVAL). */
+#define FG_SPEEDSCOPE_OPTS_VERSION 1
+
 typedef struct fg_speedscope_opts {
+	unsigned version;       /* FG_SPEEDSCOPE_OPTS_VERSION */
 	const char *name;       /* the document's name, and its one profile's
 				   (NULL: "profile") */
 	const fg_git_info *git; /* into "metadata" (NULL: none) */
@@ -368,6 +373,13 @@ typedef struct fg_speedscope_opts {
 	const char *unit;       /* the weights' speedscope unit: "none"
 				   (samples), "microseconds", ... (NULL: none) */
 } fg_speedscope_opts;
+
+/* Fields not named are 0, false or NULL. */
+#define FG_SPEEDSCOPE_OPTS_INIT { .version = FG_SPEEDSCOPE_OPTS_VERSION }
+
+/* Sets *opts to the defaults (FG_SPEEDSCOPE_OPTS_INIT); version: FG_SPEEDSCOPE_OPTS_VERSION,
+ * as the caller was compiled (FG_EINVAL for one this library does not know). */
+int fg_speedscope_opts_init(fg_speedscope_opts *opts, unsigned version);
 
 /* fg_speedscope_write with the options above. */
 int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *opts, const fg_folded *stacks);
