@@ -62,6 +62,7 @@ int main(void)
 	fg_regress *r = NULL;
 	fg_perfdata *pd = NULL;
 	char **argv = NULL;
+	const char *cmd[] = { "touch", "ran" };
 	int bad = 0;
 
 	if (fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION) ||
@@ -101,9 +102,17 @@ int main(void)
 	bad |= refused(fg_regress_compare(&r, f, f, &go), "fg_regress_opts_init");
 	bad |= refused(fg_perfdata_open(&pd, "perf.data", &pdo), "fg_perfdata_opts_init");
 	bad |= refused(fg_diff_folded(&d, f, f, &dfo), "fg_diff_opts_init");
+	/* an embedded struct: refused where it is handed on, and by the
+	 * entry point before anything runs */
 	fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION);
 	po.record.version = 0;
 	bad |= refused(fg_record_command(&argv, &po.record), "fg_record_opts_init");
+	fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION);
+	po.argv = cmd;
+	po.argc = 2;
+	po.output = "never.svg";
+	po.render.version = 0;
+	bad |= refused(fg_profile_run(&po, NULL), "fg_render_opts_init");
 	fg_folded_free(f);
 	return bad ? 4 : 0;
 }
@@ -119,7 +128,8 @@ for p in app-c app-cpp; do
 	check_contains "$p: embedded options set up by the outer _init" out '^embedded versions 1 1 1 1$'
 	check_contains "$p: an older program's options refused, in the library's words" out \
 		'^refused: fg_render_opts version 0 is not 1: set the options up with fg_render_opts_init$'
-	[ "$(grep -c '^refused: ' out)" = 9 ] && pass || fail "$p: not every old-version struct was refused"
+	[ "$(grep -c '^refused: ' out)" = 10 ] && pass || fail "$p: not every old-version struct was refused"
+	[ ! -e ran ] && [ ! -e never.svg ] && pass || fail "$p: a run with refused options ran"
 	check_contains "$p: the library works" out '^2 stacks$'
 done
 
