@@ -204,9 +204,15 @@ typedef struct fg_build_profile_opts {
 	FILE *report_stream;
 } fg_build_profile_opts;
 
-/* Sets *opts to the defaults of this version of the library; version is
- * FG_BUILD_PROFILE_OPTS_VERSION, which the caller was compiled with.
- * FG_EINVAL for a version this library does not know. */
+#define FG_BUILD_PROFILE_OPTS_INIT                                                 \
+	{ .version = FG_BUILD_PROFILE_OPTS_VERSION, .project = FG_PROJECT_OPTS_INIT, \
+	  .run = FG_PIPELINE_OPTS_INIT, .compare = FG_PIPELINE_COMPARE_OPTS_INIT,    \
+	  .gate_opts = FG_REGRESS_OPTS_INIT, .report_format = FG_REGRESS_TEXT,        \
+	  .report_top = FG_REGRESS_DEFAULT_TOP }
+
+/* Sets *opts to the defaults (FG_BUILD_PROFILE_OPTS_INIT); version:
+ * FG_BUILD_PROFILE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
+ * for one this library does not know). */
 int fg_build_profile_opts_init(fg_build_profile_opts *opts, unsigned version);
 
 typedef struct fg_build_profile_result {

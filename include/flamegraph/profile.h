@@ -263,8 +263,10 @@ typedef struct fg_perfdata_read_opts {
 	bool lines;                  /* frames as function:line (source lines) */
 } fg_perfdata_read_opts;
 
-/* Sets *opts to the defaults (inline frames, natively); FG_EINVAL for a
- * version this library does not know. */
+#define FG_PERFDATA_READ_OPTS_INIT { .version = FG_PERFDATA_READ_OPTS_VERSION, .inline_frames = true }
+
+/* Sets *opts to the defaults (FG_PERFDATA_READ_OPTS_INIT: inline frames,
+ * natively); FG_EINVAL for a version this library does not know. */
 int fg_perfdata_read_opts_init(fg_perfdata_read_opts *opts, unsigned version);
 
 /* Feeds the samples of the recording at path into c. Returns 0 or an

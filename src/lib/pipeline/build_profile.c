@@ -14,15 +14,7 @@
 
 int fg_build_profile_opts_init(fg_build_profile_opts *o, unsigned version)
 {
-	static const fg_build_profile_opts defaults = {
-		.version = FG_BUILD_PROFILE_OPTS_VERSION,
-		.project = FG_PROJECT_OPTS_INIT,
-		.run = FG_PIPELINE_OPTS_INIT,
-		.compare = FG_PIPELINE_COMPARE_OPTS_INIT,
-		.gate_opts = FG_REGRESS_OPTS_INIT,
-		.report_format = FG_REGRESS_TEXT,
-		.report_top = FG_REGRESS_DEFAULT_TOP,
-	};
+	static const fg_build_profile_opts defaults = FG_BUILD_PROFILE_OPTS_INIT;
 
 	if (fg_opts_version_known("fg_build_profile_opts", version, FG_BUILD_PROFILE_OPTS_VERSION))
 		return FG_EINVAL;

@@ -1,7 +1,6 @@
 /* A recording read into a collapser outside a profiling run
  * (fg_profile_collapse_perfdata, profile.h): the run's own choice between
  * the native reader and perf script (fg_run_unsupported_note). */
-#include <string.h>
 
 #include "flamegraph/error.h"
 #include "flamegraph/profile.h"
@@ -11,11 +10,11 @@
 
 int fg_perfdata_read_opts_init(fg_perfdata_read_opts *o, unsigned version)
 {
+	static const fg_perfdata_read_opts defaults = FG_PERFDATA_READ_OPTS_INIT;
+
 	if (fg_opts_version_known("fg_perfdata_read_opts", version, FG_PERFDATA_READ_OPTS_VERSION))
 		return FG_EINVAL;
-	memset(o, 0, sizeof(*o));
-	o->version = FG_PERFDATA_READ_OPTS_VERSION;
-	o->inline_frames = true;
+	*o = defaults;
 	return 0;
 }
 
