@@ -113,6 +113,10 @@ int main(void)
 	po.output = "never.svg";
 	po.render.version = 0;
 	bad |= refused(fg_profile_run(&po, NULL), "fg_render_opts_init");
+	fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION);
+	bo.manifest_path = "no-such-project";
+	bo.gate_opts.version = 0; /* the gate's: refused before the build, not after */
+	bad |= refused(fg_build_and_profile(&bo, NULL), "fg_regress_opts_init");
 	fg_folded_free(f);
 	return bad ? 4 : 0;
 }
@@ -128,7 +132,7 @@ for p in app-c app-cpp; do
 	check_contains "$p: embedded options set up by the outer _init" out '^embedded versions 1 1 1 1$'
 	check_contains "$p: an older program's options refused, in the library's words" out \
 		'^refused: fg_render_opts version 0 is not 1: set the options up with fg_render_opts_init$'
-	[ "$(grep -c '^refused: ' out)" = 10 ] && pass || fail "$p: not every old-version struct was refused"
+	[ "$(grep -c '^refused: ' out)" = 11 ] && pass || fail "$p: not every old-version struct was refused"
 	[ ! -e ran ] && [ ! -e never.svg ] && pass || fail "$p: a run with refused options ran"
 	check_contains "$p: the library works" out '^2 stacks$'
 done
