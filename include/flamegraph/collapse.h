@@ -69,8 +69,9 @@ typedef enum fg_ghc_source {
 	FG_GHC_BYTES,     /* individual bytes allocated */
 } fg_ghc_source;
 
-/* The layout of fg_collapse_opts this header describes: fg_collapse_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_collapse_opts this header describes:
+ * fg_collapse_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
 #define FG_COLLAPSE_OPTS_VERSION 1
 
 typedef struct fg_collapse_opts {
@@ -114,8 +115,9 @@ typedef struct fg_collapse_opts {
 		.per_thread = false                                                  \
 	}
 
-/* Sets *opts to the defaults (FG_COLLAPSE_OPTS_INIT); version: FG_COLLAPSE_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_COLLAPSE_OPTS_INIT); version:
+ * FG_COLLAPSE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
 int fg_collapse_opts_init(fg_collapse_opts *opts, unsigned version);
 
 typedef struct fg_collapser fg_collapser;

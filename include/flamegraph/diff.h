@@ -30,8 +30,9 @@ typedef struct fg_diff_opts {
 #define FG_DIFF_OPTS_INIT { .version = FG_DIFF_OPTS_VERSION, .normalize = false, \
 	.strip_hex = false }
 
-/* Sets *opts to the defaults (FG_DIFF_OPTS_INIT); version: FG_DIFF_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_DIFF_OPTS_INIT); version:
+ * FG_DIFF_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
 int fg_diff_opts_init(fg_diff_opts *opts, unsigned version);
 
 /* Joins two profiles into a differential fg_folded (*out, the caller

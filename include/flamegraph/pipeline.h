@@ -46,11 +46,12 @@ typedef struct fg_pipeline_target {
  * errors. */
 int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel);
 
-/* What the caller decides for every run of a target. */
-/* The layout of fg_pipeline_opts this header describes: fg_pipeline_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_pipeline_opts this header describes:
+ * fg_pipeline_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
 #define FG_PIPELINE_OPTS_VERSION 1
 
+/* What the caller decides for every run of a target. */
 typedef struct fg_pipeline_opts {
 	unsigned version;          /* FG_PIPELINE_OPTS_VERSION */
 	/* The template of each run: recorder, outputs, render options,
@@ -68,8 +69,9 @@ typedef struct fg_pipeline_opts {
 	.target = { .kind = FG_TARGET_BIN, .name = NULL, .unit_test = false, .unit_bench = false }, \
 	.args = NULL, .nargs = 0 }
 
-/* Sets *opts to the defaults (FG_PIPELINE_OPTS_INIT); version: FG_PIPELINE_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_PIPELINE_OPTS_INIT); version:
+ * FG_PIPELINE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
 int fg_pipeline_opts_init(fg_pipeline_opts *opts, unsigned version);
 
 /* One run of a built target, ready for fg_profile_run(&job.profile, ...).
@@ -98,12 +100,13 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 			 const fg_project *p, const fg_target *t);
 void fg_pipeline_job_release(fg_pipeline_job *job);
 
-/* A comparison: the target profiled at a git revision and in the working
- * tree, then one differential graph (red: grew, blue: shrank). */
-/* The layout of fg_pipeline_compare_opts this header describes: fg_pipeline_compare_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_pipeline_compare_opts this header describes:
+ * fg_pipeline_compare_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
 #define FG_PIPELINE_COMPARE_OPTS_VERSION 1
 
+/* A comparison: the target profiled at a git revision and in the working
+ * tree, then one differential graph (red: grew, blue: shrank). */
 typedef struct fg_pipeline_compare_opts {
 	unsigned version;         /* FG_PIPELINE_COMPARE_OPTS_VERSION */
 	const char *rev;          /* the revision to compare with */
@@ -141,7 +144,8 @@ typedef struct fg_pipeline_compare_opts {
 	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .before_out = NULL, .after_out = NULL }
 
 /* Sets *opts to the defaults (FG_PIPELINE_COMPARE_OPTS_INIT); version:
- * FG_PIPELINE_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this library does not know). */
+ * FG_PIPELINE_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
+ * for one this library does not know). */
 int fg_pipeline_compare_opts_init(fg_pipeline_compare_opts *opts, unsigned version);
 
 /* Frees n runs' stacks and their array (NULL: nothing). */
@@ -211,8 +215,8 @@ typedef struct fg_build_profile_opts {
 	  .report_top = FG_REGRESS_DEFAULT_TOP }
 
 /* Sets *opts to the defaults (FG_BUILD_PROFILE_OPTS_INIT); version:
- * FG_BUILD_PROFILE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
- * for one this library does not know). */
+ * FG_BUILD_PROFILE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for
+ * one this library does not know). */
 int fg_build_profile_opts_init(fg_build_profile_opts *opts, unsigned version);
 
 typedef struct fg_build_profile_result {

@@ -58,8 +58,9 @@ typedef struct fg_pprof_opts {
 		.default_type = NULL                                        \
 	}
 
-/* Sets *opts to the defaults (FG_PPROF_OPTS_INIT); version: FG_PPROF_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_PPROF_OPTS_INIT); version:
+ * FG_PPROF_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
 int fg_pprof_opts_init(fg_pprof_opts *opts, unsigned version);
 
 /* Writes the stacks of f to out as a gzip-compressed profile.proto.

@@ -101,7 +101,9 @@ typedef void (*fg_profile_event_cb)(void *ctx, fg_profile_event kind,
 /* The layout of fg_profile_opts this header describes. A caller sets
  * its options up with fg_profile_opts_init (or FG_PROFILE_OPTS_INIT),
  * which records the version it was compiled with; a library of another
- * layout refuses them instead of misreading them. */
+ * layout refuses them instead of misreading them. The structs it embeds
+ * (record, render) are set up with it; their own versions are checked
+ * too (one put in their place is set up with its own _init). */
 #define FG_PROFILE_OPTS_VERSION 1
 
 typedef struct fg_profile_opts {
@@ -360,8 +362,9 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 			const fg_git_info *git);
 
-/* The layout of fg_speedscope_opts this header describes: fg_speedscope_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_speedscope_opts this header describes:
+ * fg_speedscope_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
 #define FG_SPEEDSCOPE_OPTS_VERSION 1
 
 typedef struct fg_speedscope_opts {
@@ -379,8 +382,9 @@ typedef struct fg_speedscope_opts {
 /* Fields not named are 0, false or NULL. */
 #define FG_SPEEDSCOPE_OPTS_INIT { .version = FG_SPEEDSCOPE_OPTS_VERSION }
 
-/* Sets *opts to the defaults (FG_SPEEDSCOPE_OPTS_INIT); version: FG_SPEEDSCOPE_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_SPEEDSCOPE_OPTS_INIT); version:
+ * FG_SPEEDSCOPE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
 int fg_speedscope_opts_init(fg_speedscope_opts *opts, unsigned version);
 
 /* fg_speedscope_write with the options above. */

@@ -71,8 +71,8 @@ typedef enum fg_record_mode {
 
 struct fg_runner; /* how child processes run: see fg_record_opts.runner */
 
-/* The layout of fg_record_opts this header describes: fg_record_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_record_opts this header describes: fg_record_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
 #define FG_RECORD_OPTS_VERSION 1
 
 typedef struct fg_record_opts {
@@ -132,8 +132,9 @@ typedef struct fg_record_opts {
 #define FG_RECORD_OPTS_INIT { .version = FG_RECORD_OPTS_VERSION, .recorder = FG_RECORDER_PERF, \
 	.freq = 0, .call_graph = FG_CALL_GRAPH_DWARF, .compression_level = -1 }
 
-/* Sets *opts to the defaults (FG_RECORD_OPTS_INIT); version: FG_RECORD_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_RECORD_OPTS_INIT); version:
+ * FG_RECORD_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
 int fg_record_opts_init(fg_record_opts *opts, unsigned version);
 
 /* Builds the recorder's command line into *out (a NULL-terminated, malloc'd
@@ -255,8 +256,9 @@ typedef enum fg_record_event {
 typedef void (*fg_record_event_cb)(void *ctx, fg_record_event kind, const char *msg,
 				   double elapsed, uint64_t bytes);
 
-/* The layout of fg_record_run_opts this header describes: fg_record_run_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_record_run_opts this header describes:
+ * fg_record_run_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
 #define FG_RECORD_RUN_OPTS_VERSION 1
 
 typedef struct fg_record_run_opts {
@@ -284,8 +286,9 @@ typedef struct fg_record_run_opts {
 	{ .version = FG_RECORD_RUN_OPTS_VERSION, .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1, \
 	  .recorder_stdout = -1 }
 
-/* Sets *opts to the defaults (FG_RECORD_RUN_OPTS_INIT); version: FG_RECORD_RUN_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_RECORD_RUN_OPTS_INIT); version:
+ * FG_RECORD_RUN_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
 int fg_record_run_opts_init(fg_record_run_opts *opts, unsigned version);
 
 typedef struct fg_record_outcome {

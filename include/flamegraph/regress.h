@@ -36,8 +36,8 @@ enum fg_regress_measure {
 			     percentage points */
 };
 
-/* The layout of fg_regress_opts this header describes: fg_regress_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_regress_opts this header describes: fg_regress_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
 #define FG_REGRESS_OPTS_VERSION 1
 
 typedef struct fg_regress_opts {
@@ -84,8 +84,9 @@ typedef struct fg_regress_opts {
 	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1, \
 	.total_above = -1 }
 
-/* Sets *opts to the defaults (FG_REGRESS_OPTS_INIT); version: FG_REGRESS_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_REGRESS_OPTS_INIT); version:
+ * FG_REGRESS_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
 int fg_regress_opts_init(fg_regress_opts *opts, unsigned version);
 
 /* One function, means over the runs of each side. */

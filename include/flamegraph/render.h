@@ -18,8 +18,8 @@ extern "C" {
 #endif
 FG_API_BEGIN
 
-/* The layout of fg_render_opts this header describes: fg_render_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_render_opts this header describes: fg_render_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
 #define FG_RENDER_OPTS_VERSION 1
 
 typedef struct fg_render_opts {
@@ -87,8 +87,9 @@ typedef struct fg_render_opts {
 	.image_width = FG_RENDER_DEFAULT_IMAGE_WIDTH, .frame_height = FG_RENDER_DEFAULT_FRAME_HEIGHT, \
 	.font_size = FG_RENDER_DEFAULT_FONT_SIZE, .font_width = FG_RENDER_DEFAULT_FONT_WIDTH, .factor = 1.0 }
 
-/* Sets *opts to the defaults (FG_RENDER_OPTS_INIT); version: FG_RENDER_OPTS_VERSION,
- * as the caller was compiled (FG_EINVAL for one this library does not know). */
+/* Sets *opts to the defaults (FG_RENDER_OPTS_INIT); version:
+ * FG_RENDER_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
 int fg_render_opts_init(fg_render_opts *opts, unsigned version);
 
 /* Writes the SVG of f to out. With no samples it still writes an SVG that
