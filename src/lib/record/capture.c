@@ -510,8 +510,11 @@ int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 	s.o = opts;
 	s.out = out;
 	*out = init;
+	/* the options it embeds too, before anything starts */
 	if ((err = fg_opts_version_check("fg_record_run_opts", opts->version,
-					 FG_RECORD_RUN_OPTS_VERSION)))
+					 FG_RECORD_RUN_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_record_opts", opts->rec.version,
+					 FG_RECORD_OPTS_VERSION)))
 		return err;
 	s.ctl_fd = s.ack_fd = -1;
 	s.perf.pid = s.work.pid = -1;
