@@ -69,7 +69,13 @@ typedef enum fg_ghc_source {
 	FG_GHC_BYTES,     /* individual bytes allocated */
 } fg_ghc_source;
 
+/* The layout of fg_collapse_opts this header describes:
+ * fg_collapse_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
+#define FG_COLLAPSE_OPTS_VERSION 1
+
 typedef struct fg_collapse_opts {
+	unsigned version;      /* FG_COLLAPSE_OPTS_VERSION */
 	bool include_pid;      /* --pid: prefix stacks with "comm-PID" */
 	bool include_tid;      /* --tid: prefix stacks with "comm-PID/TID" */
 	bool annotate_kernel;  /* --kernel: suffix kernel frames with _[k] */
@@ -101,12 +107,18 @@ typedef struct fg_collapse_opts {
 
 #define FG_COLLAPSE_OPTS_INIT                                                        \
 	{                                                                            \
+		.version = FG_COLLAPSE_OPTS_VERSION,                                 \
 		.include_pid = false, .include_tid = false, .annotate_kernel = false, \
 		.annotate_jit = false, .include_addrs = false, .event_filter = NULL,  \
 		.skip_after = NULL, .nskip_after = 0, .include_offset = false,        \
 		.inline_frames = true, .nthreads = 0, .keep_order = false,           \
 		.per_thread = false                                                  \
 	}
+
+/* Sets *opts to the defaults (FG_COLLAPSE_OPTS_INIT); version:
+ * FG_COLLAPSE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_collapse_opts_init(fg_collapse_opts *opts, unsigned version);
 
 typedef struct fg_collapser fg_collapser;
 

@@ -19,15 +19,25 @@ extern "C" {
 #endif
 FG_API_BEGIN
 
+/* The layout of fg_compare_opts this header describes: fg_compare_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
+#define FG_COMPARE_OPTS_VERSION 1
+
 typedef struct fg_compare_opts {
+	unsigned version;         /* FG_COMPARE_OPTS_VERSION */
 	fg_diff_opts diff;        /* normalize, strip_hex */
 	fg_render_opts render;    /* title, subtitle (what was compared)... */
 	fg_output_format format;  /* FG_OUTPUT_SVG or FG_OUTPUT_FOLDED ("stack BEFORE AFTER") */
 	const char *folded_out;   /* also write the differential folded text here, or NULL */
 } fg_compare_opts;
 
-#define FG_COMPARE_OPTS_INIT { .diff = FG_DIFF_OPTS_INIT, .render = FG_RENDER_OPTS_INIT, \
-	.format = FG_OUTPUT_SVG, .folded_out = NULL }
+#define FG_COMPARE_OPTS_INIT { .version = FG_COMPARE_OPTS_VERSION, .diff = FG_DIFF_OPTS_INIT, \
+	.render = FG_RENDER_OPTS_INIT, .format = FG_OUTPUT_SVG, .folded_out = NULL }
+
+/* Sets *opts to the defaults (FG_COMPARE_OPTS_INIT); version:
+ * FG_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_compare_opts_init(fg_compare_opts *opts, unsigned version);
 
 /* Joins the stacks of a "before" and an "after" run (fg_diff_folded) and
  * writes the differential graph to `output` ("-": stdout), and its

@@ -16,13 +16,24 @@ extern "C" {
 #endif
 FG_API_BEGIN
 
+/* The layout of fg_diff_opts this header describes: fg_diff_opts_init and
+ * the functions handed one refuse another (FG_EINVAL). */
+#define FG_DIFF_OPTS_VERSION 1
+
 typedef struct fg_diff_opts {
+	unsigned version; /* FG_DIFF_OPTS_VERSION */
 	bool normalize;  /* scale the "before" counts to the "after" total */
 	bool strip_hex;  /* replace hex addresses (0x1234abcd) with "0x...", so
 			    stacks from runs with different layouts still match */
 } fg_diff_opts;
 
-#define FG_DIFF_OPTS_INIT { .normalize = false, .strip_hex = false }
+#define FG_DIFF_OPTS_INIT { .version = FG_DIFF_OPTS_VERSION, .normalize = false, \
+	.strip_hex = false }
+
+/* Sets *opts to the defaults (FG_DIFF_OPTS_INIT); version:
+ * FG_DIFF_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
+int fg_diff_opts_init(fg_diff_opts *opts, unsigned version);
 
 /* Joins two profiles into a differential fg_folded (*out, the caller
  * frees it): every stack of either side, "before" and "after" counts in

@@ -65,8 +65,13 @@ void fg_manifest_loc_release(fg_manifest_loc *loc);
 typedef void (*fg_note_cb)(void *ctx, const char *line);
 typedef fg_note_cb fg_note_fn; /* its earlier name */
 
+/* The layout of fg_project_opts this header describes: fg_project_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
+#define FG_PROJECT_OPTS_VERSION 1
+
 /* How to open (and, for CMake, configure) a project. */
 typedef struct fg_project_opts {
+	unsigned version;           /* FG_PROJECT_OPTS_VERSION */
 	const char *profile;        /* "release" (default), "dev", or a custom name */
 	const char *build_dir;      /* NULL: <root>/build/flamegraph/<profile> */
 	const char *package;        /* -p: a sub-project directory or name, or NULL */
@@ -85,7 +90,12 @@ typedef struct fg_project_opts {
 	void *note_ctx;
 } fg_project_opts;
 /* Fields not named are 0, false or NULL. */
-#define FG_PROJECT_OPTS_INIT { .profile = "release" }
+#define FG_PROJECT_OPTS_INIT { .version = FG_PROJECT_OPTS_VERSION, .profile = "release" }
+
+/* Sets *opts to the defaults (FG_PROJECT_OPTS_INIT); version:
+ * FG_PROJECT_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_project_opts_init(fg_project_opts *opts, unsigned version);
 
 typedef struct fg_project fg_project;
 typedef struct fg_target fg_target; /* owned by its project */

@@ -80,7 +80,13 @@ extern "C" {
 #endif
 FG_API_BEGIN
 
+/* The layout of fg_perfdata_opts this header describes:
+ * fg_perfdata_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
+#define FG_PERFDATA_OPTS_VERSION 1
+
 typedef struct fg_perfdata_opts {
+	unsigned version;        /* FG_PERFDATA_OPTS_VERSION */
 	bool inline_frames;      /* DWARF inlined frames of the frames the reader
 				    unwinds itself (the user frames of dwarf
 				    call graphs), as perf script without
@@ -116,8 +122,13 @@ typedef struct fg_perfdata_opts {
 				    records (a kept recording read again) */
 } fg_perfdata_opts;
 
-#define FG_PERFDATA_OPTS_INIT { .inline_frames = true, .kallsyms = NULL, \
-				.debug_dir = NULL, .buildid_dir = NULL, .cache_dir = NULL }
+#define FG_PERFDATA_OPTS_INIT { .version = FG_PERFDATA_OPTS_VERSION, .inline_frames = true, \
+	.kallsyms = NULL, .debug_dir = NULL, .buildid_dir = NULL, .cache_dir = NULL }
+
+/* Sets *opts to the defaults (FG_PERFDATA_OPTS_INIT); version:
+ * FG_PERFDATA_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_perfdata_opts_init(fg_perfdata_opts *opts, unsigned version);
 
 /* One frame of a sample's call chain. */
 typedef struct fg_perfdata_frame {

@@ -46,8 +46,14 @@ typedef struct fg_pipeline_target {
  * errors. */
 int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel);
 
+/* The layout of fg_pipeline_opts this header describes:
+ * fg_pipeline_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
+#define FG_PIPELINE_OPTS_VERSION 1
+
 /* What the caller decides for every run of a target. */
 typedef struct fg_pipeline_opts {
+	unsigned version;          /* FG_PIPELINE_OPTS_VERSION */
 	/* The template of each run: recorder, outputs, render options,
 	 * callbacks. What to run (argv, env, cwd), the ELF check, its fix
 	 * style and the git provenance are filled in per target. */
@@ -58,9 +64,15 @@ typedef struct fg_pipeline_opts {
 	size_t nargs;
 } fg_pipeline_opts;
 
-#define FG_PIPELINE_OPTS_INIT { .profile = FG_PROFILE_OPTS_INIT, \
+#define FG_PIPELINE_OPTS_INIT { .version = FG_PIPELINE_OPTS_VERSION, \
+	.profile = FG_PROFILE_OPTS_INIT, \
 	.target = { .kind = FG_TARGET_BIN, .name = NULL, .unit_test = false, .unit_bench = false }, \
 	.args = NULL, .nargs = 0 }
+
+/* Sets *opts to the defaults (FG_PIPELINE_OPTS_INIT); version:
+ * FG_PIPELINE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_pipeline_opts_init(fg_pipeline_opts *opts, unsigned version);
 
 /* One run of a built target, ready for fg_profile_run(&job.profile, ...).
  * Owns what its profile options point to (the command, environment,
@@ -88,9 +100,15 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 			 const fg_project *p, const fg_target *t);
 void fg_pipeline_job_release(fg_pipeline_job *job);
 
+/* The layout of fg_pipeline_compare_opts this header describes:
+ * fg_pipeline_compare_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
+#define FG_PIPELINE_COMPARE_OPTS_VERSION 1
+
 /* A comparison: the target profiled at a git revision and in the working
  * tree, then one differential graph (red: grew, blue: shrank). */
 typedef struct fg_pipeline_compare_opts {
+	unsigned version;         /* FG_PIPELINE_COMPARE_OPTS_VERSION */
 	const char *rev;          /* the revision to compare with */
 	bool side_outputs;        /* also write the plain graphs OUTPUT.before.svg
 				     and OUTPUT.after.svg */
@@ -120,9 +138,15 @@ typedef struct fg_pipeline_compare_opts {
 	fg_folded ***before_out, ***after_out;
 } fg_pipeline_compare_opts;
 
-#define FG_PIPELINE_COMPARE_OPTS_INIT { .rev = NULL, .side_outputs = false, .build_dir = NULL, \
+#define FG_PIPELINE_COMPARE_OPTS_INIT { .version = FG_PIPELINE_COMPARE_OPTS_VERSION, .rev = NULL, \
+	.side_outputs = false, .build_dir = NULL, \
 	.loc = NULL, .project = NULL, .before_run = NULL, \
 	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .before_out = NULL, .after_out = NULL }
+
+/* Sets *opts to the defaults (FG_PIPELINE_COMPARE_OPTS_INIT); version:
+ * FG_PIPELINE_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
+ * for one this library does not know). */
+int fg_pipeline_compare_opts_init(fg_pipeline_compare_opts *opts, unsigned version);
 
 /* Frees n runs' stacks and their array (NULL: nothing). */
 void fg_pipeline_runs_free(fg_folded **runs, size_t n);
@@ -184,9 +208,15 @@ typedef struct fg_build_profile_opts {
 	FILE *report_stream;
 } fg_build_profile_opts;
 
-/* Sets *opts to the defaults of this version of the library; version is
- * FG_BUILD_PROFILE_OPTS_VERSION, which the caller was compiled with.
- * FG_EINVAL for a version this library does not know. */
+#define FG_BUILD_PROFILE_OPTS_INIT                                                 \
+	{ .version = FG_BUILD_PROFILE_OPTS_VERSION, .project = FG_PROJECT_OPTS_INIT, \
+	  .run = FG_PIPELINE_OPTS_INIT, .compare = FG_PIPELINE_COMPARE_OPTS_INIT,    \
+	  .gate_opts = FG_REGRESS_OPTS_INIT, .report_format = FG_REGRESS_TEXT,        \
+	  .report_top = FG_REGRESS_DEFAULT_TOP }
+
+/* Sets *opts to the defaults (FG_BUILD_PROFILE_OPTS_INIT); version:
+ * FG_BUILD_PROFILE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for
+ * one this library does not know). */
 int fg_build_profile_opts_init(fg_build_profile_opts *opts, unsigned version);
 
 typedef struct fg_build_profile_result {

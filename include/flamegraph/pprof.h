@@ -21,7 +21,12 @@ extern "C" {
 
 FG_API_BEGIN
 
+/* The layout of fg_pprof_opts this header describes: fg_pprof_opts_init and
+ * the functions handed one refuse another (FG_EINVAL). */
+#define FG_PPROF_OPTS_VERSION 1
+
 typedef struct fg_pprof_opts {
+	unsigned version;       /* FG_PPROF_OPTS_VERSION */
 	/* what a sample's value measures: ("samples", "count") for plain
 	 * counts; ("cpu", "nanoseconds") for perf's cpu-clock periods */
 	const char *sample_type;
@@ -45,12 +50,18 @@ typedef struct fg_pprof_opts {
 
 #define FG_PPROF_OPTS_INIT                                                  \
 	{                                                                   \
+		.version = FG_PPROF_OPTS_VERSION,                           \
 		.sample_type = "samples", .sample_unit = "count", .period = 0, \
 		.time_nanos = 0, .duration_nanos = 0, .comment = NULL,      \
 		.companion = NULL, .companion_type = NULL,                  \
 		.companion_unit = NULL, .companion_first = false,           \
 		.default_type = NULL                                        \
 	}
+
+/* Sets *opts to the defaults (FG_PPROF_OPTS_INIT); version:
+ * FG_PPROF_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
+int fg_pprof_opts_init(fg_pprof_opts *opts, unsigned version);
 
 /* Writes the stacks of f to out as a gzip-compressed profile.proto.
  * Differential input is written with its "after" counts; fractions of a

@@ -101,7 +101,9 @@ typedef void (*fg_profile_event_cb)(void *ctx, fg_profile_event kind,
 /* The layout of fg_profile_opts this header describes. A caller sets
  * its options up with fg_profile_opts_init (or FG_PROFILE_OPTS_INIT),
  * which records the version it was compiled with; a library of another
- * layout refuses them instead of misreading them. */
+ * layout refuses them instead of misreading them. The structs it embeds
+ * (record, render) are set up with it; their own versions are checked
+ * too (one put in their place is set up with its own _init). */
 #define FG_PROFILE_OPTS_VERSION 1
 
 typedef struct fg_profile_opts {
@@ -263,8 +265,10 @@ typedef struct fg_perfdata_read_opts {
 	bool lines;                  /* frames as function:line (source lines) */
 } fg_perfdata_read_opts;
 
-/* Sets *opts to the defaults (inline frames, natively); FG_EINVAL for a
- * version this library does not know. */
+#define FG_PERFDATA_READ_OPTS_INIT { .version = FG_PERFDATA_READ_OPTS_VERSION, .inline_frames = true }
+
+/* Sets *opts to the defaults (FG_PERFDATA_READ_OPTS_INIT: inline frames,
+ * natively); FG_EINVAL for a version this library does not know. */
 int fg_perfdata_read_opts_init(fg_perfdata_read_opts *opts, unsigned version);
 
 /* Feeds the samples of the recording at path into c. Returns 0 or an
@@ -358,7 +362,13 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res);
 int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 			const fg_git_info *git);
 
+/* The layout of fg_speedscope_opts this header describes:
+ * fg_speedscope_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
+#define FG_SPEEDSCOPE_OPTS_VERSION 1
+
 typedef struct fg_speedscope_opts {
+	unsigned version;       /* FG_SPEEDSCOPE_OPTS_VERSION */
 	const char *name;       /* the document's name, and its one profile's
 				   (NULL: "profile") */
 	const fg_git_info *git; /* into "metadata" (NULL: none) */
@@ -368,6 +378,14 @@ typedef struct fg_speedscope_opts {
 	const char *unit;       /* the weights' speedscope unit: "none"
 				   (samples), "microseconds", ... (NULL: none) */
 } fg_speedscope_opts;
+
+/* Fields not named are 0, false or NULL. */
+#define FG_SPEEDSCOPE_OPTS_INIT { .version = FG_SPEEDSCOPE_OPTS_VERSION }
+
+/* Sets *opts to the defaults (FG_SPEEDSCOPE_OPTS_INIT); version:
+ * FG_SPEEDSCOPE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_speedscope_opts_init(fg_speedscope_opts *opts, unsigned version);
 
 /* fg_speedscope_write with the options above. */
 int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *opts, const fg_folded *stacks);

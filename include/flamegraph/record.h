@@ -71,7 +71,12 @@ typedef enum fg_record_mode {
 
 struct fg_runner; /* how child processes run: see fg_record_opts.runner */
 
+/* The layout of fg_record_opts this header describes: fg_record_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
+#define FG_RECORD_OPTS_VERSION 1
+
 typedef struct fg_record_opts {
+	unsigned version;        /* FG_RECORD_OPTS_VERSION */
 	fg_recorder recorder;
 	const char *tool;        /* perf, dtrace or xctrace executable; NULL:
 				    fg_recorder_tool(recorder). The CLI
@@ -124,8 +129,13 @@ typedef struct fg_record_opts {
  * fall into step with a program's own periodic work. */
 #define FG_RECORD_DEFAULT_FREQ 997
 
-#define FG_RECORD_OPTS_INIT { .recorder = FG_RECORDER_PERF, .freq = 0, \
-	.call_graph = FG_CALL_GRAPH_DWARF, .compression_level = -1 }
+#define FG_RECORD_OPTS_INIT { .version = FG_RECORD_OPTS_VERSION, .recorder = FG_RECORDER_PERF, \
+	.freq = 0, .call_graph = FG_CALL_GRAPH_DWARF, .compression_level = -1 }
+
+/* Sets *opts to the defaults (FG_RECORD_OPTS_INIT); version:
+ * FG_RECORD_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
+int fg_record_opts_init(fg_record_opts *opts, unsigned version);
 
 /* Builds the recorder's command line into *out (a NULL-terminated, malloc'd
  * vector; free it with fg_argv_free). perf: `perf record -F FREQ
@@ -246,7 +256,13 @@ typedef enum fg_record_event {
 typedef void (*fg_record_event_cb)(void *ctx, fg_record_event kind, const char *msg,
 				   double elapsed, uint64_t bytes);
 
+/* The layout of fg_record_run_opts this header describes:
+ * fg_record_run_opts_init and the functions handed one refuse another
+ * (FG_EINVAL). */
+#define FG_RECORD_RUN_OPTS_VERSION 1
+
 typedef struct fg_record_run_opts {
+	unsigned version;      /* FG_RECORD_RUN_OPTS_VERSION */
 	/* The recorder's command (output, argv or pids filled in). With
 	 * attach, argv is run by fg_record_run itself and perf attaches to
 	 * it; attach_pid and the control fifos are filled in here. */
@@ -266,8 +282,14 @@ typedef struct fg_record_run_opts {
 	uint64_t (*output_bytes)(void *ctx);
 } fg_record_run_opts;
 
-#define FG_RECORD_RUN_OPTS_INIT \
-	{ .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1, .recorder_stdout = -1 }
+#define FG_RECORD_RUN_OPTS_INIT                                                          \
+	{ .version = FG_RECORD_RUN_OPTS_VERSION, .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1, \
+	  .recorder_stdout = -1 }
+
+/* Sets *opts to the defaults (FG_RECORD_RUN_OPTS_INIT); version:
+ * FG_RECORD_RUN_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_record_run_opts_init(fg_record_run_opts *opts, unsigned version);
 
 typedef struct fg_record_outcome {
 	int workload_code;      /* the workload's exit code, -1 after a signal */

@@ -36,7 +36,12 @@ enum fg_regress_measure {
 			     percentage points */
 };
 
+/* The layout of fg_regress_opts this header describes: fg_regress_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
+#define FG_REGRESS_OPTS_VERSION 1
+
 typedef struct fg_regress_opts {
+	unsigned version;            /* FG_REGRESS_OPTS_VERSION */
 	double fail_above;           /* see measure; < 0: no threshold */
 	enum fg_regress_measure measure;
 	/* The family-wise significance level: the chance that any judged
@@ -74,9 +79,15 @@ typedef struct fg_regress_opts {
 	double total_above;
 } fg_regress_opts;
 
-#define FG_REGRESS_OPTS_INIT { .fail_above = -1, .measure = FG_REGRESS_TIME, .alpha = 0.05, \
+#define FG_REGRESS_OPTS_INIT { .version = FG_REGRESS_OPTS_VERSION, .fail_above = -1, \
+	.measure = FG_REGRESS_TIME, .alpha = 0.05, \
 	.min_share = 1.0, .watch = NULL, .nwatch = 0, .from = NULL, .unit_name = NULL, .unit_scale = 1, \
 	.total_above = -1 }
+
+/* Sets *opts to the defaults (FG_REGRESS_OPTS_INIT); version:
+ * FG_REGRESS_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
+ * this library does not know). */
+int fg_regress_opts_init(fg_regress_opts *opts, unsigned version);
 
 /* One function, means over the runs of each side. */
 typedef struct fg_regress_row {
@@ -151,6 +162,10 @@ size_t fg_regress_failures(const fg_regress *r);
 const fg_regress_total *fg_regress_total_of(const fg_regress *r);
 
 enum fg_regress_format { FG_REGRESS_TEXT, FG_REGRESS_MARKDOWN };
+
+/* The rows of the report's table by default (fg_build_profile_opts.
+ * report_top; the programs' default too). */
+#define FG_REGRESS_DEFAULT_TOP 10
 
 /* Writes the `top` largest changes (0: all) as a table, with a last line
  * saying whether the gate passed. FG_EIO (with the reason) on write

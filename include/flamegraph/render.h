@@ -18,7 +18,12 @@ extern "C" {
 #endif
 FG_API_BEGIN
 
+/* The layout of fg_render_opts this header describes: fg_render_opts_init
+ * and the functions handed one refuse another (FG_EINVAL). */
+#define FG_RENDER_OPTS_VERSION 1
+
 typedef struct fg_render_opts {
+	unsigned version;        /* FG_RENDER_OPTS_VERSION */
 	const char *title;       /* NULL: "Flame Graph" ("Icicle Graph" inverted,
 				    "Flame Chart" with flamechart) */
 	const char *subtitle;
@@ -77,9 +82,15 @@ typedef struct fg_render_opts {
 #define FG_RENDER_DEFAULT_FONT_WIDTH 0.59
 
 /* Fields not named are 0, false or NULL (their documented defaults). */
-#define FG_RENDER_OPTS_INIT { .min_width = FG_RENDER_DEFAULT_MIN_WIDTH, \
+#define FG_RENDER_OPTS_INIT { .version = FG_RENDER_OPTS_VERSION, \
+	.min_width = FG_RENDER_DEFAULT_MIN_WIDTH, \
 	.image_width = FG_RENDER_DEFAULT_IMAGE_WIDTH, .frame_height = FG_RENDER_DEFAULT_FRAME_HEIGHT, \
 	.font_size = FG_RENDER_DEFAULT_FONT_SIZE, .font_width = FG_RENDER_DEFAULT_FONT_WIDTH, .factor = 1.0 }
+
+/* Sets *opts to the defaults (FG_RENDER_OPTS_INIT); version:
+ * FG_RENDER_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one this
+ * library does not know). */
+int fg_render_opts_init(fg_render_opts *opts, unsigned version);
 
 /* Writes the SVG of f to out. With no samples it still writes an SVG that
  * says so and returns FG_ENODATA. */

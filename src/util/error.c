@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
+#include "util/version.h"
 
 static _Thread_local char last_message[1024];
 static _Thread_local int last_code;
@@ -37,4 +38,20 @@ void fg_error_clear(void)
 {
 	last_message[0] = '\0';
 	last_code = 0;
+}
+
+int fg_opts_version_known(const char *type, unsigned version, unsigned known)
+{
+	if (version == known)
+		return 0;
+	return fg_error_set(FG_EINVAL, "%s version %u is not %u, the version of this library", type,
+			    version, known);
+}
+
+int fg_opts_version_check(const char *type, unsigned have, unsigned known)
+{
+	if (have == known)
+		return 0;
+	return fg_error_set(FG_EINVAL, "%s version %u is not %u: set the options up with %s_init",
+			    type, have, known, type);
 }

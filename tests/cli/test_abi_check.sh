@@ -1,7 +1,8 @@
 # The library as an embedder gets it (cmake --install): every public
 # header compiles alone in C and in C++ (extern "C"), a C and a C++
 # program build against the installed headers and shared library and run
-# (options set up with the versioned _init functions), no private header
+# (options set up with the versioned _init functions; options of another
+# version, alone or embedded, refused), no private header
 # is installed, and the exported symbols are the list kept in
 # tests/abi/symbols.txt: a change of the exported surface is a decision,
 # made by updating that list with it.
@@ -35,28 +36,89 @@ cat > app.c <<'C'
 #include <string.h>
 #include <flamegraph/flamegraph.h>
 
+/* err must be FG_EINVAL with a message that names the _init to call */
+static int refused(int err, const char *init)
+{
+	if (err != FG_EINVAL || !strstr(fg_error_last(), init)) {
+		fprintf(stderr, "app: accepted, not refused (%d): %s\n", err, fg_error_last());
+		return 1;
+	}
+	printf("refused: %s\n", fg_error_last());
+	return 0;
+}
+
 int main(void)
 {
 	fg_profile_opts po;
 	fg_build_profile_opts bo;
-	fg_folded *f = NULL;
+	fg_record_opts rec;
+	fg_render_opts ro;
+	fg_collapse_opts co;
+	fg_regress_opts go;
+	fg_perfdata_opts pdo;
+	fg_diff_opts dfo;
+	fg_folded *f = NULL, *d = NULL;
+	fg_collapser *c = NULL;
+	fg_regress *r = NULL;
+	fg_perfdata *pd = NULL;
+	char **argv = NULL;
+	const char *cmd[] = { "touch", "ran" };
+	int bad = 0;
 
 	if (fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION) ||
-	    fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION)) {
+	    fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION) ||
+	    fg_record_opts_init(&rec, FG_RECORD_OPTS_VERSION) ||
+	    fg_render_opts_init(&ro, FG_RENDER_OPTS_VERSION) ||
+	    fg_collapse_opts_init(&co, FG_COLLAPSE_OPTS_VERSION) ||
+	    fg_regress_opts_init(&go, FG_REGRESS_OPTS_VERSION) ||
+	    fg_perfdata_opts_init(&pdo, FG_PERFDATA_OPTS_VERSION) ||
+	    fg_diff_opts_init(&dfo, FG_DIFF_OPTS_VERSION)) {
 		fprintf(stderr, "app: %s\n", fg_error_last());
 		return 1;
 	}
 	/* a version the library does not know is refused, not misread */
-	if (fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION + 1) != FG_EINVAL)
+	if (fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION + 1) != FG_EINVAL ||
+	    fg_render_opts_init(&ro, FG_RENDER_OPTS_VERSION + 1) != FG_EINVAL)
 		return 2;
-	printf("freq %u, width %u, format %d\n", fg_record_freq(&po.record),
-	       po.render.image_width, (int)po.format);
+	/* the outer _init sets up the options it embeds */
+	printf("embedded versions %u %u %u %u\n", po.record.version, po.render.version,
+	       bo.project.version, bo.gate_opts.version);
+	printf("freq %u, width %u, format %d, rows %zu\n", fg_record_freq(&po.record),
+	       po.render.image_width, (int)po.format, bo.report_top);
 	if (fg_folded_new(&f) || fg_folded_feed(f, "main;work 3\nmain;rest 1\n", 24) ||
 	    fg_folded_finish(f))
 		return 3;
 	printf("%zu stacks\n", fg_folded_count(f));
+	/* options set up by an older program (version 0: before versions)
+	 * are refused by the functions handed them, alone or embedded */
+	po.version = rec.version = ro.version = co.version = go.version = pdo.version = 0;
+	dfo.version = 0;
+	bo.version = 0;
+	bad |= refused(fg_profile_run(&po, NULL), "fg_profile_opts_init");
+	bad |= refused(fg_build_and_profile(&bo, NULL), "fg_build_profile_opts_init");
+	bad |= refused(fg_record_command(&argv, &rec), "fg_record_opts_init");
+	bad |= refused(fg_render_svg(f, &ro, stdout), "fg_render_opts_init");
+	bad |= refused(fg_collapser_new(&c, FG_FORMAT_PERF, &co), "fg_collapse_opts_init");
+	bad |= refused(fg_regress_compare(&r, f, f, &go), "fg_regress_opts_init");
+	bad |= refused(fg_perfdata_open(&pd, "perf.data", &pdo), "fg_perfdata_opts_init");
+	bad |= refused(fg_diff_folded(&d, f, f, &dfo), "fg_diff_opts_init");
+	/* an embedded struct: refused where it is handed on, and by the
+	 * entry point before anything runs */
+	fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION);
+	po.record.version = 0;
+	bad |= refused(fg_record_command(&argv, &po.record), "fg_record_opts_init");
+	fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION);
+	po.argv = cmd;
+	po.argc = 2;
+	po.output = "never.svg";
+	po.render.version = 0;
+	bad |= refused(fg_profile_run(&po, NULL), "fg_render_opts_init");
+	fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION);
+	bo.manifest_path = "no-such-project";
+	bo.gate_opts.version = 0; /* the gate's: refused before the build, not after */
+	bad |= refused(fg_build_and_profile(&bo, NULL), "fg_regress_opts_init");
 	fg_folded_free(f);
-	return 0;
+	return bad ? 4 : 0;
 }
 C
 cp app.c app.cpp
@@ -66,7 +128,12 @@ check_exit "a C++ program builds against the install" 0 \
 	c++ -std=c++17 -Wall -Werror -I "$inc" -o app-cpp app.cpp -L "$lib" -lflamegraph
 for p in app-c app-cpp; do
 	check_exit "$p runs" 0 env LD_LIBRARY_PATH="$lib" ./$p
-	check_contains "$p: the defaults, named once" out '^freq 997, width 1200, format 0$'
+	check_contains "$p: the defaults, named once" out '^freq 997, width 1200, format 0, rows 10$'
+	check_contains "$p: embedded options set up by the outer _init" out '^embedded versions 1 1 1 1$'
+	check_contains "$p: an older program's options refused, in the library's words" out \
+		'^refused: fg_render_opts version 0 is not 1: set the options up with fg_render_opts_init$'
+	[ "$(grep -c '^refused: ' out)" = 11 ] && pass || fail "$p: not every old-version struct was refused"
+	[ ! -e ran ] && [ ! -e never.svg ] && pass || fail "$p: a run with refused options ran"
 	check_contains "$p: the library works" out '^2 stacks$'
 done
 

@@ -198,7 +198,8 @@ static void test_speedscope(void **state)
 static void test_speedscope_per_root(void **state)
 {
 	fg_folded *f = folded_of("alpha-7;main;a 2\nbeta-8;main;b 3\nalpha-7;main;c 1\nbeta-8 4\n", 0);
-	fg_speedscope_opts o = { .name = "prog", .per_root = true, .unit = "microseconds" };
+	fg_speedscope_opts o = { .version = FG_SPEEDSCOPE_OPTS_VERSION, .name = "prog", .per_root = true,
+				  .unit = "microseconds" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);

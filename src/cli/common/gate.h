@@ -20,7 +20,8 @@ typedef struct fg_gate_cli {
 	fg_regress_opts opts; /* filled by fg_gate_cli_apply */
 } fg_gate_cli;
 
-#define FG_GATE_CLI_INIT { .watch = FG_STRLIST_INIT, .top = 10, .opts = FG_REGRESS_OPTS_INIT }
+#define FG_GATE_CLI_INIT \
+	{ .watch = FG_STRLIST_INIT, .top = FG_REGRESS_DEFAULT_TOP, .opts = FG_REGRESS_OPTS_INIT }
 
 #define FG_GATE_CLI_ROWS(g) \
 	FG_OPT_STRING(0, "fail-above", &(g).fail_above, "PCT", "exit 6 when a function's inclusive CPU time per run grew by more than PCT percent (--gate-on share: its share by PCT percentage points) and, given several runs a side, significantly (Welch's t-test)"), \
@@ -29,7 +30,7 @@ typedef struct fg_gate_cli {
 	FG_OPT_LIST(0, "watch", &(g).watch, "FUNC", "judge only FUNC against --fail-above (repeatable)"), \
 	FG_OPT_CHOICE(0, "report", &(g).report, "FORMAT", "text|md", "table of the largest changes: text (default) or md (Markdown, for a review)"), \
 	FG_OPT_STRING(0, "report-out", &(g).report_out, "FILE", "write the table to FILE instead of stderr"), \
-	FG_OPT_INT(0, "top", &(g).top, "N", "rows in the table (default 10; 0: every function)")
+	FG_OPT_INT(0, "top", &(g).top, "N", "rows in the table (default " FG_OPT_STR(FG_REGRESS_DEFAULT_TOP) "; 0: every function)")
 
 /* Whether any gate option was given. */
 bool fg_gate_cli_wanted(const fg_gate_cli *g);

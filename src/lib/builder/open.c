@@ -18,6 +18,7 @@
 #include "lib/builder/builder.h"
 #include "lib/manifest/autotools.h"
 #include "lib/manifest/meson.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 static int open_cmake(fg_project *p)
@@ -73,6 +74,9 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 	int err;
 
 	*out = NULL;
+	if ((err = fg_opts_version_check("fg_project_opts", opts->version,
+					 FG_PROJECT_OPTS_VERSION)))
+		return err;
 	if ((err = fg_project_new(&p, loc, opts)))
 		return err;
 	switch (loc->type) {

@@ -19,6 +19,7 @@
 #include "flamegraph/error.h"
 #include "lib/collapse/internal.h"
 #include "util/input.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 /* Fuzzing builds shrink blocks (-DFG_COLLAPSE_CHUNK_SIZE=4096) so small
@@ -145,6 +146,16 @@ static unsigned default_threads(void)
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
+int fg_collapse_opts_init(fg_collapse_opts *opts, unsigned version)
+{
+	static const fg_collapse_opts defaults = FG_COLLAPSE_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_collapse_opts", version, FG_COLLAPSE_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opts *opts)
 {
 	fg_collapse_opts defaults = FG_COLLAPSE_OPTS_INIT;
@@ -152,6 +163,9 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	unsigned i;
 
 	*out = NULL;
+	if (opts &&
+	    fg_opts_version_check("fg_collapse_opts", opts->version, FG_COLLAPSE_OPTS_VERSION))
+		return FG_EINVAL;
 	if (format != FG_FORMAT_UNKNOWN && format != FG_FORMAT_PERF && format != FG_FORMAT_DTRACE &&
 	    !fg_lformat_of(format))
 		return fg_error_set(FG_EINVAL, "unknown input format %d", (int)format);

@@ -10,6 +10,7 @@
 #include "folded_impl.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 /* Whole samples. Each side sums to at most its profile's total, which
@@ -112,6 +113,16 @@ static unsigned long long to_u64(double v)
 	return v < 18446744073709551616.0 ? (unsigned long long)v : ULLONG_MAX;
 }
 
+int fg_diff_opts_init(fg_diff_opts *opts, unsigned version)
+{
+	static const fg_diff_opts defaults = FG_DIFF_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_diff_opts", version, FG_DIFF_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_diff_folded(fg_folded **out, const fg_folded *before, const fg_folded *after,
 		   const fg_diff_opts *opts)
 {
@@ -125,6 +136,9 @@ int fg_diff_folded(fg_folded **out, const fg_folded *before, const fg_folded *af
 	int err;
 
 	*out = NULL;
+	if (opts &&
+	    (err = fg_opts_version_check("fg_diff_opts", opts->version, FG_DIFF_OPTS_VERSION)))
+		return err;
 	if (!opts)
 		opts = &defaults;
 	j.strip_hex = opts->strip_hex;

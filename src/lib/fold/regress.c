@@ -15,6 +15,7 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 struct fg_regress {
@@ -397,6 +398,16 @@ static int check_opts(const fg_regress_opts *o, size_t nb, size_t na)
 	return 0;
 }
 
+int fg_regress_opts_init(fg_regress_opts *opts, unsigned version)
+{
+	static const fg_regress_opts defaults = FG_REGRESS_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_regress_opts", version, FG_REGRESS_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_regress_compare_runs(fg_regress **out, const fg_folded *const *before, size_t nb,
 			    const fg_folded *const *after, size_t na, const fg_regress_opts *opts)
 {
@@ -404,6 +415,9 @@ int fg_regress_compare_runs(fg_regress **out, const fg_folded *const *before, si
 	int err;
 
 	*out = NULL;
+	if ((err = fg_opts_version_check("fg_regress_opts", opts->version,
+					 FG_REGRESS_OPTS_VERSION)))
+		return err;
 	if ((err = check_opts(opts, nb, na)))
 		return err;
 	if (!(r = fg_calloc(1, sizeof(*r))))

@@ -12,6 +12,7 @@
 #include "flamegraph/error.h"
 #include "lib/manifest/project.h"
 #include "util/suggest.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 static const char *const kind_names[FG_TARGET_KIND_COUNT] = {
@@ -154,6 +155,16 @@ static char *default_build_dir(const fg_project *p, const fg_manifest_loc *loc, 
 	}
 	fg_strbuf_addstr(&sb, profile);
 	return fg_strbuf_detach(&sb, NULL);
+}
+
+int fg_project_opts_init(fg_project_opts *opts, unsigned version)
+{
+	static const fg_project_opts defaults = FG_PROJECT_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_project_opts", version, FG_PROJECT_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
 }
 
 int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)

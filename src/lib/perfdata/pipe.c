@@ -10,6 +10,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/perfdata/reader.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 static int bad(const fg_perfdata *r, uint64_t off, const char *what)
@@ -187,6 +188,9 @@ int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_rea
 	int err;
 
 	*out = NULL;
+	if (opts &&
+	    fg_opts_version_check("fg_perfdata_opts", opts->version, FG_PERFDATA_OPTS_VERSION))
+		return FG_EINVAL;
 	if (!(r = fg_calloc(1, sizeof(*r))))
 		return FG_ENOMEM;
 	r->read = read;

@@ -24,6 +24,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/perfdata/reader.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 #define HEADER_SIZE 104
@@ -359,6 +360,9 @@ int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, s
 	int err;
 
 	*out = NULL;
+	if (opts &&
+	    fg_opts_version_check("fg_perfdata_opts", opts->version, FG_PERFDATA_OPTS_VERSION))
+		return FG_EINVAL;
 	if (!(r = fg_calloc(1, sizeof(*r))))
 		return FG_ENOMEM;
 	r->base = buf;
@@ -379,6 +383,9 @@ int fg_perfdata_open(fg_perfdata **out, const char *path, const fg_perfdata_opts
 	int fd, err;
 
 	*out = NULL;
+	if (opts &&
+	    fg_opts_version_check("fg_perfdata_opts", opts->version, FG_PERFDATA_OPTS_VERSION))
+		return FG_EINVAL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return fg_error_set(errno == ENOENT ? FG_ENOTFOUND : FG_EIO, "%s: %s", path,
 				    strerror(errno));

@@ -5,6 +5,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/perfdata/internal.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 struct fg_symbolizer {
@@ -14,13 +15,26 @@ struct fg_symbolizer {
 	fg_perfdata_frame unknown;
 };
 
+int fg_perfdata_opts_init(fg_perfdata_opts *opts, unsigned version)
+{
+	static const fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_perfdata_opts", version, FG_PERFDATA_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_symbolizer_new(fg_symbolizer **out, const fg_perfdata_opts *opts)
 {
 	fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
-	fg_symbolizer *s = fg_calloc(1, sizeof(*s));
+	fg_symbolizer *s;
 
 	*out = NULL;
-	if (!s)
+	if (opts &&
+	    fg_opts_version_check("fg_perfdata_opts", opts->version, FG_PERFDATA_OPTS_VERSION))
+		return FG_EINVAL;
+	if (!(s = fg_calloc(1, sizeof(*s))))
 		return FG_ENOMEM;
 	s->opts = opts ? *opts : defaults;
 	pd_symbols_init(&s->syms, &s->opts);

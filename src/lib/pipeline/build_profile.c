@@ -10,24 +10,35 @@
 #include "flamegraph/pipeline.h"
 #include "flamegraph/regress.h"
 #include "util/outfile.h"
+#include "util/version.h"
 
 int fg_build_profile_opts_init(fg_build_profile_opts *o, unsigned version)
 {
-	static const fg_build_profile_opts defaults = {
-		.version = FG_BUILD_PROFILE_OPTS_VERSION,
-		.project = FG_PROJECT_OPTS_INIT,
-		.run = FG_PIPELINE_OPTS_INIT,
-		.compare = FG_PIPELINE_COMPARE_OPTS_INIT,
-		.gate_opts = FG_REGRESS_OPTS_INIT,
-		.report_format = FG_REGRESS_TEXT,
-		.report_top = 10,
-	};
+	static const fg_build_profile_opts defaults = FG_BUILD_PROFILE_OPTS_INIT;
 
-	if (version != FG_BUILD_PROFILE_OPTS_VERSION)
-		return fg_error_set(FG_EINVAL, "fg_build_profile_opts version %u is not %u, the "
-				    "version of this library", version, FG_BUILD_PROFILE_OPTS_VERSION);
+	if (fg_opts_version_known("fg_build_profile_opts", version, FG_BUILD_PROFILE_OPTS_VERSION))
+		return FG_EINVAL;
 	*o = defaults;
 	return 0;
+}
+
+/* The options o embeds, checked before a build or a run rather than
+ * where each is first used (the gate's after both sides ran). */
+static int check_embedded(const fg_build_profile_opts *o)
+{
+	int err;
+
+	if ((err = fg_opts_version_check("fg_project_opts", o->project.version,
+					 FG_PROJECT_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_pipeline_opts", o->run.version,
+					 FG_PIPELINE_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_pipeline_compare_opts", o->compare.version,
+					 FG_PIPELINE_COMPARE_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_regress_opts", o->gate_opts.version,
+					 FG_REGRESS_OPTS_VERSION)))
+		return err;
+	return fg_opts_version_check("fg_profile_opts", o->run.profile.version,
+				     FG_PROFILE_OPTS_VERSION);
 }
 
 /* Whether the folded weights are nanoseconds of CPU time: perf's
@@ -140,9 +151,13 @@ int fg_build_and_profile(const fg_build_profile_opts *o, fg_build_profile_result
 	if (!res)
 		res = &none;
 	memset(res, 0, sizeof(*res));
-	if (!o || o->version != FG_BUILD_PROFILE_OPTS_VERSION)
-		return fg_error_set(FG_EINVAL, "fg_build_profile_opts: set them up with "
+	if (!o)
+		return fg_error_set(FG_EINVAL, "no fg_build_profile_opts: set them up with "
 				    "fg_build_profile_opts_init");
+	if ((err = fg_opts_version_check("fg_build_profile_opts", o->version,
+					 FG_BUILD_PROFILE_OPTS_VERSION)) ||
+	    (err = check_embedded(o)))
+		return err;
 	/* a kept recording: its graph, with no project */
 	if (o->run.profile.perfdata)
 		return one_run(o, &o->run.profile);

@@ -10,6 +10,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 typedef struct side {
@@ -304,6 +305,17 @@ static void side_release(side *s, size_t repeat)
 	fg_folded_free(s->merged);
 }
 
+int fg_pipeline_compare_opts_init(fg_pipeline_compare_opts *opts, unsigned version)
+{
+	static const fg_pipeline_compare_opts defaults = FG_PIPELINE_COMPARE_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_pipeline_compare_opts", version,
+				  FG_PIPELINE_COMPARE_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
 			const fg_project *p, const fg_target *t)
 {
@@ -311,6 +323,11 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 	fg_git_info gi = FG_GIT_INFO_INIT;
 	int err;
 
+	if ((err = fg_opts_version_check("fg_pipeline_opts", opts->version,
+					 FG_PIPELINE_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_pipeline_compare_opts", copts->version,
+					  FG_PIPELINE_COMPARE_OPTS_VERSION)))
+		return err;
 	memset(&c, 0, sizeof(c));
 	fg_strbuf_init(&c.before.label, 0);
 	fg_strbuf_init(&c.before.graph, 0);

@@ -10,6 +10,7 @@
 #include "util/outfile.h"
 #include "util/path.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 /* The differential stacks as text (the user asked for a file of them). */
@@ -39,12 +40,25 @@ static int write_svg(const char *path, const fg_folded *diff, const fg_render_op
 	return err;
 }
 
+int fg_compare_opts_init(fg_compare_opts *opts, unsigned version)
+{
+	static const fg_compare_opts defaults = FG_COMPARE_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_compare_opts", version, FG_COMPARE_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, const char *output,
 			    const fg_compare_opts *opts)
 {
 	fg_folded *diff = NULL;
 	int err;
 
+	if ((err = fg_opts_version_check("fg_compare_opts", opts->version,
+					 FG_COMPARE_OPTS_VERSION)))
+		return err;
 	if (opts->format == FG_OUTPUT_JSON || opts->format == FG_OUTPUT_PPROF ||
 	    opts->format == FG_OUTPUT_NONE)
 		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — "

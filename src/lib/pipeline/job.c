@@ -7,6 +7,7 @@
 #include "flamegraph/pipeline.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 static void note(const fg_profile_opts *po, const char *msg)
@@ -51,6 +52,16 @@ int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipe
 	return fg_project_select(out, p, sel->kind, sel->name);
 }
 
+int fg_pipeline_opts_init(fg_pipeline_opts *opts, unsigned version)
+{
+	static const fg_pipeline_opts defaults = FG_PIPELINE_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_pipeline_opts", version, FG_PIPELINE_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 			 const fg_project *p, const fg_target *t)
 {
@@ -61,6 +72,9 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 	 * hand it an argument it may reject or misread */
 	bool unit = opts->target.unit_test || opts->target.unit_bench;
 
+	if ((err = fg_opts_version_check("fg_pipeline_opts", opts->version,
+					 FG_PIPELINE_OPTS_VERSION)))
+		return err;
 	if (unit && opts->nargs && !fg_target_filter(t) && fg_project_type(p) == FG_MANIFEST_TOML)
 		return fg_error_set(FG_EINVAL, "%s '%s' declares no filter — add filter = "
 				    "\"--filter={}\" (its own syntax) to its [[%s]] entry in "

@@ -26,6 +26,7 @@
 #include "util/interrupt.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 #define TICK_MS 250
@@ -489,6 +490,16 @@ static void warn_line(void *ctx, const char *line)
 	emit(ctx, FG_RECORD_WARNING, line, 0, 0);
 }
 
+int fg_record_run_opts_init(fg_record_run_opts *opts, unsigned version)
+{
+	static const fg_record_run_opts defaults = FG_RECORD_RUN_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_record_run_opts", version, FG_RECORD_RUN_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 {
 	fg_record_outcome init = FG_RECORD_OUTCOME_INIT;
@@ -499,6 +510,12 @@ int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 	s.o = opts;
 	s.out = out;
 	*out = init;
+	/* the options it embeds too, before anything starts */
+	if ((err = fg_opts_version_check("fg_record_run_opts", opts->version,
+					 FG_RECORD_RUN_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_record_opts", opts->rec.version,
+					 FG_RECORD_OPTS_VERSION)))
+		return err;
 	s.ctl_fd = s.ack_fd = -1;
 	s.perf.pid = s.work.pid = -1;
 	s.perf.err_fd = s.work.err_fd = -1;

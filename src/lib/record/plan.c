@@ -11,6 +11,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 /* Below this there is no point in recording: a second of dwarf samples. */
@@ -102,6 +103,8 @@ int fg_record_plan_make(fg_record_plan *plan, const fg_record_opts *o, const cha
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
+	if ((err = fg_opts_version_check("fg_record_opts", o->version, FG_RECORD_OPTS_VERSION)))
+		return err;
 	if ((err = check_rate(plan, o)) || (err = check_sched_events(o)))
 		return err;
 	plan->bytes_per_second = fg_record_bytes_per_sample(o->call_graph) * fg_record_freq(o);

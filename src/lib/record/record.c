@@ -8,6 +8,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
 #include "util/process.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 static const char *const call_graph_names[] = { "dwarf", "fp", "lbr" };
@@ -309,12 +310,24 @@ static int xctrace_command(fg_strvec *sv, const fg_record_opts *o)
 	return fg_strvec_pushv(sv, o->argv, o->argc);
 }
 
+int fg_record_opts_init(fg_record_opts *opts, unsigned version)
+{
+	static const fg_record_opts defaults = FG_RECORD_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_record_opts", version, FG_RECORD_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_record_command(char ***out, const fg_record_opts *opts)
 {
 	fg_strvec sv = FG_STRVEC_INIT;
 	int err;
 
 	*out = NULL;
+	if ((err = fg_opts_version_check("fg_record_opts", opts->version, FG_RECORD_OPTS_VERSION)))
+		return err;
 	if ((err = check_target(opts)))
 		return err;
 	if (opts->mode != FG_RECORD_ON_CPU && opts->recorder != FG_RECORDER_PERF)
@@ -343,6 +356,8 @@ int fg_record_script_command(char ***out, const fg_record_opts *opts,
 	int err;
 
 	*out = NULL;
+	if ((err = fg_opts_version_check("fg_record_opts", opts->version, FG_RECORD_OPTS_VERSION)))
+		return err;
 	if (opts->recorder == FG_RECORDER_DTRACE)
 		return fg_error_set(FG_EINVAL, "DTrace output needs no script step");
 	if (opts->recorder == FG_RECORDER_XCTRACE) {

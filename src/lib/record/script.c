@@ -15,6 +15,7 @@
 #include "util/interrupt.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 /* Large enough that the per-chunk costs vanish, small enough to stay in
@@ -84,6 +85,8 @@ int fg_record_script_stream(const fg_record_opts *rec, const char *perfdata, boo
 	char **argv = NULL;
 	int err, werr;
 
+	if ((err = fg_opts_version_check("fg_record_opts", rec->version, FG_RECORD_OPTS_VERSION)))
+		return err;
 	memset(&st, 0, sizeof(st));
 	st.sink = sink;
 	st.sink_ctx = sink_ctx;

@@ -11,6 +11,7 @@
 #include "flamegraph/pprof.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 /* profile.proto field numbers */
@@ -293,6 +294,16 @@ static int index_companion(struct enc *e, const fg_folded *c)
 	return err;
 }
 
+int fg_pprof_opts_init(fg_pprof_opts *opts, unsigned version)
+{
+	static const fg_pprof_opts defaults = FG_PPROF_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_pprof_opts", version, FG_PPROF_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_pprof_write(const fg_folded *f, const fg_pprof_opts *opts, FILE *out)
 {
 	struct enc e = { .strings = FG_STRMAP_INIT, .funcs = FG_STRMAP_INIT, .msg = FG_STRBUF_INIT,
@@ -301,6 +312,8 @@ int fg_pprof_write(const fg_folded *f, const fg_pprof_opts *opts, FILE *out)
 	fg_folded_list *l = NULL;
 	int err;
 
+	if ((err = fg_opts_version_check("fg_pprof_opts", opts->version, FG_PPROF_OPTS_VERSION)))
+		return err;
 	if (!opts->sample_type || !*opts->sample_type || !opts->sample_unit || !*opts->sample_unit)
 		return fg_error_set(FG_EINVAL, "a pprof profile needs a sample type and unit");
 	if (opts->companion && (!opts->companion_type || !*opts->companion_type ||

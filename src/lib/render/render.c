@@ -20,6 +20,7 @@
 #include "util/hashmap.h"
 #include "util/input.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 extern const char fg_template_flamegraph_js[];
@@ -93,11 +94,23 @@ int fg_render_color_check(const char *c)
 			    "such as red", c);
 }
 
+int fg_render_opts_init(fg_render_opts *opts, unsigned version)
+{
+	static const fg_render_opts defaults = FG_RENDER_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_render_opts", version, FG_RENDER_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_render_opts_check(const fg_render_opts *o)
 {
 	enum fg_palette pal;
 	int err;
 
+	if ((err = fg_opts_version_check("fg_render_opts", o->version, FG_RENDER_OPTS_VERSION)))
+		return err;
 	if ((err = fg_palette_parse(o->palette, &pal)))
 		return err;
 	if (o->bgcolors && strcmp(o->bgcolors, "yellow") && strcmp(o->bgcolors, "blue") &&
@@ -827,6 +840,9 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	struct open_frame all = { .name = "all", .len = 3 };
 	int err;
 
+	if (opts &&
+	    (err = fg_opts_version_check("fg_render_opts", opts->version, FG_RENDER_OPTS_VERSION)))
+		return err;
 	memset(&r, 0, sizeof(r));
 	r.o = opts ? opts : &defaults;
 	r.out.out = out;

@@ -62,8 +62,10 @@ static int write_folded(run *r, FILE *fp)
 
 static int write_json(run *r, FILE *fp)
 {
-	fg_speedscope_opts so = { .name = r->program ? r->program : "profile", .git = r->o->git };
+	fg_speedscope_opts so = FG_SPEEDSCOPE_OPTS_INIT;
 
+	so.name = r->program ? r->program : "profile";
+	so.git = r->o->git;
 	/* a thread's samples are a profile of their own */
 	so.per_root = r->o->per_thread;
 	if (r->rec.mode != FG_RECORD_ON_CPU)

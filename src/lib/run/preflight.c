@@ -11,6 +11,7 @@
 #include "lib/run/run.h"
 #include "util/input.h"
 #include "util/process.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
@@ -161,7 +162,14 @@ bool fg_run_attaches(const run *r)
 int fg_run_check_opts(const fg_profile_opts *o)
 {
 	int targets = (o->argc > 0) + (o->npids > 0) + (o->perfdata != NULL);
+	int err;
 
+	/* the options it embeds, before anything is recorded */
+	if ((err = fg_opts_version_check("fg_record_opts", o->record.version,
+					 FG_RECORD_OPTS_VERSION)) ||
+	    (err = fg_opts_version_check("fg_render_opts", o->render.version,
+					 FG_RENDER_OPTS_VERSION)))
+		return err;
 	if (targets != 1)
 		return fg_error_set(FG_EINVAL, targets ? "give only one of a command, `opts.pids` or `opts.perfdata`"
 					       : "nothing to profile — give a command, `opts.pids` PID or `opts.perfdata` FILE");
@@ -186,11 +194,8 @@ int fg_run_check_opts(const fg_profile_opts *o)
 					    "x86_64 recordings only — drop `opts.stream`");
 	}
 	/* bad graph options fail before a recording, not after it */
-	if (o->format == FG_OUTPUT_SVG) {
-		int err = fg_render_opts_check(&o->render);
-		if (err)
-			return err;
-	}
+	if (o->format == FG_OUTPUT_SVG && (err = fg_render_opts_check(&o->render)))
+		return err;
 	return check_paths(o);
 }
 

@@ -15,6 +15,7 @@
 #include "util/cleanup.h"
 #include "util/interrupt.h"
 #include "util/process.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 double fg_run_now(void)
@@ -352,9 +353,8 @@ int fg_profile_opts_init(fg_profile_opts *opts, unsigned version)
 {
 	static const fg_profile_opts defaults = FG_PROFILE_OPTS_INIT;
 
-	if (version != FG_PROFILE_OPTS_VERSION)
-		return fg_error_set(FG_EINVAL, "fg_profile_opts version %u is not %u, the version "
-				    "of this library", version, FG_PROFILE_OPTS_VERSION);
+	if (fg_opts_version_known("fg_profile_opts", version, FG_PROFILE_OPTS_VERSION))
+		return FG_EINVAL;
 	*opts = defaults;
 	return 0;
 }
@@ -368,10 +368,8 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 
 	if (res)
 		*res = init;
-	if (opts->version != FG_PROFILE_OPTS_VERSION)
-		return fg_error_set(FG_EINVAL, "fg_profile_opts version %u is not %u: set the "
-				    "options up with fg_profile_opts_init", opts->version,
-				    FG_PROFILE_OPTS_VERSION);
+	if (fg_opts_version_check("fg_profile_opts", opts->version, FG_PROFILE_OPTS_VERSION))
+		return FG_EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.o = opts;
 	r.res = res ? res : &scratch;

@@ -1,21 +1,20 @@
 /* A recording read into a collapser outside a profiling run
  * (fg_profile_collapse_perfdata, profile.h): the run's own choice between
  * the native reader and perf script (fg_run_unsupported_note). */
-#include <string.h>
 
 #include "flamegraph/error.h"
 #include "flamegraph/profile.h"
 #include "run.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 
 int fg_perfdata_read_opts_init(fg_perfdata_read_opts *o, unsigned version)
 {
-	if (version != FG_PERFDATA_READ_OPTS_VERSION)
-		return fg_error_set(FG_EINVAL, "fg_perfdata_read_opts version %u is not %u, the "
-				    "version of this library", version, FG_PERFDATA_READ_OPTS_VERSION);
-	memset(o, 0, sizeof(*o));
-	o->version = FG_PERFDATA_READ_OPTS_VERSION;
-	o->inline_frames = true;
+	static const fg_perfdata_read_opts defaults = FG_PERFDATA_READ_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_perfdata_read_opts", version, FG_PERFDATA_READ_OPTS_VERSION))
+		return FG_EINVAL;
+	*o = defaults;
 	return 0;
 }
 
@@ -62,9 +61,11 @@ static void reader_opts(fg_perfdata_opts *po, const fg_perfdata_read_opts *o)
 
 static int check_version(const fg_perfdata_read_opts *o)
 {
-	return !o || o->version != FG_PERFDATA_READ_OPTS_VERSION ?
-		       fg_error_set(FG_EINVAL, "fg_perfdata_read_opts: set them up with "
-				    "fg_perfdata_read_opts_init") : 0;
+	if (!o)
+		return fg_error_set(FG_EINVAL, "no fg_perfdata_read_opts: set them up with "
+				    "fg_perfdata_read_opts_init");
+	return fg_opts_version_check("fg_perfdata_read_opts", o->version,
+				     FG_PERFDATA_READ_OPTS_VERSION);
 }
 
 int fg_profile_collapse_perfdata(fg_collapser *c, const char *path, const fg_perfdata_read_opts *o)

@@ -10,6 +10,7 @@
 #include "flamegraph/profile.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 #include "util/banned.h"
 
 static void json_string(fg_strbuf *sb, const char *s, size_t len)
@@ -228,6 +229,16 @@ static int write_profiles(FILE *out, fg_strbuf *doc, const builder *b, const cha
 	return 0;
 }
 
+int fg_speedscope_opts_init(fg_speedscope_opts *opts, unsigned version)
+{
+	static const fg_speedscope_opts defaults = FG_SPEEDSCOPE_OPTS_INIT;
+
+	if (fg_opts_version_known("fg_speedscope_opts", version, FG_SPEEDSCOPE_OPTS_VERSION))
+		return FG_EINVAL;
+	*opts = defaults;
+	return 0;
+}
+
 int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *o, const fg_folded *stacks)
 {
 	builder b = { .f = { FG_STRMAP_INIT, FG_STRBUF_INIT, 0 }, .roots = FG_STRMAP_INIT };
@@ -236,6 +247,8 @@ int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *o, const fg_fo
 	size_t i;
 	int err;
 
+	if (fg_opts_version_check("fg_speedscope_opts", o->version, FG_SPEEDSCOPE_OPTS_VERSION))
+		return FG_EINVAL;
 	b.per_root = o->per_root;
 	if (!b.per_root && !new_profile(&b, name, strlen(name))) {
 		err = FG_ENOMEM;
@@ -273,7 +286,10 @@ done:
 int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 			const fg_git_info *git)
 {
-	fg_speedscope_opts o = { .name = name, .git = git };
+	fg_speedscope_opts o = FG_SPEEDSCOPE_OPTS_INIT;
+
+	o.name = name;
+	o.git = git;
 
 	return fg_speedscope_write_opts(out, &o, stacks);
 }

@@ -1,0 +1,14 @@
+/* The version checks of the versioned options structs (docs/
+ * ARCHITECTURE.md, "The public API"), worded once. */
+#ifndef FG_UTIL_VERSION_H
+#define FG_UTIL_VERSION_H
+
+/* For TYPE_init(opts, version): 0 when version is known, else FG_EINVAL
+ * ("TYPE version V is not K, the version of this library"). */
+int fg_opts_version_known(const char *type, unsigned version, unsigned known);
+
+/* For a function handed a TYPE: 0 when opts->version (have) is known,
+ * else FG_EINVAL saying to set the options up with TYPE_init. */
+int fg_opts_version_check(const char *type, unsigned have, unsigned known);
+
+#endif

@@ -1,0 +1,246 @@
+/* The versioned options structs (docs/ARCHITECTURE.md, "The public
+ * API"): every _init() knows its own version only, and every function
+ * handed options refuses another version — alone or embedded — before it
+ * does anything, in the library's words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "flamegraph/flamegraph.h"
+
+/* Each _init through one signature: the version it leaves in a struct
+ * filled with 0xa5 first (untouched when refused). */
+#define INIT_CASE(t)                                              \
+	static int init_##t(unsigned v, unsigned *got)            \
+	{                                                         \
+		t o;                                              \
+		int err;                                          \
+		memset(&o, 0xa5, sizeof(o));                      \
+		err = t##_init(&o, v);                            \
+		*got = o.version;                                 \
+		return err;                                       \
+	}
+INIT_CASE(fg_build_profile_opts)
+INIT_CASE(fg_pipeline_opts)
+INIT_CASE(fg_pipeline_compare_opts)
+INIT_CASE(fg_profile_opts)
+INIT_CASE(fg_perfdata_read_opts)
+INIT_CASE(fg_speedscope_opts)
+INIT_CASE(fg_project_opts)
+INIT_CASE(fg_record_opts)
+INIT_CASE(fg_record_run_opts)
+INIT_CASE(fg_perfdata_opts)
+INIT_CASE(fg_collapse_opts)
+INIT_CASE(fg_render_opts)
+INIT_CASE(fg_pprof_opts)
+INIT_CASE(fg_diff_opts)
+INIT_CASE(fg_compare_opts)
+INIT_CASE(fg_regress_opts)
+
+static const struct {
+	const char *type;
+	int (*init)(unsigned v, unsigned *got);
+	unsigned version;
+} inits[] = {
+#define ROW(t, V) { #t, init_##t, V }
+	ROW(fg_build_profile_opts, FG_BUILD_PROFILE_OPTS_VERSION),
+	ROW(fg_pipeline_opts, FG_PIPELINE_OPTS_VERSION),
+	ROW(fg_pipeline_compare_opts, FG_PIPELINE_COMPARE_OPTS_VERSION),
+	ROW(fg_profile_opts, FG_PROFILE_OPTS_VERSION),
+	ROW(fg_perfdata_read_opts, FG_PERFDATA_READ_OPTS_VERSION),
+	ROW(fg_speedscope_opts, FG_SPEEDSCOPE_OPTS_VERSION),
+	ROW(fg_project_opts, FG_PROJECT_OPTS_VERSION),
+	ROW(fg_record_opts, FG_RECORD_OPTS_VERSION),
+	ROW(fg_record_run_opts, FG_RECORD_RUN_OPTS_VERSION),
+	ROW(fg_perfdata_opts, FG_PERFDATA_OPTS_VERSION),
+	ROW(fg_collapse_opts, FG_COLLAPSE_OPTS_VERSION),
+	ROW(fg_render_opts, FG_RENDER_OPTS_VERSION),
+	ROW(fg_pprof_opts, FG_PPROF_OPTS_VERSION),
+	ROW(fg_diff_opts, FG_DIFF_OPTS_VERSION),
+	ROW(fg_compare_opts, FG_COMPARE_OPTS_VERSION),
+	ROW(fg_regress_opts, FG_REGRESS_OPTS_VERSION),
+#undef ROW
+};
+
+static void inits_know_their_version_only(void **state)
+{
+	char want[160];
+	unsigned got;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); i++) {
+		assert_int_equal(inits[i].init(inits[i].version, &got), 0);
+		assert_int_equal(got, inits[i].version);
+		assert_int_equal(inits[i].init(inits[i].version + 1, &got), FG_EINVAL);
+		assert_int_equal(got, 0xa5a5a5a5u);
+		snprintf(want, sizeof(want), "%s version %u is not %u, the version of this library",
+			 inits[i].type, inits[i].version + 1, inits[i].version);
+		assert_string_equal(fg_error_last(), want);
+	}
+}
+
+/* The macros and the _init functions agree, embedded structs included. */
+static void macros_set_the_versions_too(void **state)
+{
+	fg_build_profile_opts bo = FG_BUILD_PROFILE_OPTS_INIT;
+	fg_compare_opts co = FG_COMPARE_OPTS_INIT;
+	fg_record_run_opts rr = FG_RECORD_RUN_OPTS_INIT;
+
+	(void)state;
+	assert_int_equal(bo.version, FG_BUILD_PROFILE_OPTS_VERSION);
+	assert_int_equal(bo.project.version, FG_PROJECT_OPTS_VERSION);
+	assert_int_equal(bo.run.version, FG_PIPELINE_OPTS_VERSION);
+	assert_int_equal(bo.run.profile.version, FG_PROFILE_OPTS_VERSION);
+	assert_int_equal(bo.run.profile.record.version, FG_RECORD_OPTS_VERSION);
+	assert_int_equal(bo.run.profile.render.version, FG_RENDER_OPTS_VERSION);
+	assert_int_equal(bo.compare.version, FG_PIPELINE_COMPARE_OPTS_VERSION);
+	assert_int_equal(bo.gate_opts.version, FG_REGRESS_OPTS_VERSION);
+	assert_int_equal(bo.report_top, FG_REGRESS_DEFAULT_TOP);
+	assert_int_equal(co.diff.version, FG_DIFF_OPTS_VERSION);
+	assert_int_equal(co.render.version, FG_RENDER_OPTS_VERSION);
+	assert_int_equal(rr.rec.version, FG_RECORD_OPTS_VERSION);
+}
+
+static ssize_t no_bytes(void *ctx, void *buf, size_t cap)
+{
+	(void)ctx;
+	(void)buf;
+	(void)cap;
+	fail_msg("a refused stream was read");
+	return 0;
+}
+
+static int no_sink(void *ctx, const char *buf, size_t len)
+{
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+static void refused(int err, const char *type)
+{
+	char want[160];
+
+	snprintf(want, sizeof(want), "%s version 0 is not 1: set the options up with %s_init", type,
+		 type);
+	assert_int_equal(err, FG_EINVAL);
+	assert_string_equal(fg_error_last(), want);
+}
+
+/* Every function handed options of version 0 (a program from before the
+ * versions) refuses them before it reads, writes or runs anything. */
+static void functions_refuse_another_version(void **state)
+{
+	fg_record_opts rec = FG_RECORD_OPTS_INIT;
+	fg_record_run_opts rr = FG_RECORD_RUN_OPTS_INIT;
+	fg_render_opts ro = FG_RENDER_OPTS_INIT;
+	fg_pprof_opts pp = FG_PPROF_OPTS_INIT;
+	fg_speedscope_opts ss = FG_SPEEDSCOPE_OPTS_INIT;
+	fg_compare_opts co = FG_COMPARE_OPTS_INIT;
+	fg_diff_opts dfo = FG_DIFF_OPTS_INIT;
+	fg_regress_opts go = FG_REGRESS_OPTS_INIT;
+	fg_collapse_opts cl = FG_COLLAPSE_OPTS_INIT;
+	fg_perfdata_opts pd = FG_PERFDATA_OPTS_INIT;
+	fg_perfdata_read_opts pr = FG_PERFDATA_READ_OPTS_INIT;
+	fg_project_opts pj = FG_PROJECT_OPTS_INIT;
+	fg_pipeline_opts pl = FG_PIPELINE_OPTS_INIT;
+	fg_pipeline_compare_opts pc = FG_PIPELINE_COMPARE_OPTS_INIT;
+	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
+	fg_manifest_loc loc;
+	fg_record_plan plan;
+	fg_record_outcome outcome;
+	fg_folded *f = NULL, *d = NULL;
+	fg_collapser *c = NULL;
+	fg_regress *r = NULL;
+	fg_perfdata *pdr = NULL;
+	fg_symbolizer *sy = NULL;
+	fg_project *p = NULL;
+	char **argv = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	const fg_folded *runs[1];
+
+	(void)state;
+	memset(&loc, 0, sizeof(loc));
+	assert_non_null(out);
+	assert_int_equal(fg_folded_new(&f), 0);
+	assert_int_equal(fg_folded_feed(f, "main;a 1\n", 9), 0);
+	assert_int_equal(fg_folded_finish(f), 0);
+	runs[0] = f;
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, NULL), 0);
+
+	rec.version = rr.version = ro.version = pp.version = ss.version = co.version = 0;
+	dfo.version = go.version = cl.version = pd.version = pr.version = pj.version = 0;
+	pl.version = pc.version = 0;
+	refused(fg_record_command(&argv, &rec), "fg_record_opts");
+	refused(fg_record_script_command(&argv, &rec, "perf.data", false), "fg_record_opts");
+	refused(fg_record_plan_make(&plan, &rec, "."), "fg_record_opts");
+	refused(fg_record_script_stream(&rec, "perf.data", false, no_sink, NULL, NULL, NULL),
+		"fg_record_opts");
+	refused(fg_record_run(&rr, &outcome), "fg_record_run_opts");
+	refused(fg_render_opts_check(&ro), "fg_render_opts");
+	refused(fg_render_svg(f, &ro, out), "fg_render_opts");
+	refused(fg_pprof_write(f, &pp, out), "fg_pprof_opts");
+	refused(fg_speedscope_write_opts(out, &ss, f), "fg_speedscope_opts");
+	refused(fg_compare_write_stacks(f, f, "never.svg", &co), "fg_compare_opts");
+	refused(fg_diff_folded(&d, f, f, &dfo), "fg_diff_opts");
+	refused(fg_diff_folded_write(f, f, &dfo, out), "fg_diff_opts");
+	refused(fg_regress_compare(&r, f, f, &go), "fg_regress_opts");
+	refused(fg_regress_compare_runs(&r, runs, 1, runs, 1, &go), "fg_regress_opts");
+	refused(fg_collapser_new(&c, FG_FORMAT_PERF, &cl), "fg_collapse_opts");
+	refused(fg_perfdata_open(&pdr, "perf.data", &pd), "fg_perfdata_opts");
+	refused(fg_perfdata_open_mem(&pdr, "mem", "", 0, &pd), "fg_perfdata_opts");
+	refused(fg_perfdata_open_stream(&pdr, "stdin", no_bytes, NULL, &pd), "fg_perfdata_opts");
+	refused(fg_symbolizer_new(&sy, &pd), "fg_perfdata_opts");
+	refused(fg_profile_collapse_perfdata(c, "perf.data", &pr), "fg_perfdata_read_opts");
+	refused(fg_profile_collapse_perfdata_stream(c, "stdin", no_bytes, NULL, &pr),
+		"fg_perfdata_read_opts");
+	refused(fg_project_open(&p, &loc, &pj), "fg_project_opts");
+	refused(fg_pipeline_job_init(&job, &pl, NULL, NULL), "fg_pipeline_opts");
+	refused(fg_pipeline_compare(&pl, &pc, NULL, NULL), "fg_pipeline_opts");
+	pl.version = FG_PIPELINE_OPTS_VERSION;
+	refused(fg_pipeline_compare(&pl, &pc, NULL, NULL), "fg_pipeline_compare_opts");
+
+	/* embedded: the outer struct right, the inner one not */
+	co.version = FG_COMPARE_OPTS_VERSION;
+	co.render.version = 0;
+	refused(fg_compare_write_stacks(f, f, "never.svg", &co), "fg_render_opts");
+	co.render.version = FG_RENDER_OPTS_VERSION;
+	co.diff.version = 0;
+	refused(fg_compare_write_stacks(f, f, "never.svg", &co), "fg_diff_opts");
+	rr.version = FG_RECORD_RUN_OPTS_VERSION;
+	rr.rec.version = 0;
+	refused(fg_record_run(&rr, &outcome), "fg_record_opts");
+
+	/* nothing was made or written */
+	assert_null(argv);
+	assert_null(d);
+	assert_null(r);
+	assert_null(pdr);
+	assert_null(sy);
+	assert_null(p);
+	assert_int_equal(access("never.svg", F_OK), -1);
+	fclose(out);
+	assert_int_equal(len, 0);
+	free(buf);
+	fg_collapser_free(c);
+	fg_folded_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(inits_know_their_version_only),
+		cmocka_unit_test(macros_set_the_versions_too),
+		cmocka_unit_test(functions_refuse_another_version),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
