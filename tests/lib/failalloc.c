@@ -18,7 +18,9 @@
  *
  * The real allocator is reached through glibc's __libc_* entry points,
  * so no dlsym (which allocates) is needed. This is test code only. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
