@@ -119,32 +119,13 @@ typedef struct fg_perfdata_opts {
 #define FG_PERFDATA_OPTS_INIT { .inline_frames = true, .kallsyms = NULL, \
 				.debug_dir = NULL, .buildid_dir = NULL, .cache_dir = NULL }
 
-/* One frame of a sample's call chain. */
-typedef struct fg_perfdata_frame {
-	uint64_t addr;       /* as perf script prints it: relative to the module
-				for a mapped user address, else the address */
-	const char *sym;     /* symbol name; NULL: not known */
-	const char *module;  /* file name, "[kernel.kallsyms]", "[vdso]"...;
-				NULL: the address is in no map */
-	bool inlined;        /* a DWARF inlined frame (perf: "(inlined)") */
-	bool kernel;         /* a kernel address */
-	const char *file;    /* with opts.lines: the source file's name
-				(without its folder); NULL: not known */
-	unsigned line;       /* with opts.lines: its line (0: not known) */
-} fg_perfdata_frame;
-
-/* One sample. Every pointer is owned by the reader and valid during the
- * callback only. */
-typedef struct fg_perfdata_sample {
-	const char *comm;    /* the thread's command at the time (":TID" when
-				the recording never named it, as perf) */
-	int32_t pid, tid;
-	uint64_t time;       /* 0 without PERF_SAMPLE_TIME */
-	uint64_t period;     /* the sample's weight */
-	const char *event;   /* event name ("cpu-clock", "cycles:u", ...) */
-	const fg_perfdata_frame *frames; /* leaf first */
-	size_t nframes;
-} fg_perfdata_sample;
+/* One frame of a sample's call chain, and one sample: the collapse
+ * stage's (collapse.h), which the reader hands to a collapser as they are.
+ * Every pointer of a sample the reader gives is owned by the reader and
+ * valid during the callback only; comm is ":TID" when the recording never
+ * named the thread, as perf; file and line are set with opts.lines. */
+typedef fg_sample_frame fg_perfdata_frame;
+typedef fg_sample fg_perfdata_sample;
 
 typedef struct fg_perfdata_stats {
 	uint64_t samples;    /* samples given */
