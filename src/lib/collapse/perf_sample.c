@@ -115,7 +115,7 @@ bool fg_perf_sample_plain(const fg_sample *s, uint64_t *text_len)
 			len = 9;
 		else if (!plain(f->module, true, &len))
 			return false;
-		total += 1 + hex_len(f->addr) + 1 + 1 + 2 + len + 2;
+		total += 1 + hex_len(f->addr) + 1 + 2 + len + 2;
 		/* the source line: one word FILE:LINE whose file has a name */
 		if (f->file) {
 			if (!plain(f->file, true, &len) || f->file[len - 1] == '/')
