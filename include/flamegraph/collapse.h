@@ -266,6 +266,8 @@ int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_tex
 int fg_offcpu_feed(fg_offcpu *o, const char *buf, size_t len);
 /* Ends the input and flushes the output. */
 int fg_offcpu_finish(fg_offcpu *o);
+void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out);
+/* its earlier name */
 void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out);
 void fg_offcpu_free(fg_offcpu *o);
 

@@ -4,7 +4,7 @@
  * kallsyms.c, debugcache.c; JIT map files: jitmap.c). reader.c parses the
  * file and drives both (its state in reader.h, shared with pipe.c: the
  * pipe form and streams), with the records of compressed records
- * decompressed by compressed.c; collapse.c prints samples for the
+ * decompressed by compressed.c; collapse.c hands samples to the
  * collapser. */
 #ifndef FG_PERFDATA_INTERNAL_H
 #define FG_PERFDATA_INTERNAL_H

@@ -414,10 +414,15 @@ const char *fg_perfdata_unsupported(const fg_perfdata *r)
 	return r->unsupported;
 }
 
-void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out)
+void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out)
 {
 	*out = r->stats;
 	out->modules = r->syms.loaded;
+}
+
+void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out)
+{
+	fg_perfdata_reader_stats(r, out);
 }
 
 void fg_perfdata_free(fg_perfdata *r)

@@ -105,7 +105,7 @@ struct fg_perfdata {
 	pd_inflater inflater;     /* compressed records' stream */
 	size_t tail;              /* bytes of a record cut at the end of the
 				     newest chunk */
-	fg_perfdata_read_fn read; /* a stream's, or NULL */
+	fg_perfdata_read_cb read; /* a stream's, or NULL */
 	void *read_ctx;
 	unsigned char *prologue;  /* a stream's header and first records (base) */
 	pd_chunk_list stream;     /* blocks of the stream in use */
