@@ -172,6 +172,51 @@ void fg_collapser_stats(const fg_collapser *c, fg_collapse_stats *out);
 
 void fg_collapser_free(fg_collapser *c);
 
+/* ---- Samples handed over as data ----
+ *
+ * A perf collapser also takes samples as data rather than as `perf
+ * script` text (the native perf.data reader and the allocation stage
+ * hand theirs this way): each comes out exactly as the text perf script
+ * would print for it ("COMM PID/TID PERIOD EVENT:", one "\tADDR SYMBOL
+ * (MODULE)" line per frame, each known source line under its frame as
+ * "  FILE:LINE[ (inlined)]", an empty line) would, with every rule and
+ * option of the collapser: the process frame and --pid/--tid/per-thread,
+ * event filtering, _[k]/_[j] marks, [unknown] frames named after their
+ * module (with --addrs, their address), --skip-after, the tidying of
+ * names, FUNCTION:FILE:LINE with opts.lines, the limits and warnings
+ * (whose line numbers count the lines of that text). No text is made or
+ * parsed for samples whose names are plain (most are); the rest take the
+ * text route, so the result is the same either way. */
+typedef struct fg_sample_frame {
+	uint64_t addr;       /* as perf script prints it: relative to the module
+				for a mapped user address, else the address */
+	const char *sym;     /* symbol name; NULL: not known ("[unknown]") */
+	const char *module;  /* file name, "[kernel.kallsyms]", "[vdso]"...;
+				NULL: the address is in no map */
+	bool inlined;        /* a DWARF inlined frame (perf: "(inlined)") */
+	bool kernel;         /* a kernel address */
+	const char *file;    /* the source file's name (without its folder);
+				NULL: not known */
+	unsigned line;       /* its line (0: not known) */
+} fg_sample_frame;
+
+typedef struct fg_sample {
+	const char *comm;    /* the thread's command */
+	int32_t pid, tid;
+	uint64_t time;       /* 0: not known (not used by the collapser) */
+	uint64_t period;     /* the sample's weight (0: 1) */
+	const char *event;   /* event name ("cpu-clock", "cycles:u", ...) */
+	const fg_sample_frame *frames; /* leaf first */
+	size_t nframes;
+} fg_sample;
+
+/* Adds one sample to a perf collapser (FG_FORMAT_PERF, or UNKNOWN, which
+ * it then becomes). The sample's strings need to live only during the
+ * call. A collapser takes either samples or text, not both (FG_EINVAL).
+ * Samples are folded on the calling thread. Returns 0, FG_ENOMEM or
+ * FG_EINVAL (another format, text fed, or after finish). */
+int fg_collapser_add_sample(fg_collapser *c, const fg_sample *s);
+
 /* Guesses the format of the start of an input (FG_FORMAT_UNKNOWN when it
  * cannot tell yet or at all). Folded stacks are not guessed: they need no
  * collapsing (FG_FORMAT_RECURSIVE is asked for by name). */
@@ -233,6 +278,8 @@ int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_tex
 int fg_offcpu_feed(fg_offcpu *o, const char *buf, size_t len);
 /* Ends the input and flushes the output. */
 int fg_offcpu_finish(fg_offcpu *o);
+void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out);
+/* its earlier name */
 void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out);
 void fg_offcpu_free(fg_offcpu *o);
 

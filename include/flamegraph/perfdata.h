@@ -99,8 +99,8 @@ typedef struct fg_perfdata_opts {
 				    frame, the line of the call in its callers
 				    (an inlined function's call line in the
 				    function it was inlined into); the
-				    collapse functions then write them as
-				    `perf script -F +srcline` does, for a
+				    collapse functions then hand them over as
+				    `perf script -F +srcline` prints them, for a
 				    collapser with fg_collapse_opts.lines */
 	const char *kallsyms;    /* kernel symbols (NULL: /proc/kallsyms) */
 	const char *debug_dir;   /* separate debug files (NULL: /usr/lib/debug) */
@@ -130,32 +130,13 @@ typedef struct fg_perfdata_opts {
  * this library does not know). */
 int fg_perfdata_opts_init(fg_perfdata_opts *opts, unsigned version);
 
-/* One frame of a sample's call chain. */
-typedef struct fg_perfdata_frame {
-	uint64_t addr;       /* as perf script prints it: relative to the module
-				for a mapped user address, else the address */
-	const char *sym;     /* symbol name; NULL: not known */
-	const char *module;  /* file name, "[kernel.kallsyms]", "[vdso]"...;
-				NULL: the address is in no map */
-	bool inlined;        /* a DWARF inlined frame (perf: "(inlined)") */
-	bool kernel;         /* a kernel address */
-	const char *file;    /* with opts.lines: the source file's name
-				(without its folder); NULL: not known */
-	unsigned line;       /* with opts.lines: its line (0: not known) */
-} fg_perfdata_frame;
-
-/* One sample. Every pointer is owned by the reader and valid during the
- * callback only. */
-typedef struct fg_perfdata_sample {
-	const char *comm;    /* the thread's command at the time (":TID" when
-				the recording never named it, as perf) */
-	int32_t pid, tid;
-	uint64_t time;       /* 0 without PERF_SAMPLE_TIME */
-	uint64_t period;     /* the sample's weight */
-	const char *event;   /* event name ("cpu-clock", "cycles:u", ...) */
-	const fg_perfdata_frame *frames; /* leaf first */
-	size_t nframes;
-} fg_perfdata_sample;
+/* One frame of a sample's call chain, and one sample: the collapse
+ * stage's (collapse.h), which the reader hands to a collapser as they are.
+ * Every pointer of a sample the reader gives is owned by the reader and
+ * valid during the callback only; comm is ":TID" when the recording never
+ * named the thread, as perf; file and line are set with opts.lines. */
+typedef fg_sample_frame fg_perfdata_frame;
+typedef fg_sample fg_perfdata_sample;
 
 typedef struct fg_perfdata_stats {
 	uint64_t samples;    /* samples given */
@@ -184,7 +165,8 @@ int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, s
 
 /* Reads up to cap bytes of a stream into buf: returns the count, 0 at
  * its end, or a negative FG_E* code (with its message set). */
-typedef ssize_t (*fg_perfdata_read_fn)(void *ctx, void *buf, size_t cap);
+typedef ssize_t (*fg_perfdata_read_cb)(void *ctx, void *buf, size_t cap);
+typedef fg_perfdata_read_cb fg_perfdata_read_fn; /* its earlier name */
 
 /* Opens a recording in the pipe form read from a stream (perf record
  * -o - | ...): its header and the records perf writes before the data
@@ -193,7 +175,7 @@ typedef ssize_t (*fg_perfdata_read_fn)(void *ctx, void *buf, size_t cap);
  * of it that wait for their round are handled. read and ctx must outlive
  * r; name is used in messages. The file form cannot be read from a
  * stream (FG_EINVAL); other returns as fg_perfdata_open. */
-int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_fn read,
+int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_cb read,
 			    void *ctx, const fg_perfdata_opts *opts);
 
 /* NULL when the reader can read this recording, else a short static
@@ -208,8 +190,9 @@ const char *fg_perfdata_unsupported(const fg_perfdata *r);
 typedef int (*fg_perfdata_sample_cb)(void *ctx, const fg_perfdata_sample *s);
 int fg_perfdata_foreach(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
 
-/* Feeds every sample into c as `perf script` would print it (header
- * line with comm, PID/TID, period and event; one line per frame; an empty
+/* Hands every sample to c as data (fg_collapser_add_sample), which folds
+ * it exactly as the text `perf script` would print for it (header line
+ * with comm, PID/TID, period and event; one line per frame; an empty
  * line), so that the collapser's rules and options apply unchanged.
  * Returns as fg_perfdata_foreach, or the collapser's error. */
 int fg_perfdata_collapse(fg_perfdata *r, fg_collapser *c);
@@ -222,6 +205,8 @@ int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_p
 				  void *ctx);
 
 /* Fills *out; complete after fg_perfdata_foreach. */
+void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out);
+/* its earlier name */
 void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out);
 
 void fg_perfdata_free(fg_perfdata *r);
@@ -250,9 +235,9 @@ int fg_symbolizer_resolve(fg_symbolizer *s, int32_t space, uint64_t addr,
 			  const fg_perfdata_frame **frames, size_t *n);
 void fg_symbolizer_free(fg_symbolizer *s);
 
-/* Samples made elsewhere, fed to a collapser as fg_perfdata_collapse
- * feeds the reader's (perf script's text, so that every rule of the
- * collapser applies). */
+/* Samples made elsewhere, fed to a collapser: the earlier spelling of
+ * fg_collapser_add_sample (collapse.h), which each add calls (flush has
+ * nothing left to hand over). */
 typedef struct fg_sample_feed fg_sample_feed;
 
 /* A feed into c (which must outlive it). Returns 0 or FG_ENOMEM. */

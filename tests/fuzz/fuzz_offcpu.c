@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	if (fg_collapser_finish(c))
 		goto done;
-	fg_offcpu_get_stats(o, &st);
+	fg_offcpu_filter_stats(o, &st);
 	fg_collapser_stats(c, &cs);
 	if (cs.samples > st.waits + st.on_samples)
 		fz_fail("the collapser kept more events than the filter passed on");

@@ -1052,6 +1052,165 @@ static void api_misuse_is_an_error(void **state)
 	fg_collapser_free(c);
 }
 
+/* ---- samples as data: the same folded stacks, stats and warnings as
+ * the text perf script prints for them ---- */
+
+static void put_sample_text(fg_strbuf *sb, const fg_sample *s)
+{
+	fg_strbuf_addf(sb, "%s %d/%d %llu %s:\n", s->comm, (int)s->pid, (int)s->tid,
+		       (unsigned long long)s->period, s->event);
+	for (size_t i = 0; i < s->nframes; i++) {
+		const fg_sample_frame *f = &s->frames[i];
+		const char *sym = f->sym ? f->sym : "[unknown]";
+		size_t n = strlen(sym), k = n;
+		bool off = n && strchr(" \t\r\v\f", sym[n - 1]);
+		while (k && strchr("0123456789abcdefABCDEF", sym[k - 1]))
+			k--;
+		off = f->sym && (off || (k >= 3 && !memcmp(sym + k - 3, "+0x", 3)));
+		fg_strbuf_addf(sb, "\t%llx %s%s (%s)\n", (unsigned long long)f->addr, sym,
+			       off ? "+0x0" : "",
+			       f->inlined ? "inlined" : f->module ? f->module : "[unknown]");
+		if (f->file)
+			fg_strbuf_addf(sb, "  %s:%u%s\n", f->file, f->line,
+				       f->inlined ? " (inlined)" : "");
+	}
+	fg_strbuf_addch(sb, '\n');
+}
+
+static char *folded_and_stats(fg_collapser *c)
+{
+	struct sink s = { FG_STRBUF_INIT };
+	fg_collapse_stats st;
+
+	assert_int_equal(fg_collapser_finish(c), 0);
+	assert_int_equal(fg_collapser_foreach(c, collect, &s), 0);
+	fg_collapser_stats(c, &st);
+	fg_strbuf_addf(&s.sb, "bytes %llu samples %llu stacks %llu filtered %llu event %s\n",
+		       (unsigned long long)st.bytes, (unsigned long long)st.samples,
+		       (unsigned long long)st.stacks, (unsigned long long)st.filtered,
+		       st.event ? st.event : "-");
+	for (size_t i = 0; i < st.nwarnings; i++)
+		fg_strbuf_addf(&s.sb, "warning %s: %llu at %llu\n", st.warnings[i].what,
+			       (unsigned long long)st.warnings[i].count,
+			       (unsigned long long)st.warnings[i].first_line);
+	return fg_strbuf_detach(&s.sb, NULL);
+}
+
+static void samples_as_data_match_text(void **state)
+{
+	static char big[70000];
+	static const fg_sample_frame plain[] = {
+		{ 0x1a, "leaf(int)", "/usr/bin/prog", false, false, "leaf.c", 12 },
+		{ 0x2b, "inl_fn", "/usr/bin/prog", true, false, "src/inl.h", 7 },
+		{ 0x3c, NULL, "/usr/lib/libc.so.6", false, false, NULL, 0 },
+		{ 0x4d, NULL, NULL, false, false, NULL, 0 },
+		{ 0xffffffff81000000ull, "do_syscall_64", "[kernel.kallsyms]", false, true, NULL, 0 },
+		{ 0x5e, "jitted", "/tmp/perf-12.map", false, false, NULL, 0 },
+		{ 0x6f, "std::vector<int>::push_back(int const&)", "/usr/bin/prog", false, false, "v.h", 0 },
+		{ 0x70, "a;b", "/usr/bin/prog", false, false, "x;y.c", 3 },
+		{ 0x81, "main", "/usr/bin/prog", false, false, "??", 5 },
+	};
+	static const fg_sample_frame odd[] = {
+		{ 0x1, "trailing ", "/usr/bin/prog", false, false, NULL, 0 },
+		{ 0x2, "off+0x1f", "/usr/bin/prog", false, false, NULL, 0 },
+		{ 0x3, "Lcom/x/Y;::run", "/tmp/perf-9.map", false, false, NULL, 0 },
+		{ 0x4, "a->b->c", "/usr/bin/prog", false, false, "j.c", 4 },
+		{ 0x5, " lead", "/usr/bin/prog", false, false, NULL, 0 },
+		{ 0x6, "(paren)", "/usr/bin/prog", false, false, NULL, 0 },
+		{ 0x7, "caf\xc3\xa9", "/tmp/my dir/a.out", false, false, "dir/", 2 },
+		{ 0x8, "bad\xff", "", false, false, "sp ace.c", 9 },
+		{ 0x9, "", "/usr/bin/prog", false, false, NULL, 0 },
+		{ 0xa, "_ZN4core3fmt5write17h0123456789abcdefE", "m.ko", false, false, NULL, 0 },
+		{ 0xb, big, "/usr/bin/prog", false, false, NULL, 0 },
+		{ 0xc, "main", "/usr/bin/prog", false, false, NULL, 0 },
+	};
+	static const fg_sample samples[] = {
+		{ "prog", 10, 11, 0, 1000, "cycles:u", plain, 9 },
+		{ "prog", 10, 12, 0, 0, "cycles:u", plain + 2, 7 },
+		{ "java", 20, 20, 0, 5, "cycles", odd, 4 },
+		{ "Web Content", 30, 31, 0, 7, "cycles:u", odd + 4, 6 },
+		{ "r\xc3\xa9", -1, -1, 0, 3, "cycles", odd + 6, 6 },
+		{ "prog", 10, 11, 0, 9, "instructions", plain, 3 },
+		{ "#c", 40, 40, 0, 2, "cycles", plain, 2 },
+		{ "12/3", 50, 51, 0, 2, "cycles", plain + 5, 4 },
+		{ "prog", 10, 11, 0, 4, "cycles:u", odd + 10, 2 },
+		{ "prog", 10, 11, 0, 18446744073709551615ull, "cycles:u", plain + 8, 1 },
+		{ "prog", 10, 11, 0, 2, "cycles:u", plain + 8, 1 },
+		{ "prog", 10, 11, 0, 1, "a b", plain, 1 },
+	};
+	static const char *const skip[] = { "inl_fn", "b" };
+	fg_collapse_opts opts[12];
+	size_t no = 0, i, k;
+
+	memset(big, 'x', sizeof(big) - 1);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+		o.nthreads = 1 + (i & 1);
+		opts[i] = o;
+	}
+	no++;
+	opts[no++].include_pid = true;
+	opts[no++].include_tid = true;
+	opts[no].annotate_kernel = opts[no].annotate_jit = true;
+	no++;
+	opts[no++].include_addrs = true;
+	opts[no++].lines = true;
+	opts[no].skip_after = skip;
+	opts[no].nskip_after = 2;
+	opts[no++].lines = true;
+	opts[no++].per_thread = true;
+	opts[no++].event_filter = "instructions";
+	opts[no++].inline_frames = false;
+	opts[no++].keep_order = true;
+	opts[no++].event_filter = "cycles:u";
+	for (i = 0; i < no; i++) {
+		fg_collapser *c = NULL;
+		fg_strbuf text = FG_STRBUF_INIT;
+		char *want, *got;
+
+		for (k = 0; k < sizeof(samples) / sizeof(samples[0]); k++)
+			put_sample_text(&text, &samples[k]);
+		assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &opts[i]), 0);
+		assert_int_equal(fg_collapser_feed(c, text.buf, text.len), 0);
+		want = folded_and_stats(c);
+		fg_collapser_free(c);
+
+		assert_int_equal(fg_collapser_new(&c, FG_FORMAT_UNKNOWN, &opts[i]), 0);
+		for (k = 0; k < sizeof(samples) / sizeof(samples[0]); k++)
+			assert_int_equal(fg_collapser_add_sample(c, &samples[k]), 0);
+		assert_int_equal(fg_collapser_feed(c, "x\n", 2), FG_EINVAL);
+		got = folded_and_stats(c);
+		assert_int_equal(fg_collapser_add_sample(c, &samples[0]), FG_EINVAL);
+		fg_collapser_free(c);
+		if (strcmp(want, got)) {
+			size_t at = 0, line = 1;
+			for (; want[at] == got[at]; at++)
+				line += want[at] == '\n';
+			fail_msg("options %zu: line %zu of the result differs: text \"%.80s\", data \"%.80s\"",
+				 i, line, want + at, got + at);
+		}
+		assert_non_null(strstr(want, "prog"));
+		free(want);
+		free(got);
+		fg_strbuf_release(&text);
+	}
+}
+
+static void samples_need_a_perf_collapser_without_text(void **state)
+{
+	static const fg_sample_frame f = { 0x1, "main", "/bin/x", false, false, NULL, 0 };
+	static const fg_sample s = { "x", 1, 1, 0, 1, "cycles", &f, 1 };
+	fg_collapser *c = NULL;
+
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_DTRACE, NULL), 0);
+	assert_int_equal(fg_collapser_add_sample(c, &s), FG_EINVAL);
+	fg_collapser_free(c);
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, NULL), 0);
+	assert_int_equal(fg_collapser_feed(c, "\n", 1), 0);
+	assert_int_equal(fg_collapser_add_sample(c, &s), FG_EINVAL);
+	fg_collapser_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1083,6 +1242,8 @@ int main(void)
 		cmocka_unit_test(counts_near_2_64_saturate),
 		cmocka_unit_test(oversized_stacks_are_dropped),
 		cmocka_unit_test(stack_cap_is_exact),
+		cmocka_unit_test(samples_as_data_match_text),
+		cmocka_unit_test(samples_need_a_perf_collapser_without_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,7 @@ static char *run_filter(const char *text, size_t chunk, bool hot_cold, fg_offcpu
 	assert_int_equal(fg_offcpu_finish(o), 0);
 	assert_int_equal(fg_collapser_finish(col.c), 0);
 	if (st)
-		fg_offcpu_get_stats(o, st);
+		fg_offcpu_filter_stats(o, st);
 	out = open_memstream(&buf, &n);
 	assert_non_null(out);
 	assert_int_equal(fg_collapser_foreach(col.c, to_text, out), 0);

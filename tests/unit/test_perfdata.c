@@ -466,7 +466,7 @@ static void test_sample_resolved(void **state)
 	assert_string_equal(g.sym0, "perfdata_unit_marker");
 	assert_null(g.mod1);
 	assert_true(g.sym1_null);
-	fg_perfdata_stats_get(r, &st);
+	fg_perfdata_reader_stats(r, &st);
 	assert_int_equal(st.samples, 1);
 	assert_int_equal(st.modules, 1);
 	/* twice is an error */
@@ -490,7 +490,7 @@ static void test_unknown_records(void **state)
 	assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
 	assert_int_equal(g.n, 1);
 	assert_string_equal(g.sym0, "perfdata_unit_marker");
-	fg_perfdata_stats_get(r, &st);
+	fg_perfdata_reader_stats(r, &st);
 	assert_int_equal(st.skipped, 1);
 	fg_perfdata_free(r);
 	free(buf);
@@ -555,7 +555,7 @@ static void test_from_exec(void **state)
 		o.from_exec_if_held = cases[i].if_held;
 		assert_int_equal(fg_perfdata_open_mem(&r, "mem.data", buf, len, &o), 0);
 		assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
-		fg_perfdata_stats_get(r, &st);
+		fg_perfdata_reader_stats(r, &st);
 		assert_int_equal(g.n, cases[i].n);
 		assert_int_equal(st.samples, cases[i].n);
 		assert_int_equal(st.before_exec, cases[i].before);
@@ -614,7 +614,7 @@ static void test_lost(void **state)
 		assert_int_equal(fg_perfdata_open_mem(&r, "lost.data", buf, len, &o), 0);
 		memset(&g, 0, sizeof(g));
 		assert_int_equal(fg_perfdata_foreach(r, collect, &g), 0);
-		fg_perfdata_stats_get(r, &st);
+		fg_perfdata_reader_stats(r, &st);
 		assert_int_equal(st.lost, cases[i].want);
 		fg_perfdata_free(r);
 		free(buf);

@@ -454,7 +454,7 @@ static int stack_frames(fg_symbolizer *sy, int32_t space, const struct aproc *p,
 }
 
 static int collapse_proc(const struct aproc *p, int32_t space, int column, fg_symbolizer *sy,
-                         fg_sample_feed *feed, struct frames *fr)
+                         fg_collapser *c, struct frames *fr)
 {
 	fg_perfdata_sample smp;
 	int err;
@@ -477,7 +477,7 @@ static int collapse_proc(const struct aproc *p, int32_t space, int column, fg_sy
 		                                                                        "allocations";
 		smp.frames = fr->v;
 		smp.nframes = fr->n;
-		if ((err = fg_sample_feed_add(feed, &smp)))
+		if ((err = fg_collapser_add_sample(c, &smp)))
 			return err;
 	}
 	return 0;
@@ -487,23 +487,19 @@ static int collapse_column(const fg_alloc *a, int column, const fg_perfdata_opts
                            fg_collapser *c)
 {
 	fg_symbolizer *sy = NULL;
-	fg_sample_feed *feed = NULL;
 	struct frames fr = {NULL, 0, 0};
 	int err;
 
 	if (column < 0)
 		return fg_error_set(FG_EINVAL, "no allocation view chosen");
-	if ((err = fg_symbolizer_new(&sy, opts)) || (err = fg_sample_feed_new(&feed, c)))
+	if ((err = fg_symbolizer_new(&sy, opts)))
 		goto done;
 	/* each recording is a process of its own: an exec'd program keeps
 	 * its PID but not its maps */
 	for (size_t i = 0; i < a->nprocs && !err; i++)
-		err = collapse_proc(&a->procs[i], (int32_t)i, column, sy, feed, &fr);
-	if (!err)
-		err = fg_sample_feed_flush(feed);
+		err = collapse_proc(&a->procs[i], (int32_t)i, column, sy, c, &fr);
 done:
 	free(fr.v);
-	fg_sample_feed_free(feed);
 	fg_symbolizer_free(sy);
 	return err;
 }

@@ -89,6 +89,10 @@ struct fg_collapser {
 	void *lstate;           /* its state, carried from chunk to chunk */
 	uint64_t input_line;    /* lines of the current input read so far */
 	bool input_open;        /* bytes fed since the last input ended */
+	bool samples;           /* fed samples as data (fg_collapser_add_sample) */
+	uint64_t sample_seq;    /* their chunk number, for warnings */
+	uint64_t sample_lines;  /* the lines of their text so far */
+	fg_strbuf sample_text;  /* the text of one that is not plain */
 };
 
 static const char *const warn_text[FG_CWARN_KINDS] = {
@@ -198,6 +202,10 @@ int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opt
 	for (i = 0; i < c->nthreads; i++)
 		fg_cworker_init(&c->workers[i]);
 	c->workers[0].keep_order = c->sh.opts.keep_order;
+	{
+		fg_strbuf empty = FG_STRBUF_INIT;
+		c->sample_text = empty;
+	}
 	c->chunk_size = CHUNK_SIZE;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv_work, NULL);
@@ -648,6 +656,8 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 
 	if ((err = check_usable(c)))
 		return err;
+	if (c->samples && len)
+		return fg_error_set(FG_EINVAL, "a collapser fed samples as data takes no text");
 	c->bytes += len;
 	while (len) {
 		struct chunk *ch = c->cur;
@@ -672,6 +682,63 @@ int fg_collapser_feed(fg_collapser *c, const char *buf, size_t len)
 
 /* Line formats: what cur holds is parsed, and the input ends there (its
  * state starts again for the next). */
+/* The default event type (the first one seen), when not decided yet. */
+static int set_event(fg_collapser *c, fg_view ev)
+{
+	if (c->sh.event || !ev.ptr)
+		return 0;
+	if (!(c->event_store = fg_strndup(ev.ptr, ev.len)))
+		return FG_ENOMEM;
+	c->sh.event = c->event_store;
+	c->sh.event_len = ev.len;
+	return 0;
+}
+
+/* The arena holds the names rewritten for one sample at a time; it is
+ * emptied now and then rather than after each. */
+#define SAMPLE_ARENA ((size_t)1 << 20)
+
+int fg_collapser_add_sample(fg_collapser *c, const fg_sample *s)
+{
+	fg_cworker *w = &c->workers[0];
+	uint64_t len;
+	int err;
+
+	if (c->error)
+		return c->error;
+	if (c->finished)
+		return fg_error_set(FG_EINVAL, "collapser already finished");
+	if (!c->samples) {
+		if (c->bytes || (c->format != FG_FORMAT_PERF && c->format != FG_FORMAT_UNKNOWN))
+			return fg_error_set(FG_EINVAL,
+					    "samples as data go to a perf collapser fed no text");
+		c->format = FG_FORMAT_PERF;
+		c->samples = true;
+		c->sample_seq = c->next_seq++;
+	}
+	if (fg_perf_sample_plain(s, &len)) {
+		if (s->event[0] && (err = set_event(c, fg_view_of(s->event, strcspn(s->event, ":")))))
+			return c->error = err;
+		fg_perf_fold_sample(w, &c->sh, s, c->sample_seq, &c->sample_lines);
+	} else {
+		/* the text route: the same lines, parsed */
+		fg_strbuf_reset(&c->sample_text);
+		if ((err = fg_sample_text(&c->sample_text, s)))
+			return c->error = err;
+		len = c->sample_text.len;
+		if ((err = set_event(c, fg_perf_first_event(c->sample_text.buf, len, false))))
+			return c->error = err;
+		fg_perf_parse(w, &c->sh, c->sample_text.buf, len, c->sample_seq, false,
+			      &c->sample_lines);
+	}
+	c->bytes += len;
+	if (w->arena.used_bytes > SAMPLE_ARENA)
+		fg_arena_release(&w->arena);
+	if (w->error)
+		return c->error = w->error;
+	return 0;
+}
+
 static int end_lines_input(fg_collapser *c)
 {
 	struct chunk *last = c->cur;
@@ -894,6 +961,8 @@ int fg_collapser_finish(fg_collapser *c)
 	}
 done:
 	stop_threads(c);
+	if (c->samples && !record_lines(c, c->sample_seq, c->sample_lines) && !err)
+		err = FG_ENOMEM;
 	if (!err && !c->error)
 		err = merge(c);
 	if (err && !c->error)
@@ -1088,6 +1157,7 @@ void fg_collapser_free(fg_collapser *c)
 	free(c->sorted);
 	free(c->lines_by_seq);
 	free(c->event_store);
+	fg_strbuf_release(&c->sample_text);
 	for (i = 0; i < c->nmaps; i++)
 		munmap(c->maps[i].addr, c->maps[i].len);
 	free(c->maps);

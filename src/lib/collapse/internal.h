@@ -195,6 +195,16 @@ int fg_lstack_push(fg_lstack *s, fg_view mod, fg_view name);
 void fg_lstack_emit(fg_lctx *x, const fg_lstack *s, uint64_t count);
 void fg_lstack_release(fg_lstack *s);
 
+/* Samples handed over as data (perf_sample.c, perf.c): the text perf
+ * script prints for s appended to b (FG_ENOMEM); whether s is plain, so
+ * that fg_perf_fold_sample folds it as fg_perf_parse would its text, and
+ * that text's length in *text_len; the fold itself, its lines counted on
+ * from *lineno (chunk seq, for warnings). */
+int fg_sample_text(fg_strbuf *b, const fg_sample *s);
+bool fg_perf_sample_plain(const fg_sample *s, uint64_t *text_len);
+void fg_perf_fold_sample(fg_cworker *w, const fg_cshared *sh, const fg_sample *s, uint64_t seq,
+			 uint64_t *lineno);
+
 /* Where a chunk may end: the offset just past the last stateless point in
  * buf[from..len), or 0 when there is none. */
 size_t fg_perf_boundary(const char *buf, size_t from, size_t len);

@@ -381,9 +381,14 @@ int fg_offcpu_finish(fg_offcpu *o)
 	return flush(o);
 }
 
-void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out)
+void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out)
 {
 	*out = o->st;
+}
+
+void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out)
+{
+	fg_offcpu_filter_stats(o, out);
 }
 
 void fg_offcpu_free(fg_offcpu *o)

@@ -688,18 +688,27 @@ static void add_line(fg_cworker *w, fg_cframe *f, fg_view file, fg_view lineno)
 	f->len = (uint32_t)len;
 }
 
+/* The source line under the frame pushed last (FILE without its
+ * folder; empty: not known). */
+static void srcline(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view file,
+		    fg_view at)
+{
+	if (sh->opts.lines && ev->line_frame && file.len)
+		add_line(w, &w->frames[ev->line_frame - 1], file, at);
+	ev->line_frame = 0;
+}
+
+static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc,
+		  fg_view func, fg_view mod);
+
 static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
 		       fg_view line, uint64_t seq, uint64_t lineno)
 {
 	fg_view pc, func, mod, file, at;
-	const char *end, *arrow;
-	unsigned cls;
 
 	if (!split_stack_line(line, &pc, &func, &mod)) {
 		if (srcline_split(line, &file, &at)) {
-			if (sh->opts.lines && ev->line_frame && file.len)
-				add_line(w, &w->frames[ev->line_frame - 1], file, at);
-			ev->line_frame = 0;
+			srcline(w, sh, ev, file, at);
 			return;
 		}
 		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
@@ -709,7 +718,18 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 	func = strip_offset(func);
 	if (func.ptr[0] == '(')
 		return; /* a process name, not a frame */
-	end = func.ptr + func.len;
+	frame(w, sh, ev, pc, func, mod);
+}
+
+/* A frame's symbol (without its offset), address and module, as a stack
+ * line gives them: its frames (more than one for Java's "->" inlined
+ * frames) pushed. */
+static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc,
+		  fg_view func, fg_view mod)
+{
+	const char *end = func.ptr + func.len, *arrow;
+	unsigned cls;
+
 	cls = classify(func);
 	if (!(cls & CLS_GT)) {
 		add_frame(w, sh, ev, func, pc, mod, false, cls);
@@ -976,4 +996,102 @@ fg_view fg_perf_first_event(const char *buf, size_t len, bool dropped)
 			return ev;
 	}
 	return fg_view_of(NULL, 0);
+}
+
+/* ---- samples handed over as data ---- */
+
+static size_t dec_text(char *p, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		p[i++] = tmp[--n];
+	return i;
+}
+
+static size_t hex_text(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = hex[v & 15];
+	while ((v >>= 4));
+	while (n)
+		p[i++] = tmp[--n];
+	return i;
+}
+
+static fg_view cstr(const char *s)
+{
+	return fg_view_of(s, strlen(s));
+}
+
+/* What the lines of the sample's text (fg_sample_text) give, without the
+ * text: the header's parts, each frame line's address, symbol (without
+ * the offset the text adds) and module, each source line's FILE and
+ * LINE. The sample is plain (fg_perf_sample_plain), so they are exactly
+ * what the parser would split out of those lines. */
+void fg_perf_fold_sample(fg_cworker *w, const fg_cshared *sh, const fg_sample *s, uint64_t seq,
+			 uint64_t *lineno_io)
+{
+	struct perf_event ev;
+	struct perf_header h;
+	char pid[20], tid[20], pc[16], at[20];
+	uint64_t lineno = *lineno_io;
+	size_t i;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(&h, 0, sizeof(h));
+	w->nframes = 0;
+	w->seq = seq;
+	w->lineno = ++lineno;
+	ev.in_event = true;
+	h.comm = cstr(s->comm);
+	h.pid = fg_view_of(pid, dec_text(pid, (uint64_t)s->pid));
+	h.tid = fg_view_of(tid, dec_text(tid, (uint64_t)s->tid));
+	h.event_full = cstr(s->event);
+	h.event = fg_view_of(s->event, strcspn(s->event, ":"));
+	h.period = s->period;
+	if (!event_matches(sh, &h)) {
+		ev.skip = true;
+		w->filtered++;
+	} else {
+		ev.count = h.period ? h.period : 1;
+		ev.java = fg_view_eq(h.comm, "java");
+		if (!set_pname(w, sh, &h))
+			ev.skip = true;
+	}
+	for (i = 0; i < s->nframes; i++) {
+		const fg_sample_frame *f = &s->frames[i];
+		w->lineno = ++lineno;
+		if (!ev.skip && !ev.skip_rest) {
+			fg_view mod = f->inlined ? fg_view_of("inlined", 7)
+				      : f->module ? cstr(f->module)
+						  : fg_view_of("[unknown]", 9);
+			ev.line_frame = 0;
+			frame(w, sh, &ev, fg_view_of(pc, hex_text(pc, f->addr)),
+			      f->sym ? cstr(f->sym) : fg_view_of("[unknown]", 9), mod);
+		}
+		if (!f->file)
+			continue;
+		w->lineno = ++lineno;
+		if (!ev.skip && !ev.skip_rest) {
+			fg_view file = cstr(f->file);
+			const char *slash = find_last(file.ptr, file.len, '/');
+			if (!f->line || fg_view_eq(file, "??"))
+				file = fg_view_of("", 0);
+			else if (slash)
+				file = fg_view_of(slash + 1, (size_t)(file.ptr + file.len - slash - 1));
+			srcline(w, sh, &ev, file, fg_view_of(at, dec_text(at, f->line)));
+		}
+	}
+	w->lineno = ++lineno; /* the empty line */
+	end_event(w, &ev);
+	*lineno_io = lineno;
 }

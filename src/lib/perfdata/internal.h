@@ -1,10 +1,11 @@
 /* Internals of the perf.data stage: the recording's state as the records
  * build it (threads, processes and their maps: machine.c) and the
  * symbol sources (ELF modules with their DWARF, kallsyms: symbols.c,
- * kallsyms.c, debugcache.c; JIT map files: jitmap.c). reader.c parses the
- * file and drives both (its state in reader.h, shared with pipe.c: the
- * pipe form and streams), with the records of compressed records
- * decompressed by compressed.c; collapse.c prints samples for the
+ * kallsyms.c, debugcache.c; JIT map files: jitmap.c). reader.c walks
+ * the records and drives both (its state in reader.h, shared with
+ * header.c: the header and features; sample.c: sample records; queue.c:
+ * the ordering queue; pipe.c: the pipe form and streams), with the
+ * records of compressed records decompressed by compressed.c; collapse.c hands samples to the
  * collapser. */
 #ifndef FG_PERFDATA_INTERNAL_H
 #define FG_PERFDATA_INTERNAL_H

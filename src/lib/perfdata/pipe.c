@@ -180,7 +180,7 @@ static int read_stream_prologue(fg_perfdata *r, const char *name, fg_strbuf *b)
 	}
 }
 
-int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_fn read,
+int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_read_cb read,
 			    void *ctx, const fg_perfdata_opts *opts)
 {
 	fg_strbuf b = FG_STRBUF_INIT;

@@ -105,13 +105,32 @@ struct fg_perfdata {
 	pd_inflater inflater;     /* compressed records' stream */
 	size_t tail;              /* bytes of a record cut at the end of the
 				     newest chunk */
-	fg_perfdata_read_fn read; /* a stream's, or NULL */
+	fg_perfdata_read_cb read; /* a stream's, or NULL */
 	void *read_ctx;
 	unsigned char *prologue;  /* a stream's header and first records (base) */
 	pd_chunk_list stream;     /* blocks of the stream in use */
 };
 
 /* reader.c, for pipe.c */
+/* header.c: FG_EPARSE with "NAME: offset OFF: WHAT" (pd_bad_at: of a
+ * record, or of the compressed record its chunk was decompressed from). */
+int pd_bad(const fg_perfdata *r, uint64_t off, const char *what);
+int pd_bad_at(const fg_perfdata *r, const struct recpos *at, const char *what);
+/* sample.c: a SAMPLE record handed to cb; the time of any record (0
+ * when it carries none). */
+int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_t misc,
+		 fg_perfdata_sample_cb cb, void *ctx);
+int pd_record_time(const fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+		   uint64_t *time);
+/* reader.c: one record handled (a sample given, a map or process noted). */
+int pd_handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb, void *ctx);
+/* queue.c: the kinds of records queued; a record queued for the end of
+ * its round (in a recording without times, handled at once); the queued
+ * records up to time limit handled in time order (all: UINT64_MAX). */
+bool pd_is_queued_type(uint32_t type);
+int pd_queue_record(fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+		    fg_perfdata_sample_cb cb, void *ctx);
+int pd_queue_flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void *ctx);
 int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts);
 /* Attribute i (asize bytes at a, its ids at ids), which must share the
  * first one's sample format; then, once all are set, pd_check_attrs. */

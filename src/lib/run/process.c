@@ -184,7 +184,7 @@ static int do_native(run *r, bool *done)
 	r->samples_read = 0;
 	fg_run_status(r, FG_STAGE_PROCESSING, 0, 0);
 	err = fg_perfdata_collapse_progress(pd, r->collapser, native_progress, r);
-	fg_perfdata_stats_get(pd, &st);
+	fg_perfdata_reader_stats(pd, &st);
 	fg_run_status(r, FG_STAGE_DONE, 0, 0);
 	fg_perfdata_free(pd);
 	r->samples_read = st.samples;
@@ -340,7 +340,7 @@ int fg_run_collapse(run *r)
 	warn_skipped(r);
 	if (r->offcpu) {
 		fg_offcpu_stats os;
-		fg_offcpu_get_stats(r->offcpu, &os);
+		fg_offcpu_filter_stats(r->offcpu, &os);
 		r->res->off_cpu_waits = os.waits;
 		r->res->off_cpu_us = os.off_us;
 		r->res->on_cpu_samples = os.on_samples;

@@ -97,7 +97,7 @@ int fg_profile_collapse_perfdata(fg_collapser *c, const char *path, const fg_per
 }
 
 int fg_profile_collapse_perfdata_stream(fg_collapser *c, const char *name,
-					fg_perfdata_read_fn read, void *read_ctx,
+					fg_perfdata_read_cb read, void *read_ctx,
 					const fg_perfdata_read_opts *o)
 {
 	fg_perfdata_opts po;

@@ -199,7 +199,7 @@ static void *reader_main(void *arg)
 	if (!err)
 		err = fg_perfdata_collapse(pd, s->collapser);
 	if (pd)
-		fg_perfdata_stats_get(pd, &s->stats);
+		fg_perfdata_reader_stats(pd, &s->stats);
 	if (err) {
 		s->err = err;
 		snprintf(s->msg, sizeof(s->msg), "%s", fg_error_last());

@@ -1,0 +1,399 @@
+/* The SAMPLE records: their fields as the attributes' sample format
+ * lays them out, the time of any record (for the queue), and the frames
+ * of a sample (its frame-pointer call chain, or with dwarf call graphs
+ * the kernel part of it and the user frames unwound from its registers
+ * and stack copy), symbolized and handed to the caller. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/perfdata/reader.h"
+#include "util/banned.h"
+
+/* Position of the time in a non-sample record's sample_id trailer,
+ * counted back from the record's end; 0: none. */
+static size_t trailer_time_back(const fg_perfdata *r)
+{
+	uint64_t t = r->sample_type;
+	size_t back = 8;
+
+	if (!r->id_all || !(t & PERF_SAMPLE_TIME))
+		return 0;
+	back += (t & PERF_SAMPLE_ID) ? 8 : 0;
+	back += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	back += (t & PERF_SAMPLE_CPU) ? 8 : 0;
+	back += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	return back;
+}
+
+/* The sample fields this reader uses, from a SAMPLE record. */
+struct sample {
+	uint64_t ip, time, id, period;
+	int32_t pid, tid;
+	const unsigned char *chain;
+	uint64_t nchain;
+	bool has_id;
+	uint64_t abi;             /* of the user registers: 0 none */
+	const unsigned char *regs; /* one u64 per bit of regs_user */
+	const unsigned char *stack;
+	uint64_t stack_len;       /* the valid part of the stack copy */
+	uint64_t stack_full;      /* with the part left in the file (at
+				     stack_at): 0, none left */
+	uint64_t stack_at;
+};
+
+/* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
+ * unless the abi is none) and PERF_SAMPLE_STACK_USER (size, the copy,
+ * then the size used when it is not 0), from p on. */
+static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const unsigned char *p,
+			    const unsigned char *end, struct sample *s)
+{
+	uint64_t size, dyn;
+
+	if (!r->dwarf)
+		return 0;
+	if (end - p < 8)
+		return pd_bad_at(r, at, "sample record ends before its user registers");
+	s->abi = pd_u64(p);
+	p += 8;
+	if (s->abi) {
+		size_t n = (size_t)__builtin_popcountll(r->regs_user);
+		if ((size_t)(end - p) / 8 < n)
+			return pd_bad_at(r, at, "user registers longer than their record");
+		s->regs = p;
+		p += 8 * n;
+	}
+	if (end - p < 8)
+		return pd_bad_at(r, at, "sample record ends before its user stack");
+	size = pd_u64(p);
+	p += 8;
+	if (!size)
+		return 0;
+	if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8)
+		return pd_bad_at(r, at, "user stack longer than its record");
+	s->stack = p;
+	dyn = pd_u64(p + size);
+	s->stack_len = dyn < size ? dyn : size;
+	if (at->stack_in_file && dyn > size) {
+		s->stack_full = dyn;
+		s->stack_at = at->off + (uint64_t)(p - at->p);
+	}
+	return 0;
+}
+
+/* The fields of a sample before its user registers, from at->p up to
+ * end; *rest: where the registers start. */
+static int parse_front(const fg_perfdata *r, const struct recpos *at, const unsigned char *end,
+		       struct sample *s, const unsigned char **rest)
+{
+	const unsigned char *p = at->p + 8;
+	uint64_t t = r->sample_type;
+
+	memset(s, 0, sizeof(*s));
+#define NEED(n) do { if ((size_t)(end - p) < (n)) return pd_bad_at(r, at, "sample record shorter than its fields"); } while (0)
+	if (t & PERF_SAMPLE_IDENTIFIER) {
+		NEED(8);
+		s->id = pd_u64(p);
+		s->has_id = true;
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_IP) {
+		NEED(8);
+		s->ip = pd_u64(p);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_TID) {
+		NEED(8);
+		s->pid = (int32_t)pd_u32(p);
+		s->tid = (int32_t)pd_u32(p + 4);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_TIME) {
+		NEED(8);
+		s->time = pd_u64(p);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_ADDR) {
+		NEED(8);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_ID) {
+		NEED(8);
+		s->id = pd_u64(p);
+		s->has_id = true;
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_STREAM_ID) {
+		NEED(8);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_CPU) {
+		NEED(8);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_PERIOD) {
+		NEED(8);
+		s->period = pd_u64(p);
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		NEED(8);
+		s->nchain = pd_u64(p);
+		p += 8;
+		if (s->nchain > (uint64_t)(end - p) / 8)
+			return pd_bad_at(r, at, "call chain longer than its record");
+		s->chain = p;
+		p += s->nchain * 8;
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		uint32_t raw;
+		NEED(4);
+		raw = pd_u32(p);
+		p += 4;
+		NEED(raw);
+		p += raw;
+	}
+#undef NEED
+	*rest = p;
+	return 0;
+}
+
+static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t size,
+			struct sample *s)
+{
+	const unsigned char *p;
+	int err = parse_front(r, at, at->p + size, s, &p);
+
+	return err ? err : parse_user_state(r, at, p, at->p + size, s);
+}
+
+size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t len)
+{
+	struct recpos at = { rec, 0, NULL, false };
+	const unsigned char *p, *end = rec + len;
+	struct sample s;
+	uint64_t abi;
+
+	if (!r->dwarf || parse_front(r, &at, end, &s, &p))
+		return 0;
+	if (end - p < 8)
+		return 0;
+	abi = pd_u64(p);
+	p += 8;
+	if (abi) {
+		size_t n = (size_t)__builtin_popcountll(r->regs_user);
+		if ((size_t)(end - p) / 8 < n)
+			return 0;
+		p += 8 * n;
+	}
+	return end - p < 8 ? 0 : (size_t)(p - rec);
+}
+
+static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
+{
+	size_t i, k;
+
+	if (r->nattrs == 1 || !s->has_id)
+		return &r->attrs[0];
+	for (i = 0; i < r->nattrs; i++)
+		for (k = 0; k < r->attrs[i].nids; k++)
+			if (pd_u64(r->attrs[i].ids + 8 * k) == s->id)
+				return &r->attrs[i];
+	return &r->attrs[0];
+}
+
+static int add_frame(fg_perfdata *r, const fg_perfdata_frame *f)
+{
+	if (FG_ALLOC_GROW(r->frames, r->nframes + 1, r->aframes, 64))
+		return FG_ENOMEM;
+	r->frames[r->nframes++] = *f;
+	return 0;
+}
+
+/* Appends the frames of one address, in the context (user or kernel)
+ * its call chain marker gave. */
+static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
+{
+	const fg_perfdata_frame *fs;
+	fg_perfdata_frame unknown = { .addr = ip, .kernel = kernel };
+	const struct pd_map *map;
+	size_t n, i;
+	int err;
+
+	if (kernel) {
+		if ((err = pd_symbols_resolve(&r->syms, &r->syms.kernel, ip, &fs, &n)))
+			return err;
+		for (i = 0; i < n; i++)
+			if ((err = add_frame(r, &fs[i])))
+				return err;
+		return 0;
+	}
+	map = pd_machine_find_map(&r->machine, pid, ip);
+	if (!map || !map->mod)
+		return add_frame(r, &unknown);
+	if (map->mod->kernel || map->mod->anon) {
+		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip, &fs, &n)))
+			return err;
+	} else {
+		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip - map->start + map->pgoff, &fs, &n)))
+			return err;
+	}
+	for (i = 0; i < n; i++)
+		if ((err = add_frame(r, &fs[i])))
+			return err;
+	return 0;
+}
+
+/* The frames of a frame-pointer call chain; with dwarf call graphs,
+ * only its kernel part (the user part is unwound instead). *depth gets
+ * how many addresses were taken. */
+static int chain_frames(fg_perfdata *r, const struct sample *s, uint64_t *depth)
+{
+	bool kernel = false;
+	uint64_t i;
+	int err;
+
+	*depth = 0;
+	for (i = 0; i < s->nchain && *depth < MAX_STACK; i++) {
+		uint64_t ip = pd_u64(s->chain + 8 * i);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (r->dwarf && !kernel)
+			break;
+		/* with lines, a caller's is that of its call, just before the
+		 * return address the chain holds (as the unwinder does) */
+		if (r->opts.lines && !kernel && *depth)
+			ip--;
+		++*depth;
+		if ((err = add_address(r, s->pid, ip, kernel)))
+			return err;
+	}
+	return 0;
+}
+
+static int more_stack(void *ctx, uint64_t off, size_t len, unsigned char *dst)
+{
+	return pd_fetch_more(ctx, off, len, dst);
+}
+
+/* The user frames of a dwarf call graph sample: unwound from its
+ * registers and stack copy. */
+static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth)
+{
+	struct pd_user_state st;
+	size_t i, k = 0, n;
+	int err;
+
+	/* no user state: a kernel thread, or a 32-bit process; no stack
+	 * copy (the kernel could not read it, as in an execve that replaced
+	 * the memory): no user frames at all, as perf gives none */
+	if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs || !s->stack_len)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	st.mask = r->regs_user;
+	for (i = 0; i < PD_NREGS; i++)
+		if (st.mask >> i & 1)
+			st.regs[i] = pd_u64(s->regs + 8 * k++);
+	st.stack = s->stack;
+	st.stack_len = s->stack_len;
+	if (s->stack_full) {
+		st.stack_full = s->stack_full;
+		st.at = s->stack_at;
+		st.more = more_stack;
+		st.more_ctx = r;
+	}
+	if (!r->unwinder && (err = pd_unwinder_new(&r->unwinder, &r->syms, &r->machine)))
+		return err;
+	if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
+		return err;
+	for (i = 0; i < n; i++)
+		if ((err = add_address(r, s->pid, r->pcs[i], false)))
+			return err;
+	return 0;
+}
+
+int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_t misc,
+		     fg_perfdata_sample_cb cb, void *ctx)
+{
+	struct sample s;
+	const struct pd_attr *attr;
+	fg_perfdata_sample out;
+	pd_thread *t;
+	int err;
+
+	if ((err = parse_sample(r, at, size, &s)))
+		return err;
+	attr = attr_of(r, &s);
+	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
+		return FG_ENOMEM;
+	if ((r->opts.from_exec || (r->opts.from_exec_if_held && r->held_launch)) && r->comm_exec) {
+		const pd_proc *proc = pd_machine_proc(&r->machine, s.pid);
+		if (!proc)
+			return FG_ENOMEM;
+		if (!proc->execd) {
+			r->stats.before_exec++;
+			return 0;
+		}
+	}
+	r->nframes = 0;
+	if (r->dwarf) {
+		uint64_t depth = 0;
+		if ((s.chain && (err = chain_frames(r, &s, &depth))) ||
+		    (err = unwound_frames(r, &s, depth)))
+			return err;
+	} else if (s.chain) {
+		uint64_t depth;
+		if ((err = chain_frames(r, &s, &depth)))
+			return err;
+	} else if ((err = add_address(r, s.pid, s.ip,
+				      (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL))) {
+		return err;
+	}
+	memset(&out, 0, sizeof(out));
+	if (t->comm) {
+		out.comm = t->comm;
+	} else {
+		snprintf(r->comm_buf, sizeof(r->comm_buf), ":%d", (int)s.tid);
+		out.comm = r->comm_buf;
+	}
+	out.pid = s.pid;
+	out.tid = s.tid;
+	out.time = s.time;
+	out.period = (r->sample_type & PERF_SAMPLE_PERIOD) ? s.period : attr->sample_period;
+	out.event = attr->name ? attr->name : "event";
+	out.frames = r->frames;
+	out.nframes = r->nframes;
+	r->stats.samples++;
+	return cb(ctx, &out);
+}
+
+/* The time of a record (0 when it carries none). */
+int pd_record_time(const fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
+		       uint64_t *time)
+{
+	*time = 0;
+	if (!(r->sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (type == PERF_RECORD_SAMPLE) {
+		struct sample s;
+		int err = parse_sample(r, at, size, &s);
+		if (err)
+			return err;
+		*time = s.time;
+	} else {
+		size_t back = trailer_time_back(r);
+		if (back && back <= (size_t)size - 8)
+			*time = pd_u64(at->p + size - back);
+	}
+	return 0;
+}
+
