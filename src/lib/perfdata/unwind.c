@@ -548,17 +548,17 @@ static size_t rules_hash(const pd_module *m, uint64_t addr)
 	return (size_t)(h ^ h >> 29);
 }
 
-/* Room in the rules table for one more entry; false when it cannot
- * grow (then the sample is unwound by libdwfl, as before the table). */
-static bool rules_room(pd_unwinder *u)
+/* Room in the rules table for one more entry: 0 or FG_ENOMEM (a cache
+ * that cannot grow is an error, as the reader's other caches). */
+static int rules_room(pd_unwinder *u)
 {
 	struct rules *old = u->rules, *v;
 	size_t n = u->arules, a = n ? n * 2 : 1024, i, k;
 
 	if ((u->nrules + 1) * 2 <= n)
-		return true;
+		return 0;
 	if (!(v = fg_calloc(a, sizeof(*v))))
-		return false;
+		return FG_ENOMEM;
 	for (i = 0; i < n; i++) {
 		if (!old[i].mod)
 			continue;
@@ -569,7 +569,7 @@ static bool rules_room(pd_unwinder *u)
 	free(old);
 	u->rules = v;
 	u->arules = a;
-	return true;
+	return 0;
 }
 
 /* libdw's rules for addr of cfi in r; r->plain false when there are
@@ -625,10 +625,11 @@ done:
 	free(frame);
 }
 
-/* The rules at pc (a run-time address) of the module there, asked of
- * libdw once per module and address; NULL where libdwfl finds no module
- * or CFI (it falls back to the frame pointer) or the table cannot grow. */
-static const struct rules *rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc)
+/* The rules at pc (a run-time address) of the module there in *out,
+ * asked of libdw once per module and address; NULL where libdwfl finds
+ * no module or CFI (it falls back to the frame pointer). 0 or
+ * FG_ENOMEM. */
+static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules **out)
 {
 	Dwfl_Module *dm = dwfl_addrmodule(dwfl, pc);
 	void **userdata = NULL;
@@ -637,21 +638,25 @@ static const struct rules *rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc)
 	Dwarf_Addr bias;
 	size_t k, mask;
 	uint64_t addr;
+	int err;
 
+	*out = NULL;
 	if (!dm)
-		return NULL;
+		return 0;
 	dwfl_module_info(dm, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (!userdata || !(m = *userdata) || !(cfi = dwfl_module_eh_cfi(dm, &bias)))
-		return NULL;
+		return 0;
 	addr = pc - bias;
 	if (u->arules) {
 		mask = u->arules - 1;
 		for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
-			if (u->rules[k].mod == m && u->rules[k].addr == addr)
-				return &u->rules[k];
+			if (u->rules[k].mod == m && u->rules[k].addr == addr) {
+				*out = &u->rules[k];
+				return 0;
+			}
 	}
-	if (!rules_room(u))
-		return NULL;
+	if ((err = rules_room(u)))
+		return err;
 	mask = u->arules - 1;
 	for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
 		;
@@ -659,24 +664,25 @@ static const struct rules *rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc)
 	u->rules[k].mod = m;
 	u->rules[k].addr = addr;
 	u->nrules++;
-	return &u->rules[k];
+	*out = &u->rules[k];
+	return 0;
 }
 
 /* Unwinds the sample from u->start with the rules of rules_at, doing
  * what libdwfl's dwfl_getthread_frames and on_frame do with them (the
- * same registers known, the same memory read, the same frames given).
- * False, with u->n as it was, where a rule is not plain: then libdwfl
- * unwinds the sample. */
-static bool fast_unwind(pd_unwinder *u, Dwfl *dwfl)
+ * same registers known, the same memory read, the same frames given):
+ * 1 when done; 0, with u->n as it was, where a rule is not plain (then
+ * libdwfl unwinds the sample); FG_ENOMEM. */
+static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 {
 	uint64_t regs[NREGS], next[NREGS], pc = u->start.regs[PD_REG_IP];
 	uint32_t known = 0, got;
 	size_t n0 = u->n;
 	bool initial = true;
-	int d;
+	int d, err;
 
 	if (!pc)
-		return false;
+		return 0;
 	/* as set_initial_registers: rip itself is not a known register */
 	for (d = 0; d < 16; d++) {
 		int p = perf_reg_of_dwarf[d];
@@ -688,18 +694,20 @@ static bool fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 	for (;;) {
 		/* past the sampled frame, the call is the instruction before
 		 * the return address */
-		const struct rules *r = rules_at(u, dwfl, initial ? pc : pc - 1);
+		const struct rules *r;
 		uint64_t cfa, v = 0;
 		bool cfa_ok;
 
+		if ((err = rules_at(u, dwfl, initial ? pc : pc - 1, &r)))
+			return err;
 		if (!r || !r->plain) {
 			u->n = n0;
-			return false;
+			return 0;
 		}
 		u->read_failed = false;
 		u->pcs[u->n] = initial && !(u->start_is_caller && u->n == 1) ? pc : pc - 1;
 		if (++u->n >= u->max)
-			return true;
+			return 1;
 		cfa_ok = known >> r->cfa_reg & 1;
 		cfa = regs[r->cfa_reg] + (uint64_t)r->cfa_off;
 		got = 0;
@@ -727,7 +735,7 @@ static bool fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 		}
 		/* no return address, or 0: the outermost frame */
 		if (!(got >> RA_REG & 1) || !next[RA_REG])
-			return true;
+			return 1;
 		memcpy(regs, next, sizeof(regs));
 		known = got;
 		pc = next[RA_REG];
@@ -753,9 +761,14 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->more_len = 0;
 	start_state(u, dwfl, pid, st);
 	u->read_failed = false;
-	if (dwfl && u->n < max && !fast_unwind(u, dwfl)) {
+	if (dwfl && u->n < max && !(err = fast_unwind(u, dwfl))) {
 		u->read_failed = false;
 		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
+	}
+	if (err < 0) {
+		u->st = NULL;
+		*n = 0;
+		return err;
 	}
 	/* perf's unwinding reads what is beyond the copy as 0 and still
 	 * gives that frame (address -1, "[unknown]"): so does this one */
