@@ -4,11 +4,13 @@
  * libdw's dwarf_getscopes and dwarf_getscopes_die walk the unit's DIEs
  * for every address; a profile asks for hundreds of addresses in the
  * same few units (glibc's malloc.c alone has thousands of inlined
- * scopes). The walk is done once per unit here, keeping the DIEs libdw
- * would look into (those with code ranges, under the kinds of DIE that
- * hold scopes) in preorder, each with the end of its subtree; an address
- * then descends from the unit into the first child that holds it, as
- * libdw's walk does, to the innermost scope. */
+ * scopes). Here each DIE libdw would look into (those with code ranges,
+ * under the kinds of DIE that hold scopes) is read once, and kept with
+ * its ranges and its children: an address descends from the unit into
+ * the first child that holds it, as libdw's walk does, to the innermost
+ * scope. A DIE's children are read the first time an address falls in
+ * it, so the functions a profile never samples (most of a unit) are not
+ * walked at all. */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,14 @@
 struct scope {
 	uint64_t die;             /* .debug_info offset */
 	uint32_t first, nranges;  /* in the unit's ranges */
-	uint32_t end;             /* the index after its subtree */
+	uint32_t kids, nkids;     /* its children with code, once expanded */
+	int depth;                /* how deep (the unit: -1) */
+	bool expanded;
 };
 
 struct pd_unit_scopes {
 	uint64_t cu;              /* the unit's DIE offset */
-	struct scope *v;
+	struct scope *v;          /* v[0]: the unit */
 	size_t n, a;
 	uint64_t (*ranges)[2];    /* [lo, hi) */
 	size_t nranges, aranges;
@@ -53,41 +57,50 @@ static bool may_hold_scopes(int tag)
 	return false;
 }
 
-/* Adds die when it has code ranges, then its children: the scopes
- * under parent (depth: how deep, bounded against hostile input). */
-static int walk(struct pd_unit_scopes *u, Dwarf_Die *parent, int depth)
+/* Adds the children of v[at] (its DIE: parent) that have code ranges,
+ * in order; a child's own children wait until an address falls in it.
+ * Depth is bounded against hostile input. On failure v[at] is left as
+ * it was. */
+static int expand(struct pd_unit_scopes *u, size_t at, Dwarf_Die *parent)
 {
+	size_t n0 = u->n, r0 = u->nranges;
+	int depth = u->v[at].depth + 1;
 	Dwarf_Die die;
 
-	if (depth > 256 || dwarf_child(parent, &die))
-		return 0;
-	do {
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
-		size_t at = u->n, first = u->nranges;
-		int err;
-		if (!may_hold_scopes(dwarf_tag(&die)))
-			continue;
-		while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
-			if (FG_ALLOC_GROW(u->ranges, u->nranges + 1, u->aranges, 256))
-				return FG_ENOMEM;
-			u->ranges[u->nranges][0] = lo;
-			u->ranges[u->nranges++][1] = hi;
-		}
-		/* no code of its own: libdw looks no further in it */
-		if (u->nranges == first)
-			continue;
-		if (FG_ALLOC_GROW(u->v, u->n + 1, u->a, 256))
-			return FG_ENOMEM;
-		u->v[at].die = dwarf_dieoffset(&die);
-		u->v[at].first = (uint32_t)first;
-		u->v[at].nranges = (uint32_t)(u->nranges - first);
-		u->n++;
-		if ((err = walk(u, &die, depth + 1)))
-			return err;
-		u->v[at].end = (uint32_t)u->n;
-	} while (!dwarf_siblingof(&die, &die));
+	if (depth <= 256 && !dwarf_child(parent, &die)) {
+		do {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			size_t first = u->nranges;
+			if (!may_hold_scopes(dwarf_tag(&die)))
+				continue;
+			while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
+				if (FG_ALLOC_GROW(u->ranges, u->nranges + 1, u->aranges, 256))
+					goto nomem;
+				u->ranges[u->nranges][0] = lo;
+				u->ranges[u->nranges++][1] = hi;
+			}
+			/* no code of its own: libdw looks no further in it */
+			if (u->nranges == first)
+				continue;
+			if (FG_ALLOC_GROW(u->v, u->n + 1, u->a, 64))
+				goto nomem;
+			memset(&u->v[u->n], 0, sizeof(u->v[u->n]));
+			u->v[u->n].die = dwarf_dieoffset(&die);
+			u->v[u->n].first = (uint32_t)first;
+			u->v[u->n].nranges = (uint32_t)(u->nranges - first);
+			u->v[u->n].depth = depth;
+			u->n++;
+		} while (!dwarf_siblingof(&die, &die));
+	}
+	u->v[at].kids = (uint32_t)n0;
+	u->v[at].nkids = (uint32_t)(u->n - n0);
+	u->v[at].expanded = true;
 	return 0;
+nomem:
+	u->n = n0;
+	u->nranges = r0;
+	return FG_ENOMEM;
 }
 
 static bool holds(const struct pd_unit_scopes *u, const struct scope *s, uint64_t addr)
@@ -105,7 +118,6 @@ static int unit_of(pd_scope_index *ix, Dwarf_Die *cudie, struct pd_unit_scopes *
 	uint64_t cu = dwarf_dieoffset(cudie);
 	struct pd_unit_scopes *u;
 	size_t i;
-	int err;
 
 	for (i = 0; i < ix->n; i++)
 		if (ix->v[i].cu == cu) {
@@ -114,16 +126,16 @@ static int unit_of(pd_scope_index *ix, Dwarf_Die *cudie, struct pd_unit_scopes *
 		}
 	if (FG_ALLOC_GROW(ix->v, ix->n + 1, ix->a, 16))
 		return FG_ENOMEM;
-	u = &ix->v[ix->n++];
+	u = &ix->v[ix->n];
 	memset(u, 0, sizeof(*u));
 	u->cu = cu;
-	if ((err = walk(u, cudie, 0))) {
-		/* half walked, its scopes have no ends: not kept */
-		free(u->v);
-		free(u->ranges);
-		ix->n--;
-		return err;
-	}
+	if (FG_ALLOC_GROW(u->v, 1, u->a, 64))
+		return FG_ENOMEM;
+	memset(&u->v[0], 0, sizeof(u->v[0]));
+	u->v[0].die = cu;
+	u->v[0].depth = -1;
+	u->n = 1;
+	ix->n++;
 	*out = u;
 	return 0;
 }
@@ -133,7 +145,7 @@ int pd_scopes_at(pd_scope_index *ix, Dwarf_Die *cudie, uint64_t addr, Dwarf_Die 
 {
 	struct pd_unit_scopes *u;
 	uint64_t path[MAX_SCOPE_DEPTH];
-	size_t depth = 0, i, end;
+	size_t depth = 0, at = 0, k;
 	Dwarf *dw = dwarf_cu_getdwarf(cudie->cu);
 	int err;
 
@@ -141,15 +153,25 @@ int pd_scopes_at(pd_scope_index *ix, Dwarf_Die *cudie, uint64_t addr, Dwarf_Die 
 	if ((err = unit_of(ix, cudie, &u)))
 		return err;
 	/* from the unit down, into the first child holding addr */
-	for (i = 0, end = u->n; i < end;) {
-		if (!holds(u, &u->v[i], addr)) {
-			i = u->v[i].end;
-			continue;
+	for (;;) {
+		struct scope *s = &u->v[at];
+		Dwarf_Die die;
+
+		if (!s->expanded) {
+			if (at && !dwarf_offdie(dw, s->die, &die))
+				break;
+			if ((err = expand(u, at, at ? &die : cudie)))
+				return err;
+			s = &u->v[at];
 		}
+		for (k = s->kids; k < (size_t)s->kids + s->nkids; k++)
+			if (holds(u, &u->v[k], addr))
+				break;
+		if (k == (size_t)s->kids + s->nkids)
+			break;
 		if (depth < MAX_SCOPE_DEPTH)
-			path[depth++] = u->v[i].die;
-		end = u->v[i].end;
-		i++;
+			path[depth++] = u->v[k].die;
+		at = k;
 	}
 	/* innermost first, as dwarf_getscopes_die gives them */
 	while (depth && *n < max)

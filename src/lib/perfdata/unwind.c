@@ -12,7 +12,19 @@
  * Memory the
  * CFI asks for comes from the stack copy, else from the mapped file's
  * contents (read-only data); anything else is unknown and ends the
- * unwinding there, as it ends perf's. */
+ * unwinding there, as it ends perf's.
+ *
+ * Most samples of a recording share their frames, and asking libdw for
+ * the CFI rules of an address (find the FDE, run the CIE's and FDE's
+ * instructions) costs far more than applying them. So the rules of each
+ * (module, address) are asked once and kept in a table, and a sample is
+ * unwound with them directly when every rule on its way is of the plain
+ * kinds (CFA = register + offset; registers undefined, unchanged, saved
+ * at or equal to CFA + offset), doing exactly what libdwfl does with
+ * them, read for read. A sample that meets anything else (an expression,
+ * a signal frame, an address without CFI, where libdwfl would fall back
+ * to the frame pointer) is unwound by libdwfl from its start. */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -27,6 +39,11 @@
 /* bytes of a stack left in the recording read at once */
 #define MORE_BLOCK 4096
 
+/* registers of an x86_64 frame as libdwfl keeps them: DWARF 0..16, the
+ * last one the return address (rip) */
+#define NREGS 17
+#define RA_REG 16
+
 /* x86_64 DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
  * rsp, r8..r15, rip) as perf numbers them */
 static const int perf_reg_of_dwarf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
@@ -36,6 +53,24 @@ struct placed {
 	const pd_module *mod;
 	uint64_t bias;
 	size_t votes;       /* maps that agree (collect) */
+};
+
+/* The CFI rules of one address of a module, as libdw gives them. */
+enum rule_kind {
+	RULE_UNDEF,   /* undefined: the register is not set */
+	RULE_SAME,    /* the caller's value is the frame's */
+	RULE_AT,      /* saved in memory at CFA + off */
+	RULE_VAL,     /* equal to CFA + off */
+};
+
+struct rules {
+	const pd_module *mod; /* key, NULL: a free slot */
+	uint64_t addr;        /* key: the address in the module's ELF */
+	bool plain;           /* all of the kinds above, else libdwfl unwinds */
+	uint8_t cfa_reg;
+	int64_t cfa_off;
+	uint8_t kind[NREGS];
+	int64_t off[NREGS];
 };
 
 struct proc_state {
@@ -70,6 +105,9 @@ struct pd_unwinder {
 	unsigned char more[MORE_BLOCK];
 	uint64_t more_at;
 	size_t more_len;
+	/* the rules asked of libdw: open addressing, a power of 2 slots */
+	struct rules *rules;
+	size_t nrules, arules;
 };
 
 /* Modules come with their file (dwfl_report_elf): nothing to find. */
@@ -231,6 +269,7 @@ void pd_unwinder_free(pd_unwinder *u)
 	}
 	fg_strmap_release(&u->procs);
 	free(u->cur);
+	free(u->rules);
 	free(u);
 }
 
@@ -286,17 +325,23 @@ static int image_fd(const pd_module *m)
 static bool report_module(Dwfl *dwfl, const struct placed *pl)
 {
 	const pd_module *m = pl->mod;
+	Dwfl_Module *dm;
+	void **userdata = NULL;
 	int fd = -1;
 
 	if (!m->elf_path && (fd = image_fd(m)) < 0)
 		return false;
 	/* fd is consumed on success only */
-	if (!dwfl_report_elf(dwfl, m->path, m->elf_path ? m->elf_path : m->path, fd, pl->bias,
-			     true)) {
+	if (!(dm = dwfl_report_elf(dwfl, m->path, m->elf_path ? m->elf_path : m->path, fd,
+				   pl->bias, true))) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
+	/* the module's rules are found by its pd_module (fast_unwind) */
+	dwfl_module_info(dm, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (userdata)
+		*userdata = (void *)m;
 	return true;
 }
 
@@ -496,6 +541,208 @@ static void start_state(pd_unwinder *u, Dwfl *dwfl, int32_t pid, const struct pd
 	u->pcs[u->n++] = ip;
 }
 
+static size_t rules_hash(const pd_module *m, uint64_t addr)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)m ^ addr * 0x9e3779b97f4a7c15u) * 0xff51afd7ed558ccdu;
+
+	return (size_t)(h ^ h >> 29);
+}
+
+/* Room in the rules table for one more entry: 0 or FG_ENOMEM (a cache
+ * that cannot grow is an error, as the reader's other caches). */
+static int rules_room(pd_unwinder *u)
+{
+	struct rules *old = u->rules, *v;
+	size_t n = u->arules, a = n ? n * 2 : 1024, i, k;
+
+	if ((u->nrules + 1) * 2 <= n)
+		return 0;
+	if (!(v = fg_calloc(a, sizeof(*v))))
+		return FG_ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!old[i].mod)
+			continue;
+		for (k = rules_hash(old[i].mod, old[i].addr) & (a - 1); v[k].mod; k = (k + 1) & (a - 1))
+			;
+		v[k] = old[i];
+	}
+	free(old);
+	u->rules = v;
+	u->arules = a;
+	return 0;
+}
+
+/* libdw's rules for addr of cfi in r; r->plain false when there are
+ * none (libdwfl then tries .debug_frame and the frame pointer) or they
+ * are not all of the plain kinds. */
+static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op mem[3], *ops;
+	size_t nops, k;
+	bool signal;
+	int d;
+
+	r->plain = false;
+	if (dwarf_cfi_addrframe(cfi, addr, &frame))
+		return;
+	/* a signal frame is unwound from its own pc, not the one before */
+	if (dwarf_frame_info(frame, NULL, NULL, &signal) != RA_REG || signal)
+		goto done;
+	if (dwarf_frame_cfa(frame, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= NREGS)
+		goto done;
+	r->cfa_reg = (uint8_t)ops[0].number;
+	r->cfa_off = (int64_t)ops[0].number2;
+	for (d = 0; d < NREGS; d++) {
+		uint64_t off = 0;
+		bool val = false;
+
+		if (dwarf_frame_register(frame, d, mem, &ops, &nops))
+			goto done;
+		if (!nops) {
+			if (ops != mem && ops)
+				goto done;
+			r->kind[d] = ops ? RULE_UNDEF : RULE_SAME;
+			continue;
+		}
+		if (ops[0].atom != DW_OP_call_frame_cfa)
+			goto done;
+		k = 1;
+		if (k < nops && ops[k].atom == DW_OP_plus_uconst)
+			off = ops[k++].number;
+		if (k < nops && ops[k].atom == DW_OP_stack_value) {
+			val = true;
+			k++;
+		}
+		if (k != nops)
+			goto done;
+		r->kind[d] = val ? RULE_VAL : RULE_AT;
+		r->off[d] = (int64_t)off;
+	}
+	r->plain = true;
+done:
+	free(frame);
+}
+
+/* The rules at pc (a run-time address) of the module there in *out,
+ * asked of libdw once per module and address; NULL where libdwfl finds
+ * no module or CFI (it falls back to the frame pointer). 0 or
+ * FG_ENOMEM. */
+static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules **out)
+{
+	Dwfl_Module *dm = dwfl_addrmodule(dwfl, pc);
+	void **userdata = NULL;
+	const pd_module *m;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	size_t k, mask;
+	uint64_t addr;
+	int err;
+
+	*out = NULL;
+	if (!dm)
+		return 0;
+	dwfl_module_info(dm, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!userdata || !(m = *userdata) || !(cfi = dwfl_module_eh_cfi(dm, &bias)))
+		return 0;
+	addr = pc - bias;
+	if (u->arules) {
+		mask = u->arules - 1;
+		for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
+			if (u->rules[k].mod == m && u->rules[k].addr == addr) {
+				*out = &u->rules[k];
+				return 0;
+			}
+	}
+	if ((err = rules_room(u)))
+		return err;
+	mask = u->arules - 1;
+	for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
+		;
+	read_rules(cfi, addr, &u->rules[k]);
+	u->rules[k].mod = m;
+	u->rules[k].addr = addr;
+	u->nrules++;
+	*out = &u->rules[k];
+	return 0;
+}
+
+/* Unwinds the sample from u->start with the rules of rules_at, doing
+ * what libdwfl's dwfl_getthread_frames and on_frame do with them (the
+ * same registers known, the same memory read, the same frames given):
+ * 1 when done; 0, with u->n as it was, where a rule is not plain (then
+ * libdwfl unwinds the sample); FG_ENOMEM. */
+static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
+{
+	uint64_t regs[NREGS], next[NREGS], pc = u->start.regs[PD_REG_IP];
+	uint32_t known = 0, got;
+	size_t n0 = u->n;
+	bool initial = true;
+	int d, err;
+
+	if (!pc)
+		return 0;
+	/* as set_initial_registers: rip itself is not a known register */
+	for (d = 0; d < 16; d++) {
+		int p = perf_reg_of_dwarf[d];
+		if (u->start.mask >> p & 1) {
+			regs[d] = u->start.regs[p];
+			known |= 1u << d;
+		}
+	}
+	for (;;) {
+		/* past the sampled frame, the call is the instruction before
+		 * the return address */
+		const struct rules *r;
+		uint64_t cfa, v = 0;
+		bool cfa_ok;
+
+		if ((err = rules_at(u, dwfl, initial ? pc : pc - 1, &r)))
+			return err;
+		if (!r || !r->plain) {
+			u->n = n0;
+			return 0;
+		}
+		u->read_failed = false;
+		u->pcs[u->n] = initial && !(u->start_is_caller && u->n == 1) ? pc : pc - 1;
+		if (++u->n >= u->max)
+			return 1;
+		cfa_ok = known >> r->cfa_reg & 1;
+		cfa = regs[r->cfa_reg] + (uint64_t)r->cfa_off;
+		got = 0;
+		for (d = 0; d < NREGS; d++) {
+			switch (r->kind[d]) {
+			case RULE_UNDEF:
+				continue;
+			case RULE_SAME:
+				if (!(known >> d & 1))
+					continue;
+				v = regs[d];
+				break;
+			case RULE_AT:
+				if (!cfa_ok || !memory_read(dwfl, cfa + (uint64_t)r->off[d], &v, u))
+					continue;
+				break;
+			case RULE_VAL:
+				if (!cfa_ok)
+					continue;
+				v = cfa + (uint64_t)r->off[d];
+				break;
+			}
+			next[d] = v;
+			got |= 1u << d;
+		}
+		/* no return address, or 0: the outermost frame */
+		if (!(got >> RA_REG & 1) || !next[RA_REG])
+			return 1;
+		memcpy(regs, next, sizeof(regs));
+		known = got;
+		pc = next[RA_REG];
+		initial = false;
+	}
+}
+
 int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
 	      uint64_t *pcs, size_t max, size_t *n)
 {
@@ -514,8 +761,15 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->more_len = 0;
 	start_state(u, dwfl, pid, st);
 	u->read_failed = false;
-	if (dwfl && u->n < max)
+	if (dwfl && u->n < max && !(err = fast_unwind(u, dwfl))) {
+		u->read_failed = false;
 		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
+	}
+	if (err < 0) {
+		u->st = NULL;
+		*n = 0;
+		return err;
+	}
 	/* perf's unwinding reads what is beyond the copy as 0 and still
 	 * gives that frame (address -1, "[unknown]"): so does this one */
 	if (u->read_failed && u->n && u->n < max)
