@@ -139,6 +139,29 @@ static fg_pipeline_target chosen(void)
 				     .unit_test = o.unit_test_given };
 }
 
+/* Two of --bin, --example, --bench, --test, --unit-test and --unit-bench
+ * name two targets: a usage error (0 or the exit code). */
+static int check_one_target(void)
+{
+	const struct { bool given; const char *flag; } k[] = {
+		{ o.bin != NULL, "--bin" }, { o.example != NULL, "--example" },
+		{ o.bench != NULL, "--bench" }, { o.test != NULL, "--test" },
+		{ o.unit_test_given, "--unit-test" }, { o.unit_bench_given, "--unit-bench" },
+	};
+	const char *first = NULL;
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		if (!k[i].given)
+			continue;
+		if (first) {
+			fg_errorf("%s and %s name two targets — give one of them", first, k[i].flag);
+			return FG_EXIT_USAGE;
+		}
+		first = k[i].flag;
+	}
+	return 0;
+}
+
 /* The options that contradict each other or need another; 0 or the exit
  * code after a usage error. */
 static int check_usage(int npos, int dashdash, char **argv)
@@ -187,10 +210,8 @@ int cmd_flamegraph_build(int argc, char **argv)
 		return fg_die_lib(FG_EINVAL);
 	if ((r = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)))
 		return r == FG_OPTS_EXIT ? 0 : FG_EXIT_USAGE;
-	if (o.unit_test_given && o.unit_bench_given) {
-		fg_errorf("%s", "--unit-test and --unit-bench name two targets — give one of them");
-		return FG_EXIT_USAGE;
-	}
+	if ((r = check_one_target()))
+		return r;
 	if (o.unit_test_given && !o.unit_test && dashdash == 1) {
 		o.unit_test = argv[0];
 	} else if (o.unit_bench_given && !o.unit_bench && dashdash == 1) {

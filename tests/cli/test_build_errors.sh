@@ -19,6 +19,8 @@ check_contains "unknown bin: lists tests" err "^test +.*table_suite \(ctest\)"
 check_contains "unknown bin: lists benches" err "^bench +bench_hash"
 
 # --list prints the same inventory on stdout
+check_exit "two targets" 1 flamegraph-build --manifest-path proj --bin stress2 --example stress2
+check_contains "two targets: says to choose" err "error: --bin and --example name two targets — give one of them"
 check_exit "--list" 0 flamegraph-build --manifest-path proj --list
 check_contains "--list bins" out "^bin +stress2$"
 check_contains "--list example" out "^example +wordfreq$"
