@@ -267,63 +267,50 @@ static int nothing_recorded(run *r)
 /* Notes on what could not be seen. */
 static void warn_totals(run *r, const fg_alloc_totals *t)
 {
-	fg_strbuf sb = FG_STRBUF_INIT;
-
 	if (r->res->signal && !r->res->interrupted) {
-		fg_strbuf_addf(&sb,
-		               "%s died by signal %d: the graph shows what it recorded up to %s; "
-		               "its leaked view is what was live at its death",
-		               r->program, r->res->signal,
-		               t->snapshots ? "its last snapshot (one a second while it allocates)"
-		                            : "then");
-		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+		fg_run_emitf(r, FG_PROFILE_NOTE,
+		             "%s died by signal %d: the graph shows what it recorded up to %s; "
+		             "its leaked view is what was live at its death",
+		             r->program, r->res->signal,
+		             t->snapshots ? "its last snapshot (one a second while it allocates)"
+		                          : "then");
 	} else if (t->snapshots) {
-		fg_strbuf_addf(&sb,
-		               "%llu process%s died without writing %s last recording (killed, or "
-		               "a crash where no handler ran): %s what %s recorded up to %s last "
-		               "snapshot",
-		               (unsigned long long)t->snapshots, t->snapshots == 1 ? "" : "es",
-		               t->snapshots == 1 ? "its" : "their", "the graph shows",
-		               t->snapshots == 1 ? "it" : "they", t->snapshots == 1 ? "its" : "their");
-		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+		fg_run_emitf(r, FG_PROFILE_NOTE,
+		             "%llu process%s died without writing %s last recording (killed, or "
+		             "a crash where no handler ran): %s what %s recorded up to %s last "
+		             "snapshot",
+		             (unsigned long long)t->snapshots, t->snapshots == 1 ? "" : "es",
+		             t->snapshots == 1 ? "its" : "their", "the graph shows",
+		             t->snapshots == 1 ? "it" : "they", t->snapshots == 1 ? "its" : "their");
 	}
 	if (t->sample_bytes) {
 		char mean[32];
-		fg_strbuf_reset(&sb);
 		fg_record_format_size(mean, sizeof(mean), t->sample_bytes);
-		fg_strbuf_addf(&sb,
-		               "sampled: one allocation per %s allocated on average, weighted to "
-		               "estimates — the figures are approximate (without `opts.alloc_sample` "
-		               "for exact ones)",
-		               mean);
-		fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
+		fg_run_emitf(r, FG_PROFILE_NOTE,
+		             "sampled: one allocation per %s allocated on average, weighted to "
+		             "estimates — the figures are approximate (without `opts.alloc_sample` "
+		             "for exact ones)",
+		             mean);
 	}
 	if (t->incomplete) {
-		fg_strbuf_reset(&sb);
-		fg_strbuf_addf(&sb,
-		               "%llu of %llu allocation recordings were cut short (a process "
-		               "killed while writing it): their stacks are partial",
-		               (unsigned long long)t->incomplete, (unsigned long long)t->processes);
-		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+		fg_run_emitf(r, FG_PROFILE_WARNING,
+		             "%llu of %llu allocation recordings were cut short (a process "
+		             "killed while writing it): their stacks are partial",
+		             (unsigned long long)t->incomplete, (unsigned long long)t->processes);
 	}
 	if (t->dropped) {
-		fg_strbuf_reset(&sb);
-		fg_strbuf_addf(&sb,
-		               "%llu allocations came from more distinct stacks than the tracker "
-		               "keeps: they are counted under one frame without their stack",
-		               (unsigned long long)t->dropped);
-		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+		fg_run_emitf(r, FG_PROFILE_WARNING,
+		             "%llu allocations came from more distinct stacks than the tracker "
+		             "keeps: they are counted under one frame without their stack",
+		             (unsigned long long)t->dropped);
 	}
 	if (!t->allocations) {
-		fg_strbuf_reset(&sb);
-		fg_strbuf_addf(&sb,
-		               "%s made no allocation through malloc and its relatives: "
-		               "a program with an allocator of its own (jemalloc, tcmalloc, a "
-		               "pool on mmap) is not seen by the interposer",
-		               r->program);
-		fg_run_emit(r, FG_PROFILE_WARNING, sb.buf, 0);
+		fg_run_emitf(r, FG_PROFILE_WARNING,
+		             "%s made no allocation through malloc and its relatives: "
+		             "a program with an allocator of its own (jemalloc, tcmalloc, a "
+		             "pool on mmap) is not seen by the interposer",
+		             r->program);
 	}
-	fg_strbuf_release(&sb);
 }
 
 static int add_companion(void *ctx, const char *stack, size_t len, uint64_t count)

@@ -1,5 +1,6 @@
 /* The run as a whole (fg_profile_run) and its recording step; the other
  * steps are in preflight.c, process.c and outputs.c (run.h). */
+#include <stdarg.h>
 #include <errno.h>
 #include <ftw.h>
 #include <signal.h>
@@ -32,6 +33,19 @@ void fg_run_emit(run *r, fg_profile_event kind, const char *msg, double value)
 		r->res->nwarnings++;
 	if (r->o->on_event)
 		r->o->on_event(r->o->event_ctx, kind, msg, value);
+}
+
+void fg_run_emitf(run *r, fg_profile_event kind, const char *fmt, ...)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	fg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (!fg_strbuf_failed(&sb))
+		fg_run_emit(r, kind, sb.buf, 0);
+	fg_strbuf_release(&sb);
 }
 
 void fg_run_emit_cmd(run *r, char **argv)

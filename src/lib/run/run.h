@@ -48,6 +48,10 @@ typedef struct run {
 double fg_run_now(void);
 /* Hands an event to opts->on_event (warnings are counted). */
 void fg_run_emit(run *r, fg_profile_event kind, const char *msg, double value);
+/* fg_run_emit of a formatted message (value 0); nothing when it could not
+ * be made (out of memory: counted, and the programs say so). */
+void fg_run_emitf(run *r, fg_profile_event kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* FG_PROFILE_COMMAND with argv quoted for display. */
 void fg_run_emit_cmd(run *r, char **argv);
 void fg_run_status(run *r, fg_profile_stage stage, double elapsed, uint64_t bytes);
