@@ -103,7 +103,7 @@ void fg_pipeline_job_release(fg_pipeline_job *job);
 /* The layout of fg_pipeline_compare_opts this header describes:
  * fg_pipeline_compare_opts_init and the functions handed one refuse another
  * (FG_EINVAL). */
-#define FG_PIPELINE_COMPARE_OPTS_VERSION 1
+#define FG_PIPELINE_COMPARE_OPTS_VERSION 2
 
 /* A comparison: the target profiled at a git revision and in the working
  * tree, then one differential graph (red: grew, blue: shrank). */
@@ -131,17 +131,29 @@ typedef struct fg_pipeline_compare_opts {
 	 * adds the runs of each side up; the plain graphs (side_outputs)
 	 * and the kept recording are of the last run. */
 	size_t repeat;
+	/* A second look: after the runs so far, undecided_cb (NULL: none)
+	 * is asked whether more runs could change the verdict; while it
+	 * says so (1, with what is undecided in `what`) and fewer than
+	 * max_repeat runs a side were made, `repeat` more are made a side,
+	 * interleaved again (max_repeat at most; under repeat: no more).
+	 * A negative return is an error that stops the comparison. */
+	size_t max_repeat;
+	int (*undecided_cb)(void *ctx, fg_folded *const *before, fg_folded *const *after,
+			    size_t runs, char *what, size_t what_size);
+	void *undecided_ctx;
 	/* When not NULL, receive each side's runs' folded stacks, one per
-	 * run (max(repeat, 1) of them), after the differential graph is
-	 * written, for a regression gate (flamegraph/regress.h): arrays the
-	 * caller frees with fg_pipeline_runs_free. */
+	 * run, after the differential graph is written, for a regression
+	 * gate (flamegraph/regress.h): arrays the caller frees with
+	 * fg_pipeline_runs_free, their length in *runs_out. */
 	fg_folded ***before_out, ***after_out;
+	size_t *runs_out;
 } fg_pipeline_compare_opts;
 
 #define FG_PIPELINE_COMPARE_OPTS_INIT { .version = FG_PIPELINE_COMPARE_OPTS_VERSION, .rev = NULL, \
 	.side_outputs = false, .build_dir = NULL, \
 	.loc = NULL, .project = NULL, .before_run = NULL, \
-	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .before_out = NULL, .after_out = NULL }
+	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .max_repeat = 0, .undecided_cb = NULL, \
+	.undecided_ctx = NULL, .before_out = NULL, .after_out = NULL, .runs_out = NULL }
 
 /* Sets *opts to the defaults (FG_PIPELINE_COMPARE_OPTS_INIT); version:
  * FG_PIPELINE_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
@@ -166,7 +178,7 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 			const fg_project *p, const fg_target *t);
 
 /* flamegraph-build's job in one call: fg_build_and_profile. */
-#define FG_BUILD_PROFILE_OPTS_VERSION 1
+#define FG_BUILD_PROFILE_OPTS_VERSION 2
 
 typedef struct fg_build_profile_opts {
 	unsigned version;          /* FG_BUILD_PROFILE_OPTS_VERSION */

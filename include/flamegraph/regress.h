@@ -160,6 +160,19 @@ const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i);
 size_t fg_regress_failures(const fg_regress *r);
 /* The whole program's change; valid as long as r. */
 const fg_regress_total *fg_regress_total_of(const fg_regress *r);
+/* Whether more runs could change the verdict: the first judged function
+ * (in the rows' order) or "the whole program" that changed by more than
+ * its threshold with a p-value not under `level`, else NULL (also with
+ * one run a side). A gate that can run the program again uses it for a
+ * second look: after a first batch of runs it asks with a strict level
+ * (Haybittle and Peto's 0.001 for an alpha of 0.05) and, when a name
+ * comes back, judges again at alpha after more runs; a change that clear
+ * at the first look is decided, and the two looks together keep the
+ * chance of a false failure within alpha plus that strict level. */
+const char *fg_regress_undecided(const fg_regress *r, double level);
+/* The strict level of a first look for a family-wise alpha: 0.001 for
+ * 0.05. */
+#define FG_REGRESS_FIRST_LOOK_LEVEL(alpha) ((alpha) / 50.0)
 
 enum fg_regress_format { FG_REGRESS_TEXT, FG_REGRESS_MARKDOWN };
 

@@ -24,6 +24,7 @@ static fg_build_profile_opts bo;                                /* the rows fill
 								   project and compare */
 static fg_gate_cli gate = FG_GATE_CLI_INIT;                     /* --compare's gate */
 static long long repeat = -1;                                   /* -1: not given */
+static long long max_repeat = -1;                               /* -1: not given */
 
 static int unit_test_cb(const fg_option *opt, const char *arg, void *target)
 {
@@ -78,6 +79,7 @@ static const fg_option options[] = {
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_GATE_CLI_ROWS(gate),
 	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc, unless sampled). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
+	FG_OPT_INT(0, "max-repeat", &max_repeat, "N", "with --fail-above, when the runs cannot yet tell a change over the threshold from noise (its p-value not under 0.001), run --repeat more a side, up to N a side in all, and judge again (default: twice --repeat; the same as --repeat: judge the first runs only)"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
 	FG_OPT_GROUP("Graph"),
@@ -185,14 +187,24 @@ static int check_usage(int npos, int dashdash, char **argv)
 
 static int check_compare(void)
 {
-	if ((fg_gate_cli_wanted(&gate) || repeat != -1) && !bo.compare.rev) {
-		fg_errorf("--fail-above, --gate-on, --watch, --report and --repeat need a comparison — "
-			  "add --compare REV");
+	if ((fg_gate_cli_wanted(&gate) || repeat != -1 || max_repeat != -1) && !bo.compare.rev) {
+		fg_errorf("--fail-above, --gate-on, --watch, --report, --repeat and --max-repeat need a "
+			  "comparison — add --compare REV");
 		return FG_EXIT_USAGE;
 	}
 	if (repeat != -1 && (repeat < 1 || repeat > 1000)) {
 		fg_errorf("--repeat: %lld is not a number of runs — give 1 to 1000 (5 is the default "
 			  "with --fail-above)", repeat);
+		return FG_EXIT_USAGE;
+	}
+	if (max_repeat != -1 && (max_repeat < 1 || max_repeat > 1000)) {
+		fg_errorf("--max-repeat: %lld is not a number of runs — give 1 to 1000 (twice "
+			  "--repeat is the default)", max_repeat);
+		return FG_EXIT_USAGE;
+	}
+	if (max_repeat != -1 && repeat != -1 && max_repeat < repeat) {
+		fg_errorf("--max-repeat %lld is under --repeat %lld — give at least as many (the same "
+			  "number judges the first runs only)", max_repeat, repeat);
 		return FG_EXIT_USAGE;
 	}
 	return fg_gate_cli_apply(&gate) ? FG_EXIT_USAGE : 0;
@@ -250,6 +262,10 @@ int cmd_flamegraph_build(int argc, char **argv)
 	 * CPU time) */
 	bo.compare.repeat = repeat > 0 ? (size_t)repeat :
 		gate.fail_above && (!pc.alloc.on || pc.alloc_sample) ? 5 : 1;
+	/* a second look when the first runs cannot tell yet (one run a side
+	 * has no test to ask) */
+	bo.compare.max_repeat = max_repeat > 0 ? (size_t)max_repeat :
+		bo.compare.repeat > 1 ? 2 * bo.compare.repeat : 0;
 	fg_gate_cli_build_opts(&gate, &bo);
 	fg_profile_cli_build_hooks(&bo, &pc);
 	code = fg_profile_cli_build_done(&bo, &pc, &res, fg_build_and_profile(&bo, &res));

@@ -470,6 +470,38 @@ const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i) { return 
 size_t fg_regress_failures(const fg_regress *r) { return r->failures; }
 const fg_regress_total *fg_regress_total_of(const fg_regress *r) { return &r->total; }
 
+/* A change over its threshold whose p-value is not under `level`: more
+ * runs could still tell it from noise. */
+static bool open_question(double change, double above, double p, double level)
+{
+	return above >= 0 && change > above && !(p < level);
+}
+
+/* A row fails only when its change and its change beyond the whole
+ * program's growth are both over: one that is not over either way is
+ * decided (main, whose change beyond is 0, is judged by the whole
+ * program's line). */
+static bool row_undecided(const fg_regress *r, const fg_regress_row *row, double level)
+{
+	double above = r->o.fail_above;
+
+	return row->judged && above >= 0 && row->change > above && row->rel_change > above &&
+	       (open_question(row->change, above, row->p, level) ||
+		open_question(row->rel_change, above, row->rel_p, level));
+}
+
+const char *fg_regress_undecided(const fg_regress *r, double level)
+{
+	if (!several(r))
+		return NULL;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (row_undecided(r, &r->rows[i], level))
+			return r->rows[i].func;
+	if (open_question(r->total.change, r->o.total_above, r->total.p, level))
+		return "the whole program";
+	return NULL;
+}
+
 /* A function name inside a Markdown table cell: in a code span, with the
  * characters that would end the span or the cell replaced. */
 static void md_name(fg_strbuf *sb, const char *s)

@@ -1,6 +1,7 @@
 /* flamegraph-build's job in one call (fg_build_and_profile, pipeline.h):
  * manifest -> project -> target -> build -> one profiling run, or a
  * comparison and its gate. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,17 +90,26 @@ static int report(const fg_build_profile_opts *o, const fg_regress *r)
 	return fg_outfile_commit(of);
 }
 
-static int gate(const fg_build_profile_opts *o, fg_folded **before, fg_folded **after, size_t n,
-		fg_build_profile_result *res)
+/* The gate's options as the runs need them: milliseconds for a cost in
+ * nanoseconds. */
+static fg_regress_opts gate_opts(const fg_build_profile_opts *o)
 {
 	fg_regress_opts ro = o->gate_opts;
-	fg_regress *r = NULL;
-	int err;
 
 	if (weights_are_ns(&o->run.profile)) {
 		ro.unit_name = "ms";
 		ro.unit_scale = 1e-6;
 	}
+	return ro;
+}
+
+static int gate(const fg_build_profile_opts *o, fg_folded **before, fg_folded **after, size_t n,
+		fg_build_profile_result *res)
+{
+	fg_regress_opts ro = gate_opts(o);
+	fg_regress *r = NULL;
+	int err;
+
 	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, n,
 					   (const fg_folded *const *)after, n, &ro)))
 		return err;
@@ -111,11 +121,35 @@ static int gate(const fg_build_profile_opts *o, fg_folded **before, fg_folded **
 	return err;
 }
 
+/* The first look of a gate that may run the program again: a change
+ * over the threshold whose p-value is not yet under the strict level
+ * asks for more runs (fg_regress_undecided). */
+static int undecided(void *ctx, fg_folded *const *before, fg_folded *const *after, size_t n,
+		     char *what, size_t what_size)
+{
+	const fg_build_profile_opts *o = ctx;
+	fg_regress_opts ro = gate_opts(o);
+	fg_regress *r = NULL;
+	const char *name;
+	int err;
+
+	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, n,
+					   (const fg_folded *const *)after, n, &ro)))
+		return err;
+	name = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha));
+	if (name)
+		snprintf(what, what_size, "%s%s%s", strcmp(name, "the whole program") ? "`" : "",
+			 name, strcmp(name, "the whole program") ? "`" : "");
+	fg_regress_free(r);
+	return name != NULL;
+}
+
 static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
 		   const fg_project *p, const fg_target *t, fg_build_profile_result *res)
 {
 	fg_pipeline_compare_opts c = o->compare;
 	fg_folded **before = NULL, **after = NULL;
+	size_t runs = 0;
 	int err;
 
 	c.loc = loc;
@@ -128,13 +162,18 @@ static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
 	if (o->gate) {
 		c.before_out = &before;
 		c.after_out = &after;
+		c.runs_out = &runs;
+		if (c.max_repeat > c.repeat) {
+			c.undecided_cb = undecided;
+			c.undecided_ctx = (void *)o;
+		}
 	}
 	err = fg_pipeline_compare(&o->run, &c, p, t);
 	/* the gate judges the runs once the graph is written */
 	if (!err && before && after)
-		err = gate(o, before, after, c.repeat ? c.repeat : 1, res);
-	fg_pipeline_runs_free(before, c.repeat ? c.repeat : 1);
-	fg_pipeline_runs_free(after, c.repeat ? c.repeat : 1);
+		err = gate(o, before, after, runs, res);
+	fg_pipeline_runs_free(before, runs);
+	fg_pipeline_runs_free(after, runs);
 	return err;
 }
 

@@ -34,7 +34,9 @@ typedef struct cmp {
 	fg_project *rp;     /* the project at REV */
 	side before, after;
 	const char *output;
-	size_t repeat;      /* runs a side, at least 1 */
+	size_t repeat;      /* runs a side in a batch, at least 1 */
+	size_t planned;     /* runs a side when the current batch ends */
+	size_t cap;         /* room in each side's runs */
 } cmp;
 
 static void emitf(const cmp *c, fg_profile_event kind, const char *fmt, ...)
@@ -176,7 +178,7 @@ static int profile_side(cmp *c, side *s, bool working_tree, size_t run)
 	fg_profile_result res = FG_PROFILE_RESULT_INIT;
 	fg_pipeline_opts o = *c->o;
 	fg_profile_opts *po = &o.profile;
-	bool last = run + 1 == c->repeat;
+	bool last = run + 1 == c->planned;
 	char of[64] = "";
 	int err, stop;
 
@@ -187,8 +189,8 @@ static int profile_side(cmp *c, side *s, bool working_tree, size_t run)
 	po->stacks_out = &s->runs[run];
 	if (!working_tree || !last)
 		po->perfdata_out = NULL;
-	if (c->repeat > 1)
-		snprintf(of, sizeof(of), " (run %zu of %zu)", run + 1, c->repeat);
+	if (c->planned > 1)
+		snprintf(of, sizeof(of), " (run %zu of %zu)", run + 1, c->planned);
 	if (working_tree)
 		emitf(c, FG_PROFILE_NOTE, "profiling %s in the working tree%s", fg_target_name(s->t), of);
 	else
@@ -227,16 +229,45 @@ static const fg_folded *all_runs(side *s)
 }
 
 /* before, after, before, after...: drift of the machine weighs on both */
-static int profile_runs(cmp *c)
+static int profile_batch(cmp *c, size_t from)
 {
 	int err = 0;
 
-	if (!(c->before.runs = fg_calloc(c->repeat, sizeof(fg_folded *))) ||
-	    !(c->after.runs = fg_calloc(c->repeat, sizeof(fg_folded *))))
-		return FG_ENOMEM;
-	for (size_t i = 0; !err && i < c->repeat; i++)
+	for (size_t i = from; !err && i < c->planned; i++)
 		if (!(err = profile_side(c, &c->before, false, i)))
 			err = profile_side(c, &c->after, true, i);
+	return err;
+}
+
+/* A batch of runs, then more batches while the gate cannot tell yet
+ * (undecided_cb) and max_repeat allows. */
+static int profile_runs(cmp *c)
+{
+	size_t most = c->c->max_repeat > c->repeat ? c->c->max_repeat : c->repeat;
+	char what[256];
+	size_t from;
+	int err, open;
+
+	c->cap = c->c->undecided_cb ? most : c->repeat;
+	if (!(c->before.runs = fg_calloc(c->cap, sizeof(fg_folded *))) ||
+	    !(c->after.runs = fg_calloc(c->cap, sizeof(fg_folded *))))
+		return FG_ENOMEM;
+	c->planned = c->repeat;
+	err = profile_batch(c, 0);
+	while (!err && c->planned < c->cap) {
+		what[0] = 0;
+		open = c->c->undecided_cb(c->c->undecided_ctx, c->before.runs, c->after.runs,
+					  c->planned, what, sizeof(what));
+		if (open < 0)
+			return open;
+		if (!open)
+			break;
+		from = c->planned;
+		c->planned = from + c->repeat < c->cap ? from + c->repeat : c->cap;
+		emitf(c, FG_PROFILE_NOTE, "%zu runs a side cannot tell %s from noise yet: "
+		      "%zu more a side", from, what, c->planned - from);
+		err = profile_batch(c, from);
+	}
 	return err;
 }
 
@@ -349,13 +380,15 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 		if (!err && copts->before_out && copts->after_out) {
 			*copts->before_out = c.before.runs;
 			*copts->after_out = c.after.runs;
+			if (copts->runs_out)
+				*copts->runs_out = c.planned;
 			c.before.runs = c.after.runs = NULL;
 		}
 	}
 	fg_project_free(c.rp);
 	fg_git_info_release(&c.gi);
 	fg_strbuf_release(&c.base);
-	side_release(&c.before, c.repeat);
-	side_release(&c.after, c.repeat);
+	side_release(&c.before, c.cap);
+	side_release(&c.after, c.cap);
 	return err;
 }
