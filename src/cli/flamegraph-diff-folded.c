@@ -81,6 +81,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		FG_OPT_BOOL('s', "strip-hex", &dopts.strip_hex, "replace hex addresses (0x7f3a...) with 0x... before matching stacks"),
 		FG_OPT_GROUP("Regression gate"),
 		FG_GATE_CLI_ROWS(gate),
+		FG_OPT_BOOL(0, "first-look", &gate.first_look, "these are the first runs of more to come: exit 7 instead of judging when a change over --fail-above is not yet clear (its p-value not under 0.001); record as many runs again and judge them all without --first-look. A clear change fails (exit 6) or passes now"),
 		FG_OPT_END(),
 	};
 	const fg_cli cli = {
@@ -95,7 +96,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		"  flamegraph-diff-folded --fail-above 5 -o diff.folded old/run*.folded -- new/run*.folded\n"
 		"\nExit status:\n  0 written (and the gate passed), 1 usage or bad input, 6 the gate failed: a function's\n"
 		"  inclusive cost (or share, --gate-on share) grew by more than --fail-above (significantly,\n"
-		"  given several runs a side)\n",
+		"  given several runs a side), 7 with --first-look: not clear yet, judge more runs\n",
 		options, true, false,
 	};
 
@@ -114,6 +115,10 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	if (nb < 1 || na < 1) {
 		fg_errorf("expected the runs before, '--', then the runs after; got %d before and %d "
 			  "after — see '%s --help'", nb, na, cli.prog);
+		return FG_EXIT_USAGE;
+	}
+	if (gate.first_look && !gate.fail_above) {
+		fg_errorf("--first-look asks whether --fail-above can judge yet — add --fail-above PCT");
 		return FG_EXIT_USAGE;
 	}
 	if (output_is_input(output, argv, npos) || fg_gate_cli_apply(&gate) ||

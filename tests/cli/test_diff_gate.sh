@@ -128,3 +128,30 @@ check_contains "bad --gate-on message" err "--gate-on: 'speed' is not one of"
 check_exit "report over an input" 1 flamegraph-diff-folded --fail-above 5 --report-out old.folded old.folded new.folded
 check_contains "report over an input: refused" err "is also an input"
 check_eq "the input survived" "4" "$(wc -l < old.folded)"
+
+# --first-look: the first runs of more to come. A clear change is judged
+# now (exit 6 or 0); one over the threshold that is not clear yet (p not
+# under 0.001) is exit 7, and judged at the usual 0.05 once more runs come
+fl() { # NAME ALPHA...: one folded file a run, alpha's and beta's cost
+	local name=$1 i=0
+	shift
+	for a in "$@"; do
+		i=$((i + 1))
+		printf 'p;main;alpha %s\np;main;beta 1000\n' "$a" > "$name$i.folded"
+	done
+}
+fl fb 100 101 99 100 100 102 98 100 101 99
+fl fclear 115 116 114 115 115
+fl fnoisy 130 100 125 104 118 122 103 128 101 119
+check_exit "first look, clear: fails now" 6 flamegraph-diff-folded --first-look --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fclear1.folded fclear2.folded fclear3.folded fclear4.folded fclear5.folded
+check_contains "first look, clear: alpha" err "^gate failed: 1 function grew by more than 5\.00%, significantly: alpha$"
+check_exit "first look, unchanged: passes now" 0 flamegraph-diff-folded --first-look --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fb6.folded fb7.folded fb8.folded fb9.folded fb10.folded
+check_exit "first look, noisy: not clear yet" 7 flamegraph-diff-folded --first-look --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fnoisy1.folded fnoisy2.folded fnoisy3.folded fnoisy4.folded fnoisy5.folded
+check_contains "first look, noisy: what to do" err "note: a first look: \`alpha\` changed by more than the threshold, but not clearly yet \(p not under 0\.001\) — record more runs a side and judge them all again$"
+# the same five runs judged as they are: not significant, it passes; with
+# ten runs a side, the second look, it fails
+check_exit "noisy, five runs judged: passes" 0 flamegraph-diff-folded --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fnoisy1.folded fnoisy2.folded fnoisy3.folded fnoisy4.folded fnoisy5.folded
+check_contains "noisy, five runs: alpha is not significant" err "^alpha .* not significant$"
+check_exit "noisy, ten runs a side: fails" 6 flamegraph-diff-folded --fail-above 5 -o /dev/null fb*.folded -- fnoisy*.folded
+check_exit "--first-look without --fail-above" 1 flamegraph-diff-folded --first-look old.folded new.folded
+check_contains "--first-look alone: what to add" err "add --fail-above PCT"

@@ -15,6 +15,8 @@ enum {
 				non-zero (the graph was still written) */
 	FG_EXIT_REGRESSION = 6, /* the regression gate failed: a function's
 				   share grew past --fail-above */
+	FG_EXIT_UNDECIDED = 7,  /* flamegraph-diff-folded --first-look: more
+				   runs could change the verdict */
 	/* interrupted: 128 + the signal (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) */
 	FG_EXIT_SIGNAL_BASE = 128,
 };

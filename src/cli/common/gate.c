@@ -72,6 +72,7 @@ int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 	fg_regress *r = NULL;
 	fg_outfile *of = NULL;
 	fg_regress_opts ro = g->opts;
+	const char *undecided;
 	int err;
 
 	if (ns) {
@@ -90,8 +91,17 @@ int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 	} else {
 		err = fg_regress_report(r, fmt, (size_t)g->top, stderr);
 	}
-	if (!err && fg_regress_failures(r))
+	if (!err && g->first_look &&
+	    (undecided = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha)))) {
+		fg_notef("a first look: %s%s%s changed by more than the threshold, but not clearly "
+			 "yet (p not under %g) — record more runs a side and judge them all again",
+			 strcmp(undecided, "the whole program") ? "`" : "", undecided,
+			 strcmp(undecided, "the whole program") ? "`" : "",
+			 FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha));
+		*code = FG_EXIT_UNDECIDED;
+	} else if (!err && fg_regress_failures(r)) {
 		*code = FG_EXIT_REGRESSION;
+	}
 	fg_outfile_abort(of);
 	fg_regress_free(r);
 	return err;

@@ -17,6 +17,7 @@ typedef struct fg_gate_cli {
 	const char *fail_above, *fail_above_total, *gate_on, *report, *report_out;
 	fg_strlist watch;
 	long long top;
+	bool first_look;      /* flamegraph-diff-folded --first-look */
 	fg_regress_opts opts; /* filled by fg_gate_cli_apply */
 } fg_gate_cli;
 
@@ -42,7 +43,8 @@ int fg_gate_cli_apply(fg_gate_cli *g);
 /* Judges nb runs before against na runs after and writes the table;
  * costs are printed in milliseconds when ns is set (cpu-clock weights),
  * else as they are. Returns 0 (*code set to FG_EXIT_REGRESSION when the
- * gate failed) or an FG_E* error. */
+ * gate failed; with first_look, to FG_EXIT_UNDECIDED instead when more
+ * runs could change the verdict) or an FG_E* error. */
 int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 		    fg_folded *const *after, size_t na, bool ns, int *code);
 
