@@ -8,9 +8,13 @@
 # machine that drifts between the sides: any failure is a false positive
 # too) and BASE against SLOW (detected: the gate fails naming sort_phase).
 # The pools are recorded interleaved; drawing from them gives many gates
-# for the cost of a few dozen runs.
+# for the cost of a few dozen runs. Each gate is drawn as flamegraph-build
+# runs one: RUNS a side judged with --first-look, and when that cannot
+# tell yet (exit 7) as many again a side (at most half the pool) judged
+# all together; the columns in brackets say how many gates took that
+# second look, and the verdicts of the first RUNS alone.
 # Usage: bench-gate.sh BUILD_DIR
-# Env: BENCH_GATE_POOL (runs per pool, default 16), BENCH_GATE_ROUNDS
+# Env: BENCH_GATE_POOL (runs per pool, default 20), BENCH_GATE_ROUNDS
 # (stress2 --rounds, one set of pools each, default "20 80": about 0.35
 # and 1.4 s of CPU a run; set and empty: examples/cmake is left out),
 # BENCH_GATE_TRIALS (gates drawn per cell,
@@ -29,7 +33,7 @@
 set -euo pipefail
 build=$(cd "${1:?usage: bench-gate.sh BUILD_DIR}" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
-pool=${BENCH_GATE_POOL:-16}
+pool=${BENCH_GATE_POOL:-20}
 rounds_list=${BENCH_GATE_ROUNDS-20 80}
 trials=${BENCH_GATE_TRIALS:-40}
 thresholds=${BENCH_GATE_THRESHOLDS:-2 5 10}
@@ -50,43 +54,82 @@ record() {
 	# the same run on a machine 2.5% slower
 	awk '{ $NF = int($NF * 1.025 + 0.5); print }' "$work/$name.$i.folded" > "$work/$name-drift.$i.folded"
 }
-# gate RUNS THRESHOLD A B: draws RUNS runs of pool A and RUNS of pool B
-# (distinct when A = B) and prints "pass" or the verdict's failure lines
-# (the whole program's, then the functions')
-gate() {
-	local n=$1 t=$2 a=$3 b=$4 picks before after
-	picks=$(shuf -i 1-"$pool" -n $((2 * n)) | tr '\n' ' ')
-	before=$(echo "$picks" | cut -d' ' -f1-"$n" | sed "s|\([0-9]\+\)|$work/$a.\1.folded|g")
-	after=$(echo "$picks" | cut -d' ' -f$((n + 1))-$((2 * n)) | sed "s|\([0-9]\+\)|$work/$b.\1.folded|g")
+# judge THRESHOLD A B FIRST INDEX...: diff-folded over the runs INDEX of
+# pool A (the first half) and of pool B (the second half), with
+# --first-look when FIRST is set; prints "pass", "undecided" or the
+# verdict's failure lines (the whole program's, then the functions')
+judge() {
+	local t=$1 a=$2 b=$3 first=$4 n before after rc=0
+	shift 4
+	n=$(($# / 2))
+	before=$(echo "${@:1:n}" | sed "s|\([0-9]\+\)|$work/$a.\1.folded|g")
+	after=$(echo "${@:n+1}" | sed "s|\([0-9]\+\)|$work/$b.\1.folded|g")
 	# shellcheck disable=SC2086
-	"$build/flamegraph-diff-folded" --fail-above "$t" -o /dev/null $before -- $after 2>"$work/gate.err" &&
-		echo pass || grep '^gate failed' "$work/gate.err" | tr '\n' ' '
+	"$build/flamegraph-diff-folded" ${first:+--first-look} --fail-above "$t" -o /dev/null $before -- $after \
+		2>"$work/gate.err" || rc=$?
+	case $rc in
+	0) echo pass ;;
+	7) echo undecided ;;
+	*) grep '^gate failed' "$work/gate.err" | tr '\n' ' ' ;;
+	esac
 }
-# count VAR VERDICT: adds 1 to VAR when the verdict failed, and to
-# VAR_w when the whole program's line did
+# gate RUNS THRESHOLD A B: draws RUNS runs of pool A and RUNS of pool B
+# (distinct when A = B) and prints the verdict of a gate as
+# flamegraph-build takes it (a second look with more runs when the
+# first cannot tell), "second look" when it took one, and on a line of
+# its own the verdict of the first RUNS alone
+gate() {
+	local n=$1 t=$2 a=$3 b=$4 m picks first
+	m=$((2 * n < pool / 2 ? 2 * n : pool / 2))
+	[ "$m" -ge "$n" ] || m=$n
+	read -ra picks <<<"$(shuf -i 1-"$pool" -n $((2 * m)) | tr '\n' ' ')"
+	first=$(judge "$t" "$a" "$b" 1 "${picks[@]:0:n}" "${picks[@]:m:n}")
+	if [ "$first" = undecided ] && [ "$m" -gt "$n" ]; then
+		echo "$(judge "$t" "$a" "$b" "" "${picks[@]}") second look"
+	else
+		[ "$first" != undecided ] || first=$(judge "$t" "$a" "$b" "" "${picks[@]:0:n}" "${picks[@]:m:n}")
+		echo "$first"
+	fi
+	judge "$t" "$a" "$b" "" "${picks[@]:0:n}" "${picks[@]:m:n}"
+}
+# count VAR VERDICT: adds 1 to VAR when the verdict failed, to VAR_w
+# when the whole program's line did, to VAR_s when it took a second look
 count() {
 	case $2 in *"gate failed"*) eval "$1=\$(($1 + 1))" ;; esac
 	case $2 in *"whole program's time grew"*) eval "$1_w=\$(($1_w + 1))" ;; esac
+	case $2 in *"second look"*) eval "$1_s=\$(($1_s + 1))" ;; esac
 }
 # rates BASE SLOW PATTERN: the table of a pair of pools (SLOW: "" for
-# none); in brackets after the false positives, how many of them the
-# whole program's line made (--fail-above-total, twice the threshold)
+# none). Each cell: how many of the gates failed (the gate as it runs:
+# a second look where the first cannot tell), in brackets how many of
+# them the whole program's line made (--fail-above-total, twice the
+# threshold), how many took a second look, and how many failed judging
+# the first runs alone.
 rates() {
-	local base=$1 slow=$2 pattern=$3 fp fp_w fd fd_w hit
-	printf '%-10s %-6s %-18s %-24s %s\n' threshold runs "false positives" "false pos., +2.5% drift" \
-		"${slow:+detected (${pattern:-any failure})}"
+	local base=$1 slow=$2 pattern=$3 v
+	local fp fp_w fp_s fp1 fd fd_w fd_s fd1 hit hit_s hit1 fp1_w fp1_s fd1_w fd1_s
+	printf '%-10s %-5s %-32s %-32s %s\n' threshold runs "false pos. (whole; 2nd; 1 look)" \
+		"+2.5% drift (whole; 2nd; 1 look)" "${slow:+detected (${pattern:-any failure}) (2nd; 1 look)}"
 	for t in $thresholds; do
 		for n in $runs; do
 			[ $((2 * n)) -le "$pool" ] || continue
-			fp=0 fp_w=0 fd=0 fd_w=0 hit=0
+			fp=0 fp_w=0 fp_s=0 fp1=0 fd=0 fd_w=0 fd_s=0 fd1=0 hit=0 hit_s=0 hit1=0
+			fp1_w=0 fp1_s=0 fd1_w=0 fd1_s=0
 			for _ in $(seq 1 "$trials"); do
-				count fp "$(gate "$n" "$t" "$base" "$base")"
-				count fd "$(gate "$n" "$t" "$base" "$base-drift")"
-				[ -z "$slow" ] ||
-					{ gate "$n" "$t" "$base" "$slow" | grep -q "gate failed.*$pattern" && hit=$((hit + 1)); }
+				v=$(gate "$n" "$t" "$base" "$base")
+				count fp "$(head -1 <<<"$v")"
+				count fp1 "$(tail -1 <<<"$v")"
+				v=$(gate "$n" "$t" "$base" "$base-drift")
+				count fd "$(head -1 <<<"$v")"
+				count fd1 "$(tail -1 <<<"$v")"
+				[ -n "$slow" ] || continue
+				v=$(gate "$n" "$t" "$base" "$slow")
+				head -1 <<<"$v" | grep -q "gate failed.*$pattern" && hit=$((hit + 1))
+				head -1 <<<"$v" | grep -q "second look" && hit_s=$((hit_s + 1))
+				tail -1 <<<"$v" | grep -q "gate failed.*$pattern" && hit1=$((hit1 + 1))
 			done
-			printf '%-10s %-6s %-18s %-24s %s\n' "$t%" "$n" "$fp / $trials ($fp_w)" \
-				"$fd / $trials ($fd_w)" "${slow:+$hit / $trials}"
+			printf '%-10s %-5s %-32s %-32s %s\n' "$t%" "$n" "$fp / $trials ($fp_w; $fp_s; $fp1)" \
+				"$fd / $trials ($fd_w; $fd_s; $fd1)" "${slow:+$hit / $trials ($hit_s; $hit1)}"
 		done
 	done
 }
