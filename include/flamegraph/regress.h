@@ -162,17 +162,23 @@ size_t fg_regress_failures(const fg_regress *r);
 const fg_regress_total *fg_regress_total_of(const fg_regress *r);
 /* Whether more runs could change the verdict: the first judged function
  * (in the rows' order) or "the whole program" that changed by more than
- * its threshold with a p-value not under `level`, else NULL (also with
- * one run a side). A gate that can run the program again uses it for a
- * second look: after a first batch of runs it asks with a strict level
- * (Haybittle and Peto's 0.001 for an alpha of 0.05) and, when a name
- * comes back, judges again at alpha after more runs; a change that clear
- * at the first look is decided, and the two looks together keep the
- * chance of a false failure within alpha plus that strict level. */
-const char *fg_regress_undecided(const fg_regress *r, double level);
-/* The strict level of a first look for a family-wise alpha: 0.001 for
+ * its threshold with a p-value (its change's, and its change beyond the
+ * whole program's growth) at `level` or over and under `futile`, else
+ * NULL (also with one run a side). A gate that can run the program again
+ * uses it for a second look: after a first batch of runs it asks with a
+ * strict level (Haybittle and Peto's 0.001 for an alpha of 0.05) and,
+ * when a name comes back, judges again at alpha after more runs; a change
+ * that clear at the first look is decided, and the two looks together
+ * keep the chance of a false failure within alpha plus that strict
+ * level. A change whose p is `futile` or more (4 alpha: 0.2) would seldom
+ * be significant even with twice the runs were it real: it is decided
+ * as noise, so that the many small functions whose few samples jump over
+ * a threshold by chance do not double every gate's runs. */
+const char *fg_regress_undecided(const fg_regress *r, double level, double futile);
+/* The levels of a first look for a family-wise alpha: 0.001 and 0.2 for
  * 0.05. */
 #define FG_REGRESS_FIRST_LOOK_LEVEL(alpha) ((alpha) / 50.0)
+#define FG_REGRESS_FUTILE_LEVEL(alpha) ((alpha) * 4.0)
 
 enum fg_regress_format { FG_REGRESS_TEXT, FG_REGRESS_MARKDOWN };
 

@@ -79,7 +79,7 @@ static const fg_option options[] = {
 		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
 	FG_GATE_CLI_ROWS(gate),
 	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc, unless sampled). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
-	FG_OPT_INT(0, "max-repeat", &max_repeat, "N", "with --fail-above, when the runs cannot yet tell a change over the threshold from noise (its p-value not under 0.001), run --repeat more a side, up to N a side in all, and judge again (default: twice --repeat; the same as --repeat: judge the first runs only)"),
+	FG_OPT_INT(0, "max-repeat", &max_repeat, "N", "with --fail-above, when the runs cannot yet tell a change over the threshold from noise (its p-value between 0.001 and 0.2), run --repeat more a side, up to N a side in all, and judge again (default: twice --repeat; the same as --repeat: judge the first runs only)"),
 	FG_OPT_GROUP("Recording"),
 	FG_PROFILE_CLI_RECORD_ROWS(pc),
 	FG_OPT_GROUP("Graph"),

@@ -81,7 +81,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		FG_OPT_BOOL('s', "strip-hex", &dopts.strip_hex, "replace hex addresses (0x7f3a...) with 0x... before matching stacks"),
 		FG_OPT_GROUP("Regression gate"),
 		FG_GATE_CLI_ROWS(gate),
-		FG_OPT_BOOL(0, "first-look", &gate.first_look, "these are the first runs of more to come: exit 7 instead of judging when a change over --fail-above is not yet clear (its p-value not under 0.001); record as many runs again and judge them all without --first-look. A clear change fails (exit 6) or passes now"),
+		FG_OPT_BOOL(0, "first-look", &gate.first_look, "these are the first runs of more to come: exit 7 instead of judging when a change over --fail-above is not yet clear (its p-value between 0.001 and 0.2); record as many runs again and judge them all without --first-look. A clear change fails (exit 6) or passes now"),
 		FG_OPT_END(),
 	};
 	const fg_cli cli = {

@@ -147,7 +147,7 @@ check_exit "first look, clear: fails now" 6 flamegraph-diff-folded --first-look 
 check_contains "first look, clear: alpha" err "^gate failed: 1 function grew by more than 5\.00%, significantly: alpha$"
 check_exit "first look, unchanged: passes now" 0 flamegraph-diff-folded --first-look --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fb6.folded fb7.folded fb8.folded fb9.folded fb10.folded
 check_exit "first look, noisy: not clear yet" 7 flamegraph-diff-folded --first-look --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fnoisy1.folded fnoisy2.folded fnoisy3.folded fnoisy4.folded fnoisy5.folded
-check_contains "first look, noisy: what to do" err "note: a first look: \`alpha\` changed by more than the threshold, but not clearly yet \(p not under 0\.001\) — record more runs a side and judge them all again$"
+check_contains "first look, noisy: what to do" err "note: a first look: \`alpha\` changed by more than the threshold, but not clearly yet \(p between 0\.001 and 0\.2\) — record as many runs again a side and judge them all$"
 # the same five runs judged as they are: not significant, it passes; with
 # ten runs a side, the second look, it fails
 check_exit "noisy, five runs judged: passes" 0 flamegraph-diff-folded --fail-above 5 -o /dev/null fb1.folded fb2.folded fb3.folded fb4.folded fb5.folded -- fnoisy1.folded fnoisy2.folded fnoisy3.folded fnoisy4.folded fnoisy5.folded

@@ -115,7 +115,7 @@ expect flamegraph-diff-folded.1 1 "usage error" flamegraph-diff-folded before.fo
 expect flamegraph-diff-folded.1 4 "both empty" flamegraph-diff-folded empty.folded empty.folded
 expect flamegraph-diff-folded.1 6 "the gate failed" flamegraph-diff-folded --fail-above 5 before.folded after.folded
 for i in 1 2 3; do printf 'main;a %s\nmain;b 100\n' $((100 + i)) > fb$i.folded; done
-for i in 1 2 3; do printf 'main;a %s\nmain;b 100\n' $((100 + 40 * (i % 2))) > fa$i.folded; done
+for i in 1 2 3; do printf 'main;a %s\nmain;b 100\n' $((108 + 2 * i)) > fa$i.folded; done
 expect flamegraph-diff-folded.1 7 "a first look cannot tell yet" flamegraph-diff-folded --first-look --fail-above 5 fb1.folded fb2.folded fb3.folded -- fa1.folded fa2.folded fa3.folded
 
 # --- what the docs say --------------------------------------------------------

@@ -92,12 +92,14 @@ int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 		err = fg_regress_report(r, fmt, (size_t)g->top, stderr);
 	}
 	if (!err && g->first_look &&
-	    (undecided = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha)))) {
+	    (undecided = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha),
+					      FG_REGRESS_FUTILE_LEVEL(ro.alpha)))) {
 		fg_notef("a first look: %s%s%s changed by more than the threshold, but not clearly "
-			 "yet (p not under %g) — record more runs a side and judge them all again",
+			 "yet (p between %g and %g) — record as many runs again a side and judge "
+			 "them all",
 			 strcmp(undecided, "the whole program") ? "`" : "", undecided,
 			 strcmp(undecided, "the whole program") ? "`" : "",
-			 FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha));
+			 FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha), FG_REGRESS_FUTILE_LEVEL(ro.alpha));
 		*code = FG_EXIT_UNDECIDED;
 	} else if (!err && fg_regress_failures(r)) {
 		*code = FG_EXIT_REGRESSION;

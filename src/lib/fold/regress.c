@@ -470,34 +470,37 @@ const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i) { return 
 size_t fg_regress_failures(const fg_regress *r) { return r->failures; }
 const fg_regress_total *fg_regress_total_of(const fg_regress *r) { return &r->total; }
 
-/* A change over its threshold whose p-value is not under `level`: more
- * runs could still tell it from noise. */
-static bool open_question(double change, double above, double p, double level)
+/* A change over its threshold whose p-value is between `level` and
+ * `futile`: more runs could still tell it from noise. */
+static bool open_question(double change, double above, double p, double level, double futile)
 {
-	return above >= 0 && change > above && !(p < level);
+	return above >= 0 && change > above && p >= level && p < futile;
 }
 
 /* A row fails only when its change and its change beyond the whole
  * program's growth are both over: one that is not over either way is
  * decided (main, whose change beyond is 0, is judged by the whole
  * program's line). */
-static bool row_undecided(const fg_regress *r, const fg_regress_row *row, double level)
+static bool row_undecided(const fg_regress *r, const fg_regress_row *row, double level,
+			  double futile)
 {
 	double above = r->o.fail_above;
 
-	return row->judged && above >= 0 && row->change > above && row->rel_change > above &&
-	       (open_question(row->change, above, row->p, level) ||
-		open_question(row->rel_change, above, row->rel_p, level));
+	if (!row->judged || above < 0 || !(row->change > above) || !(row->rel_change > above))
+		return false;
+	/* over only when both are significant: open while neither is futile
+	 * and one is not yet under the level */
+	return row->p < futile && row->rel_p < futile && (row->p >= level || row->rel_p >= level);
 }
 
-const char *fg_regress_undecided(const fg_regress *r, double level)
+const char *fg_regress_undecided(const fg_regress *r, double level, double futile)
 {
 	if (!several(r))
 		return NULL;
 	for (size_t i = 0; i < r->nrows; i++)
-		if (row_undecided(r, &r->rows[i], level))
+		if (row_undecided(r, &r->rows[i], level, futile))
 			return r->rows[i].func;
-	if (open_question(r->total.change, r->o.total_above, r->total.p, level))
+	if (open_question(r->total.change, r->o.total_above, r->total.p, level, futile))
 		return "the whole program";
 	return NULL;
 }

@@ -136,7 +136,8 @@ static int undecided(void *ctx, fg_folded *const *before, fg_folded *const *afte
 	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, n,
 					   (const fg_folded *const *)after, n, &ro)))
 		return err;
-	name = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha));
+	name = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha),
+				    FG_REGRESS_FUTILE_LEVEL(ro.alpha));
 	if (name)
 		snprintf(what, what_size, "%s%s%s", strcmp(name, "the whole program") ? "`" : "",
 			 name, strcmp(name, "the whole program") ? "`" : "");
