@@ -280,6 +280,72 @@ static void several_runs(void **state)
 /* A machine 4% slower after: every function alike. Nothing fails at 2%;
  * the whole program's line has the growth and, given total_above, fails.
  * One function 10% slower on top fails alone, whatever its share. */
+/* alpha's cost in five runs a side (beta: 1000 each), judged at 5% */
+static fg_regress *alpha_runs(const int *before, const int *after, size_t n)
+{
+	fg_folded *b[5], *a[5];
+	fg_regress_opts o = FG_REGRESS_OPTS_INIT;
+	fg_regress *r = NULL;
+	char text[128];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(text, sizeof(text), "m;alpha %d\nm;beta 1000\n", before[i]);
+		b[i] = folded_of(text);
+		snprintf(text, sizeof(text), "m;alpha %d\nm;beta 1000\n", after[i]);
+		a[i] = folded_of(text);
+	}
+	o.fail_above = 5;
+	assert_int_equal(fg_regress_compare_runs(&r, (const fg_folded *const *)b, n,
+						 (const fg_folded *const *)a, n, &o), 0);
+	for (size_t i = 0; i < n; i++) {
+		fg_folded_free(b[i]);
+		fg_folded_free(a[i]);
+	}
+	return r;
+}
+
+/* The first look: what is clear is decided, what more runs could still
+ * tell is named, what they could not is noise. */
+static void undecided(void **state)
+{
+	static const int before[] = { 100, 101, 99, 100, 100 };
+	static const int clear[] = { 115, 116, 114, 115, 115 };
+	static const int noisy[] = { 130, 100, 125, 104, 118 };
+	static const int hopeless[] = { 160, 70, 150, 75, 120 };
+	static const int small[] = { 103, 104, 102, 103, 103 };
+	double level = FG_REGRESS_FIRST_LOOK_LEVEL(0.05), futile = FG_REGRESS_FUTILE_LEVEL(0.05);
+	fg_regress *r;
+
+	(void)state;
+	assert_float_equal(level, 0.001, 1e-12);
+	assert_float_equal(futile, 0.2, 1e-12);
+	/* +15%, p far under 0.001: fails now */
+	r = alpha_runs(before, clear, 5);
+	assert_true(row_of(r, "alpha")->p < level);
+	assert_null(fg_regress_undecided(r, level, futile));
+	assert_int_equal(fg_regress_failures(r), 1);
+	fg_regress_free(r);
+	/* +15% with a p between: more runs could tell */
+	r = alpha_runs(before, noisy, 5);
+	assert_true(row_of(r, "alpha")->p >= level && row_of(r, "alpha")->p < futile);
+	assert_string_equal(fg_regress_undecided(r, level, futile), "alpha");
+	assert_int_equal(fg_regress_failures(r), 0);
+	fg_regress_free(r);
+	/* +15% with a p of 0.2 or more: noise, decided */
+	r = alpha_runs(before, hopeless, 5);
+	assert_true(row_of(r, "alpha")->change > 5 && row_of(r, "alpha")->p >= futile);
+	assert_null(fg_regress_undecided(r, level, futile));
+	fg_regress_free(r);
+	/* +3%, clear: under the threshold, decided */
+	r = alpha_runs(before, small, 5);
+	assert_null(fg_regress_undecided(r, level, futile));
+	fg_regress_free(r);
+	/* one run a side: no test to ask */
+	r = alpha_runs(before, noisy, 1);
+	assert_null(fg_regress_undecided(r, level, futile));
+	fg_regress_free(r);
+}
+
 static void drift(void **state)
 {
 	fg_folded *b[5], *a[5], *s[5];
@@ -353,6 +419,7 @@ int main(void)
 		cmocka_unit_test(reports),
 		cmocka_unit_test(several_runs),
 		cmocka_unit_test(drift),
+		cmocka_unit_test(undecided),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
