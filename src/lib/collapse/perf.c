@@ -698,34 +698,13 @@ static void srcline(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, 
 	ev->line_frame = 0;
 }
 
-static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc,
-		  fg_view func, fg_view mod);
-
-static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
-		       fg_view line, uint64_t seq, uint64_t lineno)
-{
-	fg_view pc, func, mod, file, at;
-
-	if (!split_stack_line(line, &pc, &func, &mod)) {
-		if (srcline_split(line, &file, &at)) {
-			srcline(w, sh, ev, file, at);
-			return;
-		}
-		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
-		return;
-	}
-	ev->line_frame = 0;
-	func = strip_offset(func);
-	if (func.ptr[0] == '(')
-		return; /* a process name, not a frame */
-	frame(w, sh, ev, pc, func, mod);
-}
-
 /* A frame's symbol (without its offset), address and module, as a stack
  * line gives them: its frames (more than one for Java's "->" inlined
- * frames) pushed. */
-static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc,
-		  fg_view func, fg_view mod)
+ * frames) pushed. Inlined into its two callers: as a call of its own, on
+ * every stack line, it cost 4% of collapsing perf script text. */
+static inline __attribute__((always_inline)) void
+frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc, fg_view func,
+      fg_view mod)
 {
 	const char *end = func.ptr + func.len, *arrow;
 	unsigned cls;
@@ -745,6 +724,26 @@ static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg
 	if (!ev->skip_rest)
 		add_frame(w, sh, ev, fg_view_of(func.ptr, (size_t)(end - func.ptr)), pc, mod, false, cls);
 	ev->line_frame = w->nframes;
+}
+
+static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
+		       fg_view line, uint64_t seq, uint64_t lineno)
+{
+	fg_view pc, func, mod, file, at;
+
+	if (!split_stack_line(line, &pc, &func, &mod)) {
+		if (srcline_split(line, &file, &at)) {
+			srcline(w, sh, ev, file, at);
+			return;
+		}
+		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
+		return;
+	}
+	ev->line_frame = 0;
+	func = strip_offset(func);
+	if (func.ptr[0] == '(')
+		return; /* a process name, not a frame */
+	frame(w, sh, ev, pc, func, mod);
 }
 
 static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)
