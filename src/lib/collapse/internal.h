@@ -74,11 +74,50 @@ enum { FG_SUFFIX_NONE = 0, FG_SUFFIX_KERNEL, FG_SUFFIX_JIT, FG_SUFFIX_INLINE };
  * ';', which becomes ':' as the key is built (no extra copy). */
 #define FG_FRAME_SEMI 0x10
 
+/* A worker's memory of the stack lines it has read (linecache.c): the
+ * text of a line after its address -> the frames that line pushed, with
+ * their names in the cache's own arena (they outlive the chunk). Only
+ * lines whose frames depend on nothing but that text and the event's
+ * "java" flag are kept: see stack_line in perf.c. */
+enum {
+	FG_CLINE_JAVA = 1,    /* read in an event of comm "java" (part of the key) */
+	FG_CLINE_HEX_PC = 2,  /* valid only where the address is hex digits */
+	FG_CLINE_NOFRAME = 4, /* a process name, not a frame: nothing pushed */
+};
+
+typedef struct fg_cline {
+	const char *key;       /* NULL: an empty slot */
+	uint32_t len;
+	uint8_t flags;
+	uint16_t nframes;
+	uint64_t hash;
+	const fg_cframe *frames;
+} fg_cline;
+
+typedef struct fg_clines {
+	fg_cline *slots;
+	size_t cap, count, bytes;
+	fg_arena arena;
+} fg_clines;
+
+/* The entry for key (hash: fg_hash_bytes of it) read with these flags
+ * (FG_CLINE_JAVA or 0), or NULL. */
+const fg_cline *fg_clines_find(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags);
+/* Remembers that key gave frames[0..n) (copied, with their names);
+ * nothing when the cache is full. 0 or FG_ENOMEM. */
+int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
+		  const fg_cframe *frames, size_t n);
+/* Empties a full cache; called where no frame of it is in use (between
+ * chunks). */
+void fg_clines_trim(fg_clines *c);
+void fg_clines_release(fg_clines *c);
+
 typedef struct fg_cworker {
 	fg_strmap map;         /* folded stack -> count */
 	fg_strbuf key;         /* the stack being assembled */
 	fg_strbuf pname;       /* perf: "comm[-pid[/tid]]" of the current event */
 	fg_arena arena;        /* rewritten lines and frames; freed per chunk */
+	fg_clines clines;      /* perf: stack lines read before */
 	fg_cframe *frames;     /* current event, leaf first */
 	size_t nframes, aframes;
 	int error;             /* sticky FG_ENOMEM */

@@ -339,14 +339,11 @@ static inline bool find_address(fg_view line, fg_view *pc)
 }
 #endif
 
-/* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
- * last; the symbol is what lies between (it may contain spaces). Without
- * `dso` in perf script's -F there is no module: "ADDR SYMBOL", and *mod
- * is empty. */
-static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
+/* A stack line's first word (the address, for perf) and what follows
+ * the space after it; false when there is no such space. */
+static inline bool split_address(fg_view line, fg_view *pc, fg_view *rest)
 {
-	const char *sp, *last;
-	fg_view rest;
+	const char *sp;
 
 #ifdef __SSE2__
 	if (find_address(line, pc)) {
@@ -363,7 +360,20 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 			return false;
 		*pc = fg_view_of(line.ptr, (size_t)(sp - line.ptr));
 	}
-	rest = fg_view_of(sp + 1, line.len - pc->len - 1);
+	*rest = fg_view_of(sp + 1, line.len - pc->len - 1);
+	return true;
+}
+
+/* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
+ * last; the symbol is what lies between (it may contain spaces). Without
+ * `dso` in perf script's -F there is no module: "ADDR SYMBOL", and *mod
+ * is empty. split_rest takes the address and the rest as split_address
+ * gives them; what it finds depends on the rest alone, except that the
+ * form without a module needs the address to be hex. */
+static bool split_rest(fg_view pc, fg_view rest, fg_view *func, fg_view *mod)
+{
+	const char *last;
+
 	last = last_space(rest.ptr, rest.len);
 	*mod = last ? fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1)) : rest;
 	if (mod->len >= 2 && mod->ptr[0] == '(' && mod->ptr[mod->len - 1] == ')') {
@@ -373,7 +383,7 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 		 * address must be one, or any two words would pass */
 		*func = trim_end(trim_start(rest));
 		*mod = fg_view_of("", 0);
-		return func->len && is_address(*pc);
+		return func->len && is_address(pc);
 	}
 	if (!last)
 		return false;
@@ -381,6 +391,13 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 	if (!func->len)
 		*func = fg_view_of(" ", 1); /* "ADDR  (MODULE)": as stackcollapse-perf.pl */
 	return true;
+}
+
+static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
+{
+	fg_view rest;
+
+	return split_address(line, pc, &rest) && split_rest(*pc, rest, func, mod);
 }
 
 bool fg_perf_stack_ok(fg_view line)
@@ -726,24 +743,78 @@ frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc, fg
 	ev->line_frame = w->nframes;
 }
 
+/* Pushes the frames a line gave before (its entry in the line cache). */
+static void replay(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
+{
+	if (FG_ALLOC_GROW(w->frames, w->nframes + e->nframes, w->aframes, 64)) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	memcpy(w->frames + w->nframes, e->frames, e->nframes * sizeof(*e->frames));
+	w->nframes += e->nframes;
+	ev->line_frame = e->flags & FG_CLINE_NOFRAME ? 0 : w->nframes;
+}
+
+/* Remembers what the line whose rest (after the address) is key pushed
+ * from frames[first] on, unless it pushed a name cut short (the cut is
+ * warned about at each line). */
+static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t hash,
+		     unsigned flags, size_t first)
+{
+	size_t i;
+
+	if (w->error)
+		return;
+	for (i = first; i < w->nframes; i++)
+		if (w->frames[i].truncated)
+			return;
+	if (ev->line_frame == 0)
+		flags |= FG_CLINE_NOFRAME;
+	if (fg_clines_add(&w->clines, key, hash, flags, w->frames + first, w->nframes - first))
+		w->error = FG_ENOMEM;
+}
+
+/* A stack line's frames, from the line cache when the same text after
+ * the address was read before. What a line gives depends on that text,
+ * the event's java flag and the options; the address counts only for
+ * the form without a module (it must be hex: FG_CLINE_HEX_PC) and with
+ * include_addrs, and skip_after changes the event's state: with those
+ * two options the cache is not used. */
 static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
 		       fg_view line, uint64_t seq, uint64_t lineno)
 {
-	fg_view pc, func, mod, file, at;
+	fg_view pc, rest, func, mod, file, at;
+	const fg_cline *e = NULL;
+	bool cache = !sh->opts.include_addrs && !sh->opts.nskip_after;
+	unsigned flags = ev->java ? FG_CLINE_JAVA : 0;
+	uint64_t hash = 0;
+	size_t first = w->nframes;
 
-	if (!split_stack_line(line, &pc, &func, &mod)) {
-		if (srcline_split(line, &file, &at)) {
-			srcline(w, sh, ev, file, at);
+	if (!split_address(line, &pc, &rest))
+		goto not_frame;
+	if (cache) {
+		hash = fg_hash_bytes(rest.ptr, rest.len);
+		e = fg_clines_find(&w->clines, rest, hash, flags);
+		if (e && (!(e->flags & FG_CLINE_HEX_PC) || is_address(pc))) {
+			replay(w, ev, e);
 			return;
 		}
-		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
-		return;
 	}
+	if (!split_rest(pc, rest, &func, &mod))
+		goto not_frame;
 	ev->line_frame = 0;
 	func = strip_offset(func);
-	if (func.ptr[0] == '(')
-		return; /* a process name, not a frame */
-	frame(w, sh, ev, pc, func, mod);
+	if (func.ptr[0] != '(') /* else a process name, not a frame */
+		frame(w, sh, ev, pc, func, mod);
+	if (cache)
+		remember(w, ev, rest, hash, flags | (mod.len ? 0 : FG_CLINE_HEX_PC), first);
+	return;
+not_frame:
+	if (srcline_split(line, &file, &at)) {
+		srcline(w, sh, ev, file, at);
+		return;
+	}
+	fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
 }
 
 static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)
@@ -909,6 +980,7 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	size_t off, e;
 
 	w->seq = seq;
+	fg_clines_trim(&w->clines);
 	/* Only a chunk longer than the cap can hold a stack over it. */
 	if (!dropped && len <= FG_CMAX_STACK) {
 		parse_span(w, sh, buf, len, seq, nlines);

@@ -30,6 +30,7 @@ void fg_cworker_release(fg_cworker *w)
 	fg_strbuf_release(&w->pname);
 	fg_strbuf_release(&w->order);
 	fg_arena_release(&w->arena);
+	fg_clines_release(&w->clines);
 	free(w->frames);
 	w->frames = NULL;
 	w->nframes = w->aframes = 0;

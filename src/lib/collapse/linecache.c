@@ -1,0 +1,127 @@
+/* The stack lines a worker has read, and the frames each gave (see
+ * fg_clines in internal.h). A profile repeats a few thousand distinct
+ * lines for its whole length, so most lines are found here and pushed
+ * as they were, without being split and tidied again. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "lib/collapse/internal.h"
+#include "util/banned.h"
+
+/* The budget: past it the cache is emptied between chunks, so that input
+ * of ever new lines costs bounded memory. Fuzzing builds (small chunks)
+ * shrink it, so that small inputs reach the emptying too. */
+#ifdef FG_COLLAPSE_CHUNK_SIZE
+#define MAX_LINES ((size_t)16)
+#define MAX_BYTES ((size_t)4096)
+#else
+#define MAX_LINES ((size_t)1 << 16)
+#define MAX_BYTES ((size_t)8 << 20)
+#endif
+
+const fg_cline *fg_clines_find(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
+{
+	size_t mask = c->cap - 1, i;
+
+	if (!c->cap)
+		return NULL;
+	for (i = hash & mask;; i = (i + 1) & mask) {
+		const fg_cline *e = &c->slots[i];
+		if (!e->key)
+			return NULL;
+		if (e->hash == hash && e->len == key.len && (e->flags & FG_CLINE_JAVA) == flags &&
+		    !memcmp(e->key, key.ptr, key.len))
+			return e;
+	}
+}
+
+static int grow(fg_clines *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 1024, i, j;
+	fg_cline *slots = fg_calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return FG_ENOMEM;
+	for (i = 0; i < c->cap; i++) {
+		if (!c->slots[i].key)
+			continue;
+		for (j = c->slots[i].hash & (cap - 1); slots[j].key; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->cap = cap;
+	return 0;
+}
+
+static bool within(fg_cframe f, fg_view key)
+{
+	uintptr_t p = (uintptr_t)f.ptr, k = (uintptr_t)key.ptr;
+
+	return p >= k && p + f.len <= k + key.len;
+}
+
+int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
+		  const fg_cframe *frames, size_t n)
+{
+	size_t i, bytes = key.len;
+	fg_cframe *f = NULL;
+	fg_cline *e;
+	char *text;
+
+	if (c->count >= MAX_LINES || c->bytes >= MAX_BYTES || n > UINT16_MAX ||
+	    key.len > UINT32_MAX)
+		return 0; /* full until the next chunk */
+	if (c->count + 1 > c->cap / 2 && grow(c))
+		return FG_ENOMEM;
+	/* frames that are part of the key point into its copy; others (names
+	 * rewritten in the worker's arena) are copied after it */
+	for (i = 0; i < n; i++)
+		if (!within(frames[i], key))
+			bytes += frames[i].len;
+	if (!(text = fg_arena_alloc(&c->arena, bytes ? bytes : 1)) ||
+	    (n && !(f = fg_arena_alloc(&c->arena, n * sizeof(*f)))))
+		return FG_ENOMEM;
+	memcpy(text, key.ptr, key.len);
+	bytes = key.len;
+	for (i = 0; i < n; i++) {
+		f[i] = frames[i];
+		if (within(frames[i], key)) {
+			f[i].ptr = text + (frames[i].ptr - key.ptr);
+		} else {
+			memcpy(text + bytes, frames[i].ptr, frames[i].len);
+			f[i].ptr = text + bytes;
+			bytes += frames[i].len;
+		}
+	}
+	for (i = hash & (c->cap - 1); c->slots[i].key; i = (i + 1) & (c->cap - 1))
+		;
+	e = &c->slots[i];
+	e->key = text;
+	e->len = (uint32_t)key.len;
+	e->hash = hash;
+	e->flags = (uint8_t)flags;
+	e->nframes = (uint16_t)n;
+	e->frames = f;
+	c->count++;
+	c->bytes += bytes + n * sizeof(*f) + 2 * sizeof(*e);
+	return 0;
+}
+
+void fg_clines_trim(fg_clines *c)
+{
+	if (c->count < MAX_LINES && c->bytes < MAX_BYTES)
+		return;
+	memset(c->slots, 0, c->cap * sizeof(*c->slots));
+	fg_arena_release(&c->arena);
+	c->count = c->bytes = 0;
+}
+
+void fg_clines_release(fg_clines *c)
+{
+	free(c->slots);
+	fg_arena_release(&c->arena);
+	memset(c, 0, sizeof(*c));
+}
