@@ -74,6 +74,18 @@ fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len)
 	return e->key ? e : NULL;
 }
 
+fg_strmap_entry *fg_strmap_find_stored(const fg_strmap *m, const char *key, uint64_t hash)
+{
+	size_t mask = m->cap - 1, i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = hash & mask; m->slots[i].key; i = (i + 1) & mask)
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+	return NULL;
+}
+
 static int grow_to(fg_strmap *m, size_t newcap)
 {
 	fg_strmap old = *m;

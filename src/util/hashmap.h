@@ -48,6 +48,10 @@ fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
  * those bytes unchanged for the map's lifetime; they need no NUL. */
 fg_strmap_entry *fg_strmap_put_borrowed(fg_strmap *m, const char *key, size_t len,
 					uint64_t hash);
+/* The entry whose key is the very pointer key (as an entry's key field
+ * held it), found from its hash without comparing bytes; NULL when no
+ * entry of m has it. */
+fg_strmap_entry *fg_strmap_find_stored(const fg_strmap *m, const char *key, uint64_t hash);
 /* Makes room for n entries in all, so that filling the map to n rehashes
  * nothing; 0 or FG_ENOMEM. */
 int fg_strmap_reserve(fg_strmap *m, size_t n);

@@ -749,6 +749,55 @@ static void lines_read_again_give_the_same_frames(void **state)
 	fg_strbuf_release(&want);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Past the budget of its caches (32 Ki lines) a worker empties them
+ * between chunks and starts again: stacks read after that are their
+ * own, not those of the lines read before. Each event has one line of
+ * its own among lines every event has, over three chunks. */
+static void caches_emptied_start_again(void **state)
+{
+	const size_t events = 120000;
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_strbuf in = FG_STRBUF_INIT, want = FG_STRBUF_INIT;
+	char *out, **names;
+	size_t i;
+
+	o.nthreads = 1;
+	for (i = 0; i < events; i++)
+		fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 f%zu (m)\n\t2 a (m)\n\t3 b (m)\n"
+			       "\t4 c (m)\n\t5 main (m)\n\n", i);
+	/* and once more: stacks counted before */
+	for (i = 0; i < events; i += 1000)
+		fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 f%zu (m)\n\t2 a (m)\n\t3 b (m)\n"
+			       "\t4 c (m)\n\t5 main (m)\n\n", i);
+	assert_false(fg_strbuf_failed(&in));
+	out = collapse_in_steps(FG_FORMAT_PERF, &o, in.buf, in.len, 0);
+	/* in the collapser's order, bytewise: f0, f1, f10, f100 ... (a
+	 * space sorts before the digits) */
+	names = calloc(events, sizeof(*names));
+	assert_non_null(names);
+	for (i = 0; i < events; i++) {
+		fg_strbuf one = FG_STRBUF_INIT;
+		fg_strbuf_addf(&one, "app;main;c;b;a;f%zu %d\n", i, i % 1000 ? 1 : 2);
+		assert_non_null(names[i] = fg_strbuf_detach(&one, NULL));
+	}
+	qsort(names, events, sizeof(*names), cmp_str);
+	for (i = 0; i < events; i++) {
+		fg_strbuf_addstr(&want, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	assert_false(fg_strbuf_failed(&want));
+	assert_string_equal(out, want.buf);
+	free(out);
+	fg_strbuf_release(&in);
+	fg_strbuf_release(&want);
+}
+
 static void add_repeated(fg_strbuf *sb, char ch, size_t n)
 {
 	assert_int_equal(fg_strbuf_grow(sb, n), 0);
@@ -1317,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(deep_stacks),
 		cmocka_unit_test(huge_frame_names_are_cut),
 		cmocka_unit_test(lines_read_again_give_the_same_frames),
+		cmocka_unit_test(caches_emptied_start_again),
 		cmocka_unit_test(overlong_lines_are_skipped),
 		cmocka_unit_test(counts_near_2_64_saturate),
 		cmocka_unit_test(oversized_stacks_are_dropped),

@@ -92,25 +92,67 @@ typedef struct fg_cline {
 	uint16_t nframes;
 	uint64_t hash;
 	const fg_cframe *frames;
+	uint32_t id;           /* 0, 1, 2 ... in the order added (anew once emptied) */
 } fg_cline;
 
 typedef struct fg_clines {
 	fg_cline *slots;
 	size_t cap, count, bytes;
 	fg_arena arena;
+	bool off;              /* not to be used in this chunk: lines rarely repeat */
+	unsigned rest, backoff; /* chunks it stays off; how many the next time */
+	uint64_t lookups, hits; /* in this chunk */
 } fg_clines;
 
 /* The entry for key (hash: fg_hash_bytes of it) read with these flags
- * (FG_CLINE_JAVA or 0), or NULL. */
-const fg_cline *fg_clines_find(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags);
-/* Remembers that key gave frames[0..n) (copied, with their names);
- * nothing when the cache is full. 0 or FG_ENOMEM. */
+ * (FG_CLINE_JAVA or 0), or NULL; counted, to tell whether the cache
+ * pays (off: see linecache.c). */
+const fg_cline *fg_clines_find(fg_clines *c, fg_view key, uint64_t hash, unsigned flags);
+/* Remembers that key gave frames[0..n) (copied, with their names), the
+ * new entry in *out; nothing (*out NULL) when the cache is full. 0 or
+ * FG_ENOMEM. */
 int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
-		  const fg_cframe *frames, size_t n);
-/* Empties a full cache; called where no frame of it is in use (between
- * chunks). */
-void fg_clines_trim(fg_clines *c);
+		  const fg_cframe *frames, size_t n, const fg_cline **out);
+/* At the start of a chunk, where no frame of the cache is in use:
+ * decides whether it is used in this chunk, and empties it when full
+ * (true: its ids start again). */
+bool fg_clines_chunk(fg_clines *c);
 void fg_clines_release(fg_clines *c);
+
+/* A worker's memory of the stacks it has counted (stackcache.c): an
+ * event's command (the stack's first frame) and the ids of the cached
+ * lines its frames came from -> the key of its entry in the stack map,
+ * so that a stack seen before is counted without being assembled,
+ * hashed and compared again. Valid as long as the line cache keeps its
+ * ids: emptied with it. */
+typedef struct fg_cstack {
+	const char *pname;     /* NULL: an empty slot */
+	uint32_t plen, n;
+	const uint32_t *ids;
+	uint64_t hash;         /* fg_cstacks_hash of pname and ids */
+	const char *key;       /* the map entry's key, as stored */
+	uint64_t key_hash;
+} fg_cstack;
+
+typedef struct fg_cstacks {
+	fg_cstack *slots;
+	size_t cap, count, bytes;
+	fg_arena arena;
+} fg_cstacks;
+
+uint64_t fg_cstacks_hash(fg_view pname, const uint32_t *ids, size_t n);
+/* The stack of pname and ids[0..n) (hash: fg_cstacks_hash of them), or
+ * NULL. */
+const fg_cstack *fg_cstacks_find(const fg_cstacks *s, uint64_t hash, fg_view pname,
+				 const uint32_t *ids, size_t n);
+/* Remembers that pname and ids[0..n) are counted in the map entry e
+ * (nothing when full). 0 or FG_ENOMEM. */
+int fg_cstacks_add(fg_cstacks *s, uint64_t hash, fg_view pname, const uint32_t *ids, size_t n,
+		   const fg_strmap_entry *e);
+/* At the start of a chunk: empties the cache when full, or when the line
+ * cache was emptied (lines_emptied). */
+void fg_cstacks_chunk(fg_cstacks *s, bool lines_emptied);
+void fg_cstacks_release(fg_cstacks *s);
 
 typedef struct fg_cworker {
 	fg_strmap map;         /* folded stack -> count */
@@ -118,6 +160,9 @@ typedef struct fg_cworker {
 	fg_strbuf pname;       /* perf: "comm[-pid[/tid]]" of the current event */
 	fg_arena arena;        /* rewritten lines and frames; freed per chunk */
 	fg_clines clines;      /* perf: stack lines read before */
+	fg_cstacks cstacks;    /* perf: stacks counted before */
+	uint32_t *chain;       /* perf: ids of the cached lines of the event */
+	size_t nchain, achain;
 	fg_cframe *frames;     /* current event, leaf first */
 	size_t nframes, aframes;
 	int error;             /* sticky FG_ENOMEM */
@@ -142,8 +187,11 @@ void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line);
 bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix);
 /* Adds count to the stack "prefix;frames..." (frames reversed: root first),
  * saturating at UINT64_MAX (and, with keep_order, to the input-order
- * records: to the last one when it is the same stack). */
-void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count);
+ * records: to the last one when it is the same stack). Returns its map
+ * entry (valid until the next insertion), or NULL: an empty stack, or
+ * out of memory (w->error). */
+const fg_strmap_entry *fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen,
+				       uint64_t count);
 
 /* Makes a line safe: when it holds NUL bytes or invalid UTF-8, returns a
  * copy in the worker's arena with those bytes replaced by U+FFFD and

@@ -16,11 +16,19 @@
 #define MAX_LINES ((size_t)16)
 #define MAX_BYTES ((size_t)4096)
 #else
-#define MAX_LINES ((size_t)1 << 16)
-#define MAX_BYTES ((size_t)8 << 20)
+#define MAX_LINES ((size_t)1 << 15)
+#define MAX_BYTES ((size_t)4 << 20)
 #endif
 
-const fg_cline *fg_clines_find(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
+/* Whether the cache pays is judged on the first WINDOW lookups of a
+ * chunk: a miss costs about twice what a hit saves, so below 2/3 hits it
+ * is left off for the rest of the chunk, then for 1, 2, 4 ... up to
+ * MAX_BACKOFF chunks while that goes on. Input of ever new lines then
+ * costs a few percent more than without a cache, not twice as much. */
+#define WINDOW 8192
+#define MAX_BACKOFF 16
+
+static const fg_cline *lookup(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
 {
 	size_t mask = c->cap - 1, i;
 
@@ -34,6 +42,16 @@ const fg_cline *fg_clines_find(const fg_clines *c, fg_view key, uint64_t hash, u
 		    !memcmp(e->key, key.ptr, key.len))
 			return e;
 	}
+}
+
+const fg_cline *fg_clines_find(fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
+{
+	const fg_cline *e = lookup(c, key, hash, flags);
+
+	c->hits += e != NULL;
+	if (++c->lookups == WINDOW && c->hits < WINDOW / 3 * 2)
+		c->off = true;
+	return e;
 }
 
 static int grow(fg_clines *c)
@@ -64,13 +82,14 @@ static bool within(fg_cframe f, fg_view key)
 }
 
 int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
-		  const fg_cframe *frames, size_t n)
+		  const fg_cframe *frames, size_t n, const fg_cline **out)
 {
 	size_t i, bytes = key.len;
 	fg_cframe *f = NULL;
 	fg_cline *e;
 	char *text;
 
+	*out = NULL;
 	if (c->count >= MAX_LINES || c->bytes >= MAX_BYTES || n > UINT16_MAX ||
 	    key.len > UINT32_MAX)
 		return 0; /* full until the next chunk */
@@ -105,18 +124,35 @@ int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
 	e->flags = (uint8_t)flags;
 	e->nframes = (uint16_t)n;
 	e->frames = f;
-	c->count++;
+	e->id = (uint32_t)c->count++;
+	*out = e;
 	c->bytes += bytes + n * sizeof(*f) + 2 * sizeof(*e);
 	return 0;
 }
 
-void fg_clines_trim(fg_clines *c)
+bool fg_clines_chunk(fg_clines *c)
 {
+	if (c->lookups >= WINDOW) {
+		/* judged in the chunk before */
+		if (!c->off)
+			c->backoff = 0;
+		else if (!c->backoff)
+			c->backoff = 1;
+		else if (c->backoff < MAX_BACKOFF)
+			c->backoff *= 2;
+		if (c->off)
+			c->rest = c->backoff;
+	}
+	c->lookups = c->hits = 0;
+	c->off = c->rest > 0;
+	if (c->rest)
+		c->rest--;
 	if (c->count < MAX_LINES && c->bytes < MAX_BYTES)
-		return;
+		return false;
 	memset(c->slots, 0, c->cap * sizeof(*c->slots));
 	fg_arena_release(&c->arena);
 	c->count = c->bytes = 0;
+	return true;
 }
 
 void fg_clines_release(fg_clines *c)

@@ -22,6 +22,9 @@ struct perf_event {
 	uint64_t count;
 	size_t line_frame; /* frames[line_frame - 1] was pushed last and may
 			      get the source line under it (0: none) */
+	size_t cached;     /* frames pushed from the line cache (their lines'
+			      ids in w->chain) */
+	bool changed;      /* a frame was renamed after it was pushed */
 };
 
 static inline bool is_digit(char c)
@@ -710,8 +713,10 @@ static void add_line(fg_cworker *w, fg_cframe *f, fg_view file, fg_view lineno)
 static void srcline(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view file,
 		    fg_view at)
 {
-	if (sh->opts.lines && ev->line_frame && file.len)
+	if (sh->opts.lines && ev->line_frame && file.len) {
 		add_line(w, &w->frames[ev->line_frame - 1], file, at);
+		ev->changed = true;
+	}
 	ev->line_frame = 0;
 }
 
@@ -743,6 +748,18 @@ frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc, fg
 	ev->line_frame = w->nframes;
 }
 
+/* Notes that the event's frames from the line's on came from the line
+ * cache's entry e. */
+static void chain(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
+{
+	if (FG_ALLOC_GROW(w->chain, w->nchain + 1, w->achain, 64)) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	w->chain[w->nchain++] = e->id;
+	ev->cached += e->nframes;
+}
+
 /* Pushes the frames a line gave before (its entry in the line cache). */
 static void replay(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
 {
@@ -753,6 +770,7 @@ static void replay(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
 	memcpy(w->frames + w->nframes, e->frames, e->nframes * sizeof(*e->frames));
 	w->nframes += e->nframes;
 	ev->line_frame = e->flags & FG_CLINE_NOFRAME ? 0 : w->nframes;
+	chain(w, ev, e);
 }
 
 /* Remembers what the line whose rest (after the address) is key pushed
@@ -761,6 +779,7 @@ static void replay(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
 static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t hash,
 		     unsigned flags, size_t first)
 {
+	const fg_cline *e;
 	size_t i;
 
 	if (w->error)
@@ -770,8 +789,10 @@ static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t
 			return;
 	if (ev->line_frame == 0)
 		flags |= FG_CLINE_NOFRAME;
-	if (fg_clines_add(&w->clines, key, hash, flags, w->frames + first, w->nframes - first))
+	if (fg_clines_add(&w->clines, key, hash, flags, w->frames + first, w->nframes - first, &e))
 		w->error = FG_ENOMEM;
+	else if (e)
+		chain(w, ev, e);
 }
 
 /* A stack line's frames, from the line cache when the same text after
@@ -785,7 +806,7 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 {
 	fg_view pc, rest, func, mod, file, at;
 	const fg_cline *e = NULL;
-	bool cache = !sh->opts.include_addrs && !sh->opts.nskip_after;
+	bool cache = !w->clines.off && !sh->opts.include_addrs && !sh->opts.nskip_after;
 	unsigned flags = ev->java ? FG_CLINE_JAVA : 0;
 	uint64_t hash = 0;
 	size_t first = w->nframes;
@@ -905,15 +926,44 @@ static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *
 	}
 }
 
+/* Counts the event's stack through the stack cache when all its frames
+ * came from the line cache as they were; false when they did not. */
+static bool emit_cached(fg_cworker *w, struct perf_event *ev)
+{
+	fg_view pname = fg_view_of(w->pname.buf, w->pname.len);
+	const fg_strmap_entry *added;
+	const fg_cstack *s;
+	fg_strmap_entry *e;
+	uint64_t hash;
+
+	if (ev->cached != w->nframes || ev->changed || ev->skip_rest || w->keep_order ||
+	    w->replace)
+		return false;
+	hash = fg_cstacks_hash(pname, w->chain, w->nchain);
+	s = fg_cstacks_find(&w->cstacks, hash, pname, w->chain, w->nchain);
+	if (s && (e = fg_strmap_find_stored(&w->map, s->key, s->key_hash))) {
+		if (!fg_add_count(&e->value.u, ev->count))
+			fg_cworker_warn(w, FG_CWARN_SATURATED, w->seq, w->lineno);
+		return true;
+	}
+	added = fg_cworker_emit(w, pname.ptr, pname.len, ev->count);
+	if (added && !s && fg_cstacks_add(&w->cstacks, hash, pname, w->chain, w->nchain, added))
+		w->error = FG_ENOMEM;
+	return true;
+}
+
 static void end_event(fg_cworker *w, struct perf_event *ev)
 {
 	if (ev->in_event && !ev->skip) {
 		/* a --skip-after frame starts the stack: no process frame
 		 * above it either, as inferno's --skip-after */
-		fg_cworker_emit(w, w->pname.buf, ev->skip_rest ? 0 : w->pname.len, ev->count);
+		if (!emit_cached(w, ev))
+			fg_cworker_emit(w, w->pname.buf, ev->skip_rest ? 0 : w->pname.len,
+					ev->count);
 		w->samples++;
 	}
 	w->nframes = 0;
+	w->nchain = 0;
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -930,6 +980,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 
 	memset(&ev, 0, sizeof(ev));
 	w->nframes = 0;
+	w->nchain = 0;
 	lines_init(&it, buf, len);
 	while (p < end) {
 		nl = lines_next(&it, p, &dirty);
@@ -980,7 +1031,7 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	size_t off, e;
 
 	w->seq = seq;
-	fg_clines_trim(&w->clines);
+	fg_cstacks_chunk(&w->cstacks, fg_clines_chunk(&w->clines));
 	/* Only a chunk longer than the cap can hold a stack over it. */
 	if (!dropped && len <= FG_CMAX_STACK) {
 		parse_span(w, sh, buf, len, seq, nlines);
@@ -1120,6 +1171,7 @@ void fg_perf_fold_sample(fg_cworker *w, const fg_cshared *sh, const fg_sample *s
 	memset(&ev, 0, sizeof(ev));
 	memset(&h, 0, sizeof(h));
 	w->nframes = 0;
+	w->nchain = 0;
 	w->seq = seq;
 	w->lineno = ++lineno;
 	ev.in_event = true;
