@@ -104,10 +104,10 @@ typedef struct fg_clines {
 	uint64_t lookups, hits; /* in this chunk */
 } fg_clines;
 
-/* The entry for key (hash: fg_hash_bytes of it) read with these flags
- * (FG_CLINE_JAVA or 0), or NULL; counted, to tell whether the cache
- * pays (off: see linecache.c). */
-const fg_cline *fg_clines_find(fg_clines *c, fg_view key, uint64_t hash, unsigned flags);
+/* The entry for key read with these flags (FG_CLINE_JAVA or 0), or
+ * NULL; *hash gets key's hash, for fg_clines_add. Counted, to tell
+ * whether the cache pays (off: see linecache.c). */
+const fg_cline *fg_clines_find(fg_clines *c, fg_view key, unsigned flags, uint64_t *hash);
 /* Remembers that key gave frames[0..n) (copied, with their names), the
  * new entry in *out; nothing (*out NULL) when the cache is full. 0 or
  * FG_ENOMEM. */

@@ -44,9 +44,9 @@ static const fg_cline *lookup(const fg_clines *c, fg_view key, uint64_t hash, un
 	}
 }
 
-const fg_cline *fg_clines_find(fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
+const fg_cline *fg_clines_find(fg_clines *c, fg_view key, unsigned flags, uint64_t *hash)
 {
-	const fg_cline *e = lookup(c, key, hash, flags);
+	const fg_cline *e = lookup(c, key, *hash = fg_hash_bytes(key.ptr, key.len), flags);
 
 	c->hits += e != NULL;
 	if (++c->lookups == WINDOW && c->hits < WINDOW / 3 * 2)

@@ -814,8 +814,7 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 	if (!split_address(line, &pc, &rest))
 		goto not_frame;
 	if (cache) {
-		hash = fg_hash_bytes(rest.ptr, rest.len);
-		e = fg_clines_find(&w->clines, rest, hash, flags);
+		e = fg_clines_find(&w->clines, rest, flags, &hash);
 		if (e && (!(e->flags & FG_CLINE_HEX_PC) || is_address(pc))) {
 			replay(w, ev, e);
 			return;
