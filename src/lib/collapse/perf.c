@@ -767,7 +767,8 @@ static void replay(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
 		w->error = FG_ENOMEM;
 		return;
 	}
-	memcpy(w->frames + w->nframes, e->frames, e->nframes * sizeof(*e->frames));
+	if (e->nframes) /* else e->frames may be NULL */
+		memcpy(w->frames + w->nframes, e->frames, e->nframes * sizeof(*e->frames));
 	w->nframes += e->nframes;
 	ev->line_frame = e->flags & FG_CLINE_NOFRAME ? 0 : w->nframes;
 	chain(w, ev, e);

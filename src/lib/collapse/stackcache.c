@@ -37,8 +37,10 @@ const fg_cstack *fg_cstacks_find(const fg_cstacks *s, uint64_t hash, fg_view pna
 		const fg_cstack *e = &s->slots[i];
 		if (!e->pname)
 			return NULL;
+		/* (ids and pname.ptr may be NULL when their length is 0) */
 		if (e->hash == hash && e->n == n && e->plen == pname.len &&
-		    !memcmp(e->ids, ids, n * sizeof(*ids)) && !memcmp(e->pname, pname.ptr, pname.len))
+		    (!n || !memcmp(e->ids, ids, n * sizeof(*ids))) &&
+		    (!pname.len || !memcmp(e->pname, pname.ptr, pname.len)))
 			return e;
 	}
 }
@@ -78,8 +80,10 @@ int fg_cstacks_add(fg_cstacks *s, uint64_t hash, fg_view pname, const uint32_t *
 	/* the ids first: the arena aligns the block for them */
 	if (!(copy = fg_arena_alloc(&s->arena, bytes ? bytes : 1)))
 		return FG_ENOMEM;
-	memcpy(copy, ids, n * sizeof(*ids));
-	memcpy(copy + n * sizeof(*ids), pname.ptr, pname.len);
+	if (n)
+		memcpy(copy, ids, n * sizeof(*ids));
+	if (pname.len)
+		memcpy(copy + n * sizeof(*ids), pname.ptr, pname.len);
 	for (i = hash & (s->cap - 1); s->slots[i].pname; i = (i + 1) & (s->cap - 1))
 		;
 	slot = &s->slots[i];
