@@ -790,7 +790,9 @@ static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t
 			return;
 	if (ev->line_frame == 0)
 		flags |= FG_CLINE_NOFRAME;
-	if (fg_clines_add(&w->clines, key, hash, flags, w->frames + first, w->nframes - first, &e))
+	/* (w->frames may still be NULL when the line pushed nothing) */
+	if (fg_clines_add(&w->clines, key, hash, flags, w->nframes > first ? w->frames + first : NULL,
+			  w->nframes - first, &e))
 		w->error = FG_ENOMEM;
 	else if (e)
 		chain(w, ev, e);
