@@ -804,18 +804,44 @@ static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t
  * the form without a module (it must be hex: FG_CLINE_HEX_PC) and with
  * include_addrs, and skip_after changes the event's state: with those
  * two options the cache is not used. */
-static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
-		       fg_view line, uint64_t seq, uint64_t lineno)
+/* A line not in the line cache (split_address found pc and rest in it,
+ * or not: has_rest). */
+static __attribute__((noinline)) void
+new_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view line, bool has_rest,
+	 fg_view pc, fg_view rest, bool cache, unsigned flags, uint64_t hash, uint64_t seq,
+	 uint64_t lineno)
 {
-	fg_view pc, rest, func, mod, file, at;
-	const fg_cline *e = NULL;
-	bool cache = !w->clines.off && !sh->opts.include_addrs && !sh->opts.nskip_after;
-	unsigned flags = ev->java ? FG_CLINE_JAVA : 0;
-	uint64_t hash = 0;
+	fg_view func, mod, file, at;
 	size_t first = w->nframes;
 
-	if (!split_address(line, &pc, &rest))
-		goto not_frame;
+	if (!has_rest || !split_rest(pc, rest, &func, &mod)) {
+		if (srcline_split(line, &file, &at))
+			srcline(w, sh, ev, file, at);
+		else
+			fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
+		return;
+	}
+	ev->line_frame = 0;
+	func = strip_offset(func);
+	if (func.ptr[0] != '(') /* else a process name, not a frame */
+		frame(w, sh, ev, pc, func, mod);
+	if (cache)
+		remember(w, ev, rest, hash, flags | (mod.len ? 0 : FG_CLINE_HEX_PC), first);
+}
+
+/* Inline in the parser's loop: most lines end here. */
+static inline __attribute__((always_inline)) void
+stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view line, uint64_t seq,
+	   uint64_t lineno)
+{
+	fg_view pc, rest;
+	const fg_cline *e;
+	bool cache = !w->clines.off && !sh->opts.include_addrs && !sh->opts.nskip_after;
+	bool has_rest = split_address(line, &pc, &rest);
+	unsigned flags = ev->java ? FG_CLINE_JAVA : 0;
+	uint64_t hash = 0;
+
+	cache = cache && has_rest;
 	if (cache) {
 		e = fg_clines_find(&w->clines, rest, flags, &hash);
 		if (e && (!(e->flags & FG_CLINE_HEX_PC) || is_address(pc))) {
@@ -823,21 +849,7 @@ static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *e
 			return;
 		}
 	}
-	if (!split_rest(pc, rest, &func, &mod))
-		goto not_frame;
-	ev->line_frame = 0;
-	func = strip_offset(func);
-	if (func.ptr[0] != '(') /* else a process name, not a frame */
-		frame(w, sh, ev, pc, func, mod);
-	if (cache)
-		remember(w, ev, rest, hash, flags | (mod.len ? 0 : FG_CLINE_HEX_PC), first);
-	return;
-not_frame:
-	if (srcline_split(line, &file, &at)) {
-		srcline(w, sh, ev, file, at);
-		return;
-	}
-	fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
+	new_line(w, sh, ev, line, has_rest, pc, rest, cache, flags, hash, seq, lineno);
 }
 
 static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)
