@@ -86,19 +86,21 @@ enum {
 };
 
 typedef struct fg_cline {
-	const char *key;       /* NULL: an empty slot */
+	const char *key;
 	uint32_t len;
 	uint8_t flags;
 	uint16_t nframes;
 	uint64_t hash;
 	const fg_cframe *frames;
 	uint32_t id;           /* 0, 1, 2 ... in the order added (anew once emptied) */
+	struct fg_cline *next; /* the line that followed it last time, or NULL */
 } fg_cline;
 
 typedef struct fg_clines {
-	fg_cline *slots;
+	fg_cline **slots;      /* entries in the arena (NULL: an empty slot) */
 	size_t cap, count, bytes;
 	fg_arena arena;
+	fg_cline *prev;        /* the last line of the event being read, if cached */
 	bool off;              /* not to be used in this chunk: lines rarely repeat */
 	unsigned rest, backoff; /* chunks it stays off; how many the next time */
 	uint64_t lookups, hits; /* in this chunk */
@@ -113,6 +115,11 @@ const fg_cline *fg_clines_find(fg_clines *c, fg_view key, unsigned flags, uint64
  * FG_ENOMEM. */
 int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
 		  const fg_cframe *frames, size_t n, const fg_cline **out);
+/* At the start of an event: its first line follows no line. */
+static inline void fg_clines_new_event(fg_clines *c)
+{
+	c->prev = NULL;
+}
 /* At the start of a chunk, where no frame of the cache is in use:
  * decides whether it is used in this chunk, and empties it when full
  * (true: its ids start again). */

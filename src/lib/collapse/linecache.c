@@ -1,7 +1,9 @@
 /* The stack lines a worker has read, and the frames each gave (see
  * fg_clines in internal.h). A profile repeats a few thousand distinct
  * lines for its whole length, so most lines are found here and pushed
- * as they were, without being split and tidied again. */
+ * as they were, without being split and tidied again. A line's caller
+ * is most often the caller it had before: each entry points to the line
+ * that followed it last time, which is tried first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,15 +30,15 @@
 #define WINDOW 8192
 #define MAX_BACKOFF 16
 
-static const fg_cline *lookup(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
+static fg_cline *lookup(const fg_clines *c, fg_view key, uint64_t hash, unsigned flags)
 {
 	size_t mask = c->cap - 1, i;
 
 	if (!c->cap)
 		return NULL;
 	for (i = hash & mask;; i = (i + 1) & mask) {
-		const fg_cline *e = &c->slots[i];
-		if (!e->key)
+		fg_cline *e = c->slots[i];
+		if (!e)
 			return NULL;
 		if (e->hash == hash && e->len == key.len && (e->flags & FG_CLINE_JAVA) == flags &&
 		    !memcmp(e->key, key.ptr, key.len))
@@ -44,10 +46,25 @@ static const fg_cline *lookup(const fg_clines *c, fg_view key, uint64_t hash, un
 	}
 }
 
+/* e follows the line before it (c->prev) in the event being read */
+static inline void follow(fg_clines *c, fg_cline *e)
+{
+	if (c->prev)
+		c->prev->next = e;
+	c->prev = e;
+}
+
 const fg_cline *fg_clines_find(fg_clines *c, fg_view key, unsigned flags, uint64_t *hash)
 {
-	const fg_cline *e = lookup(c, key, *hash = fg_hash_bytes(key.ptr, key.len), flags);
+	fg_cline *e = c->prev ? c->prev->next : NULL;
 
+	/* the line that followed the line before last time, most often: no
+	 * hash, no probe */
+	if (!e || e->len != key.len || (e->flags & FG_CLINE_JAVA) != flags ||
+	    memcmp(e->key, key.ptr, key.len))
+		e = lookup(c, key, *hash = fg_hash_bytes(key.ptr, key.len), flags);
+	if (e)
+		follow(c, e);
 	c->hits += e != NULL;
 	if (++c->lookups == WINDOW && c->hits < WINDOW / 3 * 2)
 		c->off = true;
@@ -57,14 +74,14 @@ const fg_cline *fg_clines_find(fg_clines *c, fg_view key, unsigned flags, uint64
 static int grow(fg_clines *c)
 {
 	size_t cap = c->cap ? c->cap * 2 : 1024, i, j;
-	fg_cline *slots = fg_calloc(cap, sizeof(*slots));
+	fg_cline **slots = fg_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return FG_ENOMEM;
 	for (i = 0; i < c->cap; i++) {
-		if (!c->slots[i].key)
+		if (!c->slots[i])
 			continue;
-		for (j = c->slots[i].hash & (cap - 1); slots[j].key; j = (j + 1) & (cap - 1))
+		for (j = c->slots[i]->hash & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
 			;
 		slots[j] = c->slots[i];
 	}
@@ -89,7 +106,10 @@ int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
 	fg_cline *e;
 	char *text;
 
+	fg_cline *prev = c->prev;
+
 	*out = NULL;
+	c->prev = NULL; /* unless added below */
 	if (c->count >= MAX_LINES || c->bytes >= MAX_BYTES || n > UINT16_MAX ||
 	    key.len > UINT32_MAX)
 		return 0; /* full until the next chunk */
@@ -100,7 +120,8 @@ int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
 	for (i = 0; i < n; i++)
 		if (!within(frames[i], key))
 			bytes += frames[i].len;
-	if (!(text = fg_arena_alloc(&c->arena, bytes ? bytes : 1)) ||
+	if (!(e = fg_arena_alloc(&c->arena, sizeof(*e))) ||
+	    !(text = fg_arena_alloc(&c->arena, bytes ? bytes : 1)) ||
 	    (n && !(f = fg_arena_alloc(&c->arena, n * sizeof(*f)))))
 		return FG_ENOMEM;
 	memcpy(text, key.ptr, key.len);
@@ -115,23 +136,27 @@ int fg_clines_add(fg_clines *c, fg_view key, uint64_t hash, unsigned flags,
 			bytes += frames[i].len;
 		}
 	}
-	for (i = hash & (c->cap - 1); c->slots[i].key; i = (i + 1) & (c->cap - 1))
-		;
-	e = &c->slots[i];
 	e->key = text;
 	e->len = (uint32_t)key.len;
 	e->hash = hash;
 	e->flags = (uint8_t)flags;
 	e->nframes = (uint16_t)n;
 	e->frames = f;
+	e->next = NULL;
 	e->id = (uint32_t)c->count++;
+	for (i = hash & (c->cap - 1); c->slots[i]; i = (i + 1) & (c->cap - 1))
+		;
+	c->slots[i] = e;
+	c->bytes += bytes + n * sizeof(*f) + sizeof(*e) + 2 * sizeof(e);
+	c->prev = prev;
+	follow(c, e);
 	*out = e;
-	c->bytes += bytes + n * sizeof(*f) + 2 * sizeof(*e);
 	return 0;
 }
 
 bool fg_clines_chunk(fg_clines *c)
 {
+	c->prev = NULL;
 	if (c->lookups >= WINDOW) {
 		/* judged in the chunk before */
 		if (!c->off)

@@ -978,6 +978,7 @@ static void end_event(fg_cworker *w, struct perf_event *ev)
 	}
 	w->nframes = 0;
 	w->nchain = 0;
+	fg_clines_new_event(&w->clines);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -995,6 +996,7 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 	memset(&ev, 0, sizeof(ev));
 	w->nframes = 0;
 	w->nchain = 0;
+	fg_clines_new_event(&w->clines);
 	lines_init(&it, buf, len);
 	while (p < end) {
 		nl = lines_next(&it, p, &dirty);
