@@ -70,6 +70,16 @@ static inline unsigned eq_mask(__m128i v, char c)
 }
 #endif
 
+#ifdef __SSE2__
+/* The bytes of v from 9 to 13 ('\t' '\n' '\v' '\f' '\r'). */
+static inline unsigned low_mask(__m128i v)
+{
+	__m128i t = _mm_sub_epi8(v, _mm_set1_epi8(9));
+
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t));
+}
+#endif
+
 /* find_last(p, n, ' ') for the module of a stack line, a few bytes from
  * the end: inline, as a call costs more than the search. */
 static inline const char *last_space(const char *p, size_t n)
@@ -327,10 +337,9 @@ static inline bool find_address(fg_view line, fg_view *pc)
 	a = _mm_loadu_si128((const __m128i *)line.ptr);
 	b = _mm_loadu_si128((const __m128i *)(line.ptr + 16));
 	spaces = eq_mask(a, ' ') | eq_mask(b, ' ') << 16;
-	/* trim_start's blanks */
-	blanks = spaces | eq_mask(a, '\t') | eq_mask(b, '\t') << 16 | eq_mask(a, '\r') |
-		 eq_mask(b, '\r') << 16 | eq_mask(a, '\v') | eq_mask(b, '\v') << 16 |
-		 eq_mask(a, '\f') | eq_mask(b, '\f') << 16;
+	/* trim_start's blanks: ' ' and '\t' '\v' '\f' '\r', which with
+	 * '\n' (not in a line) are 9 to 13: c - 9 <= 4, unsigned */
+	blanks = spaces | low_mask(a) | low_mask(b) << 16;
 	if (blanks == UINT32_MAX)
 		return false;
 	start = (uint32_t)__builtin_ctz(~blanks);
@@ -344,7 +353,8 @@ static inline bool find_address(fg_view line, fg_view *pc)
 
 /* A stack line's first word (the address, for perf) and what follows
  * the space after it; false when there is no such space. */
-static inline bool split_address(fg_view line, fg_view *pc, fg_view *rest)
+static inline __attribute__((always_inline)) bool split_address(fg_view line, fg_view *pc,
+								 fg_view *rest)
 {
 	const char *sp;
 
