@@ -729,6 +729,15 @@ static void lines_read_again_give_the_same_frames(void **state)
 		free(out);
 	}
 
+	/* an empty module "()" is a module: any address will do */
+	{
+		static const char empty_mod[] = "p 1/1 1.0: 1 cycles:\n\t1 foo ()\n\tzz foo ()\n\n"
+						"p 1/1 1.0: 1 cycles:\n\tzz foo ()\n\t1 foo ()\n\n";
+		out = collapse_in_steps(FG_FORMAT_PERF, &o, empty_mod, sizeof(empty_mod) - 1, 0);
+		assert_string_equal(out, "p;foo;foo 2\n");
+		free(out);
+	}
+
 	/* a name cut short: warned about at every line */
 	name = malloc(FG_COLLAPSE_MAX_FRAME + 2);
 	assert_non_null(name);

@@ -382,11 +382,12 @@ static inline __attribute__((always_inline)) bool split_address(fg_view line, fg
  * `dso` in perf script's -F there is no module: "ADDR SYMBOL", and *mod
  * is empty. split_rest takes the address and the rest as split_address
  * gives them; what it finds depends on the rest alone, except that the
- * form without a module needs the address to be hex. */
-static bool split_rest(fg_view pc, fg_view rest, fg_view *func, fg_view *mod)
+ * form without a module (*bare) needs the address to be hex. */
+static bool split_rest(fg_view pc, fg_view rest, fg_view *func, fg_view *mod, bool *bare)
 {
 	const char *last;
 
+	*bare = false;
 	last = last_space(rest.ptr, rest.len);
 	*mod = last ? fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1)) : rest;
 	if (mod->len >= 2 && mod->ptr[0] == '(' && mod->ptr[mod->len - 1] == ')') {
@@ -396,6 +397,7 @@ static bool split_rest(fg_view pc, fg_view rest, fg_view *func, fg_view *mod)
 		 * address must be one, or any two words would pass */
 		*func = trim_end(trim_start(rest));
 		*mod = fg_view_of("", 0);
+		*bare = true;
 		return func->len && is_address(pc);
 	}
 	if (!last)
@@ -409,8 +411,9 @@ static bool split_rest(fg_view pc, fg_view rest, fg_view *func, fg_view *mod)
 static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
 {
 	fg_view rest;
+	bool bare;
 
-	return split_address(line, pc, &rest) && split_rest(*pc, rest, func, mod);
+	return split_address(line, pc, &rest) && split_rest(*pc, rest, func, mod, &bare);
 }
 
 bool fg_perf_stack_ok(fg_view line)
@@ -808,12 +811,6 @@ static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t
 		chain(w, ev, e);
 }
 
-/* A stack line's frames, from the line cache when the same text after
- * the address was read before. What a line gives depends on that text,
- * the event's java flag and the options; the address counts only for
- * the form without a module (it must be hex: FG_CLINE_HEX_PC) and with
- * include_addrs, and skip_after changes the event's state: with those
- * two options the cache is not used. */
 /* A line not in the line cache (split_address found pc and rest in it,
  * or not: has_rest). */
 static __attribute__((noinline)) void
@@ -823,8 +820,9 @@ new_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view lin
 {
 	fg_view func, mod, file, at;
 	size_t first = w->nframes;
+	bool bare;
 
-	if (!has_rest || !split_rest(pc, rest, &func, &mod)) {
+	if (!has_rest || !split_rest(pc, rest, &func, &mod, &bare)) {
 		if (srcline_split(line, &file, &at))
 			srcline(w, sh, ev, file, at);
 		else
@@ -836,10 +834,16 @@ new_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view lin
 	if (func.ptr[0] != '(') /* else a process name, not a frame */
 		frame(w, sh, ev, pc, func, mod);
 	if (cache)
-		remember(w, ev, rest, hash, flags | (mod.len ? 0 : FG_CLINE_HEX_PC), first);
+		remember(w, ev, rest, hash, flags | (bare ? FG_CLINE_HEX_PC : 0), first);
 }
 
-/* Inline in the parser's loop: most lines end here. */
+/* A stack line's frames, from the line cache when the same text after
+ * the address was read before. What a line gives depends on that text,
+ * the event's java flag and the options; the address counts only for
+ * the form without a module (it must be hex: FG_CLINE_HEX_PC) and with
+ * include_addrs, and skip_after changes the event's state: with those
+ * two options the cache is not used. Inline in the parser's loop: most
+ * lines end here. */
 static inline __attribute__((always_inline)) void
 stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view line, uint64_t seq,
 	   uint64_t lineno)
