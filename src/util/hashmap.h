@@ -35,6 +35,10 @@ typedef struct fg_strmap {
 
 /* A fast, well-mixed 64-bit hash of n bytes. */
 uint64_t fg_hash_bytes(const void *p, size_t n);
+/* Another, faster on long keys (hundreds of bytes: folded stacks), for a
+ * map whose every entry is put with it (fg_strmap_put_hashed); not the
+ * same values as fg_hash_bytes from 64 bytes on. */
+uint64_t fg_hash_long(const void *p, size_t n);
 
 /* Finds the entry for key, or NULL. */
 fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len);
