@@ -50,6 +50,34 @@ uint64_t fg_hash_bytes(const void *data, size_t n)
 	return mix(a ^ k1, b ^ h ^ k0);
 }
 
+uint64_t fg_hash_long(const void *data, size_t n)
+{
+	const uint64_t k0 = 0xa0761d6478bd642fULL, k1 = 0xe7037ed1a0b428dbULL,
+		       k2 = 0x8ebc6af09c88c6e3ULL, k3 = 0x589965cc75374cc3ULL;
+	const unsigned char *p = data;
+	uint64_t a = k0 ^ n, b = k1, c = k2, d = k3;
+
+	if (n < 64)
+		return fg_hash_bytes(data, n);
+	/* four lanes that do not wait on each other: the multiplications of
+	 * one block overlap those of the next */
+	for (; n >= 64; p += 64, n -= 64) {
+		a = mix(read64(p) ^ k1, read64(p + 8) ^ a);
+		b = mix(read64(p + 16) ^ k2, read64(p + 24) ^ b);
+		c = mix(read64(p + 32) ^ k3, read64(p + 40) ^ c);
+		d = mix(read64(p + 48) ^ k0, read64(p + 56) ^ d);
+	}
+	/* the last 64 bytes, overlapping those hashed already when n > 0 */
+	if (n) {
+		p += n - 64;
+		a = mix(read64(p) ^ k2, read64(p + 8) ^ a);
+		b = mix(read64(p + 16) ^ k3, read64(p + 24) ^ b);
+		c = mix(read64(p + 32) ^ k0, read64(p + 40) ^ c);
+		d = mix(read64(p + 48) ^ k1, read64(p + 56) ^ d);
+	}
+	return mix(a ^ c, b ^ d ^ k0) ^ mix(c ^ k1, d);
+}
+
 static fg_strmap_entry *find_slot(const fg_strmap *m, const char *key, size_t len,
 				  uint64_t hash)
 {
@@ -72,6 +100,18 @@ fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len)
 		return NULL;
 	e = find_slot(m, key, len, fg_hash_bytes(key, len));
 	return e->key ? e : NULL;
+}
+
+fg_strmap_entry *fg_strmap_find_stored(const fg_strmap *m, const char *key, uint64_t hash)
+{
+	size_t mask = m->cap - 1, i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = hash & mask; m->slots[i].key; i = (i + 1) & mask)
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+	return NULL;
 }
 
 static int grow_to(fg_strmap *m, size_t newcap)

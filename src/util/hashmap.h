@@ -35,6 +35,10 @@ typedef struct fg_strmap {
 
 /* A fast, well-mixed 64-bit hash of n bytes. */
 uint64_t fg_hash_bytes(const void *p, size_t n);
+/* Another, faster on long keys (hundreds of bytes: folded stacks), for a
+ * map whose every entry is put with it (fg_strmap_put_hashed); not the
+ * same values as fg_hash_bytes from 64 bytes on. */
+uint64_t fg_hash_long(const void *p, size_t n);
 
 /* Finds the entry for key, or NULL. */
 fg_strmap_entry *fg_strmap_get(const fg_strmap *m, const char *key, size_t len);
@@ -48,6 +52,10 @@ fg_strmap_entry *fg_strmap_put_hashed(fg_strmap *m, const char *key, size_t len,
  * those bytes unchanged for the map's lifetime; they need no NUL. */
 fg_strmap_entry *fg_strmap_put_borrowed(fg_strmap *m, const char *key, size_t len,
 					uint64_t hash);
+/* The entry whose key is the very pointer key (as an entry's key field
+ * held it), found from its hash without comparing bytes; NULL when no
+ * entry of m has it. */
+fg_strmap_entry *fg_strmap_find_stored(const fg_strmap *m, const char *key, uint64_t hash);
 /* Makes room for n entries in all, so that filling the map to n rehashes
  * nothing; 0 or FG_ENOMEM. */
 int fg_strmap_reserve(fg_strmap *m, size_t n);

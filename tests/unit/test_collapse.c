@@ -671,6 +671,142 @@ static void huge_frame_names_are_cut(void **state)
 	fg_strbuf_release(&want);
 }
 
+/* A stack line read again gives the frames it gave the first time, and
+ * nothing that depends on more than its text after the address: the
+ * form without a module wants a hex address each time, a "java" event
+ * tidies class names, --lines names the frame by the line under it,
+ * a process name is no frame, a name cut short is warned about at each
+ * line. Repeated past a few chunks (4 MB each), so that lines come back
+ * after the worker's per-chunk memory was let go. */
+static void lines_read_again_give_the_same_frames(void **state)
+{
+	static const char events[] =
+		"app 1/1 1.0: 1 cycles:\n\t401000 work (/bin/app)\n\t400500 main\n\n"
+		"app 1/1 1.1: 2 cycles:\n\t401000 work (/bin/app)\n\tzzzz main\n\n"
+		"java 2/2 1.2: 4 cycles:\n\t7f00 Lcom/x/Y;::run (/tmp/perf-2.map)\n"
+		"\t7f01 [unknown] (/usr/lib/libjvm.so)\n\n"
+		"app 1/1 1.3: 8 cycles:\n\t7f00 Lcom/x/Y;::run (/tmp/perf-2.map)\n"
+		"\t7f01 [unknown] (/usr/lib/libjvm.so)\n\n"
+		"app 1/1 1.4: 16 cycles:\n\t0 (foo) (/bin/app)\n\t400500 main (/bin/app)\n\n"
+		"app 1/1 1.5: 32 cycles:\n\t401000 work (/bin/app)\n\t    work.c:12\n"
+		"\t400500 main (/bin/app)\n\t    main.c:3\n\n"
+		"app 1/1 1.6: 64 cycles:\n\t401000 work (/bin/app)\n\t    work.c:13\n"
+		"\t400500 main (/bin/app)\n\n"
+		"java 2/2 1.8: 128 cycles:\n\t7f02 Lcom/x/A;::a->Lcom/x/B;::b (/tmp/perf-2.map)\n"
+		"\t400500 main (/bin/app)\n\n";
+	const size_t times = 2 + ((size_t)12 << 20) / (sizeof(events) - 1);
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_strbuf in = FG_STRBUF_INIT, want = FG_STRBUF_INIT;
+	fg_collapse_stats st;
+	uint64_t count, line;
+	unsigned long long n = times;
+	char *out, *name;
+	size_t i;
+
+	for (i = 0; i < times; i++)
+		fg_strbuf_add(&in, events, sizeof(events) - 1);
+	assert_false(fg_strbuf_failed(&in));
+	for (o.nthreads = 1; o.nthreads <= 2; o.nthreads++) {
+		o.lines = false;
+		out = collapse_in_steps(FG_FORMAT_PERF, &o, in.buf, in.len, 0);
+		fg_strbuf_reset(&want);
+		fg_strbuf_addf(&want, "app;[libjvm.so];Lcom/x/Y:::run %llu\napp;main %llu\n"
+			       "app;main;work %llu\napp;work %llu\njava;[libjvm.so];com/x/Y:::run %llu\n"
+			       "java;main;com/x/A:::a;com/x/B:::b_[i] %llu\n",
+			       8 * n, 16 * n, 97 * n, 2 * n, 4 * n, 128 * n);
+		assert_string_equal(out, want.buf);
+		free(out);
+		o.lines = true;
+		out = collapse_in_steps(FG_FORMAT_PERF, &o, in.buf, in.len, 0);
+		fg_strbuf_reset(&want);
+		fg_strbuf_addf(&want, "app;[libjvm.so];Lcom/x/Y:::run %llu\napp;main %llu\n"
+			       "app;main:main.c:3;work:work.c:12 %llu\napp;main;work %llu\n"
+			       "app;main;work:work.c:13 %llu\napp;work %llu\n"
+			       "java;[libjvm.so];com/x/Y:::run %llu\n"
+			       "java;main;com/x/A:::a;com/x/B:::b_[i] %llu\n",
+			       8 * n, 16 * n, 32 * n, 1 * n, 64 * n, 2 * n, 4 * n, 128 * n);
+		assert_string_equal(out, want.buf);
+		free(out);
+	}
+
+	/* an empty module "()" is a module: any address will do */
+	{
+		static const char empty_mod[] = "p 1/1 1.0: 1 cycles:\n\t1 foo ()\n\tzz foo ()\n\n"
+						"p 1/1 1.0: 1 cycles:\n\tzz foo ()\n\t1 foo ()\n\n";
+		out = collapse_in_steps(FG_FORMAT_PERF, &o, empty_mod, sizeof(empty_mod) - 1, 0);
+		assert_string_equal(out, "p;foo;foo 2\n");
+		free(out);
+	}
+
+	/* a name cut short: warned about at every line */
+	name = malloc(FG_COLLAPSE_MAX_FRAME + 2);
+	assert_non_null(name);
+	memset(name, 'x', FG_COLLAPSE_MAX_FRAME + 1);
+	name[FG_COLLAPSE_MAX_FRAME + 1] = '\0';
+	fg_strbuf_reset(&in);
+	for (i = 0; i < 3; i++)
+		fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 %s (/bin/app)\n\t2 main (/bin/app)\n\n",
+			       name);
+	collapse_stats(FG_FORMAT_PERF, 1, in.buf, in.len, 1 << 20, &out, &st);
+	assert_non_null(warning(&st, "64 KiB", &count, &line));
+	assert_int_equal(count, 3);
+	assert_int_equal(line, 2);
+	assert_non_null(strstr(out, "[...] 3\n"));
+	free(out);
+	free(name);
+	fg_strbuf_release(&in);
+	fg_strbuf_release(&want);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Past the budget of its caches (32 Ki lines) a worker empties them
+ * between chunks and starts again: stacks read after that are their
+ * own, not those of the lines read before. Each event has one line of
+ * its own among lines every event has, over three chunks. */
+static void caches_emptied_start_again(void **state)
+{
+	const size_t events = 120000;
+	fg_collapse_opts o = FG_COLLAPSE_OPTS_INIT;
+	fg_strbuf in = FG_STRBUF_INIT, want = FG_STRBUF_INIT;
+	char *out, **names;
+	size_t i;
+
+	o.nthreads = 1;
+	for (i = 0; i < events; i++)
+		fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 f%zu (m)\n\t2 a (m)\n\t3 b (m)\n"
+			       "\t4 c (m)\n\t5 main (m)\n\n", i);
+	/* and once more: stacks counted before */
+	for (i = 0; i < events; i += 1000)
+		fg_strbuf_addf(&in, "app 1 1.0: 1 cycles:\n\t1 f%zu (m)\n\t2 a (m)\n\t3 b (m)\n"
+			       "\t4 c (m)\n\t5 main (m)\n\n", i);
+	assert_false(fg_strbuf_failed(&in));
+	out = collapse_in_steps(FG_FORMAT_PERF, &o, in.buf, in.len, 0);
+	/* in the collapser's order, bytewise: f0, f1, f10, f100 ... (a
+	 * space sorts before the digits) */
+	names = calloc(events, sizeof(*names));
+	assert_non_null(names);
+	for (i = 0; i < events; i++) {
+		fg_strbuf one = FG_STRBUF_INIT;
+		fg_strbuf_addf(&one, "app;main;c;b;a;f%zu %d\n", i, i % 1000 ? 1 : 2);
+		assert_non_null(names[i] = fg_strbuf_detach(&one, NULL));
+	}
+	qsort(names, events, sizeof(*names), cmp_str);
+	for (i = 0; i < events; i++) {
+		fg_strbuf_addstr(&want, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	assert_false(fg_strbuf_failed(&want));
+	assert_string_equal(out, want.buf);
+	free(out);
+	fg_strbuf_release(&in);
+	fg_strbuf_release(&want);
+}
+
 static void add_repeated(fg_strbuf *sb, char ch, size_t n)
 {
 	assert_int_equal(fg_strbuf_grow(sb, n), 0);
@@ -1238,6 +1374,8 @@ int main(void)
 		cmocka_unit_test(keep_order_gives_time_order),
 		cmocka_unit_test(deep_stacks),
 		cmocka_unit_test(huge_frame_names_are_cut),
+		cmocka_unit_test(lines_read_again_give_the_same_frames),
+		cmocka_unit_test(caches_emptied_start_again),
 		cmocka_unit_test(overlong_lines_are_skipped),
 		cmocka_unit_test(counts_near_2_64_saturate),
 		cmocka_unit_test(oversized_stacks_are_dropped),

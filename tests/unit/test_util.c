@@ -137,6 +137,46 @@ static void strmap_counts_and_sorts(void **state)
 	fg_strmap_release(&m);
 }
 
+/* fg_hash_long: fg_hash_bytes below 64 bytes; from there on every byte
+ * counts (the last block overlaps the ones before), and a map filled
+ * with it finds every key (fg_strmap_put_hashed, fg_strmap_find_stored). */
+static void long_keys_hash_every_byte(void **state)
+{
+	fg_strmap m = FG_STRMAP_INIT;
+	char key[300];
+	size_t n, i;
+
+	memset(key, 'a', sizeof(key));
+	for (n = 0; n < 64; n++)
+		assert_true(fg_hash_long(key, n) == fg_hash_bytes(key, n));
+	for (n = 64; n <= sizeof(key); n += 7) {
+		uint64_t h = fg_hash_long(key, n);
+		for (i = 0; i < n; i += 13) {
+			key[i] = 'b';
+			assert_true(fg_hash_long(key, n) != h);
+			key[i] = 'a';
+		}
+		key[n - 1] = 'b';
+		assert_true(fg_hash_long(key, n) != h);
+		key[n - 1] = 'a';
+		assert_true(fg_hash_long(key, n) != fg_hash_long(key, n - 1));
+	}
+	for (n = 1; n <= sizeof(key); n++) {
+		fg_strmap_entry *e = fg_strmap_put_hashed(&m, key, n, fg_hash_long(key, n));
+		assert_non_null(e);
+		e->value.u = n;
+	}
+	assert_int_equal(m.count, sizeof(key));
+	for (n = 1; n <= sizeof(key); n++) {
+		fg_strmap_entry *e = fg_strmap_put_hashed(&m, key, n, fg_hash_long(key, n));
+		assert_int_equal(e->value.u, n);
+		assert_ptr_equal(fg_strmap_find_stored(&m, e->key, e->hash), e);
+	}
+	assert_null(fg_strmap_find_stored(&m, key, fg_hash_long(key, 5)));
+	assert_int_equal(m.count, sizeof(key));
+	fg_strmap_release(&m);
+}
+
 static void split_like_a_shell(void **state)
 {
 	fg_strvec sv = FG_STRVEC_INIT;
@@ -289,6 +329,7 @@ int main(void)
 		cmocka_unit_test(strbuf_failure_is_sticky),
 		cmocka_unit_test(numbers_parse_with_overflow_checks),
 		cmocka_unit_test(strmap_counts_and_sorts),
+		cmocka_unit_test(long_keys_hash_every_byte),
 		cmocka_unit_test(split_like_a_shell),
 		cmocka_unit_test(options_parse_from_the_table),
 		cmocka_unit_test(optional_numbers_follow_or_not),

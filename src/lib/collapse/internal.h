@@ -15,6 +15,7 @@
 
 #include "flamegraph/collapse.h"
 #include "flamegraph/error.h"
+#include "lib/collapse/caches.h"
 #include "util/arena.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
@@ -79,6 +80,10 @@ typedef struct fg_cworker {
 	fg_strbuf key;         /* the stack being assembled */
 	fg_strbuf pname;       /* perf: "comm[-pid[/tid]]" of the current event */
 	fg_arena arena;        /* rewritten lines and frames; freed per chunk */
+	fg_clines clines;      /* perf: stack lines read before */
+	fg_cstacks cstacks;    /* perf: stacks counted before */
+	uint32_t *chain;       /* perf: ids of the cached lines of the event */
+	size_t nchain, achain;
 	fg_cframe *frames;     /* current event, leaf first */
 	size_t nframes, aframes;
 	int error;             /* sticky FG_ENOMEM */
@@ -103,8 +108,11 @@ void fg_cworker_warn(fg_cworker *w, int kind, uint64_t seq, uint64_t line);
 bool fg_cworker_push(fg_cworker *w, const char *ptr, size_t len, int suffix);
 /* Adds count to the stack "prefix;frames..." (frames reversed: root first),
  * saturating at UINT64_MAX (and, with keep_order, to the input-order
- * records: to the last one when it is the same stack). */
-void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count);
+ * records: to the last one when it is the same stack). Returns its map
+ * entry (valid until the next insertion), or NULL: an empty stack, or
+ * out of memory (w->error). */
+const fg_strmap_entry *fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen,
+				       uint64_t count);
 
 /* Makes a line safe: when it holds NUL bytes or invalid UTF-8, returns a
  * copy in the worker's arena with those bytes replaced by U+FFFD and

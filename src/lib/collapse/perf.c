@@ -22,6 +22,9 @@ struct perf_event {
 	uint64_t count;
 	size_t line_frame; /* frames[line_frame - 1] was pushed last and may
 			      get the source line under it (0: none) */
+	size_t cached;     /* frames pushed from the line cache (their lines'
+			      ids in w->chain) */
+	bool changed;      /* a frame was renamed after it was pushed */
 };
 
 static inline bool is_digit(char c)
@@ -64,6 +67,16 @@ static const char *find_last(const char *p, size_t n, char c)
 static inline unsigned eq_mask(__m128i v, char c)
 {
 	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+#endif
+
+#ifdef __SSE2__
+/* The bytes of v from 9 to 13 ('\t' '\n' '\v' '\f' '\r'). */
+static inline unsigned low_mask(__m128i v)
+{
+	__m128i t = _mm_sub_epi8(v, _mm_set1_epi8(9));
+
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t));
 }
 #endif
 
@@ -324,10 +337,9 @@ static inline bool find_address(fg_view line, fg_view *pc)
 	a = _mm_loadu_si128((const __m128i *)line.ptr);
 	b = _mm_loadu_si128((const __m128i *)(line.ptr + 16));
 	spaces = eq_mask(a, ' ') | eq_mask(b, ' ') << 16;
-	/* trim_start's blanks */
-	blanks = spaces | eq_mask(a, '\t') | eq_mask(b, '\t') << 16 | eq_mask(a, '\r') |
-		 eq_mask(b, '\r') << 16 | eq_mask(a, '\v') | eq_mask(b, '\v') << 16 |
-		 eq_mask(a, '\f') | eq_mask(b, '\f') << 16;
+	/* trim_start's blanks: ' ' and '\t' '\v' '\f' '\r', which with
+	 * '\n' (not in a line) are 9 to 13: c - 9 <= 4, unsigned */
+	blanks = spaces | low_mask(a) | low_mask(b) << 16;
 	if (blanks == UINT32_MAX)
 		return false;
 	start = (uint32_t)__builtin_ctz(~blanks);
@@ -339,14 +351,12 @@ static inline bool find_address(fg_view line, fg_view *pc)
 }
 #endif
 
-/* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
- * last; the symbol is what lies between (it may contain spaces). Without
- * `dso` in perf script's -F there is no module: "ADDR SYMBOL", and *mod
- * is empty. */
-static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
+/* A stack line's first word (the address, for perf) and what follows
+ * the space after it; false when there is no such space. */
+static inline __attribute__((always_inline)) bool split_address(fg_view line, fg_view *pc,
+								 fg_view *rest)
 {
-	const char *sp, *last;
-	fg_view rest;
+	const char *sp;
 
 #ifdef __SSE2__
 	if (find_address(line, pc)) {
@@ -363,7 +373,21 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 			return false;
 		*pc = fg_view_of(line.ptr, (size_t)(sp - line.ptr));
 	}
-	rest = fg_view_of(sp + 1, line.len - pc->len - 1);
+	*rest = fg_view_of(sp + 1, line.len - pc->len - 1);
+	return true;
+}
+
+/* "ADDR SYMBOL (MODULE)": the address is the first word, the module the
+ * last; the symbol is what lies between (it may contain spaces). Without
+ * `dso` in perf script's -F there is no module: "ADDR SYMBOL", and *mod
+ * is empty. split_rest takes the address and the rest as split_address
+ * gives them; what it finds depends on the rest alone, except that the
+ * form without a module (*bare) needs the address to be hex. */
+static bool split_rest(fg_view pc, fg_view rest, fg_view *func, fg_view *mod, bool *bare)
+{
+	const char *last;
+
+	*bare = false;
 	last = last_space(rest.ptr, rest.len);
 	*mod = last ? fg_view_of(last + 1, (size_t)(rest.ptr + rest.len - last - 1)) : rest;
 	if (mod->len >= 2 && mod->ptr[0] == '(' && mod->ptr[mod->len - 1] == ')') {
@@ -373,7 +397,8 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 		 * address must be one, or any two words would pass */
 		*func = trim_end(trim_start(rest));
 		*mod = fg_view_of("", 0);
-		return func->len && is_address(*pc);
+		*bare = true;
+		return func->len && is_address(pc);
 	}
 	if (!last)
 		return false;
@@ -381,6 +406,14 @@ static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *
 	if (!func->len)
 		*func = fg_view_of(" ", 1); /* "ADDR  (MODULE)": as stackcollapse-perf.pl */
 	return true;
+}
+
+static bool split_stack_line(fg_view line, fg_view *pc, fg_view *func, fg_view *mod)
+{
+	fg_view rest;
+	bool bare;
+
+	return split_address(line, pc, &rest) && split_rest(*pc, rest, func, mod, &bare);
 }
 
 bool fg_perf_stack_ok(fg_view line)
@@ -693,39 +726,20 @@ static void add_line(fg_cworker *w, fg_cframe *f, fg_view file, fg_view lineno)
 static void srcline(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view file,
 		    fg_view at)
 {
-	if (sh->opts.lines && ev->line_frame && file.len)
+	if (sh->opts.lines && ev->line_frame && file.len) {
 		add_line(w, &w->frames[ev->line_frame - 1], file, at);
-	ev->line_frame = 0;
-}
-
-static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc,
-		  fg_view func, fg_view mod);
-
-static void stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev,
-		       fg_view line, uint64_t seq, uint64_t lineno)
-{
-	fg_view pc, func, mod, file, at;
-
-	if (!split_stack_line(line, &pc, &func, &mod)) {
-		if (srcline_split(line, &file, &at)) {
-			srcline(w, sh, ev, file, at);
-			return;
-		}
-		fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
-		return;
+		ev->changed = true;
 	}
 	ev->line_frame = 0;
-	func = strip_offset(func);
-	if (func.ptr[0] == '(')
-		return; /* a process name, not a frame */
-	frame(w, sh, ev, pc, func, mod);
 }
 
 /* A frame's symbol (without its offset), address and module, as a stack
  * line gives them: its frames (more than one for Java's "->" inlined
- * frames) pushed. */
-static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc,
-		  fg_view func, fg_view mod)
+ * frames) pushed. Inlined into its two callers: as a call of its own, on
+ * every stack line, it cost 4% of collapsing perf script text. */
+static inline __attribute__((always_inline)) void
+frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view pc, fg_view func,
+      fg_view mod)
 {
 	const char *end = func.ptr + func.len, *arrow;
 	unsigned cls;
@@ -745,6 +759,111 @@ static void frame(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg
 	if (!ev->skip_rest)
 		add_frame(w, sh, ev, fg_view_of(func.ptr, (size_t)(end - func.ptr)), pc, mod, false, cls);
 	ev->line_frame = w->nframes;
+}
+
+/* Notes that the event's frames from the line's on came from the line
+ * cache's entry e. */
+static void chain(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
+{
+	if (FG_ALLOC_GROW(w->chain, w->nchain + 1, w->achain, 64)) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	w->chain[w->nchain++] = e->id;
+	ev->cached += e->nframes;
+}
+
+/* Pushes the frames a line gave before (its entry in the line cache). */
+static void replay(fg_cworker *w, struct perf_event *ev, const fg_cline *e)
+{
+	if (FG_ALLOC_GROW(w->frames, w->nframes + e->nframes, w->aframes, 64)) {
+		w->error = FG_ENOMEM;
+		return;
+	}
+	if (e->nframes) /* else e->frames may be NULL */
+		memcpy(w->frames + w->nframes, e->frames, e->nframes * sizeof(*e->frames));
+	w->nframes += e->nframes;
+	ev->line_frame = e->flags & FG_CLINE_NOFRAME ? 0 : w->nframes;
+	chain(w, ev, e);
+}
+
+/* Remembers what the line whose rest (after the address) is key pushed
+ * from frames[first] on, unless it pushed a name cut short (the cut is
+ * warned about at each line). */
+static void remember(fg_cworker *w, struct perf_event *ev, fg_view key, uint64_t hash,
+		     unsigned flags, size_t first)
+{
+	const fg_cline *e;
+	size_t i;
+
+	if (w->error)
+		return;
+	for (i = first; i < w->nframes; i++)
+		if (w->frames[i].truncated)
+			return;
+	if (ev->line_frame == 0)
+		flags |= FG_CLINE_NOFRAME;
+	/* (w->frames may still be NULL when the line pushed nothing) */
+	if (fg_clines_add(&w->clines, key, hash, flags, w->nframes > first ? w->frames + first : NULL,
+			  w->nframes - first, &e))
+		w->error = FG_ENOMEM;
+	else if (e)
+		chain(w, ev, e);
+}
+
+/* A line not in the line cache (split_address found pc and rest in it,
+ * or not: has_rest). */
+static __attribute__((noinline)) void
+new_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view line, bool has_rest,
+	 fg_view pc, fg_view rest, bool cache, unsigned flags, uint64_t hash, uint64_t seq,
+	 uint64_t lineno)
+{
+	fg_view func, mod, file, at;
+	size_t first = w->nframes;
+	bool bare;
+
+	if (!has_rest || !split_rest(pc, rest, &func, &mod, &bare)) {
+		if (srcline_split(line, &file, &at))
+			srcline(w, sh, ev, file, at);
+		else
+			fg_cworker_warn(w, FG_CWARN_STACK, seq, lineno);
+		return;
+	}
+	ev->line_frame = 0;
+	func = strip_offset(func);
+	if (func.ptr[0] != '(') /* else a process name, not a frame */
+		frame(w, sh, ev, pc, func, mod);
+	if (cache)
+		remember(w, ev, rest, hash, flags | (bare ? FG_CLINE_HEX_PC : 0), first);
+}
+
+/* A stack line's frames, from the line cache when the same text after
+ * the address was read before. What a line gives depends on that text,
+ * the event's java flag and the options; the address counts only for
+ * the form without a module (it must be hex: FG_CLINE_HEX_PC) and with
+ * include_addrs, and skip_after changes the event's state: with those
+ * two options the cache is not used. Inline in the parser's loop: most
+ * lines end here. */
+static inline __attribute__((always_inline)) void
+stack_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *ev, fg_view line, uint64_t seq,
+	   uint64_t lineno)
+{
+	fg_view pc, rest;
+	const fg_cline *e;
+	bool cache = !w->clines.off && !sh->opts.include_addrs && !sh->opts.nskip_after;
+	bool has_rest = split_address(line, &pc, &rest);
+	unsigned flags = ev->java ? FG_CLINE_JAVA : 0;
+	uint64_t hash = 0;
+
+	cache = cache && has_rest;
+	if (cache) {
+		e = fg_clines_find(&w->clines, rest, flags, &hash);
+		if (e && (!(e->flags & FG_CLINE_HEX_PC) || is_address(pc))) {
+			replay(w, ev, e);
+			return;
+		}
+	}
+	new_line(w, sh, ev, line, has_rest, pc, rest, cache, flags, hash, seq, lineno);
 }
 
 static bool set_pname(fg_cworker *w, const fg_cshared *sh, const struct perf_header *h)
@@ -835,15 +954,45 @@ static void header_line(fg_cworker *w, const fg_cshared *sh, struct perf_event *
 	}
 }
 
+/* Counts the event's stack through the stack cache when all its frames
+ * came from the line cache as they were; false when they did not. */
+static bool emit_cached(fg_cworker *w, struct perf_event *ev)
+{
+	fg_view pname = fg_view_of(w->pname.buf, w->pname.len);
+	const fg_strmap_entry *added;
+	const fg_cstack *s;
+	fg_strmap_entry *e;
+	uint64_t hash;
+
+	if (ev->cached != w->nframes || ev->changed || ev->skip_rest || w->keep_order ||
+	    w->replace)
+		return false;
+	hash = fg_cstacks_hash(pname, w->chain, w->nchain);
+	s = fg_cstacks_find(&w->cstacks, hash, pname, w->chain, w->nchain);
+	if (s && (e = fg_strmap_find_stored(&w->map, s->key, s->key_hash))) {
+		if (!fg_add_count(&e->value.u, ev->count))
+			fg_cworker_warn(w, FG_CWARN_SATURATED, w->seq, w->lineno);
+		return true;
+	}
+	added = fg_cworker_emit(w, pname.ptr, pname.len, ev->count);
+	if (added && !s && fg_cstacks_add(&w->cstacks, hash, pname, w->chain, w->nchain, added))
+		w->error = FG_ENOMEM;
+	return true;
+}
+
 static void end_event(fg_cworker *w, struct perf_event *ev)
 {
 	if (ev->in_event && !ev->skip) {
 		/* a --skip-after frame starts the stack: no process frame
 		 * above it either, as inferno's --skip-after */
-		fg_cworker_emit(w, w->pname.buf, ev->skip_rest ? 0 : w->pname.len, ev->count);
+		if (!emit_cached(w, ev))
+			fg_cworker_emit(w, w->pname.buf, ev->skip_rest ? 0 : w->pname.len,
+					ev->count);
 		w->samples++;
 	}
 	w->nframes = 0;
+	w->nchain = 0;
+	fg_clines_new_event(&w->clines);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -860,6 +1009,8 @@ static void parse_span(fg_cworker *w, const fg_cshared *sh, const char *buf, siz
 
 	memset(&ev, 0, sizeof(ev));
 	w->nframes = 0;
+	w->nchain = 0;
+	fg_clines_new_event(&w->clines);
 	lines_init(&it, buf, len);
 	while (p < end) {
 		nl = lines_next(&it, p, &dirty);
@@ -910,6 +1061,7 @@ void fg_perf_parse(fg_cworker *w, const fg_cshared *sh, const char *buf, size_t 
 	size_t off, e;
 
 	w->seq = seq;
+	fg_cstacks_chunk(&w->cstacks, fg_clines_chunk(&w->clines));
 	/* Only a chunk longer than the cap can hold a stack over it. */
 	if (!dropped && len <= FG_CMAX_STACK) {
 		parse_span(w, sh, buf, len, seq, nlines);
@@ -1049,6 +1201,7 @@ void fg_perf_fold_sample(fg_cworker *w, const fg_cshared *sh, const fg_sample *s
 	memset(&ev, 0, sizeof(ev));
 	memset(&h, 0, sizeof(h));
 	w->nframes = 0;
+	w->nchain = 0;
 	w->seq = seq;
 	w->lineno = ++lineno;
 	ev.in_event = true;

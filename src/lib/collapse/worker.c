@@ -30,6 +30,11 @@ void fg_cworker_release(fg_cworker *w)
 	fg_strbuf_release(&w->pname);
 	fg_strbuf_release(&w->order);
 	fg_arena_release(&w->arena);
+	fg_clines_release(&w->clines);
+	fg_cstacks_release(&w->cstacks);
+	free(w->chain);
+	w->chain = NULL;
+	w->nchain = w->achain = 0;
 	free(w->frames);
 	w->frames = NULL;
 	w->nframes = w->aframes = 0;
@@ -173,7 +178,8 @@ static void record_in_order(fg_cworker *w, const char *key, size_t len, uint64_t
 	o->len += 12 + len; /* filled in place after fg_strbuf_grow */
 }
 
-void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t count)
+const fg_strmap_entry *fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen,
+				       uint64_t count)
 {
 	fg_strbuf *k = &w->key;
 	size_t total = plen, i;
@@ -186,7 +192,7 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 	fg_strbuf_reset(k);
 	if (fg_strbuf_grow(k, total)) {
 		w->error = FG_ENOMEM;
-		return;
+		return NULL;
 	}
 	p = k->buf;
 	memcpy(p, prefix, plen);
@@ -211,11 +217,11 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 	}
 	k->len = (size_t)(p - k->buf); /* filled in place after fg_strbuf_grow */
 	if (!k->len)
-		return;
+		return NULL;
 	e = fg_strmap_put_hashed(&w->map, k->buf, k->len, fg_hash_bytes(k->buf, k->len));
 	if (!e) {
 		w->error = FG_ENOMEM;
-		return;
+		return NULL;
 	}
 	if (w->replace)
 		e->value.u = count;
@@ -223,6 +229,7 @@ void fg_cworker_emit(fg_cworker *w, const char *prefix, size_t plen, uint64_t co
 		fg_cworker_warn(w, FG_CWARN_SATURATED, w->seq, w->lineno);
 	if (w->keep_order)
 		record_in_order(w, k->buf, k->len, count);
+	return e;
 }
 
 static inline bool is_lower_hex(char c)

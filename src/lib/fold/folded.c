@@ -231,7 +231,7 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 		warn(f, FG_FW_LONGNAME);
 		stack = f->scratch.buf;
 		len = f->scratch.len;
-		hash = fg_hash_bytes(stack, len);
+		hash = fg_hash_long(stack, len);
 		e = fg_strmap_put_hashed(&f->map, stack, len, hash);
 	} else if (f->borrow) {
 		e = fg_strmap_put_borrowed(&f->map, stack, len, hash);
@@ -263,7 +263,7 @@ int fg_folded_add(fg_folded *f, const char *stack, size_t len, uint64_t count)
 {
 	fg_count c = { count, 0 };
 
-	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), c, no_count);
+	return add_hashed(f, stack, len, fg_hash_long(stack, len), c, no_count);
 }
 
 int fg_folded_add_count(fg_folded *f, const char *stack, size_t len, fg_count count)
@@ -271,7 +271,7 @@ int fg_folded_add_count(fg_folded *f, const char *stack, size_t len, fg_count co
 	if (count.frac >= FG_COUNT_FRAC_ONE)
 		return fg_error_set(FG_EINVAL, "a sample count's fraction must be below %llu",
 				    FG_COUNT_FRAC_ONE);
-	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), count, no_count);
+	return add_hashed(f, stack, len, fg_hash_long(stack, len), count, no_count);
 }
 
 int fg_folded_add_diff(fg_folded *f, const char *stack, size_t len, fg_count before,
@@ -281,7 +281,7 @@ int fg_folded_add_diff(fg_folded *f, const char *stack, size_t len, fg_count bef
 		return fg_error_set(FG_EINVAL, "a sample count's fraction must be below %llu",
 				    FG_COUNT_FRAC_ONE);
 	f->differential = true;
-	return add_hashed(f, stack, len, fg_hash_bytes(stack, len), after, before);
+	return add_hashed(f, stack, len, fg_hash_long(stack, len), after, before);
 }
 
 static inline bool is_digit(char c)
@@ -382,7 +382,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 	}
 	if (diff)
 		f->differential = true;
-	return add_hashed(f, p, (size_t)(e - p), fg_hash_bytes(p, (size_t)(e - p)),
+	return add_hashed(f, p, (size_t)(e - p), fg_hash_long(p, (size_t)(e - p)),
 			  count, before);
 }
 
