@@ -51,6 +51,12 @@ static int dump_cb(void *ctx, const char *stack, size_t len, fg_count count, fg_
 	return 0;
 }
 
+static int add_to_ref_cb(void *ctx, const char *stack, size_t len, fg_count count,
+			 fg_count before)
+{
+	return fg_folded_add_diff(ctx, stack, len, before, count);
+}
+
 static bool total_is(const fg_folded *f, uint64_t n, uint64_t frac)
 {
 	fg_count t = fg_folded_total(f);
@@ -451,6 +457,75 @@ static void input_order_listing(void **state)
 	fg_folded_free(f);
 }
 
+/* Lines that come again in the same order are found through the line
+ * that followed before (no hash, no map probe): the counts, fractions,
+ * differential counts, names cut short and the input-order listing are
+ * those of each line added through the map (fg_folded_add_diff). The
+ * same after the prediction stopped paying (a long run of new stacks). */
+static void repeated_lines_counted_as_added(void **state)
+{
+	fg_strbuf text = FG_STRBUF_INIT, longname = FG_STRBUF_INIT;
+	fg_folded *f, *ref;
+	fg_folded_list *l, *lref;
+	char *got, *want;
+
+	(void)state;
+	for (int i = 0; i < 300; i++)
+		fg_strbuf_addch(&longname, 'x');
+	for (int round = 0; round < 6; round++) {
+		/* the same lines in the same order, then a change of order */
+		fg_strbuf_addstr(&text, "main;a 1\nmain;a;b 2.5\nmain;c 3 4\n");
+		fg_strbuf_addf(&text, "main;%s 1\n", longname.buf);
+		if (round % 2)
+			fg_strbuf_addstr(&text, "main;c 1 1\nmain;a 2\n");
+	}
+	for (int i = 0; i < 70000; i++)
+		fg_strbuf_addf(&text, "main;new%d 1\nmain;a 1\n", i);
+	fg_strbuf_addstr(&text, "main;a 1\nmain;a;b 2.5\nmain;a 1\nmain;a;b 2.5\n");
+
+	assert_int_equal(fg_folded_new_ex(&f, FG_FOLDED_KEEP_ORDER), 0);
+	assert_int_equal(fg_folded_feed(f, text.buf, text.len), 0);
+	assert_int_equal(fg_folded_finish(f), 0);
+	/* the reference: each line through the map */
+	assert_int_equal(fg_folded_new_ex(&ref, FG_FOLDED_KEEP_ORDER), 0);
+	for (const char *p = text.buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		fg_strbuf line = FG_STRBUF_INIT;
+		fg_folded *one;
+
+		/* a line alone in a profile of its own says its stack and counts */
+		fg_strbuf_add(&line, p, (size_t)(nl - p + 1));
+		assert_int_equal(fg_folded_new(&one), 0);
+		assert_int_equal(fg_folded_feed(one, line.buf, line.len), 0);
+		assert_int_equal(fg_folded_finish(one), 0);
+		assert_int_equal(fg_folded_foreach(one, add_to_ref_cb, ref), 0);
+		fg_folded_free(one);
+		fg_strbuf_release(&line);
+	}
+	got = dump(f);
+	want = dump(ref);
+	assert_string_equal(got, want);
+	assert_true(fg_folded_total(f).n == fg_folded_total(ref).n &&
+		    fg_folded_total(f).frac == fg_folded_total(ref).frac);
+	assert_int_equal(fg_folded_list_new(&l, f, FG_FOLDED_INPUT_ORDER), 0);
+	assert_int_equal(fg_folded_list_new(&lref, ref, FG_FOLDED_INPUT_ORDER), 0);
+	assert_int_equal(fg_folded_list_len(l), fg_folded_list_len(lref));
+	for (size_t i = 0; i < fg_folded_list_len(l); i++) {
+		const fg_folded_stack *a = fg_folded_list_at(l, i), *b = fg_folded_list_at(lref, i);
+
+		assert_int_equal(a->len, b->len);
+		assert_memory_equal(a->stack, b->stack, a->len);
+		assert_true(a->count == b->count && a->before == b->before);
+	}
+	fg_folded_list_free(l);
+	fg_folded_list_free(lref);
+	free(got);
+	free(want);
+	fg_folded_free(f);
+	fg_folded_free(ref);
+	fg_strbuf_release(&text);
+	fg_strbuf_release(&longname);
+}
+
 /* The digit sort against a plain comparison: NUL bytes, keys that end
  * inside a digit, long shared prefixes, equal 8-byte heads. */
 static int cmp_plain(const void *a, const void *b)
@@ -526,6 +601,7 @@ int main(void)
 		cmocka_unit_test(counts_near_two_to_the_64),
 		cmocka_unit_test(sort_matches_a_bytewise_comparison),
 		cmocka_unit_test(input_order_listing),
+		cmocka_unit_test(repeated_lines_counted_as_added),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,7 @@ void fg_folded_free(fg_folded *f)
 	free(f->mapped);
 	free(f->recs);
 	free(f->fracs);
+	free(f->nexts);
 	free(f->seq);
 	free(f->source);
 	fg_strbuf_release(&f->carry);
@@ -103,6 +104,18 @@ static int grow_fracs(fg_folded *f)
 	return 0;
 }
 
+/* The lines after which the prediction is judged, and dropped unless
+ * half of them were predicted. */
+#define FG_FOLDED_PREDICT_TRIAL 65536
+
+static void predict_stop(fg_folded *f)
+{
+	free(f->nexts);
+	f->nexts = NULL;
+	f->predict_off = true;
+	f->prev = 0;
+}
+
 static int push_rec(fg_folded *f, fg_strmap_entry *e)
 {
 	size_t had = f->arecs;
@@ -111,6 +124,18 @@ static int push_rec(fg_folded *f, fg_strmap_entry *e)
 		return FG_ENOMEM;
 	if (f->fracs && f->arecs != had && grow_fracs(f))
 		return FG_ENOMEM;
+	if (!f->predict_off && (f->arecs != had || !f->nexts)) {
+		struct fg_folded_next *v = fg_realloc_array(f->nexts, f->arecs, sizeof(*v));
+
+		if (!v)
+			return FG_ENOMEM;
+		f->nexts = v;
+	}
+	if (f->nexts) {
+		f->nexts[f->nrecs].key = e->key;
+		f->nexts[f->nrecs].len = e->len;
+		f->nexts[f->nrecs].next = 0;
+	}
 	f->recs[f->nrecs].count = 0;
 	f->recs[f->nrecs].before = 0;
 	e->value.u = ++f->nrecs;
@@ -214,11 +239,28 @@ static int cut_long_frames(fg_folded *f, const char *p, size_t len)
 	return err;
 }
 
+/* Counts into record i, whose key is key. */
+static int add_to(fg_folded *f, size_t i, const char *key, size_t len, fg_count count,
+		  fg_count before)
+{
+	int err;
+
+	if ((count.frac || before.frac) && !f->fracs && (err = grow_fracs(f)))
+		return err;
+	count_add(&f->recs[i].count, f->fracs ? &f->fracs[i].count : NULL, count);
+	count_add(&f->recs[i].before, f->fracs ? &f->fracs[i].before : NULL, before);
+	count_add(&f->total.n, &f->total.frac, count);
+	count_add(&f->total_before.n, &f->total_before.frac, before);
+	f->added = i + 1;
+	if (f->keep_order)
+		return push_seq(f, key, len, count, before);
+	return 0;
+}
+
 static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash,
 		      fg_count count, fg_count before)
 {
 	fg_strmap_entry *e;
-	size_t i;
 	int err;
 
 	if (!count_fits(f->total, count) || !count_fits(f->total_before, before)) {
@@ -245,16 +287,7 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 			return err;
 		f->key_bytes += len;
 	}
-	if ((count.frac || before.frac) && !f->fracs && (err = grow_fracs(f)))
-		return err;
-	i = e->value.u - 1;
-	count_add(&f->recs[i].count, f->fracs ? &f->fracs[i].count : NULL, count);
-	count_add(&f->recs[i].before, f->fracs ? &f->fracs[i].before : NULL, before);
-	count_add(&f->total.n, &f->total.frac, count);
-	count_add(&f->total_before.n, &f->total_before.frac, before);
-	if (f->keep_order)
-		return push_seq(f, e->key, e->len, count, before);
-	return 0;
+	return add_to(f, e->value.u - 1, e->key, e->len, count, before);
 }
 
 static const fg_count no_count = { 0, 0 };
@@ -333,6 +366,32 @@ static const char *parse_count_back(const char *start, const char *end, fg_count
 	return p;
 }
 
+/* A line's stack: the one that followed the last line's stack before
+ * when it is the same (fg_folded_next), else through the map; then
+ * remembered as what followed. */
+static int add_line(fg_folded *f, const char *p, size_t len, fg_count count, fg_count before)
+{
+	size_t prev = f->prev, nx = prev ? f->nexts[prev - 1].next : 0;
+	int err;
+
+	f->added = 0;
+	if (nx && f->nexts[nx - 1].len == len && !memcmp(f->nexts[nx - 1].key, p, len) &&
+	    count_fits(f->total, count) && count_fits(f->total_before, before)) {
+		f->predicted++;
+		err = add_to(f, nx - 1, f->nexts[nx - 1].key, len, count, before);
+	} else {
+		err = add_hashed(f, p, len, fg_hash_long(p, len), count, before);
+	}
+	if (err || f->predict_off)
+		return err;
+	if (prev && f->added)
+		f->nexts[prev - 1].next = f->added;
+	f->prev = f->added;
+	if (++f->fed == FG_FOLDED_PREDICT_TRIAL && f->predicted < FG_FOLDED_PREDICT_TRIAL / 2)
+		predict_stop(f);
+	return 0;
+}
+
 /* One line, without its '\n'. */
 static int feed_line(fg_folded *f, const char *p, const char *e)
 {
@@ -382,8 +441,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 	}
 	if (diff)
 		f->differential = true;
-	return add_hashed(f, p, (size_t)(e - p), fg_hash_long(p, (size_t)(e - p)),
-			  count, before);
+	return add_line(f, p, (size_t)(e - p), count, before);
 }
 
 static int feed_lines(fg_folded *f, const char *buf, size_t len, size_t *used)

@@ -35,6 +35,17 @@ enum fg_folded_warn_kind {
 	FG_FW_NKINDS,
 };
 
+/* Per distinct stack, for the text reader: its key, and the stack of the
+ * line that followed it last time (its record's index + 1, 0: none). A
+ * profile written out as text repeats the same lines in the same order
+ * (a collapser's output, the same file fed twice), so the line after a
+ * stack is most often the one that came after it before; comparing it is
+ * cheaper than hashing it and probing the map. */
+struct fg_folded_next {
+	const char *key;
+	size_t len, next;
+};
+
 struct fg_folded_warn {
 	uint64_t count;
 	char where[160];
@@ -58,6 +69,15 @@ struct fg_folded {
 	struct fg_folded_map { const char *data; size_t len; } *mapped;
 	size_t nmapped, amapped;  /* files mapped, unmapped by fg_folded_free */
 	uint64_t key_bytes;       /* the distinct stacks' bytes */
+	/* the prediction of the next line (NULL once it stopped paying: at
+	 * FG_FOLDED_PREDICT_TRIAL lines, fewer than half had been found
+	 * that way), the record of the last line fed (index + 1, 0: none or
+	 * not counted), and how many lines were added and how many of them
+	 * it found */
+	struct fg_folded_next *nexts;
+	size_t prev, added;
+	uint64_t fed, predicted;
+	bool predict_off;
 	fg_count total, total_before;
 	fg_strbuf carry;          /* a partial line between feeds */
 	fg_strbuf scratch;        /* a stack with over-long names cut */
