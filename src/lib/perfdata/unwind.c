@@ -69,8 +69,22 @@ struct rules {
 	bool plain;           /* all of the kinds above, else libdwfl unwinds */
 	uint8_t cfa_reg;
 	int64_t cfa_off;
+	uint8_t nlive;        /* the registers whose kind is not RULE_UNDEF */
+	uint8_t live[NREGS];
 	uint8_t kind[NREGS];
 	int64_t off[NREGS];
+};
+
+/* A module of a process' Dwfl as the fast path needs it: where libdwfl
+ * placed it ([lo, hi), as dwfl_addrmodule finds it), its pd_module and
+ * its .eh_frame CFI (asked on first use). */
+struct placed_mod {
+	uint64_t lo, hi;
+	Dwfl_Module *dm;
+	const pd_module *mod;
+	Dwarf_CFI *cfi;
+	uint64_t bias;
+	bool cfi_asked;
 };
 
 struct proc_state {
@@ -79,12 +93,16 @@ struct proc_state {
 	bool attached;
 	struct placed *rep; /* the modules reported to dwfl */
 	size_t nrep, arep;
+	struct placed_mod *mods; /* dwfl's modules, by address */
+	size_t nmods, amods;
+	size_t last;        /* the module found last */
 };
 
 struct pd_unwinder {
 	pd_symbols *syms;
 	pd_machine *machine;
 	fg_strmap procs;    /* 4-byte pid -> struct proc_state * */
+	struct proc_state *ps; /* the sample's process */
 	Dwfl_Callbacks callbacks;
 	struct placed *cur; /* the modules of a process' maps (collect) */
 	size_t ncur, acur;
@@ -263,8 +281,10 @@ void pd_unwinder_free(pd_unwinder *u)
 		struct proc_state *ps = e->value.p;
 		if (ps && ps->dwfl)
 			dwfl_end(ps->dwfl);
-		if (ps)
+		if (ps) {
 			free(ps->rep);
+			free(ps->mods);
+		}
 		free(ps);
 	}
 	fg_strmap_release(&u->procs);
@@ -285,6 +305,7 @@ void pd_unwinder_forget(pd_unwinder *u, int32_t pid)
 	ps->dwfl = NULL;
 	ps->attached = false;
 	ps->nrep = 0;
+	ps->nmods = 0;
 }
 
 /* Where the map may put the module's ELF addresses (run-time address
@@ -451,6 +472,74 @@ static int update(pd_unwinder *u, struct proc_state *ps)
 	}
 }
 
+static int add_placed_mod(Dwfl_Module *dm, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	struct proc_state *ps = arg;
+	Dwarf_Addr end = 0;
+	struct placed_mod *pm;
+
+	(void)userdata, (void)name;
+	dwfl_module_info(dm, NULL, NULL, &end, NULL, NULL, NULL, NULL);
+	if (FG_ALLOC_GROW(ps->mods, ps->nmods + 1, ps->amods, 8))
+		return DWARF_CB_ABORT;
+	pm = &ps->mods[ps->nmods++];
+	memset(pm, 0, sizeof(*pm));
+	pm->lo = start;
+	pm->hi = end;
+	pm->dm = dm;
+	pm->mod = *userdata;
+	return DWARF_CB_OK;
+}
+
+static int cmp_placed_mod(const void *pa, const void *pb)
+{
+	const struct placed_mod *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* ps->mods: the modules of ps->dwfl, by address (0 or FG_ENOMEM). */
+static int list_mods(struct proc_state *ps)
+{
+	ps->nmods = 0;
+	ps->last = 0;
+	if (dwfl_getmodules(ps->dwfl, add_placed_mod, ps, 0) != 0)
+		return FG_ENOMEM;
+	if (ps->nmods > 1)
+		qsort(ps->mods, ps->nmods, sizeof(*ps->mods), cmp_placed_mod);
+	return 0;
+}
+
+/* The module of ps's Dwfl at a run-time address, as dwfl_addrmodule
+ * finds it (modules never overlap), or NULL. */
+static struct placed_mod *mod_at(struct proc_state *ps, uint64_t pc)
+{
+	size_t lo = 0, hi = ps->nmods;
+
+	if (ps->last < ps->nmods && pc >= ps->mods[ps->last].lo && pc < ps->mods[ps->last].hi)
+		return &ps->mods[ps->last];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->mods[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+#ifdef PD_CHECK_MODS
+	{
+		Dwfl_Module *want = dwfl_addrmodule(ps->dwfl, pc);
+		Dwfl_Module *got = lo && pc < ps->mods[lo - 1].hi ? ps->mods[lo - 1].dm : NULL;
+		if (want != got)
+			abort();
+	}
+#endif
+	if (!lo || pc >= ps->mods[lo - 1].hi)
+		return NULL;
+	ps->last = lo - 1;
+	return &ps->mods[lo - 1];
+}
+
 /* The Dwfl of pid, its modules those of the process' current maps;
  * NULL in *out when it cannot unwind. */
 static int proc_dwfl(pd_unwinder *u, int32_t pid, Dwfl **out)
@@ -466,10 +555,11 @@ static int proc_dwfl(pd_unwinder *u, int32_t pid, Dwfl **out)
 	if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
 		return FG_ENOMEM;
 	if (!ps->dwfl || ps->gen != p->gen) {
-		if ((err = collect(u, p)) || (err = update(u, ps)))
+		if ((err = collect(u, p)) || (err = update(u, ps)) || (err = list_mods(ps)))
 			return err;
 		ps->gen = p->gen;
 	}
+	u->ps = ps;
 	/* the architecture comes from the modules: none yet, try later */
 	if (!ps->attached)
 		ps->attached = dwfl_attach_state(ps->dwfl, NULL, pid, &thread_callbacks, u);
@@ -518,17 +608,20 @@ static int plt_ra_offset(const pd_module *m, uint64_t vaddr)
 static void start_state(pd_unwinder *u, Dwfl *dwfl, int32_t pid, const struct pd_user_state *st)
 {
 	uint64_t ip = st->regs[PD_REG_IP], sp = st->regs[PD_REG_SP], ra;
-	const struct pd_map *map = pd_machine_find_map(u->machine, pid, ip);
-	Dwfl_Module *dm;
+	const struct pd_map *map;
+	struct placed_mod *pm;
 	Dwarf_Addr bias;
 	int off;
 
 	u->start = *st;
 	u->start_is_caller = false;
-	if (!dwfl || !map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
+	if (!dwfl || !(pm = mod_at(u->ps, ip)))
+		return;
+	map = pd_machine_find_map(u->machine, pid, ip);
+	if (!map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
 		return;
 	/* the bias libdwfl placed the module with */
-	if (!(dm = dwfl_addrmodule(dwfl, ip)) || !dwfl_module_getelf(dm, &bias))
+	if (!dwfl_module_getelf(pm->dm, &bias))
 		return;
 	if ((off = plt_ra_offset(map->mod, ip - bias)) < 0)
 		return;
@@ -584,6 +677,7 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 	int d;
 
 	r->plain = false;
+	r->nlive = 0;
 	if (dwarf_cfi_addrframe(cfi, addr, &frame))
 		return;
 	/* a signal frame is unwound from its own pc, not the one before */
@@ -604,6 +698,8 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 			if (ops != mem && ops)
 				goto done;
 			r->kind[d] = ops ? RULE_UNDEF : RULE_SAME;
+			if (!ops)
+				r->live[r->nlive++] = (uint8_t)d;
 			continue;
 		}
 		if (ops[0].atom != DW_OP_call_frame_cfa)
@@ -619,6 +715,7 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 			goto done;
 		r->kind[d] = val ? RULE_VAL : RULE_AT;
 		r->off[d] = (int64_t)off;
+		r->live[r->nlive++] = (uint8_t)d;
 	}
 	r->plain = true;
 done:
@@ -629,24 +726,26 @@ done:
  * asked of libdw once per module and address; NULL where libdwfl finds
  * no module or CFI (it falls back to the frame pointer). 0 or
  * FG_ENOMEM. */
-static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules **out)
+static int rules_at(pd_unwinder *u, uint64_t pc, const struct rules **out)
 {
-	Dwfl_Module *dm = dwfl_addrmodule(dwfl, pc);
-	void **userdata = NULL;
+	struct placed_mod *pm = mod_at(u->ps, pc);
 	const pd_module *m;
-	Dwarf_CFI *cfi;
-	Dwarf_Addr bias;
 	size_t k, mask;
 	uint64_t addr;
 	int err;
 
 	*out = NULL;
-	if (!dm)
+	if (!pm || !(m = pm->mod))
 		return 0;
-	dwfl_module_info(dm, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (!userdata || !(m = *userdata) || !(cfi = dwfl_module_eh_cfi(dm, &bias)))
+	if (!pm->cfi_asked) {
+		Dwarf_Addr bias = 0;
+		pm->cfi = dwfl_module_eh_cfi(pm->dm, &bias);
+		pm->bias = bias;
+		pm->cfi_asked = true;
+	}
+	if (!pm->cfi)
 		return 0;
-	addr = pc - bias;
+	addr = pc - pm->bias;
 	if (u->arules) {
 		mask = u->arules - 1;
 		for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
@@ -660,7 +759,7 @@ static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules 
 	mask = u->arules - 1;
 	for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
 		;
-	read_rules(cfi, addr, &u->rules[k]);
+	read_rules(pm->cfi, addr, &u->rules[k]);
 	u->rules[k].mod = m;
 	u->rules[k].addr = addr;
 	u->nrules++;
@@ -676,8 +775,11 @@ static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules 
 static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 {
 	uint64_t regs[NREGS], next[NREGS], pc = u->start.regs[PD_REG_IP];
+	const struct pd_user_state *st = u->st;
+	const unsigned char *stack = st->stack;
+	uint64_t sp = st->regs[PD_REG_SP], stack_len = st->stack_len;
 	uint32_t known = 0, got;
-	size_t n0 = u->n;
+	size_t n0 = u->n, j;
 	bool initial = true;
 	int d, err;
 
@@ -698,7 +800,7 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 		uint64_t cfa, v = 0;
 		bool cfa_ok;
 
-		if ((err = rules_at(u, dwfl, initial ? pc : pc - 1, &r)))
+		if ((err = rules_at(u, initial ? pc : pc - 1, &r)))
 			return err;
 		if (!r || !r->plain) {
 			u->n = n0;
@@ -711,17 +813,24 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 		cfa_ok = known >> r->cfa_reg & 1;
 		cfa = regs[r->cfa_reg] + (uint64_t)r->cfa_off;
 		got = 0;
-		for (d = 0; d < NREGS; d++) {
+		/* the registers in the order libdwfl sets them */
+		for (j = 0; j < r->nlive; j++) {
+			uint64_t a;
+			d = r->live[j];
 			switch (r->kind[d]) {
-			case RULE_UNDEF:
-				continue;
 			case RULE_SAME:
 				if (!(known >> d & 1))
 					continue;
 				v = regs[d];
 				break;
 			case RULE_AT:
-				if (!cfa_ok || !memory_read(dwfl, cfa + (uint64_t)r->off[d], &v, u))
+				if (!cfa_ok)
+					continue;
+				a = cfa + (uint64_t)r->off[d];
+				/* in the stack copy: memory_read's first case */
+				if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8)
+					memcpy(&v, stack + (a - sp), 8);
+				else if (!memory_read(dwfl, a, &v, u))
 					continue;
 				break;
 			case RULE_VAL:
@@ -729,6 +838,8 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 					continue;
 				v = cfa + (uint64_t)r->off[d];
 				break;
+			default:
+				continue;
 			}
 			next[d] = v;
 			got |= 1u << d;
