@@ -225,6 +225,7 @@ typedef struct pd_machine {
 	fg_strmap procs;          /* 4-byte pid -> pd_proc * */
 	fg_strmap names;          /* interned comms */
 	fg_arena arena;           /* threads */
+	uint64_t epoch;           /* changes whenever a process' maps do */
 } pd_machine;
 
 void pd_machine_init(pd_machine *m);

@@ -103,6 +103,7 @@ int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32
 	/* a new process: a copy of the parent's maps */
 	if (!(pp = pd_machine_proc(m, ppid)) || !(np = pd_machine_proc(m, pid)))
 		return FG_ENOMEM;
+	m->epoch++;
 	np->n = 0;
 	np->execd = pp->execd;
 	if (pp->n) {
@@ -124,6 +125,7 @@ int pd_machine_exec(pd_machine *m, int32_t pid)
 	p->n = 0;
 	p->gen++;
 	p->execd = true;
+	m->epoch++;
 	return 0;
 }
 
@@ -153,6 +155,7 @@ int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, ui
 		return FG_ENOMEM;
 	if (!len || nm.end < start)
 		return 0;
+	m->epoch++;
 	/* the overlapped maps [i, j) lose the part the new one covers */
 	i = lower_bound(p, start);
 	for (j = i; j < p->n && p->maps[j].start < nm.end; j++) {

@@ -100,6 +100,8 @@ struct fg_perfdata {
 	uint64_t seq, next_flush, max_time;
 	fg_perfdata_frame *frames;
 	size_t nframes, aframes;
+	struct pd_addr_slot *addrs; /* sample.c: the frames of the addresses met */
+	size_t naddrs, aaddrs;
 	char comm_buf[24];
 	bool compressed;          /* the recording has the compressed feature */
 	pd_inflater inflater;     /* compressed records' stream */
