@@ -146,8 +146,10 @@ bool fg_perf_sample_plain(const fg_sample *s, uint64_t *text_len)
 			len = mod_len; /* the frames of a module share its name */
 		else if (!plain(f->module, true, &len))
 			return false;
-		else
-			mod = f->module, mod_len = len;
+		if (f->module && !f->inlined) {
+			mod = f->module;
+			mod_len = len;
+		}
 		total += 1 + hex_len(f->addr) + 1 + 2 + len + 2;
 		/* the source line: one word FILE:LINE whose file has a name */
 		if (f->file) {

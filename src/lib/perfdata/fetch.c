@@ -34,11 +34,21 @@
  * copying it (a read costs some microseconds, as much as copying some
  * 30 KB); larger ones are read in parts */
 #define READ_THROUGH_MAX ((size_t)24 << 10)
-/* of a larger sample's valid stack, this much is kept with the record;
- * the rest, which unwinding seldom reaches (the copy of a thread's stack
- * runs on past its first frame, into the thread's own data), is read
- * from the file when the unwinder asks for it (pd_fetch_more) */
-#define EAGER_STACK ((size_t)4 << 10)
+/* of a larger sample's valid stack, the first r->eager bytes are kept
+ * with the record; the rest, which unwinding seldom reaches (the copy of
+ * a thread's stack runs on past its first frame, into the thread's own
+ * data), is read from the file when the unwinder asks for it
+ * (pd_fetch_more). How much to keep follows what the samples unwound so
+ * far needed (pd_fetch_note_stack): the size, in steps of EAGER_STEP,
+ * that costs least, a read more counting as copying READ_COST bytes.
+ * It starts at EAGER_START and is chosen again every EAGER_EVERY
+ * samples; the counts are halved every EAGER_DECAY samples, so the size
+ * follows a program into a new phase. */
+#define EAGER_START ((size_t)4 << 10)
+#define EAGER_STEP ((size_t)512)
+#define EAGER_EVERY 256
+#define EAGER_DECAY 4096
+#define READ_COST ((size_t)16 << 10)
 /* a sample read in parts: its fields before the stack are asked for
  * with this much; the read that fetches a sample's tail also fetches
  * as much of the next sample as this one was kept, plus the slack */
@@ -171,7 +181,7 @@ static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recp
 		return err;
 	/* what the staged bytes hold of the fields and of the stack the
 	 * sample may keep, copied before the tail's read moves them */
-	front = after + (whole || copy < EAGER_STACK ? copy : EAGER_STACK);
+	front = after + (whole || copy < r->eager ? copy : r->eager);
 	if (front > avail)
 		front = avail;
 	memcpy(dst, p, (size_t)front);
@@ -183,8 +193,8 @@ static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recp
 	keep = valid < 8 ? 8 : valid < copy ? (valid + 7) & ~(uint64_t)7 : copy;
 	if (keep > copy)
 		keep = copy;
-	if (!whole && keep > EAGER_STACK && valid <= copy) {
-		keep = EAGER_STACK;
+	if (!whole && keep > r->eager && valid <= copy) {
+		keep = r->eager;
 		at->stack_in_file = true;
 	}
 	if (after + keep > front &&
@@ -234,7 +244,9 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 
 	/* until a sample says more: room for a sample's fields and the
 	 * stack it keeps */
-	r->stage_hint = EAGER_STACK + 2 * FRONT_MIN;
+	if (!r->eager)
+		r->eager = EAGER_START;
+	r->stage_hint = r->eager + 2 * FRONT_MIN;
 	while (off < r->data_end) {
 		const unsigned char *h;
 		struct recpos at;
@@ -259,6 +271,35 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 		off += size + extra;
 	}
 	return 0;
+}
+
+void pd_fetch_note_stack(fg_perfdata *r, uint64_t used)
+{
+	size_t b = (size_t)((used + EAGER_STEP - 1) / EAGER_STEP), best = 0, i;
+	uint64_t over, cost, best_cost = UINT64_MAX;
+
+	r->needs[b < PD_EAGER_STEPS ? b : PD_EAGER_STEPS - 1]++;
+	if (++r->nneeds % EAGER_EVERY)
+		return;
+	/* keeping i steps: every sample copies them, those that needed
+	 * more read again */
+	over = r->nneeds;
+	for (i = 0; i < PD_EAGER_STEPS; i++) {
+		over -= r->needs[i];
+		cost = (uint64_t)r->nneeds * i * EAGER_STEP + over * READ_COST;
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = i;
+		}
+	}
+	r->eager = best ? best * EAGER_STEP : EAGER_STEP;
+	if (r->nneeds >= EAGER_DECAY) {
+		r->nneeds = 0;
+		for (i = 0; i < PD_EAGER_STEPS; i++) {
+			r->needs[i] /= 2;
+			r->nneeds += r->needs[i];
+		}
+	}
 }
 
 void pd_fetch_release(fg_perfdata *r)

@@ -279,6 +279,8 @@ void pd_unwinder_free(pd_unwinder *u);
  * be 0. Returns 0 or FG_ENOMEM. */
 int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
 	      uint64_t *pcs, size_t max, size_t *n);
+/* How many bytes of its stack copy the last sample unwound read. */
+uint64_t pd_unwind_used(const pd_unwinder *u);
 /* Drops what was kept for process pid (it exited). */
 void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
 

@@ -383,6 +383,8 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 		return err;
 	if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
 		return err;
+	if (r->fd >= 0)
+		pd_fetch_note_stack(r, pd_unwind_used(r->unwinder));
 	for (i = 0; i < n; i++)
 		if ((err = add_address(r, s->pid, r->pcs[i], false)))
 			return err;

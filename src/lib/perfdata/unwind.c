@@ -118,6 +118,7 @@ struct pd_unwinder {
 	/* a read for the frame after the last one failed: its return
 	 * address lies beyond the stack copy (a frame with large locals) */
 	bool read_failed;
+	uint64_t used;         /* bytes of the stack copy the sample needed */
 	/* of the sample's stack left in the recording: the block read last,
 	 * bytes more_at .. more_at + more_len of the copy */
 	unsigned char more[MORE_BLOCK];
@@ -216,6 +217,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 	const struct pd_user_state *st = u->st;
 	uint64_t sp = st->regs[PD_REG_SP];
 
+	if (addr >= sp && (addr - sp < st->stack_len || addr - sp < st->stack_full) &&
+	    addr - sp + 8 > u->used)
+		u->used = addr - sp + 8;
 	if (addr >= sp && addr - sp < st->stack_len && st->stack_len - (addr - sp) >= 8) {
 		memcpy(out, st->stack + (addr - sp), 8);
 		return true;
@@ -828,8 +832,11 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 					continue;
 				a = cfa + (uint64_t)r->off[d];
 				/* in the stack copy: memory_read's first case */
-				if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8)
+				if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8) {
 					memcpy(&v, stack + (a - sp), 8);
+					if (a - sp + 8 > u->used)
+						u->used = a - sp + 8;
+				}
 				else if (!memory_read(dwfl, a, &v, u))
 					continue;
 				break;
@@ -870,6 +877,7 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->max = max;
 	u->n = 0;
 	u->more_len = 0;
+	u->used = 0;
 	start_state(u, dwfl, pid, st);
 	u->read_failed = false;
 	if (dwfl && u->n < max && !(err = fast_unwind(u, dwfl))) {
@@ -891,4 +899,9 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	*n = u->n;
 	u->st = NULL;
 	return 0;
+}
+
+uint64_t pd_unwind_used(const pd_unwinder *u)
+{
+	return u->used;
 }
