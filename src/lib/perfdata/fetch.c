@@ -53,7 +53,7 @@
  * with this much; the read that fetches a sample's tail also fetches
  * as much of the next sample as this one was kept, plus the slack */
 #define FRONT_MIN ((size_t)1 << 10)
-#define AHEAD_SLACK ((size_t)1 << 10)
+#define AHEAD_SLACK ((size_t)256)
 /* samples smaller than this are kept whole */
 #define TRIM_MIN 4096
 /* records are copied into chunks of this size */
