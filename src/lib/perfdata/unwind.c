@@ -63,16 +63,26 @@ enum rule_kind {
 	RULE_VAL,     /* equal to CFA + off */
 };
 
+/* A register's rule: its kind and offset (fitting 32 bits, else the
+ * rules are not plain). */
+struct rule_op {
+	int32_t off;
+	uint8_t reg, kind;
+};
+
 struct rules {
-	const pd_module *mod; /* key, NULL: a free slot */
-	uint64_t addr;        /* key: the address in the module's ELF */
 	bool plain;           /* all of the kinds above, else libdwfl unwinds */
 	uint8_t cfa_reg;
+	uint8_t nops;         /* the registers whose kind is not RULE_UNDEF */
 	int64_t cfa_off;
-	uint8_t nlive;        /* the registers whose kind is not RULE_UNDEF */
-	uint8_t live[NREGS];
-	uint8_t kind[NREGS];
-	int64_t off[NREGS];
+	struct rule_op ops[NREGS];
+};
+
+/* The key of a table slot (kept apart from the rules, so that looking
+ * one up reads little memory) */
+struct rule_key {
+	const pd_module *mod; /* NULL: a free slot */
+	uint64_t addr;        /* the address in the module's ELF */
 };
 
 /* A module of a process' Dwfl as the fast path needs it: where libdwfl
@@ -125,6 +135,7 @@ struct pd_unwinder {
 	uint64_t more_at;
 	size_t more_len;
 	/* the rules asked of libdw: open addressing, a power of 2 slots */
+	struct rule_key *rkeys;
 	struct rules *rules;
 	size_t nrules, arules;
 };
@@ -294,6 +305,7 @@ void pd_unwinder_free(pd_unwinder *u)
 	fg_strmap_release(&u->procs);
 	free(u->cur);
 	free(u->rules);
+	free(u->rkeys);
 	free(u);
 }
 
@@ -649,22 +661,31 @@ static size_t rules_hash(const pd_module *m, uint64_t addr)
  * that cannot grow is an error, as the reader's other caches). */
 static int rules_room(pd_unwinder *u)
 {
+	struct rule_key *oldk = u->rkeys, *vk;
 	struct rules *old = u->rules, *v;
 	size_t n = u->arules, a = n ? n * 2 : 1024, i, k;
 
 	if ((u->nrules + 1) * 2 <= n)
 		return 0;
-	if (!(v = fg_calloc(a, sizeof(*v))))
+	if (!(vk = fg_calloc(a, sizeof(*vk))))
 		return FG_ENOMEM;
+	if (!(v = fg_malloc(a * sizeof(*v)))) {
+		free(vk);
+		return FG_ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
-		if (!old[i].mod)
+		if (!oldk[i].mod)
 			continue;
-		for (k = rules_hash(old[i].mod, old[i].addr) & (a - 1); v[k].mod; k = (k + 1) & (a - 1))
+		for (k = rules_hash(oldk[i].mod, oldk[i].addr) & (a - 1); vk[k].mod;
+		     k = (k + 1) & (a - 1))
 			;
+		vk[k] = oldk[i];
 		v[k] = old[i];
 	}
 	free(old);
+	free(oldk);
 	u->rules = v;
+	u->rkeys = vk;
 	u->arules = a;
 	return 0;
 }
@@ -681,7 +702,7 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 	int d;
 
 	r->plain = false;
-	r->nlive = 0;
+	r->nops = 0;
 	if (dwarf_cfi_addrframe(cfi, addr, &frame))
 		return;
 	/* a signal frame is unwound from its own pc, not the one before */
@@ -701,9 +722,11 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 		if (!nops) {
 			if (ops != mem && ops)
 				goto done;
-			r->kind[d] = ops ? RULE_UNDEF : RULE_SAME;
-			if (!ops)
-				r->live[r->nlive++] = (uint8_t)d;
+			if (!ops) {
+				r->ops[r->nops].reg = (uint8_t)d;
+				r->ops[r->nops].off = 0;
+				r->ops[r->nops++].kind = RULE_SAME;
+			}
 			continue;
 		}
 		if (ops[0].atom != DW_OP_call_frame_cfa)
@@ -715,11 +738,11 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 			val = true;
 			k++;
 		}
-		if (k != nops)
+		if (k != nops || (int64_t)off < INT32_MIN || (int64_t)off > INT32_MAX)
 			goto done;
-		r->kind[d] = val ? RULE_VAL : RULE_AT;
-		r->off[d] = (int64_t)off;
-		r->live[r->nlive++] = (uint8_t)d;
+		r->ops[r->nops].reg = (uint8_t)d;
+		r->ops[r->nops].off = (int32_t)off;
+		r->ops[r->nops++].kind = val ? RULE_VAL : RULE_AT;
 	}
 	r->plain = true;
 done:
@@ -752,8 +775,8 @@ static int rules_at(pd_unwinder *u, uint64_t pc, const struct rules **out)
 	addr = pc - pm->bias;
 	if (u->arules) {
 		mask = u->arules - 1;
-		for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
-			if (u->rules[k].mod == m && u->rules[k].addr == addr) {
+		for (k = rules_hash(m, addr) & mask; u->rkeys[k].mod; k = (k + 1) & mask)
+			if (u->rkeys[k].mod == m && u->rkeys[k].addr == addr) {
 				*out = &u->rules[k];
 				return 0;
 			}
@@ -761,11 +784,11 @@ static int rules_at(pd_unwinder *u, uint64_t pc, const struct rules **out)
 	if ((err = rules_room(u)))
 		return err;
 	mask = u->arules - 1;
-	for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
+	for (k = rules_hash(m, addr) & mask; u->rkeys[k].mod; k = (k + 1) & mask)
 		;
 	read_rules(pm->cfi, addr, &u->rules[k]);
-	u->rules[k].mod = m;
-	u->rules[k].addr = addr;
+	u->rkeys[k].mod = m;
+	u->rkeys[k].addr = addr;
 	u->nrules++;
 	*out = &u->rules[k];
 	return 0;
@@ -818,10 +841,11 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 		cfa = regs[r->cfa_reg] + (uint64_t)r->cfa_off;
 		got = 0;
 		/* the registers in the order libdwfl sets them */
-		for (j = 0; j < r->nlive; j++) {
+		for (j = 0; j < r->nops; j++) {
+			const struct rule_op *op = &r->ops[j];
 			uint64_t a;
-			d = r->live[j];
-			switch (r->kind[d]) {
+			d = op->reg;
+			switch (op->kind) {
 			case RULE_SAME:
 				if (!(known >> d & 1))
 					continue;
@@ -830,20 +854,20 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 			case RULE_AT:
 				if (!cfa_ok)
 					continue;
-				a = cfa + (uint64_t)r->off[d];
+				a = cfa + (uint64_t)(int64_t)op->off;
 				/* in the stack copy: memory_read's first case */
 				if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8) {
 					memcpy(&v, stack + (a - sp), 8);
 					if (a - sp + 8 > u->used)
 						u->used = a - sp + 8;
-				}
-				else if (!memory_read(dwfl, a, &v, u))
+				} else if (!memory_read(dwfl, a, &v, u)) {
 					continue;
+				}
 				break;
 			case RULE_VAL:
 				if (!cfa_ok)
 					continue;
-				v = cfa + (uint64_t)r->off[d];
+				v = cfa + (uint64_t)(int64_t)op->off;
 				break;
 			default:
 				continue;
