@@ -211,9 +211,15 @@ static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *
 
 static int add_frames(fg_perfdata *r, const fg_perfdata_frame *fs, size_t n)
 {
+	fg_perfdata_frame *to;
+	size_t i;
+
 	if (FG_ALLOC_GROW(r->frames, r->nframes + n, r->aframes, 64))
 		return FG_ENOMEM;
-	memcpy(r->frames + r->nframes, fs, n * sizeof(*fs));
+	/* one frame or a few: copied in place rather than by a call */
+	to = r->frames + r->nframes;
+	for (i = 0; i < n; i++)
+		to[i] = fs[i];
 	r->nframes += n;
 	return 0;
 }
