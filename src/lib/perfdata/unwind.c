@@ -17,7 +17,9 @@
  * Most samples of a recording share their frames, and asking libdw for
  * the CFI rules of an address (find the FDE, run the CIE's and FDE's
  * instructions) costs far more than applying them. So the rules of each
- * (module, address) are asked once and kept in a table, and a sample is
+ * (module, address) are asked once and kept in a table (the module of
+ * an address found in a table of the process' modules, by address,
+ * rather than asked of libdwfl each frame), and a sample is
  * unwound with them directly when every rule on its way is of the plain
  * kinds (CFA = register + offset; registers undefined, unchanged, saved
  * at or equal to CFA + offset), doing exactly what libdwfl does with
