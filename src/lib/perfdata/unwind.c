@@ -75,7 +75,8 @@ struct rule_op {
 struct rules {
 	bool plain;           /* all of the kinds above, else libdwfl unwinds */
 	uint8_t cfa_reg;
-	uint8_t nops;         /* the registers whose kind is not RULE_UNDEF */
+	uint8_t nops;         /* the registers saved at or equal to CFA + off */
+	uint32_t same;        /* those whose rule is RULE_SAME, as bits */
 	int64_t cfa_off;
 	struct rule_op ops[NREGS];
 };
@@ -705,6 +706,7 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 
 	r->plain = false;
 	r->nops = 0;
+	r->same = 0;
 	if (dwarf_cfi_addrframe(cfi, addr, &frame))
 		return;
 	/* a signal frame is unwound from its own pc, not the one before */
@@ -724,11 +726,8 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 		if (!nops) {
 			if (ops != mem && ops)
 				goto done;
-			if (!ops) {
-				r->ops[r->nops].reg = (uint8_t)d;
-				r->ops[r->nops].off = 0;
-				r->ops[r->nops++].kind = RULE_SAME;
-			}
+			if (!ops)
+				r->same |= 1u << d;
 			continue;
 		}
 		if (ops[0].atom != DW_OP_call_frame_cfa)
@@ -803,7 +802,7 @@ static int rules_at(pd_unwinder *u, uint64_t pc, const struct rules **out)
  * libdwfl unwinds the sample); FG_ENOMEM. */
 static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 {
-	uint64_t regs[NREGS], next[NREGS], pc = u->start.regs[PD_REG_IP];
+	uint64_t regs[NREGS] = { 0 }, pc = u->start.regs[PD_REG_IP];
 	const struct pd_user_state *st = u->st;
 	const unsigned char *stack = st->stack;
 	uint64_t sp = st->regs[PD_REG_SP], stack_len = st->stack_len;
@@ -841,48 +840,32 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 			return 1;
 		cfa_ok = known >> r->cfa_reg & 1;
 		cfa = regs[r->cfa_reg] + (uint64_t)r->cfa_off;
-		got = 0;
-		/* the registers in the order libdwfl sets them */
-		for (j = 0; j < r->nops; j++) {
+		/* the registers that keep their value stay as they are (known
+		 * when they were); the others are set from the CFA, which was
+		 * taken before any changes */
+		got = known & r->same;
+		for (j = 0; j < r->nops && cfa_ok; j++) {
 			const struct rule_op *op = &r->ops[j];
-			uint64_t a;
+			uint64_t a = cfa + (uint64_t)(int64_t)op->off;
 			d = op->reg;
-			switch (op->kind) {
-			case RULE_SAME:
-				if (!(known >> d & 1))
-					continue;
-				v = regs[d];
-				break;
-			case RULE_AT:
-				if (!cfa_ok)
-					continue;
-				a = cfa + (uint64_t)(int64_t)op->off;
+			if (op->kind == RULE_VAL) {
+				v = a;
+			} else if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8) {
 				/* in the stack copy: memory_read's first case */
-				if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8) {
-					memcpy(&v, stack + (a - sp), 8);
-					if (a - sp + 8 > u->used)
-						u->used = a - sp + 8;
-				} else if (!memory_read(dwfl, a, &v, u)) {
-					continue;
-				}
-				break;
-			case RULE_VAL:
-				if (!cfa_ok)
-					continue;
-				v = cfa + (uint64_t)(int64_t)op->off;
-				break;
-			default:
+				memcpy(&v, stack + (a - sp), 8);
+				if (a - sp + 8 > u->used)
+					u->used = a - sp + 8;
+			} else if (!memory_read(dwfl, a, &v, u)) {
 				continue;
 			}
-			next[d] = v;
+			regs[d] = v;
 			got |= 1u << d;
 		}
 		/* no return address, or 0: the outermost frame */
-		if (!(got >> RA_REG & 1) || !next[RA_REG])
+		if (!(got >> RA_REG & 1) || !regs[RA_REG])
 			return 1;
-		memcpy(regs, next, sizeof(regs));
 		known = got;
-		pc = next[RA_REG];
+		pc = regs[RA_REG];
 		initial = false;
 	}
 }
