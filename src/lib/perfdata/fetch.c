@@ -93,20 +93,23 @@ int pd_fetch_more(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst)
 	return copy_out(r, off, len, dst);
 }
 
-/* The bytes [off, off + len) of the data, len at most STAGE_CAP, in the
- * staging buffer: *out. When the buffer misses them, reads from off on
- * ahead bytes (at least len, at most STAGE_CAP). */
+/* The bytes [off, off + len) of the data, len at most STAGE_CAP, staged:
+ * *out. When the staged bytes miss them, reads from off on ahead bytes
+ * (at least len, at most STAGE_CAP) into the staging buffer. (The staged
+ * bytes may also be the free end of the newest chunk, which the read of
+ * a dwarf sample's tail fills with the next sample: see read_parts.) */
 static int stage(fg_perfdata *r, uint64_t off, size_t len, size_t ahead, const unsigned char **out)
 {
 	int err;
 
-	if (off >= r->stage_off && off - r->stage_off <= r->stage_len &&
+	if (r->stage && off >= r->stage_off && off - r->stage_off <= r->stage_len &&
 	    len <= r->stage_len - (off - r->stage_off)) {
 		*out = r->stage + (off - r->stage_off);
 		return 0;
 	}
-	if (!r->stage && !(r->stage = fg_malloc(STAGE_CAP)))
+	if (!r->stage_buf && !(r->stage_buf = fg_malloc(STAGE_CAP)))
 		return FG_ENOMEM;
+	r->stage = r->stage_buf;
 	if (ahead < len)
 		ahead = len;
 	if (ahead > STAGE_CAP)
@@ -122,19 +125,89 @@ static int stage(fg_perfdata *r, uint64_t off, size_t len, size_t ahead, const u
 	return 0;
 }
 
-/* Room for len bytes at the end of the newest chunk: *out. */
+/* Room for len bytes at the end of the newest chunk: *out. Staged
+ * bytes that lie in the chunk are left as they are (the room may start
+ * at them); those of a chunk that is full go to the staging buffer
+ * first (the chunk may be freed), so pointers to them must be asked
+ * again after this. */
 static int reserve(fg_perfdata *r, uint64_t off, size_t len, unsigned char **out, pd_chunk **chunk)
 {
 	pd_chunk *c = r->records.last;
 	int err;
 
 	if (!c || c->cap - c->len < len) {
+		if (c && r->stage && r->stage != r->stage_buf) {
+			if (!r->stage_buf && !(r->stage_buf = fg_malloc(STAGE_CAP)))
+				return FG_ENOMEM;
+			memcpy(r->stage_buf, r->stage, r->stage_len);
+			r->stage = r->stage_buf;
+		}
 		if ((err = pd_chunk_new(&r->records, off, 0, RECORD_CHUNK, &c)))
 			return err;
 	}
 	*out = c->data + c->len;
 	*chunk = c;
 	c->len += len;
+	return 0;
+}
+
+/* The rest of a large dwarf sample for read_trimmed, its fields and
+ * first front bytes at dst (size bytes of chunk c reserved; its stack's
+ * size, copy, at byte word): the first
+ * r->eager bytes of its stack are kept, whatever its dynamic size (no
+ * more than that is read of a copy it fills less), and its tail is read
+ * straight after them in the chunk, together with as much of the next
+ * sample as the hint says: that next record then already lies where the
+ * chunk's room starts, and is taken where it is. */
+static int read_parts(fg_perfdata *r, uint64_t off, uint16_t size, struct recpos *at,
+		      uint16_t *new_size, unsigned char *dst, pd_chunk *c, size_t word, uint64_t copy,
+		      size_t front)
+{
+	size_t after = word + 8;
+	uint64_t keep = copy < r->eager ? copy : r->eager, valid;
+	uint64_t tail_off = off + after + copy;
+	size_t tail = size - after - (size_t)copy, ahead = tail + r->stage_hint;
+	size_t room = c->cap - (size_t)(dst - c->data) - after - (size_t)keep;
+	unsigned char *t = dst + after + keep;
+	const unsigned char *p;
+	int err;
+
+	if (after + keep > front &&
+	    (err = copy_out(r, off + front, (size_t)(after + keep - front), dst + front)))
+		return err;
+	if (ahead > STAGE_CAP)
+		ahead = STAGE_CAP;
+	if (ahead > r->data_end - tail_off)
+		ahead = (size_t)(r->data_end - tail_off);
+	if (ahead <= room) {
+		r->stage = NULL; /* overwritten below */
+		if ((err = copy_out(r, tail_off, ahead, t)))
+			return err;
+		r->stage = t;
+		r->stage_off = tail_off;
+		r->stage_len = ahead;
+	} else {
+		if ((err = stage(r, tail_off, tail, tail + r->stage_hint, &p)))
+			return err;
+		memmove(t, p, tail);
+	}
+	/* a dynamic size past the copy (not perf's doing) counts as the
+	 * copy: the rest is read from the file, as it would have been had
+	 * the copy been kept whole */
+	valid = pd_u64(t);
+	if (valid > copy) {
+		valid = copy;
+		memcpy(t, &valid, 8);
+	}
+	at->stack_in_file = valid > keep;
+	*new_size = (uint16_t)(after + keep + tail);
+	r->stage_hint = *new_size + AHEAD_SLACK;
+	c->len -= size - *new_size;
+	memcpy(dst + 6, new_size, 2);
+	memcpy(dst + word, &keep, 8);
+	at->p = dst;
+	at->off = off;
+	at->chunk = c;
 	return 0;
 }
 
@@ -179,32 +252,30 @@ static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recp
 	/* room for all of it; given back below */
 	if ((err = reserve(r, off, size, &dst, &c)))
 		return err;
+	/* (the staged bytes may have moved; they may also be the room
+	 * itself, or lie after it in the chunk) */
+	p = r->stage + (off - r->stage_off);
 	/* what the staged bytes hold of the fields and of the stack the
 	 * sample may keep, copied before the tail's read moves them */
 	front = after + (whole || copy < r->eager ? copy : r->eager);
 	if (front > avail)
 		front = avail;
-	memcpy(dst, p, (size_t)front);
-	if ((err = stage(r, off + after + copy, tail,
-			 whole ? STAGE_READ : tail + r->stage_hint, &p)))
+	memmove(dst, p, (size_t)front);
+	if (!whole)
+		return read_parts(r, off, size, at, new_size, dst, c, word, copy, (size_t)front);
+	if ((err = stage(r, off + after + copy, tail, STAGE_READ, &p)))
 		return err;
 	valid = pd_u64(p);
 	/* a copy of size 0 would lose the dynamic size's field, too */
 	keep = valid < 8 ? 8 : valid < copy ? (valid + 7) & ~(uint64_t)7 : copy;
 	if (keep > copy)
 		keep = copy;
-	if (!whole && keep > r->eager && valid <= copy) {
-		keep = r->eager;
-		at->stack_in_file = true;
-	}
 	if (after + keep > front &&
 	    (err = copy_out(r, off + front, (size_t)(after + keep - front), dst + front)))
 		return err;
-	memcpy(dst + after + keep, p, tail);
+	memmove(dst + after + keep, p, tail);
 	*new_size = (uint16_t)(after + keep + tail);
-	/* the next read from a tail on also fetches a next sample kept like
-	 * this one: stacks keep their depth from one sample to the next */
-	r->stage_hint = whole ? STAGE_READ : *new_size + AHEAD_SLACK;
+	r->stage_hint = STAGE_READ;
 	c->len -= size - *new_size;
 	memcpy(dst + 6, new_size, 2);
 	memcpy(dst + word, &keep, 8);
@@ -230,7 +301,8 @@ static int read_record(fg_perfdata *r, uint64_t off, uint32_t type, uint16_t siz
 	*new_size = size;
 	if ((err = stage(r, off, size, STAGE_READ, &p)) || (err = reserve(r, off, size, &dst, &c)))
 		return err;
-	memcpy(dst, p, size);
+	/* the staged bytes may have moved, or be the room itself */
+	memmove(dst, r->stage + (off - r->stage_off), size);
 	at->p = dst;
 	at->off = off;
 	at->chunk = c;
@@ -305,6 +377,8 @@ void pd_fetch_note_stack(fg_perfdata *r, uint64_t used)
 void pd_fetch_release(fg_perfdata *r)
 {
 	pd_chunks_release(&r->records);
-	free(r->stage);
+	free(r->stage_buf);
+	r->stage_buf = NULL;
 	r->stage = NULL;
+	r->stage_len = 0;
 }

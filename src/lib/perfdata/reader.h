@@ -70,7 +70,9 @@ struct fg_perfdata {
 	size_t size;
 	bool mapped, used;
 	int fd;                   /* a file's, read by fetch.c; else -1 */
-	unsigned char *stage;     /* fetch.c: bytes of the data section */
+	unsigned char *stage;     /* fetch.c: bytes of the data section, in
+				     stage_buf or at the newest chunk's end */
+	unsigned char *stage_buf;
 	uint64_t stage_off;       /* (at this offset) */
 	size_t stage_len;
 	size_t eager;             /* of a dwarf sample's valid stack, how much
