@@ -11,7 +11,11 @@
  * sample is kept without the rest: its stack's size field and its
  * record's size are rewritten to match, which is what it would have
  * been had perf asked for that size. Only the records' beginnings, the
- * valid stack bytes and the fields after the copy are read.
+ * valid stack bytes and the fields after the copy are read. A large
+ * sample's tail is read straight into its chunk, after the stack bytes
+ * kept, together with the next sample's fields and first stack bytes:
+ * so one read a sample brings in each, and the records are not copied
+ * again out of the staging buffer.
  *
  * Memory (fg_perfdata_open_mem, a stream's prologue) is read the same
  * way, with memcpy for pread. */
