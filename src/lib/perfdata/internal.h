@@ -248,6 +248,9 @@ typedef struct pd_machine {
 	fg_strmap names;          /* interned comms */
 	fg_arena arena;           /* threads */
 	uint64_t epoch;           /* changes whenever a process' maps do */
+	int32_t last_pid;         /* the process asked for last */
+	pd_proc *last_proc;
+	pd_thread *last_thread;   /* the thread found last */
 } pd_machine;
 
 void pd_machine_init(pd_machine *m);

@@ -20,6 +20,10 @@ void pd_machine_init(pd_machine *m)
 	m->procs = empty;
 	m->names = empty;
 	m->arena = arena;
+	m->epoch = 0;
+	m->last_pid = 0;
+	m->last_proc = NULL;
+	m->last_thread = NULL;
 }
 
 void pd_machine_release(pd_machine *m)
@@ -42,20 +46,31 @@ void pd_machine_release(pd_machine *m)
 
 pd_proc *pd_machine_proc(pd_machine *m, int32_t pid)
 {
-	fg_strmap_entry *e = fg_strmap_put(&m->procs, (const char *)&pid, sizeof(pid));
+	fg_strmap_entry *e;
 
-	if (!e)
+	/* samples come in runs of one process; a process lives as long as
+	 * the machine */
+	if (m->last_proc && m->last_pid == pid)
+		return m->last_proc;
+	if (!(e = fg_strmap_put(&m->procs, (const char *)&pid, sizeof(pid))))
 		return NULL;
-	if (!e->value.p)
-		e->value.p = fg_calloc(1, sizeof(pd_proc));
+	if (!e->value.p && !(e->value.p = fg_calloc(1, sizeof(pd_proc))))
+		return NULL;
+	m->last_pid = pid;
+	m->last_proc = e->value.p;
 	return e->value.p;
 }
 
 static pd_thread *find_thread(pd_machine *m, int32_t tid)
 {
-	fg_strmap_entry *e = fg_strmap_get(&m->threads, (const char *)&tid, sizeof(tid));
+	fg_strmap_entry *e;
 
-	return e ? e->value.p : NULL;
+	/* a thread, once made, stays the one of its id */
+	if (m->last_thread && m->last_thread->tid == tid)
+		return m->last_thread;
+	if (!(e = fg_strmap_get(&m->threads, (const char *)&tid, sizeof(tid))) || !e->value.p)
+		return NULL;
+	return m->last_thread = e->value.p;
 }
 
 pd_thread *pd_machine_thread(pd_machine *m, int32_t pid, int32_t tid)
@@ -189,11 +204,13 @@ int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, ui
 
 const struct pd_map *pd_machine_find_map(pd_machine *m, int32_t pid, uint64_t addr)
 {
-	fg_strmap_entry *e = fg_strmap_get(&m->procs, (const char *)&pid, sizeof(pid));
+	fg_strmap_entry *e;
 	const pd_proc *p;
 	size_t i;
 
-	if (!e || !(p = e->value.p))
+	if (m->last_proc && m->last_pid == pid)
+		p = m->last_proc;
+	else if (!(e = fg_strmap_get(&m->procs, (const char *)&pid, sizeof(pid))) || !(p = e->value.p))
 		return NULL;
 	i = lower_bound(p, addr);
 	if (i < p->n && p->maps[i].start <= addr)

@@ -115,7 +115,8 @@ struct pd_unwinder {
 	pd_symbols *syms;
 	pd_machine *machine;
 	fg_strmap procs;    /* 4-byte pid -> struct proc_state * */
-	struct proc_state *ps; /* the sample's process */
+	struct proc_state *ps; /* the sample's process (ps_pid) */
+	int32_t ps_pid;
 	Dwfl_Callbacks callbacks;
 	struct placed *cur; /* the modules of a process' maps (collect) */
 	size_t ncur, acur;
@@ -563,22 +564,31 @@ static struct placed_mod *mod_at(struct proc_state *ps, uint64_t pc)
  * NULL in *out when it cannot unwind. */
 static int proc_dwfl(pd_unwinder *u, int32_t pid, Dwfl **out)
 {
-	fg_strmap_entry *e = fg_strmap_put(&u->procs, (const char *)&pid, sizeof(pid));
 	const pd_proc *p = pd_machine_proc(u->machine, pid);
+	fg_strmap_entry *e;
 	struct proc_state *ps;
 	int err;
 
 	*out = NULL;
-	if (!e || !p)
+	if (!p)
 		return FG_ENOMEM;
-	if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
-		return FG_ENOMEM;
+	/* the state of the process of the sample before (states live as
+	 * long as the unwinder) */
+	if (u->ps && u->ps_pid == pid) {
+		ps = u->ps;
+	} else {
+		if (!(e = fg_strmap_put(&u->procs, (const char *)&pid, sizeof(pid))))
+			return FG_ENOMEM;
+		if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
+			return FG_ENOMEM;
+		u->ps_pid = pid;
+		u->ps = ps;
+	}
 	if (!ps->dwfl || ps->gen != p->gen) {
 		if ((err = collect(u, p)) || (err = update(u, ps)) || (err = list_mods(ps)))
 			return err;
 		ps->gen = p->gen;
 	}
-	u->ps = ps;
 	/* the architecture comes from the modules: none yet, try later */
 	if (!ps->attached)
 		ps->attached = dwfl_attach_state(ps->dwfl, NULL, pid, &thread_callbacks, u);
