@@ -815,7 +815,13 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 	uint64_t regs[NREGS] = { 0 }, pc = u->start.regs[PD_REG_IP];
 	const struct pd_user_state *st = u->st;
 	const unsigned char *stack = st->stack;
-	uint64_t sp = st->regs[PD_REG_SP], stack_len = st->stack_len;
+	uint64_t sp = st->regs[PD_REG_SP];
+	/* the last offset in the copy a word can be read at (as unsigned,
+	 * addresses below sp are past it: none when the copy holds no
+	 * word); the end of the valid stack */
+	bool words = st->stack_len >= 8;
+	uint64_t last = words ? st->stack_len - 8 : 0;
+	uint64_t valid = st->stack_full > st->stack_len ? st->stack_full : st->stack_len;
 	uint32_t known = 0, got;
 	size_t n0 = u->n, j;
 	bool initial = true;
@@ -854,20 +860,20 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 		 * when they were); the others are set from the CFA, which was
 		 * taken before any changes */
 		got = known & r->same;
+		/* what the sample needed of its stack, for fetch.c: up to the
+		 * CFA, below which a frame keeps what it saves */
+		if (cfa_ok && cfa - sp < valid && cfa - sp > u->used)
+			u->used = cfa - sp;
 		for (j = 0; j < r->nops && cfa_ok; j++) {
 			const struct rule_op *op = &r->ops[j];
 			uint64_t a = cfa + (uint64_t)(int64_t)op->off;
 			d = op->reg;
-			if (op->kind == RULE_VAL) {
+			if (op->kind == RULE_VAL)
 				v = a;
-			} else if (a >= sp && a - sp < stack_len && stack_len - (a - sp) >= 8) {
-				/* in the stack copy: memory_read's first case */
+			else if (words && a - sp <= last) /* in the copy: memory_read's first case */
 				memcpy(&v, stack + (a - sp), 8);
-				if (a - sp + 8 > u->used)
-					u->used = a - sp + 8;
-			} else if (!memory_read(dwfl, a, &v, u)) {
+			else if (!memory_read(dwfl, a, &v, u))
 				continue;
-			}
 			regs[d] = v;
 			got |= 1u << d;
 		}
