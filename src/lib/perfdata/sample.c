@@ -231,6 +231,8 @@ static int add_frames(fg_perfdata *r, const fg_perfdata_frame *fs, size_t n)
  * those of its module's pool. A user address's slot holds while the
  * machine's maps stay as they were (the map search it saves could give
  * another module after they change). */
+#define ADDR_MAX ((size_t)1 << 18)
+
 struct pd_addr_slot {
 	uint64_t ip, epoch;
 	pd_module *mod;           /* NULL: a free slot */
@@ -258,7 +260,9 @@ static struct pd_addr_slot *addr_slot(fg_perfdata *r, int32_t pid, uint64_t ip, 
 	return &r->addrs[k];
 }
 
-/* Room for one more slot: 0 or FG_ENOMEM. */
+/* Room for one more slot: 0 or FG_ENOMEM. The table is a cache: at
+ * ADDR_MAX slots (a recording of many processes keys each one's
+ * addresses apart) it is emptied rather than grown. */
 static int addr_room(fg_perfdata *r)
 {
 	struct pd_addr_slot *old = r->addrs;
@@ -266,6 +270,11 @@ static int addr_room(fg_perfdata *r)
 
 	if ((r->naddrs + 1) * 2 <= n)
 		return 0;
+	if (n >= ADDR_MAX) {
+		memset(r->addrs, 0, n * sizeof(*r->addrs));
+		r->naddrs = 0;
+		return 0;
+	}
 	if (!(r->addrs = fg_calloc(n ? n * 2 : 4096, sizeof(*r->addrs)))) {
 		r->addrs = old;
 		return FG_ENOMEM;
