@@ -5,6 +5,8 @@
 #   render    ~32 MB folded, few distinct stacks          vs inferno-flamegraph
 #   render    200 000 distinct stacks 5-40 deep, ~90 MB    vs inferno-flamegraph
 #   reader    a dwarf recording of zstd -b (Debian source) vs perf script
+#   reader    a dwarf recording of sqlite3's shell (Debian source: one
+#             amalgamated unit, 1.3 MB of inlined text) vs perf script
 # Each figure is the median CPU time (user + system of the program and
 # all its children, from perf stat's task-clock; /usr/bin/time without
 # perf) of RUNS (default 5) runs, the programs taking turns, plus the peak
@@ -14,7 +16,9 @@
 # printed as skipped, never estimated: inferno is taken from PATH, or
 # built with cargo from INFERNO_SRC (a source tree of inferno) when set.
 # The zstd recording (zstd -b1e2 -i1: about 4 s of samples, 200-300 MB)
-# is made in the build folder and removed.
+# and the sqlite3 one (bench/workloads/sqlite.sql in memory: about 3.5 s,
+# 250 MB, 1 000 distinct stacks) are made in the build folder and
+# removed once measured; sqlite3's amalgamation is made with tclsh.
 # Usage: bench-targets.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -139,6 +143,22 @@ done
 rm -f "$work/perf.txt" "$work/few.folded" "$work/distinct.folded" "$work"/*.svg
 
 # --- the reader ------------------------------------------------------------
+# reader_bench KEY DATA NAME: the native reader against perf script on a
+# recording (keys KEY-ref, KEY-new, KEY-old), which must fold the same;
+# the recording is removed
+reader_bench() {
+	local key=$1 data=$2 i
+	"$build/flamegraph-collapse-perf" "$data" >/dev/null 2>&1 # fills the debug cache
+	for ((i = 0; i < runs; i++)); do
+		measure "$key-ref" perf script -i "$data"
+		measure "$key-new" "$build/flamegraph-collapse-perf" "$data"
+		[ -z "$baseline" ] || measure "$key-old" "$baseline/flamegraph-collapse-perf" "$data"
+	done
+	"$build/flamegraph-collapse-perf" "$work/$key-ref.out" >"$work/$key-text.folded"
+	same "$key-text.folded" "$key-new.out" "$3 (perf script | collapse and native)"
+	rm -f "$data" "$work/$key-ref.out"
+}
+
 reader=yes
 if ! command -v perf >/dev/null; then
 	reader="perf not installed"
@@ -157,15 +177,41 @@ if [ "$reader" = yes ]; then
 		"$work/zstd/programs/zstd" -b1e2 -i1 >/dev/null 2>&1
 	echo "reader input: zstd -b1e2 -i1, dwarf call graphs at 997 Hz, $(mb "$work/zstd.data")," \
 		"$(perf script -F tid -i "$work/zstd.data" 2>/dev/null | wc -l) samples"
-	"$build/flamegraph-collapse-perf" "$work/zstd.data" >/dev/null 2>&1 # fills the debug cache
-	for ((i = 0; i < runs; i++)); do
-		measure reader-ref perf script -i "$work/zstd.data"
-		measure reader-new "$build/flamegraph-collapse-perf" "$work/zstd.data"
-		[ -z "$baseline" ] || measure reader-old "$baseline/flamegraph-collapse-perf" "$work/zstd.data"
-	done
-	"$build/flamegraph-collapse-perf" "$work/reader-ref.out" >"$work/reader-text.folded"
-	same reader-text.folded reader-new.out "reader (perf script | collapse and native)"
-	rm -f "$work/zstd.data"
+	reader_bench reader "$work/zstd.data" "reader, zstd"
+	rm -rf "$work/zstd"
+fi
+
+# sqlite3's shell: the amalgamation (sqlite3.c, made by the source's
+# configure and make with tclsh) and shell.c built as one program with
+# FTS5 and R*Tree, running bench/workloads/sqlite.sql on a database in
+# memory
+sqlite=yes
+if ! command -v perf >/dev/null; then
+	sqlite="perf not installed"
+elif ! command -v tclsh >/dev/null; then
+	sqlite="tclsh not installed (sqlite3's amalgamation is made with it: apt-get install tcl)"
+elif ! ssrc=$(bash "$here/../tests/lib/fetch-source.sh" sqlite3 2>"$work/fetch.log"); then
+	sqlite="the Debian source of sqlite3 could not be fetched ($(tail -n 1 "$work/fetch.log"))"
+fi
+if [ "$sqlite" = yes ]; then
+	cp -r "$ssrc" "$work/sqlite"
+	if ! (cd "$work/sqlite" && ./configure --disable-tcl --disable-readline &&
+		make sqlite3.c shell.c) >"$work/sqlite.log" 2>&1 ||
+		! "${CC:-cc}" -O2 -g -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION \
+			-DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS \
+			-o "$work/sqlite/sqlite3-bench" "$work/sqlite/sqlite3.c" "$work/sqlite/shell.c" \
+			-lm >>"$work/sqlite.log" 2>&1; then
+		sqlite="sqlite3 did not build ($(tail -n 1 "$work/sqlite.log"))"
+	fi
+fi
+if [ "$sqlite" = yes ]; then
+	perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o "$work/sqlite.data" -- \
+		"$work/sqlite/sqlite3-bench" :memory: <"$here/workloads/sqlite.sql" >/dev/null 2>&1
+	echo "reader input: sqlite3 running bench/workloads/sqlite.sql, dwarf call graphs at 997 Hz," \
+		"$(mb "$work/sqlite.data"), $(perf script -F tid -i "$work/sqlite.data" 2>/dev/null |
+			wc -l) samples"
+	reader_bench sqlite "$work/sqlite.data" "reader, sqlite3"
+	rm -rf "$work/sqlite"
 fi
 
 # --- the table ---------------------------------------------------------------
@@ -179,6 +225,11 @@ if [ "$reader" = yes ]; then
 	row "reader, zstd dwarf recording" "≥ 10x" "perf script" reader
 else
 	echo "reader: skipped: $reader"
+fi
+if [ "$sqlite" = yes ]; then
+	row "reader, sqlite3 dwarf recording" "≥ 10x" "perf script" sqlite
+else
+	echo "reader (sqlite3): skipped: $sqlite"
 fi
 [ -n "$inferno_bin" ] ||
 	echo "inferno: skipped, not installed (put inferno-flamegraph on PATH, or INFERNO_SRC=a source tree)"

@@ -62,17 +62,45 @@ static bool needs_offset(const char *sym, size_t len)
 	return len >= 3 && !memcmp(sym + len - 3, "+0x", 3);
 }
 
+#define ONES 0x0101010101010101u
+#define HIGHS 0x8080808080808080u
+
+/* The bytes of w that are not printable ASCII (below 0x20, or 0x7f and
+ * up) or, with no_space, are a space, as their high bits; the sums of
+ * the low seven bits never carry into the next byte. */
+static uint64_t unprintable(uint64_t w, bool no_space)
+{
+	uint64_t low = w & ~HIGHS;
+	uint64_t bad = w | ((low + ONES) & HIGHS) | ~(low + 0x60 * ONES);
+
+	if (no_space) {
+		uint64_t x = w ^ 0x20 * ONES;
+		bad |= ~(((x & ~HIGHS) + 0x7f * ONES) | x);
+	}
+	return bad & HIGHS;
+}
+
 /* Printable ASCII (no tab, newline or other control byte, nothing the
- * parser would clean), and, with no_space, no space; its length in *len. */
+ * parser would clean), and, with no_space, no space; its length in *len.
+ * Eight bytes are looked at a time. */
 static bool plain(const char *s, bool no_space, size_t *len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+	uint64_t w;
 
-	for (; *p; p++)
-		if (*p < 0x20 || *p > 0x7e || (no_space && *p == ' '))
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (unprintable(w, no_space))
 			return false;
-	*len = (size_t)(p - (const unsigned char *)s);
-	return *len > 0 && *len <= FG_CMAX_LINE / 4;
+	}
+	if (i < n) {
+		w = 0x41 * ONES; /* "A": printable, not a space */
+		memcpy(&w, s + i, n - i);
+		if (unprintable(w, no_space))
+			return false;
+	}
+	*len = n;
+	return n > 0 && n <= FG_CMAX_LINE / 4;
 }
 
 /* True when every byte of s is one of chars. */
@@ -83,7 +111,8 @@ static bool only(const char *s, const char *chars)
 
 bool fg_perf_sample_plain(const fg_sample *s, uint64_t *text_len)
 {
-	size_t len, i;
+	size_t len, i, mod_len = 0;
+	const char *mod = NULL; /* the module looked at last, mod_len long */
 	uint64_t total;
 
 	/* the header: the command is the first word, which is not a PID/TID
@@ -113,8 +142,14 @@ bool fg_perf_sample_plain(const fg_sample *s, uint64_t *text_len)
 			len = 7;
 		else if (!f->module)
 			len = 9;
+		else if (f->module == mod)
+			len = mod_len; /* the frames of a module share its name */
 		else if (!plain(f->module, true, &len))
 			return false;
+		if (f->module && !f->inlined) {
+			mod = f->module;
+			mod_len = len;
+		}
 		total += 1 + hex_len(f->addr) + 1 + 2 + len + 2;
 		/* the source line: one word FILE:LINE whose file has a name */
 		if (f->file) {

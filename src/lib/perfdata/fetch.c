@@ -11,7 +11,11 @@
  * sample is kept without the rest: its stack's size field and its
  * record's size are rewritten to match, which is what it would have
  * been had perf asked for that size. Only the records' beginnings, the
- * valid stack bytes and the fields after the copy are read.
+ * valid stack bytes and the fields after the copy are read. A large
+ * sample's tail is read straight into its chunk, after the stack bytes
+ * kept, together with the next sample's fields and first stack bytes:
+ * so one read a sample brings in each, and the records are not copied
+ * again out of the staging buffer.
  *
  * Memory (fg_perfdata_open_mem, a stream's prologue) is read the same
  * way, with memcpy for pread. */
@@ -34,16 +38,26 @@
  * copying it (a read costs some microseconds, as much as copying some
  * 30 KB); larger ones are read in parts */
 #define READ_THROUGH_MAX ((size_t)24 << 10)
-/* of a larger sample's valid stack, this much is kept with the record;
- * the rest, which unwinding seldom reaches (the copy of a thread's stack
- * runs on past its first frame, into the thread's own data), is read
- * from the file when the unwinder asks for it (pd_fetch_more) */
-#define EAGER_STACK ((size_t)4 << 10)
+/* of a larger sample's valid stack, the first r->eager bytes are kept
+ * with the record; the rest, which unwinding seldom reaches (the copy of
+ * a thread's stack runs on past its first frame, into the thread's own
+ * data), is read from the file when the unwinder asks for it
+ * (pd_fetch_more). How much to keep follows what the samples unwound so
+ * far needed (pd_fetch_note_stack): the size, in steps of EAGER_STEP,
+ * that costs least, a read more counting as copying READ_COST bytes.
+ * It starts at EAGER_START and is chosen again every EAGER_EVERY
+ * samples; the counts are halved every EAGER_DECAY samples, so the size
+ * follows a program into a new phase. */
+#define EAGER_START ((size_t)4 << 10)
+#define EAGER_STEP ((size_t)512)
+#define EAGER_EVERY 256
+#define EAGER_DECAY 4096
+#define READ_COST ((size_t)16 << 10)
 /* a sample read in parts: its fields before the stack are asked for
  * with this much; the read that fetches a sample's tail also fetches
  * as much of the next sample as this one was kept, plus the slack */
 #define FRONT_MIN ((size_t)1 << 10)
-#define AHEAD_SLACK ((size_t)1 << 10)
+#define AHEAD_SLACK ((size_t)256)
 /* samples smaller than this are kept whole */
 #define TRIM_MIN 4096
 /* records are copied into chunks of this size */
@@ -83,20 +97,23 @@ int pd_fetch_more(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst)
 	return copy_out(r, off, len, dst);
 }
 
-/* The bytes [off, off + len) of the data, len at most STAGE_CAP, in the
- * staging buffer: *out. When the buffer misses them, reads from off on
- * ahead bytes (at least len, at most STAGE_CAP). */
+/* The bytes [off, off + len) of the data, len at most STAGE_CAP, staged:
+ * *out. When the staged bytes miss them, reads from off on ahead bytes
+ * (at least len, at most STAGE_CAP) into the staging buffer. (The staged
+ * bytes may also be the free end of the newest chunk, which the read of
+ * a dwarf sample's tail fills with the next sample: see read_parts.) */
 static int stage(fg_perfdata *r, uint64_t off, size_t len, size_t ahead, const unsigned char **out)
 {
 	int err;
 
-	if (off >= r->stage_off && off - r->stage_off <= r->stage_len &&
+	if (r->stage && off >= r->stage_off && off - r->stage_off <= r->stage_len &&
 	    len <= r->stage_len - (off - r->stage_off)) {
 		*out = r->stage + (off - r->stage_off);
 		return 0;
 	}
-	if (!r->stage && !(r->stage = fg_malloc(STAGE_CAP)))
+	if (!r->stage_buf && !(r->stage_buf = fg_malloc(STAGE_CAP)))
 		return FG_ENOMEM;
+	r->stage = r->stage_buf;
 	if (ahead < len)
 		ahead = len;
 	if (ahead > STAGE_CAP)
@@ -112,19 +129,89 @@ static int stage(fg_perfdata *r, uint64_t off, size_t len, size_t ahead, const u
 	return 0;
 }
 
-/* Room for len bytes at the end of the newest chunk: *out. */
+/* Room for len bytes at the end of the newest chunk: *out. Staged
+ * bytes that lie in the chunk are left as they are (the room may start
+ * at them); those of a chunk that is full go to the staging buffer
+ * first (the chunk may be freed), so pointers to them must be asked
+ * again after this. */
 static int reserve(fg_perfdata *r, uint64_t off, size_t len, unsigned char **out, pd_chunk **chunk)
 {
 	pd_chunk *c = r->records.last;
 	int err;
 
 	if (!c || c->cap - c->len < len) {
+		if (c && r->stage && r->stage != r->stage_buf) {
+			if (!r->stage_buf && !(r->stage_buf = fg_malloc(STAGE_CAP)))
+				return FG_ENOMEM;
+			memcpy(r->stage_buf, r->stage, r->stage_len);
+			r->stage = r->stage_buf;
+		}
 		if ((err = pd_chunk_new(&r->records, off, 0, RECORD_CHUNK, &c)))
 			return err;
 	}
 	*out = c->data + c->len;
 	*chunk = c;
 	c->len += len;
+	return 0;
+}
+
+/* The rest of a large dwarf sample for read_trimmed, its fields and
+ * first front bytes at dst (size bytes of chunk c reserved; its stack's
+ * size, copy, at byte word): the first
+ * r->eager bytes of its stack are kept, whatever its dynamic size (no
+ * more than that is read of a copy it fills less), and its tail is read
+ * straight after them in the chunk, together with as much of the next
+ * sample as the hint says: that next record then already lies where the
+ * chunk's room starts, and is taken where it is. */
+static int read_parts(fg_perfdata *r, uint64_t off, uint16_t size, struct recpos *at,
+		      uint16_t *new_size, unsigned char *dst, pd_chunk *c, size_t word, uint64_t copy,
+		      size_t front)
+{
+	size_t after = word + 8;
+	uint64_t keep = copy < r->eager ? copy : r->eager, valid;
+	uint64_t tail_off = off + after + copy;
+	size_t tail = size - after - (size_t)copy, ahead = tail + r->stage_hint;
+	size_t room = c->cap - (size_t)(dst - c->data) - after - (size_t)keep;
+	unsigned char *t = dst + after + keep;
+	const unsigned char *p;
+	int err;
+
+	if (after + keep > front &&
+	    (err = copy_out(r, off + front, (size_t)(after + keep - front), dst + front)))
+		return err;
+	if (ahead > STAGE_CAP)
+		ahead = STAGE_CAP;
+	if (ahead > r->data_end - tail_off)
+		ahead = (size_t)(r->data_end - tail_off);
+	if (ahead <= room) {
+		r->stage = NULL; /* overwritten below */
+		if ((err = copy_out(r, tail_off, ahead, t)))
+			return err;
+		r->stage = t;
+		r->stage_off = tail_off;
+		r->stage_len = ahead;
+	} else {
+		if ((err = stage(r, tail_off, tail, tail + r->stage_hint, &p)))
+			return err;
+		memmove(t, p, tail);
+	}
+	/* a dynamic size past the copy (not perf's doing) counts as the
+	 * copy: the rest is read from the file, as it would have been had
+	 * the copy been kept whole */
+	valid = pd_u64(t);
+	if (valid > copy) {
+		valid = copy;
+		memcpy(t, &valid, 8);
+	}
+	at->stack_in_file = valid > keep;
+	*new_size = (uint16_t)(after + keep + tail);
+	r->stage_hint = *new_size + AHEAD_SLACK;
+	c->len -= size - *new_size;
+	memcpy(dst + 6, new_size, 2);
+	memcpy(dst + word, &keep, 8);
+	at->p = dst;
+	at->off = off;
+	at->chunk = c;
 	return 0;
 }
 
@@ -169,32 +256,30 @@ static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recp
 	/* room for all of it; given back below */
 	if ((err = reserve(r, off, size, &dst, &c)))
 		return err;
+	/* (the staged bytes may have moved; they may also be the room
+	 * itself, or lie after it in the chunk) */
+	p = r->stage + (off - r->stage_off);
 	/* what the staged bytes hold of the fields and of the stack the
 	 * sample may keep, copied before the tail's read moves them */
-	front = after + (whole || copy < EAGER_STACK ? copy : EAGER_STACK);
+	front = after + (whole || copy < r->eager ? copy : r->eager);
 	if (front > avail)
 		front = avail;
-	memcpy(dst, p, (size_t)front);
-	if ((err = stage(r, off + after + copy, tail,
-			 whole ? STAGE_READ : tail + r->stage_hint, &p)))
+	memmove(dst, p, (size_t)front);
+	if (!whole)
+		return read_parts(r, off, size, at, new_size, dst, c, word, copy, (size_t)front);
+	if ((err = stage(r, off + after + copy, tail, STAGE_READ, &p)))
 		return err;
 	valid = pd_u64(p);
 	/* a copy of size 0 would lose the dynamic size's field, too */
 	keep = valid < 8 ? 8 : valid < copy ? (valid + 7) & ~(uint64_t)7 : copy;
 	if (keep > copy)
 		keep = copy;
-	if (!whole && keep > EAGER_STACK && valid <= copy) {
-		keep = EAGER_STACK;
-		at->stack_in_file = true;
-	}
 	if (after + keep > front &&
 	    (err = copy_out(r, off + front, (size_t)(after + keep - front), dst + front)))
 		return err;
-	memcpy(dst + after + keep, p, tail);
+	memmove(dst + after + keep, p, tail);
 	*new_size = (uint16_t)(after + keep + tail);
-	/* the next read from a tail on also fetches a next sample kept like
-	 * this one: stacks keep their depth from one sample to the next */
-	r->stage_hint = whole ? STAGE_READ : *new_size + AHEAD_SLACK;
+	r->stage_hint = STAGE_READ;
 	c->len -= size - *new_size;
 	memcpy(dst + 6, new_size, 2);
 	memcpy(dst + word, &keep, 8);
@@ -220,7 +305,8 @@ static int read_record(fg_perfdata *r, uint64_t off, uint32_t type, uint16_t siz
 	*new_size = size;
 	if ((err = stage(r, off, size, STAGE_READ, &p)) || (err = reserve(r, off, size, &dst, &c)))
 		return err;
-	memcpy(dst, p, size);
+	/* the staged bytes may have moved, or be the room itself */
+	memmove(dst, r->stage + (off - r->stage_off), size);
 	at->p = dst;
 	at->off = off;
 	at->chunk = c;
@@ -234,7 +320,9 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 
 	/* until a sample says more: room for a sample's fields and the
 	 * stack it keeps */
-	r->stage_hint = EAGER_STACK + 2 * FRONT_MIN;
+	if (!r->eager)
+		r->eager = EAGER_START;
+	r->stage_hint = r->eager + 2 * FRONT_MIN;
 	while (off < r->data_end) {
 		const unsigned char *h;
 		struct recpos at;
@@ -261,9 +349,40 @@ int pd_walk_records(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx)
 	return 0;
 }
 
+void pd_fetch_note_stack(fg_perfdata *r, uint64_t used)
+{
+	size_t b = (size_t)((used + EAGER_STEP - 1) / EAGER_STEP), best = 0, i;
+	uint64_t over, cost, best_cost = UINT64_MAX;
+
+	r->needs[b < PD_EAGER_STEPS ? b : PD_EAGER_STEPS - 1]++;
+	if (++r->nneeds % EAGER_EVERY)
+		return;
+	/* keeping i steps: every sample copies them, those that needed
+	 * more read again */
+	over = r->nneeds;
+	for (i = 0; i < PD_EAGER_STEPS; i++) {
+		over -= r->needs[i];
+		cost = (uint64_t)r->nneeds * i * EAGER_STEP + over * READ_COST;
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = i;
+		}
+	}
+	r->eager = best ? best * EAGER_STEP : EAGER_STEP;
+	if (r->nneeds >= EAGER_DECAY) {
+		r->nneeds = 0;
+		for (i = 0; i < PD_EAGER_STEPS; i++) {
+			r->needs[i] /= 2;
+			r->nneeds += r->needs[i];
+		}
+	}
+}
+
 void pd_fetch_release(fg_perfdata *r)
 {
 	pd_chunks_release(&r->records);
-	free(r->stage);
+	free(r->stage_buf);
+	r->stage_buf = NULL;
 	r->stage = NULL;
+	r->stage_len = 0;
 }

@@ -444,6 +444,7 @@ void fg_perfdata_free(fg_perfdata *r)
 	free(r->q);
 	free(r->qtmp);
 	free(r->frames);
+	free(r->addrs);
 	free(r->name);
 	free(r);
 }

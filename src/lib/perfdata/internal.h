@@ -21,6 +21,27 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 
+/* ---- u64map.c ---- */
+
+struct pd_u64slot {
+	uint64_t key, value;
+	bool used;
+};
+
+/* An open-addressing hash map from 64-bit keys to 64-bit values; all
+ * zero is an empty map. */
+typedef struct pd_u64map {
+	struct pd_u64slot *slots; /* a power of 2 of them, at most half used */
+	size_t alloc, count;
+} pd_u64map;
+
+/* The value of key, or NULL. */
+uint64_t *pd_u64map_get(const pd_u64map *m, uint64_t key);
+/* The value of key in *value, made (0) when new; valid until the next
+ * put. Returns 0 or FG_ENOMEM. */
+int pd_u64map_put(pd_u64map *m, uint64_t key, uint64_t **value);
+void pd_u64map_release(pd_u64map *m);
+
 /* ---- symbols.c ---- */
 
 struct pd_elfsym {
@@ -98,7 +119,8 @@ typedef struct pd_module {
 	uint32_t *kname;          /* and where their names are in text */
 	int64_t kdelta;           /* added to kstart: where the recording's
 				     kernel was */
-	fg_strmap cache;          /* 8-byte address -> packed pd_resolved */
+	pd_u64map cache;          /* address -> packed pd_resolved */
+	pd_u64map die_names;      /* DIE offset -> its name (die_name) */
 	fg_perfdata_frame *pool;  /* resolved frames */
 	size_t npool, apool;
 } pd_module;
@@ -225,6 +247,10 @@ typedef struct pd_machine {
 	fg_strmap procs;          /* 4-byte pid -> pd_proc * */
 	fg_strmap names;          /* interned comms */
 	fg_arena arena;           /* threads */
+	uint64_t epoch;           /* changes whenever a process' maps do */
+	int32_t last_pid;         /* the process asked for last */
+	pd_proc *last_proc;
+	pd_thread *last_thread;   /* the thread found last */
 } pd_machine;
 
 void pd_machine_init(pd_machine *m);
@@ -278,6 +304,8 @@ void pd_unwinder_free(pd_unwinder *u);
  * be 0. Returns 0 or FG_ENOMEM. */
 int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_state *st,
 	      uint64_t *pcs, size_t max, size_t *n);
+/* How many bytes of its stack copy the last sample unwound read. */
+uint64_t pd_unwind_used(const pd_unwinder *u);
 /* Drops what was kept for process pid (it exited). */
 void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
 

@@ -77,7 +77,10 @@ static int read_all(const char *path, char **out, size_t *len)
 	return 0;
 }
 
-/* Maps a regular file (the build-id cache's copy): no copy is made.
+/* Maps a regular file (the build-id cache's copy): no copy is made,
+ * and no page is touched before it is needed (with the index of the
+ * cache folder, only the names of the symbols met are read; without,
+ * pd_kallsyms_load asks for all pages at once before reading them).
  * 1: cannot be mapped (the caller reads it). */
 static int map_file(const char *path, pd_module *m, struct stat *out)
 {
@@ -91,7 +94,7 @@ static int map_file(const char *path, pd_module *m, struct stat *out)
 		close(fd);
 		return 1;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return 1;
@@ -169,7 +172,7 @@ static bool load_index(pd_symbols *s, pd_module *m, const char *id, const struct
 	if (!s->opts.cache_dir || fg_strbuf_addf(&path, "%s/%s.ksyms", s->opts.cache_dir, id) ||
 	    (fd = open(path.buf, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) ||
 	    (size_t)st.st_size < sizeof(h) ||
-	    (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)) ==
+	    (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
 		    MAP_FAILED)
 		goto fail;
 	memcpy(&h, p, sizeof(h));
@@ -290,6 +293,12 @@ int pd_kallsyms_load(pd_symbols *s, pd_module *m)
 		return 0; /* not a kallsyms */
 	if (id[0] && load_index(s, m, id, &st, &text_at))
 		goto placed;
+#ifdef MADV_POPULATE_READ
+	/* every line is read: its pages are mapped in one go, not one
+	 * fault each */
+	if (m->text_mapped)
+		(void)madvise(m->text, m->text_len, MADV_POPULATE_READ);
+#endif
 	/* one symbol in some 40 bytes of text: room for all at once */
 	alloc = m->text_len / 40 + 1024;
 	if (!(m->kstart = fg_malloc(alloc * sizeof(*m->kstart))) ||

@@ -20,6 +20,10 @@ void pd_machine_init(pd_machine *m)
 	m->procs = empty;
 	m->names = empty;
 	m->arena = arena;
+	m->epoch = 0;
+	m->last_pid = 0;
+	m->last_proc = NULL;
+	m->last_thread = NULL;
 }
 
 void pd_machine_release(pd_machine *m)
@@ -42,20 +46,31 @@ void pd_machine_release(pd_machine *m)
 
 pd_proc *pd_machine_proc(pd_machine *m, int32_t pid)
 {
-	fg_strmap_entry *e = fg_strmap_put(&m->procs, (const char *)&pid, sizeof(pid));
+	fg_strmap_entry *e;
 
-	if (!e)
+	/* samples come in runs of one process; a process lives as long as
+	 * the machine */
+	if (m->last_proc && m->last_pid == pid)
+		return m->last_proc;
+	if (!(e = fg_strmap_put(&m->procs, (const char *)&pid, sizeof(pid))))
 		return NULL;
-	if (!e->value.p)
-		e->value.p = fg_calloc(1, sizeof(pd_proc));
+	if (!e->value.p && !(e->value.p = fg_calloc(1, sizeof(pd_proc))))
+		return NULL;
+	m->last_pid = pid;
+	m->last_proc = e->value.p;
 	return e->value.p;
 }
 
 static pd_thread *find_thread(pd_machine *m, int32_t tid)
 {
-	fg_strmap_entry *e = fg_strmap_get(&m->threads, (const char *)&tid, sizeof(tid));
+	fg_strmap_entry *e;
 
-	return e ? e->value.p : NULL;
+	/* a thread, once made, stays the one of its id */
+	if (m->last_thread && m->last_thread->tid == tid)
+		return m->last_thread;
+	if (!(e = fg_strmap_get(&m->threads, (const char *)&tid, sizeof(tid))) || !e->value.p)
+		return NULL;
+	return m->last_thread = e->value.p;
 }
 
 pd_thread *pd_machine_thread(pd_machine *m, int32_t pid, int32_t tid)
@@ -103,6 +118,7 @@ int pd_machine_fork(pd_machine *m, int32_t pid, int32_t ppid, int32_t tid, int32
 	/* a new process: a copy of the parent's maps */
 	if (!(pp = pd_machine_proc(m, ppid)) || !(np = pd_machine_proc(m, pid)))
 		return FG_ENOMEM;
+	m->epoch++;
 	np->n = 0;
 	np->execd = pp->execd;
 	if (pp->n) {
@@ -124,6 +140,7 @@ int pd_machine_exec(pd_machine *m, int32_t pid)
 	p->n = 0;
 	p->gen++;
 	p->execd = true;
+	m->epoch++;
 	return 0;
 }
 
@@ -153,6 +170,7 @@ int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, ui
 		return FG_ENOMEM;
 	if (!len || nm.end < start)
 		return 0;
+	m->epoch++;
 	/* the overlapped maps [i, j) lose the part the new one covers */
 	i = lower_bound(p, start);
 	for (j = i; j < p->n && p->maps[j].start < nm.end; j++) {
@@ -186,11 +204,13 @@ int pd_machine_mmap(pd_machine *m, int32_t pid, uint64_t start, uint64_t len, ui
 
 const struct pd_map *pd_machine_find_map(pd_machine *m, int32_t pid, uint64_t addr)
 {
-	fg_strmap_entry *e = fg_strmap_get(&m->procs, (const char *)&pid, sizeof(pid));
+	fg_strmap_entry *e;
 	const pd_proc *p;
 	size_t i;
 
-	if (!e || !(p = e->value.p))
+	if (m->last_proc && m->last_pid == pid)
+		p = m->last_proc;
+	else if (!(e = fg_strmap_get(&m->procs, (const char *)&pid, sizeof(pid))) || !(p = e->value.p))
 		return NULL;
 	i = lower_bound(p, addr);
 	if (i < p->n && p->maps[i].start <= addr)

@@ -30,6 +30,10 @@
 #define REC_FINISHED_INIT 82
 #define REC_COMPRESSED2 83
 
+/* the stack sizes a dwarf sample may keep with it (fetch.c): up to 24
+ * KB in steps of 512 bytes */
+#define PD_EAGER_STEPS 49
+
 /* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
 #define MAX_STACK 127
 
@@ -66,9 +70,16 @@ struct fg_perfdata {
 	size_t size;
 	bool mapped, used;
 	int fd;                   /* a file's, read by fetch.c; else -1 */
-	unsigned char *stage;     /* fetch.c: bytes of the data section */
+	unsigned char *stage;     /* fetch.c: bytes of the data section, in
+				     stage_buf or at the newest chunk's end */
+	unsigned char *stage_buf;
 	uint64_t stage_off;       /* (at this offset) */
 	size_t stage_len;
+	size_t eager;             /* of a dwarf sample's valid stack, how much
+				     is read with it (fetch.c) */
+	uint32_t needs[PD_EAGER_STEPS]; /* samples unwound that needed up to
+				     i steps of 512 bytes of their stack */
+	uint64_t nneeds;
 	size_t stage_hint;        /* in a dwarf recording, how much a read of a
 				     record header or a sample's tail fetches */
 	pd_chunk_list records;    /* fetch.c: the records read, in chunks */
@@ -100,6 +111,8 @@ struct fg_perfdata {
 	uint64_t seq, next_flush, max_time;
 	fg_perfdata_frame *frames;
 	size_t nframes, aframes;
+	struct pd_addr_slot *addrs; /* sample.c: the frames of the addresses met */
+	size_t naddrs, aaddrs;
 	char comm_buf[24];
 	bool compressed;          /* the recording has the compressed feature */
 	pd_inflater inflater;     /* compressed records' stream */
@@ -159,6 +172,10 @@ void pd_fetch_release(fg_perfdata *r);
 /* Copies len bytes of the data at off to dst: the rest of a stack left
  * in the file. Returns 0, FG_EPARSE (not in the data) or FG_EIO. */
 int pd_fetch_more(fg_perfdata *r, uint64_t off, size_t len, unsigned char *dst);
+/* A sample was unwound that needed used bytes of its stack copy: how
+ * much of the next ones' to read with them is chosen again from time to
+ * time. */
+void pd_fetch_note_stack(fg_perfdata *r, uint64_t used);
 
 /* pipe.c, for reader.c */
 /* The pipe form's records that stand for the header, from r->base. */

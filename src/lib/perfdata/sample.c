@@ -209,11 +209,81 @@ static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *
 	return &r->attrs[0];
 }
 
-static int add_frame(fg_perfdata *r, const fg_perfdata_frame *f)
+static int add_frames(fg_perfdata *r, const fg_perfdata_frame *fs, size_t n)
 {
-	if (FG_ALLOC_GROW(r->frames, r->nframes + 1, r->aframes, 64))
+	fg_perfdata_frame *to;
+	size_t i;
+
+	if (FG_ALLOC_GROW(r->frames, r->nframes + n, r->aframes, 64))
 		return FG_ENOMEM;
-	r->frames[r->nframes++] = *f;
+	/* one frame or a few: copied in place rather than by a call */
+	to = r->frames + r->nframes;
+	for (i = 0; i < n; i++)
+		to[i] = fs[i];
+	r->nframes += n;
+	return 0;
+}
+
+/* The frames an address resolved to, kept for the next samples that
+ * have it (most share theirs): a slot of r->addrs (open addressing, a
+ * power of 2 of them, at most half full), keyed by the process (0 for
+ * the kernel's addresses), the address and its context; the frames are
+ * those of its module's pool. A user address's slot holds while the
+ * machine's maps stay as they were (the map search it saves could give
+ * another module after they change). */
+#define ADDR_MAX ((size_t)1 << 18)
+
+struct pd_addr_slot {
+	uint64_t ip, epoch;
+	pd_module *mod;           /* NULL: a free slot */
+	int32_t pid;
+	bool kernel;
+	uint32_t first, n;
+};
+
+static size_t addr_hash(int32_t pid, uint64_t ip)
+{
+	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15u) * 0xff51afd7ed558ccdu;
+
+	return (size_t)(h ^ h >> 32);
+}
+
+/* The slot of (pid, ip, kernel): its own, or the free one it would take
+ * (the table has one). */
+static struct pd_addr_slot *addr_slot(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
+{
+	size_t mask = r->aaddrs - 1, k;
+
+	for (k = addr_hash(pid, ip) & mask; r->addrs[k].mod; k = (k + 1) & mask)
+		if (r->addrs[k].ip == ip && r->addrs[k].pid == pid && r->addrs[k].kernel == kernel)
+			break;
+	return &r->addrs[k];
+}
+
+/* Room for one more slot: 0 or FG_ENOMEM. The table is a cache: at
+ * ADDR_MAX slots (a recording of many processes keys each one's
+ * addresses apart) it is emptied rather than grown. */
+static int addr_room(fg_perfdata *r)
+{
+	struct pd_addr_slot *old = r->addrs;
+	size_t n = r->aaddrs, i;
+
+	if ((r->naddrs + 1) * 2 <= n)
+		return 0;
+	if (n >= ADDR_MAX) {
+		memset(r->addrs, 0, n * sizeof(*r->addrs));
+		r->naddrs = 0;
+		return 0;
+	}
+	if (!(r->addrs = fg_calloc(n ? n * 2 : 4096, sizeof(*r->addrs)))) {
+		r->addrs = old;
+		return FG_ENOMEM;
+	}
+	r->aaddrs = n ? n * 2 : 4096;
+	for (i = 0; i < n; i++)
+		if (old[i].mod)
+			*addr_slot(r, old[i].pid, old[i].ip, old[i].kernel) = old[i];
+	free(old);
 	return 0;
 }
 
@@ -224,31 +294,44 @@ static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
 	const fg_perfdata_frame *fs;
 	fg_perfdata_frame unknown = { .addr = ip, .kernel = kernel };
 	const struct pd_map *map;
-	size_t n, i;
+	struct pd_addr_slot *slot = NULL;
+	int32_t key = kernel ? 0 : pid;
+	pd_module *mod;
+	size_t n;
 	int err;
 
-	if (kernel) {
-		if ((err = pd_symbols_resolve(&r->syms, &r->syms.kernel, ip, &fs, &n)))
-			return err;
-		for (i = 0; i < n; i++)
-			if ((err = add_frame(r, &fs[i])))
-				return err;
-		return 0;
+	if (r->aaddrs) {
+		slot = addr_slot(r, key, ip, kernel);
+		if (slot->mod && (kernel || slot->epoch == r->machine.epoch))
+			return add_frames(r, slot->mod->pool + slot->first, slot->n);
 	}
-	map = pd_machine_find_map(&r->machine, pid, ip);
-	if (!map || !map->mod)
-		return add_frame(r, &unknown);
-	if (map->mod->kernel || map->mod->anon) {
-		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip, &fs, &n)))
+	if (kernel) {
+		mod = &r->syms.kernel;
+		if ((err = pd_symbols_resolve(&r->syms, mod, ip, &fs, &n)))
 			return err;
 	} else {
-		if ((err = pd_symbols_resolve(&r->syms, map->mod, ip - map->start + map->pgoff, &fs, &n)))
+		map = pd_machine_find_map(&r->machine, pid, ip);
+		if (!map || !(mod = map->mod))
+			return add_frames(r, &unknown, 1);
+		if ((err = pd_symbols_resolve(&r->syms, mod,
+					      mod->kernel || mod->anon ? ip :
+					      ip - map->start + map->pgoff, &fs, &n)))
 			return err;
 	}
-	for (i = 0; i < n; i++)
-		if ((err = add_frame(r, &fs[i])))
+	if (!slot || !slot->mod) {
+		if ((err = addr_room(r)))
 			return err;
-	return 0;
+		slot = addr_slot(r, key, ip, kernel);
+		r->naddrs++;
+	}
+	slot->ip = ip;
+	slot->pid = key;
+	slot->kernel = kernel;
+	slot->epoch = r->machine.epoch;
+	slot->mod = mod;
+	slot->first = (uint32_t)(fs - mod->pool);
+	slot->n = (uint32_t)n;
+	return add_frames(r, fs, n);
 }
 
 /* The frames of a frame-pointer call chain; with dwarf call graphs,
@@ -315,6 +398,8 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 		return err;
 	if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
 		return err;
+	if (r->fd >= 0)
+		pd_fetch_note_stack(r, pd_unwind_used(r->unwinder));
 	for (i = 0; i < n; i++)
 		if ((err = add_address(r, s->pid, r->pcs[i], false)))
 			return err;

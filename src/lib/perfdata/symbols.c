@@ -64,7 +64,8 @@ static void module_release(pd_module *m)
 	pd_kallsyms_release(m);
 	free(m->pool);
 	pd_jitmap_free(m->jitmap);
-	fg_strmap_release(&m->cache);
+	pd_u64map_release(&m->cache);
+	pd_u64map_release(&m->die_names);
 	fg_arena_release(&m->arena);
 }
 
@@ -284,13 +285,45 @@ struct rawsym {
 	size_t seq;
 };
 
-static int cmp_rawsym(const void *pa, const void *pb)
+/* Sorts raw[0..n) by start, those with one start in the order they
+ * came (by seq, as they are listed): a radix sort of the starts' bytes,
+ * least significant first, the bytes all symbols share skipped.
+ * Returns 0 or FG_ENOMEM. */
+static int sort_rawsyms(struct rawsym *raw, size_t n)
 {
-	const struct rawsym *a = pa, *b = pb;
+	uint64_t all_or = 0, all_and = UINT64_MAX;
+	struct rawsym *tmp, *from = raw, *to;
+	size_t count[256], i, b;
+	unsigned shift;
 
-	if (a->s.start != b->s.start)
-		return a->s.start < b->s.start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	for (i = 0; i < n; i++) {
+		all_or |= raw[i].s.start;
+		all_and &= raw[i].s.start;
+	}
+	if (n < 2 || !(tmp = fg_malloc(n * sizeof(*tmp))))
+		return n < 2 ? 0 : FG_ENOMEM;
+	to = tmp;
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t sum = 0;
+		if (!((all_or ^ all_and) >> shift & 0xff))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[from[i].s.start >> shift & 0xff]++;
+		for (b = 0; b < 256; b++) {
+			size_t c = count[b];
+			count[b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[from[i].s.start >> shift & 0xff]++] = from[i];
+		to = from;
+		from = from == raw ? tmp : raw;
+	}
+	if (from != raw)
+		memcpy(raw, from, n * sizeof(*raw));
+	free(tmp);
+	return 0;
 }
 
 /* Sorts raw[0..n), keeps one symbol per address and gives the unsized
@@ -298,9 +331,10 @@ static int cmp_rawsym(const void *pa, const void *pb)
 static int finish_symbols(pd_module *m, struct rawsym *raw, size_t n)
 {
 	size_t i, k = 0;
+	int err;
 
-	if (n)
-		qsort(raw, n, sizeof(*raw), cmp_rawsym);
+	if ((err = sort_rawsyms(raw, n)))
+		return err;
 	for (i = 0; i < n; i++) {
 		if (k && raw[k - 1].s.start == raw[i].s.start) {
 			if (!better(&raw[k - 1].s, raw[k - 1].bind, &raw[i].s, raw[i].bind))
@@ -746,6 +780,26 @@ static const char *die_name(Dwarf_Die *die)
 	return NULL;
 }
 
+/* die_name of a scope, asked of libdw once per DIE (its bytes' address
+ * is its key): the scopes of a function's many addresses share its DIEs,
+ * and an inlined instance's name is found through its abstract origin.
+ * Returns 0 or FG_ENOMEM. */
+static int scope_name(pd_module *m, Dwarf_Die *die, const char **out)
+{
+	uint64_t *v;
+	const char *n;
+
+	if (pd_u64map_put(&m->die_names, (uint64_t)(uintptr_t)die->addr, &v))
+		return FG_ENOMEM;
+	if (!*v) {
+		n = die_name(die);
+		/* 1 stands for no name: 0 is a new entry */
+		*v = n ? (uint64_t)(uintptr_t)n : 1;
+	}
+	*out = *v == 1 ? NULL : (const char *)(uintptr_t)*v;
+	return 0;
+}
+
 static bool has_linkage_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
@@ -868,7 +922,8 @@ static int scope_names(pd_module *m, uint64_t addr, const char **names, struct p
 		else if (pos)
 			call_site(&cudie, &chain[inner], &pos[k]);
 		inner = i;
-		names[k++] = die_name(&chain[i]);
+		if (scope_name(m, &chain[i], &names[k++]))
+			return FG_ENOMEM;
 		if (tag == DW_TAG_subprogram) {
 			/* a C++ function known by its plain name only (a
 			 * lambda's operator()): perf names it by its symbol */
@@ -987,21 +1042,19 @@ int pd_symbols_load(pd_symbols *s, pd_module *m)
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
 		       size_t *n)
 {
-	fg_strmap_entry *e;
+	uint64_t *v;
 	struct pd_resolved r;
 	int err;
 
 	if (!m->loaded && (err = m->kernel ? pd_kallsyms_load(s, m) : load_module(s, m)))
 		return err;
-	if ((e = fg_strmap_get(&m->cache, (const char *)&rel, sizeof(rel)))) {
-		r.first = (uint32_t)(e->value.u >> 32);
-		r.n = (uint32_t)e->value.u;
+	if ((v = pd_u64map_get(&m->cache, rel))) {
+		r.first = (uint32_t)(*v >> 32);
+		r.n = (uint32_t)*v;
 	} else {
-		if ((err = resolve_new(s, m, rel, &r)))
+		if ((err = resolve_new(s, m, rel, &r)) || (err = pd_u64map_put(&m->cache, rel, &v)))
 			return err;
-		if (!(e = fg_strmap_put(&m->cache, (const char *)&rel, sizeof(rel))))
-			return FG_ENOMEM;
-		e->value.u = (uint64_t)r.first << 32 | r.n;
+		*v = (uint64_t)r.first << 32 | r.n;
 	}
 	*frames = m->pool + r.first;
 	*n = r.n;

@@ -17,7 +17,9 @@
  * Most samples of a recording share their frames, and asking libdw for
  * the CFI rules of an address (find the FDE, run the CIE's and FDE's
  * instructions) costs far more than applying them. So the rules of each
- * (module, address) are asked once and kept in a table, and a sample is
+ * (module, address) are asked once and kept in a table (the module of
+ * an address found in a table of the process' modules, by address,
+ * rather than asked of libdwfl each frame), and a sample is
  * unwound with them directly when every rule on its way is of the plain
  * kinds (CFA = register + offset; registers undefined, unchanged, saved
  * at or equal to CFA + offset), doing exactly what libdwfl does with
@@ -63,14 +65,39 @@ enum rule_kind {
 	RULE_VAL,     /* equal to CFA + off */
 };
 
+/* A register's rule: its kind and offset (fitting 32 bits, else the
+ * rules are not plain). */
+struct rule_op {
+	int32_t off;
+	uint8_t reg, kind;
+};
+
 struct rules {
-	const pd_module *mod; /* key, NULL: a free slot */
-	uint64_t addr;        /* key: the address in the module's ELF */
 	bool plain;           /* all of the kinds above, else libdwfl unwinds */
 	uint8_t cfa_reg;
+	uint8_t nops;         /* the registers saved at or equal to CFA + off */
+	uint32_t same;        /* those whose rule is RULE_SAME, as bits */
 	int64_t cfa_off;
-	uint8_t kind[NREGS];
-	int64_t off[NREGS];
+	struct rule_op ops[NREGS];
+};
+
+/* The key of a table slot (kept apart from the rules, so that looking
+ * one up reads little memory) */
+struct rule_key {
+	const pd_module *mod; /* NULL: a free slot */
+	uint64_t addr;        /* the address in the module's ELF */
+};
+
+/* A module of a process' Dwfl as the fast path needs it: where libdwfl
+ * placed it ([lo, hi), as dwfl_addrmodule finds it), its pd_module and
+ * its .eh_frame CFI (asked on first use). */
+struct placed_mod {
+	uint64_t lo, hi;
+	Dwfl_Module *dm;
+	const pd_module *mod;
+	Dwarf_CFI *cfi;
+	uint64_t bias;
+	bool cfi_asked;
 };
 
 struct proc_state {
@@ -79,12 +106,17 @@ struct proc_state {
 	bool attached;
 	struct placed *rep; /* the modules reported to dwfl */
 	size_t nrep, arep;
+	struct placed_mod *mods; /* dwfl's modules, by address */
+	size_t nmods, amods;
+	size_t last;        /* the module found last */
 };
 
 struct pd_unwinder {
 	pd_symbols *syms;
 	pd_machine *machine;
 	fg_strmap procs;    /* 4-byte pid -> struct proc_state * */
+	struct proc_state *ps; /* the sample's process (ps_pid) */
+	int32_t ps_pid;
 	Dwfl_Callbacks callbacks;
 	struct placed *cur; /* the modules of a process' maps (collect) */
 	size_t ncur, acur;
@@ -100,12 +132,14 @@ struct pd_unwinder {
 	/* a read for the frame after the last one failed: its return
 	 * address lies beyond the stack copy (a frame with large locals) */
 	bool read_failed;
+	uint64_t used;         /* bytes of the stack copy the sample needed */
 	/* of the sample's stack left in the recording: the block read last,
 	 * bytes more_at .. more_at + more_len of the copy */
 	unsigned char more[MORE_BLOCK];
 	uint64_t more_at;
 	size_t more_len;
 	/* the rules asked of libdw: open addressing, a power of 2 slots */
+	struct rule_key *rkeys;
 	struct rules *rules;
 	size_t nrules, arules;
 };
@@ -198,6 +232,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 	const struct pd_user_state *st = u->st;
 	uint64_t sp = st->regs[PD_REG_SP];
 
+	if (addr >= sp && (addr - sp < st->stack_len || addr - sp < st->stack_full) &&
+	    addr - sp + 8 > u->used)
+		u->used = addr - sp + 8;
 	if (addr >= sp && addr - sp < st->stack_len && st->stack_len - (addr - sp) >= 8) {
 		memcpy(out, st->stack + (addr - sp), 8);
 		return true;
@@ -263,13 +300,16 @@ void pd_unwinder_free(pd_unwinder *u)
 		struct proc_state *ps = e->value.p;
 		if (ps && ps->dwfl)
 			dwfl_end(ps->dwfl);
-		if (ps)
+		if (ps) {
 			free(ps->rep);
+			free(ps->mods);
+		}
 		free(ps);
 	}
 	fg_strmap_release(&u->procs);
 	free(u->cur);
 	free(u->rules);
+	free(u->rkeys);
 	free(u);
 }
 
@@ -285,6 +325,7 @@ void pd_unwinder_forget(pd_unwinder *u, int32_t pid)
 	ps->dwfl = NULL;
 	ps->attached = false;
 	ps->nrep = 0;
+	ps->nmods = 0;
 }
 
 /* Where the map may put the module's ELF addresses (run-time address
@@ -451,22 +492,100 @@ static int update(pd_unwinder *u, struct proc_state *ps)
 	}
 }
 
+static int add_placed_mod(Dwfl_Module *dm, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	struct proc_state *ps = arg;
+	Dwarf_Addr end = 0;
+	struct placed_mod *pm;
+
+	(void)userdata, (void)name;
+	dwfl_module_info(dm, NULL, NULL, &end, NULL, NULL, NULL, NULL);
+	if (FG_ALLOC_GROW(ps->mods, ps->nmods + 1, ps->amods, 8))
+		return DWARF_CB_ABORT;
+	pm = &ps->mods[ps->nmods++];
+	memset(pm, 0, sizeof(*pm));
+	pm->lo = start;
+	pm->hi = end;
+	pm->dm = dm;
+	pm->mod = *userdata;
+	return DWARF_CB_OK;
+}
+
+static int cmp_placed_mod(const void *pa, const void *pb)
+{
+	const struct placed_mod *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* ps->mods: the modules of ps->dwfl, by address (0 or FG_ENOMEM). */
+static int list_mods(struct proc_state *ps)
+{
+	ps->nmods = 0;
+	ps->last = 0;
+	if (dwfl_getmodules(ps->dwfl, add_placed_mod, ps, 0) != 0)
+		return FG_ENOMEM;
+	if (ps->nmods > 1)
+		qsort(ps->mods, ps->nmods, sizeof(*ps->mods), cmp_placed_mod);
+	return 0;
+}
+
+/* The module of ps's Dwfl at a run-time address, as dwfl_addrmodule
+ * finds it (modules never overlap), or NULL. */
+static struct placed_mod *mod_at(struct proc_state *ps, uint64_t pc)
+{
+	size_t lo = 0, hi = ps->nmods;
+
+	if (ps->last < ps->nmods && pc >= ps->mods[ps->last].lo && pc < ps->mods[ps->last].hi)
+		return &ps->mods[ps->last];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->mods[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+#ifdef PD_CHECK_MODS
+	{
+		Dwfl_Module *want = dwfl_addrmodule(ps->dwfl, pc);
+		Dwfl_Module *got = lo && pc < ps->mods[lo - 1].hi ? ps->mods[lo - 1].dm : NULL;
+		if (want != got)
+			abort();
+	}
+#endif
+	if (!lo || pc >= ps->mods[lo - 1].hi)
+		return NULL;
+	ps->last = lo - 1;
+	return &ps->mods[lo - 1];
+}
+
 /* The Dwfl of pid, its modules those of the process' current maps;
  * NULL in *out when it cannot unwind. */
 static int proc_dwfl(pd_unwinder *u, int32_t pid, Dwfl **out)
 {
-	fg_strmap_entry *e = fg_strmap_put(&u->procs, (const char *)&pid, sizeof(pid));
 	const pd_proc *p = pd_machine_proc(u->machine, pid);
+	fg_strmap_entry *e;
 	struct proc_state *ps;
 	int err;
 
 	*out = NULL;
-	if (!e || !p)
+	if (!p)
 		return FG_ENOMEM;
-	if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
-		return FG_ENOMEM;
+	/* the state of the process of the sample before (states live as
+	 * long as the unwinder) */
+	if (u->ps && u->ps_pid == pid) {
+		ps = u->ps;
+	} else {
+		if (!(e = fg_strmap_put(&u->procs, (const char *)&pid, sizeof(pid))))
+			return FG_ENOMEM;
+		if (!(ps = e->value.p) && !(ps = e->value.p = fg_calloc(1, sizeof(*ps))))
+			return FG_ENOMEM;
+		u->ps_pid = pid;
+		u->ps = ps;
+	}
 	if (!ps->dwfl || ps->gen != p->gen) {
-		if ((err = collect(u, p)) || (err = update(u, ps)))
+		if ((err = collect(u, p)) || (err = update(u, ps)) || (err = list_mods(ps)))
 			return err;
 		ps->gen = p->gen;
 	}
@@ -518,17 +637,20 @@ static int plt_ra_offset(const pd_module *m, uint64_t vaddr)
 static void start_state(pd_unwinder *u, Dwfl *dwfl, int32_t pid, const struct pd_user_state *st)
 {
 	uint64_t ip = st->regs[PD_REG_IP], sp = st->regs[PD_REG_SP], ra;
-	const struct pd_map *map = pd_machine_find_map(u->machine, pid, ip);
-	Dwfl_Module *dm;
+	const struct pd_map *map;
+	struct placed_mod *pm;
 	Dwarf_Addr bias;
 	int off;
 
 	u->start = *st;
 	u->start_is_caller = false;
-	if (!dwfl || !map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
+	if (!dwfl || !(pm = mod_at(u->ps, ip)))
+		return;
+	map = pd_machine_find_map(u->machine, pid, ip);
+	if (!map || !map->mod || !map->mod->loaded || map->mod->anon || map->mod->kernel)
 		return;
 	/* the bias libdwfl placed the module with */
-	if (!(dm = dwfl_addrmodule(dwfl, ip)) || !dwfl_module_getelf(dm, &bias))
+	if (!dwfl_module_getelf(pm->dm, &bias))
 		return;
 	if ((off = plt_ra_offset(map->mod, ip - bias)) < 0)
 		return;
@@ -552,22 +674,31 @@ static size_t rules_hash(const pd_module *m, uint64_t addr)
  * that cannot grow is an error, as the reader's other caches). */
 static int rules_room(pd_unwinder *u)
 {
+	struct rule_key *oldk = u->rkeys, *vk;
 	struct rules *old = u->rules, *v;
 	size_t n = u->arules, a = n ? n * 2 : 1024, i, k;
 
 	if ((u->nrules + 1) * 2 <= n)
 		return 0;
-	if (!(v = fg_calloc(a, sizeof(*v))))
+	if (!(vk = fg_calloc(a, sizeof(*vk))))
 		return FG_ENOMEM;
+	if (!(v = fg_malloc(a * sizeof(*v)))) {
+		free(vk);
+		return FG_ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
-		if (!old[i].mod)
+		if (!oldk[i].mod)
 			continue;
-		for (k = rules_hash(old[i].mod, old[i].addr) & (a - 1); v[k].mod; k = (k + 1) & (a - 1))
+		for (k = rules_hash(oldk[i].mod, oldk[i].addr) & (a - 1); vk[k].mod;
+		     k = (k + 1) & (a - 1))
 			;
+		vk[k] = oldk[i];
 		v[k] = old[i];
 	}
 	free(old);
+	free(oldk);
 	u->rules = v;
+	u->rkeys = vk;
 	u->arules = a;
 	return 0;
 }
@@ -584,6 +715,8 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 	int d;
 
 	r->plain = false;
+	r->nops = 0;
+	r->same = 0;
 	if (dwarf_cfi_addrframe(cfi, addr, &frame))
 		return;
 	/* a signal frame is unwound from its own pc, not the one before */
@@ -603,7 +736,8 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 		if (!nops) {
 			if (ops != mem && ops)
 				goto done;
-			r->kind[d] = ops ? RULE_UNDEF : RULE_SAME;
+			if (!ops)
+				r->same |= 1u << d;
 			continue;
 		}
 		if (ops[0].atom != DW_OP_call_frame_cfa)
@@ -615,10 +749,11 @@ static void read_rules(Dwarf_CFI *cfi, uint64_t addr, struct rules *r)
 			val = true;
 			k++;
 		}
-		if (k != nops)
+		if (k != nops || (int64_t)off < INT32_MIN || (int64_t)off > INT32_MAX)
 			goto done;
-		r->kind[d] = val ? RULE_VAL : RULE_AT;
-		r->off[d] = (int64_t)off;
+		r->ops[r->nops].reg = (uint8_t)d;
+		r->ops[r->nops].off = (int32_t)off;
+		r->ops[r->nops++].kind = val ? RULE_VAL : RULE_AT;
 	}
 	r->plain = true;
 done:
@@ -629,28 +764,30 @@ done:
  * asked of libdw once per module and address; NULL where libdwfl finds
  * no module or CFI (it falls back to the frame pointer). 0 or
  * FG_ENOMEM. */
-static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules **out)
+static int rules_at(pd_unwinder *u, uint64_t pc, const struct rules **out)
 {
-	Dwfl_Module *dm = dwfl_addrmodule(dwfl, pc);
-	void **userdata = NULL;
+	struct placed_mod *pm = mod_at(u->ps, pc);
 	const pd_module *m;
-	Dwarf_CFI *cfi;
-	Dwarf_Addr bias;
 	size_t k, mask;
 	uint64_t addr;
 	int err;
 
 	*out = NULL;
-	if (!dm)
+	if (!pm || !(m = pm->mod))
 		return 0;
-	dwfl_module_info(dm, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (!userdata || !(m = *userdata) || !(cfi = dwfl_module_eh_cfi(dm, &bias)))
+	if (!pm->cfi_asked) {
+		Dwarf_Addr bias = 0;
+		pm->cfi = dwfl_module_eh_cfi(pm->dm, &bias);
+		pm->bias = bias;
+		pm->cfi_asked = true;
+	}
+	if (!pm->cfi)
 		return 0;
-	addr = pc - bias;
+	addr = pc - pm->bias;
 	if (u->arules) {
 		mask = u->arules - 1;
-		for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
-			if (u->rules[k].mod == m && u->rules[k].addr == addr) {
+		for (k = rules_hash(m, addr) & mask; u->rkeys[k].mod; k = (k + 1) & mask)
+			if (u->rkeys[k].mod == m && u->rkeys[k].addr == addr) {
 				*out = &u->rules[k];
 				return 0;
 			}
@@ -658,11 +795,11 @@ static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules 
 	if ((err = rules_room(u)))
 		return err;
 	mask = u->arules - 1;
-	for (k = rules_hash(m, addr) & mask; u->rules[k].mod; k = (k + 1) & mask)
+	for (k = rules_hash(m, addr) & mask; u->rkeys[k].mod; k = (k + 1) & mask)
 		;
-	read_rules(cfi, addr, &u->rules[k]);
-	u->rules[k].mod = m;
-	u->rules[k].addr = addr;
+	read_rules(pm->cfi, addr, &u->rules[k]);
+	u->rkeys[k].mod = m;
+	u->rkeys[k].addr = addr;
 	u->nrules++;
 	*out = &u->rules[k];
 	return 0;
@@ -675,9 +812,18 @@ static int rules_at(pd_unwinder *u, Dwfl *dwfl, uint64_t pc, const struct rules 
  * libdwfl unwinds the sample); FG_ENOMEM. */
 static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 {
-	uint64_t regs[NREGS], next[NREGS], pc = u->start.regs[PD_REG_IP];
+	uint64_t regs[NREGS] = { 0 }, pc = u->start.regs[PD_REG_IP];
+	const struct pd_user_state *st = u->st;
+	const unsigned char *stack = st->stack;
+	uint64_t sp = st->regs[PD_REG_SP];
+	/* the last offset in the copy a word can be read at (as unsigned,
+	 * addresses below sp are past it: none when the copy holds no
+	 * word); the end of the valid stack */
+	bool words = st->stack_len >= 8;
+	uint64_t last = words ? st->stack_len - 8 : 0;
+	uint64_t valid = st->stack_full > st->stack_len ? st->stack_full : st->stack_len;
 	uint32_t known = 0, got;
-	size_t n0 = u->n;
+	size_t n0 = u->n, j;
 	bool initial = true;
 	int d, err;
 
@@ -698,7 +844,7 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 		uint64_t cfa, v = 0;
 		bool cfa_ok;
 
-		if ((err = rules_at(u, dwfl, initial ? pc : pc - 1, &r)))
+		if ((err = rules_at(u, initial ? pc : pc - 1, &r)))
 			return err;
 		if (!r || !r->plain) {
 			u->n = n0;
@@ -710,35 +856,32 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 			return 1;
 		cfa_ok = known >> r->cfa_reg & 1;
 		cfa = regs[r->cfa_reg] + (uint64_t)r->cfa_off;
-		got = 0;
-		for (d = 0; d < NREGS; d++) {
-			switch (r->kind[d]) {
-			case RULE_UNDEF:
+		/* the registers that keep their value stay as they are (known
+		 * when they were); the others are set from the CFA, which was
+		 * taken before any changes */
+		got = known & r->same;
+		/* what the sample needed of its stack, for fetch.c: up to the
+		 * CFA, below which a frame keeps what it saves */
+		if (cfa_ok && cfa - sp < valid && cfa - sp > u->used)
+			u->used = cfa - sp;
+		for (j = 0; j < r->nops && cfa_ok; j++) {
+			const struct rule_op *op = &r->ops[j];
+			uint64_t a = cfa + (uint64_t)(int64_t)op->off;
+			d = op->reg;
+			if (op->kind == RULE_VAL)
+				v = a;
+			else if (words && a - sp <= last) /* in the copy: memory_read's first case */
+				memcpy(&v, stack + (a - sp), 8);
+			else if (!memory_read(dwfl, a, &v, u))
 				continue;
-			case RULE_SAME:
-				if (!(known >> d & 1))
-					continue;
-				v = regs[d];
-				break;
-			case RULE_AT:
-				if (!cfa_ok || !memory_read(dwfl, cfa + (uint64_t)r->off[d], &v, u))
-					continue;
-				break;
-			case RULE_VAL:
-				if (!cfa_ok)
-					continue;
-				v = cfa + (uint64_t)r->off[d];
-				break;
-			}
-			next[d] = v;
+			regs[d] = v;
 			got |= 1u << d;
 		}
 		/* no return address, or 0: the outermost frame */
-		if (!(got >> RA_REG & 1) || !next[RA_REG])
+		if (!(got >> RA_REG & 1) || !regs[RA_REG])
 			return 1;
-		memcpy(regs, next, sizeof(regs));
 		known = got;
-		pc = next[RA_REG];
+		pc = regs[RA_REG];
 		initial = false;
 	}
 }
@@ -759,6 +902,7 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->max = max;
 	u->n = 0;
 	u->more_len = 0;
+	u->used = 0;
 	start_state(u, dwfl, pid, st);
 	u->read_failed = false;
 	if (dwfl && u->n < max && !(err = fast_unwind(u, dwfl))) {
@@ -780,4 +924,9 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	*n = u->n;
 	u->st = NULL;
 	return 0;
+}
+
+uint64_t pd_unwind_used(const pd_unwinder *u)
+{
+	return u->used;
 }

@@ -1,0 +1,31 @@
+CREATE TABLE t(a INTEGER PRIMARY KEY, b INTEGER, c TEXT, d REAL);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+INSERT INTO t SELECT i, abs(random()) % 100000, printf('row %d %x', i, i * 7919), i / 7.0 FROM n;
+CREATE INDEX tb ON t(b);
+CREATE INDEX tc ON t(c COLLATE NOCASE);
+SELECT count(*), sum(b), max(length(c)) FROM t WHERE c LIKE '%7%' OR c GLOB '*a?c*';
+SELECT b % 100 AS k, count(*), avg(a) FROM t GROUP BY k ORDER BY 2 DESC LIMIT 3;
+SELECT count(*) FROM t x JOIN t y ON x.b = y.a WHERE y.c > 'row 5';
+UPDATE t SET c = upper(c), d = d * 1.5 WHERE a % 3 = 0;
+SELECT count(DISTINCT substr(c, 1, 6)), sum(instr(c, 'A')), max(replace(c, 'ROW', 'r')) FROM t;
+SELECT sum(r), sum(l) FROM (SELECT rank() OVER (PARTITION BY b % 50 ORDER BY d) AS r,
+  lag(a, 2, 0) OVER (ORDER BY c) AS l FROM t);
+SELECT length(group_concat(json_object('a', a, 'c', c, 'd', d))) FROM t WHERE a % 10 = 0;
+SELECT count(*), sum(value) FROM t, json_each(json_array(a, b, d)) WHERE a % 20 = 0;
+SELECT sum(sqrt(d) + log(a) + sin(b)), max(date('2024-01-01', '+' || (a % 1000) || ' days')) FROM t;
+CREATE TABLE u AS SELECT b, count(*) AS n, total(d) AS s, hex(randomblob(8)) AS h FROM t GROUP BY b;
+CREATE TRIGGER tu AFTER UPDATE ON u BEGIN INSERT INTO t(b, c, d) VALUES (new.b, new.h, new.s); END;
+UPDATE u SET n = n + 1 WHERE b % 5 = 0;
+INSERT INTO u(b, n, s, h) SELECT b, n, s, h FROM u WHERE b % 11 = 0 ON CONFLICT DO NOTHING;
+CREATE VIRTUAL TABLE f USING fts5(body);
+INSERT INTO f SELECT c || ' ' || printf('%q %s', h, b) || ' alpha beta gamma ' || (a % 97) FROM t JOIN u USING (b) WHERE a % 4 = 0;
+SELECT count(*) FROM f WHERE f MATCH 'beta AND (row OR gamma) NOT 42';
+SELECT snippet(f, 0, '[', ']', '...', 5) FROM f WHERE f MATCH 'alpha' ORDER BY rank LIMIT 2;
+CREATE VIRTUAL TABLE r USING rtree(id, x0, x1, y0, y1);
+INSERT INTO r SELECT a, d, d + 3, b, b + 10 FROM t WHERE a % 3 = 1;
+SELECT count(*) FROM r WHERE x0 > 1000 AND x1 < 5000 AND y0 > 10 AND y1 < 50000;
+DELETE FROM t WHERE b % 7 = 0;
+ANALYZE;
+PRAGMA integrity_check;
+SELECT count(*) FROM t WHERE b IN (SELECT b FROM u WHERE n > 4) ORDER BY c;
+VACUUM;
