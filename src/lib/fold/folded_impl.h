@@ -95,7 +95,7 @@ struct fg_folded_slot {
 	union {
 		struct {
 			uint64_t prefix;  /* 8 key bytes, big-endian, zero-padded */
-			size_t sortlen;   /* len, or SIZE_MAX: runs past the digit */
+			const char *key;  /* e->key: one load fewer per comparison */
 			const fg_strmap_entry *e;
 			size_t len;
 		};

@@ -38,11 +38,18 @@ static int cmp_from(const struct fg_folded_slot *a, const struct fg_folded_slot 
 		    size_t depth)
 {
 	size_t la = a->len, lb = b->len, n = la < lb ? la : lb;
-	int c = n > depth ? memcmp(a->e->key + depth, b->e->key + depth, n - depth) : 0;
+	int c = n > depth ? memcmp(a->key + depth, b->key + depth, n - depth) : 0;
 
 	if (c)
 		return c;
 	return (la > lb) - (la < lb);
+}
+
+/* A key's length as the digit at depth sees it: SIZE_MAX when the key
+ * runs past the digit. */
+static inline size_t sort_len(const struct fg_folded_slot *s, size_t depth)
+{
+	return s->len > depth + 8 ? SIZE_MAX : s->len;
 }
 
 /* Keys with equal digits: one that ends within the digit is a prefix of
@@ -54,7 +61,8 @@ static inline bool less_at(const struct fg_folded_slot *a, const struct fg_folde
 {
 	if (full)
 		return cmp_from(a, b, depth) < 0;
-	return a->prefix != b->prefix ? a->prefix < b->prefix : a->sortlen < b->sortlen;
+	return a->prefix != b->prefix ? a->prefix < b->prefix :
+					 sort_len(a, depth) < sort_len(b, depth);
 }
 
 #define less(a, b) less_at((a), (b), depth, full)
@@ -179,11 +187,11 @@ struct range {
  * skips a long common prefix at memcmp speed instead of 8 bytes a round. */
 static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth)
 {
-	const char *k0 = w[0].e->key;
+	const char *k0 = w[0].key;
 	size_t lcp = w[0].len - depth, i, j;
 
 	for (i = 1; i < n && lcp; i++) {
-		const char *k = w[i].e->key + depth, *a = k0 + depth;
+		const char *k = w[i].key + depth, *a = k0 + depth;
 		size_t m = w[i].len - depth < lcp ? w[i].len - depth : lcp;
 		uint64_t x, y;
 
@@ -222,15 +230,14 @@ static int msd_sort(struct fg_folded_slot *v, size_t n)
 			/* all keys here run past depth (shorter ones were placed) */
 			r.depth += common_from(w, r.n, r.depth);
 			for (i = 0; i < r.n; i++) {
-				w[i].prefix = digit_at(w[i].e->key, w[i].len, r.depth);
-				w[i].sortlen = w[i].len > r.depth + 8 ? SIZE_MAX : w[i].len;
+				w[i].prefix = digit_at(w[i].key, w[i].len, r.depth);
 			}
 			intro_sort(w, r.n, r.depth, false);
 			for (i = 0; i < r.n; i = j) {
 				for (j = i + 1; j < r.n && w[j].prefix == w[i].prefix &&
-						w[j].sortlen == w[i].sortlen; j++)
+						sort_len(&w[j], r.depth) == sort_len(&w[i], r.depth); j++)
 					;
-				if (j - i < 2 || w[i].sortlen != SIZE_MAX)
+				if (j - i < 2 || sort_len(&w[i], r.depth) != SIZE_MAX)
 					continue;
 				if (FG_ALLOC_GROW(work, nwork + 1, awork, 64)) {
 					err = FG_ENOMEM;
@@ -262,6 +269,7 @@ struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f)
 		return NULL;
 	while ((e = fg_strmap_next(&f->map, &it))) {
 		v[n].len = e->len;
+		v[n].key = e->key;
 		v[n++].e = e;
 	}
 	if (msd_sort(v, n)) {
