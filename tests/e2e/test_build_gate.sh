@@ -13,8 +13,9 @@
 # ctest: LABELS slow gate
 . "$FG_SRC/tests/lib/gate-project.sh"
 
-# nothing changed: passes at 2%
-check_exit "HEAD against itself" 0 fgb --compare HEAD --fail-above 2 --report-out self.txt -o self.svg
+# nothing changed: passes at 2% (the first look alone, --max-repeat 5,
+# so that the runs can be counted)
+check_exit "HEAD against itself" 0 fgb --compare HEAD --fail-above 2 --max-repeat 5 --report-out self.txt -o self.svg
 check_contains "five runs a side, interleaved" err "profiling phases at .*\(run 5 of 5\)"
 check_eq "ten runs" "10" "$(grep -c '^phases: 6 rounds' out)"
 check_contains "passed" self.txt "^gate passed: no function's inclusive time grew by more than 2\.00% significantly$"
@@ -45,6 +46,12 @@ check_eq "beta's share grew" "grew" "$(cat share.txt)"
 # usage errors say what to do
 check_exit "--repeat without --compare" 1 fgb --repeat 3
 check_contains "--repeat without --compare: what to add" err "add --compare REV"
+check_exit "--max-repeat without --compare" 1 fgb --max-repeat 10
+check_contains "--max-repeat without --compare: what to add" err "add --compare REV"
+check_exit "--max-repeat 0" 1 fgb --compare HEAD --fail-above 5 --max-repeat 0
+check_contains "--max-repeat 0: the range" err "give 1 to 1000"
+check_exit "--max-repeat under --repeat" 1 fgb --compare HEAD --fail-above 5 --repeat 5 --max-repeat 3
+check_contains "--max-repeat under --repeat: what to give" err "is under --repeat 5 — give at least as many"
 check_exit "--repeat 0" 1 fgb --compare HEAD --repeat 0
 check_contains "--repeat 0: the range" err "give 1 to 1000"
 check_exit "--gate-on without --fail-above" 1 fgb --compare HEAD --gate-on share

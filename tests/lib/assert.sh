@@ -29,6 +29,19 @@ check_eq() {
 	if [ "$2" == "$3" ]; then pass; else fail "$1: expected '$2', got '$3'"; fi
 }
 
+# check_gate_runs WHAT RUNS: the runs of a gate with its defaults (RUNS:
+# how many times the program ran): 5 a side, or 10 a side when the first
+# 5 could not tell a change from noise and stderr (err) said so
+check_gate_runs() {
+	if [ "$2" = 10 ]; then
+		pass
+	elif [ "$2" = 20 ] && grep -Eq "note: 5 runs a side cannot tell .+ from noise yet: 5 more a side$" err; then
+		pass
+	else
+		fail "$1: expected 10 runs (20 after a second look's note), got $2"
+	fi
+}
+
 # check_contains WHAT FILE PATTERN  (grep -E)
 check_contains() {
 	if grep -Eq -- "$3" "$2"; then pass; else
