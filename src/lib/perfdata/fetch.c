@@ -155,6 +155,21 @@ static int reserve(fg_perfdata *r, uint64_t off, size_t len, unsigned char **out
 	return 0;
 }
 
+/* A sample trimmed to *new_size bytes at dst (size reserved in chunk c):
+ * the room it did not use given back, its record size and its stack's
+ * size (at byte word) rewritten to the keep bytes kept, and *at set. */
+static int trimmed_at(uint64_t off, uint16_t size, struct recpos *at, const uint16_t *new_size,
+		      unsigned char *dst, pd_chunk *c, size_t word, uint64_t keep)
+{
+	c->len -= size - *new_size;
+	memcpy(dst + 6, new_size, 2);
+	memcpy(dst + word, &keep, 8);
+	at->p = dst;
+	at->off = off;
+	at->chunk = c;
+	return 0;
+}
+
 /* The rest of a large dwarf sample for read_trimmed, its fields and
  * first front bytes at dst (size bytes of chunk c reserved; its stack's
  * size, copy, at byte word): the first
@@ -206,13 +221,7 @@ static int read_parts(fg_perfdata *r, uint64_t off, uint16_t size, struct recpos
 	at->stack_in_file = valid > keep;
 	*new_size = (uint16_t)(after + keep + tail);
 	r->stage_hint = *new_size + AHEAD_SLACK;
-	c->len -= size - *new_size;
-	memcpy(dst + 6, new_size, 2);
-	memcpy(dst + word, &keep, 8);
-	at->p = dst;
-	at->off = off;
-	at->chunk = c;
-	return 0;
+	return trimmed_at(off, size, at, new_size, dst, c, word, keep);
 }
 
 /* A dwarf sample of size bytes at off without the unused part of its
@@ -280,13 +289,7 @@ static int read_trimmed(fg_perfdata *r, uint64_t off, uint16_t size, struct recp
 	memmove(dst + after + keep, p, tail);
 	*new_size = (uint16_t)(after + keep + tail);
 	r->stage_hint = STAGE_READ;
-	c->len -= size - *new_size;
-	memcpy(dst + 6, new_size, 2);
-	memcpy(dst + word, &keep, 8);
-	at->p = dst;
-	at->off = off;
-	at->chunk = c;
-	return 0;
+	return trimmed_at(off, size, at, new_size, dst, c, word, keep);
 }
 
 /* The record of size bytes at off, into a chunk: *at, *new_size. */
