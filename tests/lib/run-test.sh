@@ -32,6 +32,12 @@ cd "$TMPDIR"
 # shellcheck source=assert.sh
 . "$here/assert.sh"
 . "$script"
+# a test that set an EXIT trap of its own without keeping this one would
+# leave its folder and processes behind
+case $(trap -p EXIT) in
+*'rm -rf "$TMPDIR"'*) pass ;;
+*) fail "the test replaced run-test.sh's EXIT trap: chain it (see e2e/test_perfdata_jit)" ;;
+esac
 check_svgs_wellformed
 check_no_processes_left
 finish
