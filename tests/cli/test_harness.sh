@@ -27,6 +27,15 @@ check_eq "a failing check" 1 2
 EOF
 check_exit "a failing check fails the test" 1 bash "$runner" "$PWD/failing.sh"
 
+# a test that puts its own EXIT trap in place of the harness's would
+# leave its folder behind: it fails
+cat >trap.sh <<'EOF'
+check_eq "one check" 1 1
+trap 'echo own trap' EXIT
+EOF
+check_exit "a test that replaced the EXIT trap fails" 1 bash "$runner" "$PWD/trap.sh"
+check_contains "replaced trap: says how to chain it" err "the test replaced run-test.sh's EXIT trap: chain it"
+
 # a process the test started and left running fails it, and is ended;
 # a process of another test (here, this one's) is none of its business
 sleep 300 &
