@@ -160,21 +160,23 @@ const fg_regress_row *fg_regress_row_at(const fg_regress *r, size_t i);
 size_t fg_regress_failures(const fg_regress *r);
 /* The whole program's change; valid as long as r. */
 const fg_regress_total *fg_regress_total_of(const fg_regress *r);
-/* Whether more runs could change the verdict: the first judged function
- * (in the rows' order) or "the whole program" that changed by more than
- * its threshold with a p-value (its change's, and its change beyond the
- * whole program's growth) at `level` or over and under `futile`, else
- * NULL (also with one run a side). A gate that can run the program again
- * uses it for a second look: after a first batch of runs it asks with a
- * strict level (Haybittle and Peto's 0.001 for an alpha of 0.05) and,
- * when a name comes back, judges again at alpha after more runs; a change
- * that clear at the first look is decided, and the two looks together
- * keep the chance of a false failure within alpha plus that strict
- * level. A change whose p is `futile` or more (4 alpha: 0.2) would seldom
- * be significant even with twice the runs were it real: it is decided
- * as noise, so that the many small functions whose few samples jump over
- * a threshold by chance do not double every gate's runs. */
-const char *fg_regress_undecided(const fg_regress *r, double level, double futile);
+/* A first look: whether more runs could change the verdict. True, with
+ * what is undecided in `what` (the first judged function in the rows'
+ * order, in backquotes, or "the whole program"), when it changed by more
+ * than its threshold with a p-value (its change's, and its change beyond
+ * the whole program's growth) from FG_REGRESS_FIRST_LOOK_LEVEL(alpha)
+ * up to FG_REGRESS_FUTILE_LEVEL(alpha); false otherwise, also with one
+ * run a side. A gate that can run the program again uses it for a second
+ * look: after a first batch of runs it asks and, when true, judges again
+ * at alpha after more runs; a change that clear at the first look (p
+ * under Haybittle and Peto's 0.001 for an alpha of 0.05) is decided, and
+ * the two looks together keep the chance of a false failure within
+ * alpha plus that strict level. A change whose p is the futile level or
+ * more (4 alpha: 0.2) would seldom be significant even with twice the
+ * runs were it real: it is decided as noise, so that the many small
+ * functions whose few samples jump over a threshold by chance do not
+ * double every gate's runs. */
+bool fg_regress_undecided(const fg_regress *r, char *what, size_t what_size);
 /* The levels of a first look for a family-wise alpha: 0.001 and 0.2 for
  * 0.05. */
 #define FG_REGRESS_FIRST_LOOK_LEVEL(alpha) ((alpha) / 50.0)

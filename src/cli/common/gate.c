@@ -72,7 +72,7 @@ int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 	fg_regress *r = NULL;
 	fg_outfile *of = NULL;
 	fg_regress_opts ro = g->opts;
-	const char *undecided;
+	char undecided[256];
 	int err;
 
 	if (ns) {
@@ -91,14 +91,10 @@ int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 	} else {
 		err = fg_regress_report(r, fmt, (size_t)g->top, stderr);
 	}
-	if (!err && g->first_look &&
-	    (undecided = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha),
-					      FG_REGRESS_FUTILE_LEVEL(ro.alpha)))) {
-		fg_notef("a first look: %s%s%s changed by more than the threshold, but not clearly "
+	if (!err && g->first_look && fg_regress_undecided(r, undecided, sizeof(undecided))) {
+		fg_notef("a first look: %s changed by more than the threshold, but not clearly "
 			 "yet (p between %g and %g) — record as many runs again a side and judge "
-			 "them all",
-			 strcmp(undecided, "the whole program") ? "`" : "", undecided,
-			 strcmp(undecided, "the whole program") ? "`" : "",
+			 "them all", undecided,
 			 FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha), FG_REGRESS_FUTILE_LEVEL(ro.alpha));
 		*code = FG_EXIT_UNDECIDED;
 	} else if (!err && fg_regress_failures(r)) {

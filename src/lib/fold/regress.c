@@ -493,16 +493,23 @@ static bool row_undecided(const fg_regress *r, const fg_regress_row *row, double
 	return row->p < futile && row->rel_p < futile && (row->p >= level || row->rel_p >= level);
 }
 
-const char *fg_regress_undecided(const fg_regress *r, double level, double futile)
+bool fg_regress_undecided(const fg_regress *r, char *what, size_t what_size)
 {
+	double level = FG_REGRESS_FIRST_LOOK_LEVEL(r->o.alpha);
+	double futile = FG_REGRESS_FUTILE_LEVEL(r->o.alpha);
+
 	if (!several(r))
-		return NULL;
+		return false;
 	for (size_t i = 0; i < r->nrows; i++)
-		if (row_undecided(r, &r->rows[i], level, futile))
-			return r->rows[i].func;
-	if (open_question(r->total.change, r->o.total_above, r->total.p, level, futile))
-		return "the whole program";
-	return NULL;
+		if (row_undecided(r, &r->rows[i], level, futile)) {
+			snprintf(what, what_size, "`%s`", r->rows[i].func);
+			return true;
+		}
+	if (open_question(r->total.change, r->o.total_above, r->total.p, level, futile)) {
+		snprintf(what, what_size, "the whole program");
+		return true;
+	}
+	return false;
 }
 
 /* A function name inside a Markdown table cell: in a code span, with the

@@ -130,19 +130,15 @@ static int undecided(void *ctx, fg_folded *const *before, fg_folded *const *afte
 	const fg_build_profile_opts *o = ctx;
 	fg_regress_opts ro = gate_opts(o);
 	fg_regress *r = NULL;
-	const char *name;
+	bool open;
 	int err;
 
 	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, n,
 					   (const fg_folded *const *)after, n, &ro)))
 		return err;
-	name = fg_regress_undecided(r, FG_REGRESS_FIRST_LOOK_LEVEL(ro.alpha),
-				    FG_REGRESS_FUTILE_LEVEL(ro.alpha));
-	if (name)
-		snprintf(what, what_size, "%s%s%s", strcmp(name, "the whole program") ? "`" : "",
-			 name, strcmp(name, "the whole program") ? "`" : "");
+	open = fg_regress_undecided(r, what, what_size);
 	fg_regress_free(r);
-	return name != NULL;
+	return open;
 }
 
 static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
