@@ -100,7 +100,7 @@ snapshot gen > gen-after.txt
 check_same_file "a generated tree: unchanged" gen-before.txt gen-after.txt
 (cd gen && ./configure >/dev/null 2>&1 && make -s >/dev/null 2>&1)
 snapshot gen > inplace-before.txt
-check_exit "a tree configured in place" 0 flamegraph-build --manifest-path gen --bin crunch -F 499 -o inplace.svg --folded inplace.folded -- 2
+check_exit "a tree configured in place" 0 flamegraph-build --manifest-path gen --bin crunch -F 499 -o inplace.svg --folded inplace.folded -- 20
 check_contains "configured in place: says it copies" err "is configured in place: configuring a copy of it"
 check_contains "configured in place: the graph" inplace.folded "main;crunch_digest"
 snapshot gen > inplace-after.txt
