@@ -162,7 +162,7 @@ static void functions_refuse_another_version(void **state)
 	fg_record_plan plan;
 	fg_record_outcome outcome;
 	fg_folded *f = NULL, *d = NULL;
-	fg_collapser *c = NULL;
+	fg_collapser *c = NULL, *refused_c = NULL;
 	fg_regress *r = NULL;
 	fg_perfdata *pdr = NULL;
 	fg_symbolizer *sy = NULL;
@@ -200,7 +200,7 @@ static void functions_refuse_another_version(void **state)
 	refused(fg_diff_folded_write(f, f, &dfo, out), "fg_diff_opts");
 	refused(fg_regress_compare(&r, f, f, &go), "fg_regress_opts");
 	refused(fg_regress_compare_runs(&r, runs, 1, runs, 1, &go), "fg_regress_opts");
-	refused(fg_collapser_new(&c, FG_FORMAT_PERF, &cl), "fg_collapse_opts");
+	refused(fg_collapser_new(&refused_c, FG_FORMAT_PERF, &cl), "fg_collapse_opts");
 	refused(fg_perfdata_open(&pdr, "perf.data", &pd), "fg_perfdata_opts");
 	refused(fg_perfdata_open_mem(&pdr, "mem", "", 0, &pd), "fg_perfdata_opts");
 	refused(fg_perfdata_open_stream(&pdr, "stdin", no_bytes, NULL, &pd), "fg_perfdata_opts");
@@ -232,6 +232,7 @@ static void functions_refuse_another_version(void **state)
 	assert_null(pdr);
 	assert_null(sy);
 	assert_null(p);
+	assert_null(refused_c);
 	assert_int_equal(access("never.svg", F_OK), -1);
 	fclose(out);
 	assert_int_equal(len, 0);
