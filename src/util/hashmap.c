@@ -237,3 +237,10 @@ void fg_strmap_release(fg_strmap *m)
 	m->slots = NULL;
 	m->cap = m->count = 0;
 }
+
+void fg_strmap_clear_keep_keys(fg_strmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->count = 0;
+}

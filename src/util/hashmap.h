@@ -68,5 +68,8 @@ fg_strmap_entry *fg_strmap_next(const fg_strmap *m, size_t *iter);
 fg_strmap_entry **fg_strmap_sorted(const fg_strmap *m);
 
 void fg_strmap_release(fg_strmap *m);
+/* Empties the map but keeps the keys it copied where they are: pointers
+ * to them stay valid until fg_strmap_release. */
+void fg_strmap_clear_keep_keys(fg_strmap *m);
 
 #endif

@@ -215,8 +215,15 @@ static void mapped_file_matches_feeding(void **state)
 	int fd, i;
 
 	(void)state;
-	for (i = 0; i < 20000; i++)
+	for (i = 0; i < 20000; i++) {
 		fg_strbuf_addf(&text, "main;worker_%d;leaf_%d %d\n", i % 97, i, i % 7 + 1);
+		/* among the mostly new stacks, repeats, fractions and
+		 * differential lines, merged after the file is read */
+		if (i % 10 == 0)
+			fg_strbuf_addf(&text, "main;worker_%d;leaf_%d 0.25\n", i % 97, i / 2);
+		if (i % 13 == 0)
+			fg_strbuf_addf(&text, "main;diff_%d 2 %d\n", i % 50, i % 5);
+	}
 	for (i = 0; i < (int)FG_FOLDED_MAX_FRAME + 10; i++)
 		fg_strbuf_addch(&longname, 'x');
 	fg_strbuf_addf(&text, "main;%s 3\nmain;worker_1;leaf_1 4", longname.buf);
@@ -238,7 +245,22 @@ static void mapped_file_matches_feeding(void **state)
 	a = dump(fed);
 	b = dump(mapped);
 	assert_string_equal(a, b);
-	assert_int_equal(fg_folded_count(mapped), 20001);
+	assert_int_equal(fg_folded_count(mapped), fg_folded_count(fed));
+	assert_true(fg_folded_total(mapped).n == fg_folded_total(fed).n &&
+		    fg_folded_total(mapped).frac == fg_folded_total(fed).frac);
+	free(a);
+	free(b);
+	/* stacks added after the read, new and known, go where feeding put them */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fg_folded_add(fed, "main;worker_5;leaf_5", 20, 7), 0);
+		assert_int_equal(fg_folded_add(mapped, "main;worker_5;leaf_5", 20, 7), 0);
+		assert_int_equal(fg_folded_add(fed, "main;added", 10, 1), 0);
+		assert_int_equal(fg_folded_add(mapped, "main;added", 10, 1), 0);
+	}
+	a = dump(fed);
+	b = dump(mapped);
+	assert_string_equal(a, b);
+	assert_int_equal(fg_folded_count(mapped), fg_folded_count(fed));
 	free(a);
 	free(b);
 	fg_folded_free(fed);

@@ -91,14 +91,14 @@ static int add(struct join *j, const char *s, size_t n, uint64_t count, bool aft
  * each merged count is dropped), summing them in *total. */
 static int join(struct join *j, const fg_folded *f, bool after, uint64_t *total)
 {
-	const fg_strmap_entry *e;
-	size_t it = 0;
+	const char *key;
+	size_t it = 0, len, idx;
 	int err = 0;
 
-	while (!err && (e = fg_strmap_next(&f->map, &it))) {
-		uint64_t c = fg_folded_count_of(f, e, false).n;
+	while (!err && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
+		uint64_t c = fg_folded_count_of(f, idx, false).n;
 		*total += c;
-		err = add(j, e->key, e->len, c, after);
+		err = add(j, key, len, c, after);
 	}
 	return err;
 }

@@ -59,6 +59,8 @@ void fg_folded_free(fg_folded *f)
 	free(f->recs);
 	free(f->fracs);
 	free(f->nexts);
+	free(f->loose);
+	free(f->keys);
 	free(f->seq);
 	free(f->source);
 	fg_strbuf_release(&f->carry);
@@ -257,12 +259,32 @@ static int add_to(fg_folded *f, size_t i, const char *key, size_t len, fg_count 
 	return 0;
 }
 
+/* Makes a settled fg_folded's map again, so that stacks can be added. */
+static int map_back(fg_folded *f)
+{
+	struct fg_folded_key *k = f->keys;
+	size_t i;
+	int err;
+
+	/* reserved: no put below can fail */
+	if ((err = fg_strmap_reserve(&f->map, f->nrecs)))
+		return err;
+	for (i = 0; i < f->nrecs; i++)
+		fg_strmap_put_borrowed(&f->map, k[i].key, k[i].len,
+				       fg_hash_long(k[i].key, k[i].len))->value.u = i + 1;
+	f->keys = NULL;
+	free(k);
+	return 0;
+}
+
 static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash,
 		      fg_count count, fg_count before)
 {
 	fg_strmap_entry *e;
 	int err;
 
+	if (f->keys && (err = map_back(f)))
+		return err;
 	if (!count_fits(f->total, count) || !count_fits(f->total_before, before)) {
 		warn(f, FG_FW_SUM);
 		return 0;
@@ -291,6 +313,127 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 }
 
 static const fg_count no_count = { 0, 0 };
+
+/* A line kept as it is, its stack still in the caller's bytes, to be
+ * merged with its equals by settle(). */
+static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_count before)
+{
+	struct fg_folded_loose *l;
+
+	if (!count_fits(f->total, count) || !count_fits(f->total_before, before)) {
+		warn(f, FG_FW_SUM);
+		return 0;
+	}
+	if (len > FG_FOLDED_MAX_FRAME && has_long_frame(p, len))
+		return add_hashed(f, p, len, fg_hash_long(p, len), count, before);
+	if (FG_ALLOC_GROW(f->loose, f->nloose + 1, f->aloose, 4096))
+		return FG_ENOMEM;
+	l = &f->loose[f->nloose++];
+	l->key = p;
+	l->len = len;
+	l->count = count;
+	l->before = before;
+	count_add(&f->total.n, &f->total.frac, count);
+	count_add(&f->total_before.n, &f->total_before.frac, before);
+	return 0;
+}
+
+/* Whether stacks a and b (sorted neighbours, so sharing most of their
+ * bytes when they differ) are the same: their last bytes first. */
+static bool same_stack(const char *a, size_t alen, const char *b, size_t blen)
+{
+	uint64_t x, y;
+
+	if (alen != blen)
+		return false;
+	if (alen >= 8) {
+		memcpy(&x, a + alen - 8, 8);
+		memcpy(&y, b + blen - 8, 8);
+		if (x != y)
+			return false;
+	}
+	return !memcmp(a, b, alen);
+}
+
+/* The counts of slot idx of settle(): a loose line, or (from nloose on)
+ * a record. */
+static void counts_of(const fg_folded *f, size_t idx, fg_count *count, fg_count *before)
+{
+	if (idx < f->nloose) {
+		*count = f->loose[idx].count;
+		*before = f->loose[idx].before;
+	} else {
+		*count = fg_folded_count_of(f, idx - f->nloose, false);
+		*before = fg_folded_count_of(f, idx - f->nloose, true);
+	}
+}
+
+/* Merges the gathered lines and the map's stacks into records in
+ * bytewise order (f is then settled: keys[] instead of the map). Sorting
+ * once is cheaper than a map lookup per line when most stacks are new, as
+ * the stacks are sorted for drawing anyway. Nothing changes on
+ * FG_ENOMEM. */
+static int settle(fg_folded *f)
+{
+	const size_t n = f->nloose + f->nrecs;
+	struct fg_folded_slot *v = NULL;
+	struct fg_folded_rec *recs = fg_calloc(n ? n : 1, sizeof(*recs));
+	struct fg_folded_key *keys = fg_malloc((n ? n : 1) * sizeof(*keys));
+	struct fg_folded_frac *fracs = NULL;
+	bool need_fracs = f->fracs != NULL;
+	size_t i, m = 0, it = 0, idx;
+	uint64_t key_bytes = 0;
+	int err = FG_ENOMEM;
+
+	for (i = 0; i < f->nloose && !need_fracs; i++)
+		need_fracs = f->loose[i].count.frac || f->loose[i].before.frac;
+	if (!recs || !keys || (need_fracs && !(fracs = fg_calloc(n, sizeof(*fracs)))) ||
+	    !(v = fg_malloc((n ? n : 1) * sizeof(*v))))
+		goto fail;
+	for (i = 0; i < f->nloose; i++) {
+		v[i].key = f->loose[i].key;
+		v[i].len = f->loose[i].len;
+		v[i].idx = i;
+	}
+	while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
+		v[i++].idx = f->nloose + idx;
+	if ((err = fg_folded_sort_slots(v, n)))
+		goto fail;
+	for (i = 0; i < n; i++) {
+		fg_count c, b;
+
+		if (!m || !same_stack(keys[m - 1].key, keys[m - 1].len, v[i].key, v[i].len)) {
+			keys[m].key = v[i].key;
+			keys[m].len = v[i].len;
+			key_bytes += v[i].len;
+			m++;
+		}
+		counts_of(f, v[i].idx, &c, &b);
+		count_add(&recs[m - 1].count, fracs ? &fracs[m - 1].count : NULL, c);
+		count_add(&recs[m - 1].before, fracs ? &fracs[m - 1].before : NULL, b);
+	}
+	free(v);
+	predict_stop(f);
+	fg_strmap_clear_keep_keys(&f->map);
+	free(f->recs);
+	free(f->fracs);
+	free(f->loose);
+	f->loose = NULL;
+	f->nloose = f->aloose = 0;
+	f->recs = recs;
+	f->fracs = fracs;
+	f->keys = keys;
+	f->nrecs = m;
+	f->arecs = n ? n : 1;
+	f->key_bytes = key_bytes;
+	return 0;
+fail:
+	free(v);
+	free(recs);
+	free(keys);
+	free(fracs);
+	return err;
+}
 
 int fg_folded_add(fg_folded *f, const char *stack, size_t len, uint64_t count)
 {
@@ -374,6 +517,8 @@ static int add_line(fg_folded *f, const char *p, size_t len, fg_count count, fg_
 	size_t prev = f->prev, nx = prev ? f->nexts[prev - 1].next : 0;
 	int err;
 
+	if (f->gather && f->borrow)
+		return gather(f, p, len, count, before);
 	f->added = 0;
 	if (nx && f->nexts[nx - 1].len == len && !memcmp(f->nexts[nx - 1].key, p, len) &&
 	    count_fits(f->total, count) && count_fits(f->total_before, before)) {
@@ -548,11 +693,16 @@ int fg_folded_finish(fg_folded *f)
 static int feed_mapped(fg_folded *f, const char *data, size_t len)
 {
 	const size_t block = (size_t)4 << 20, slice = (size_t)16 << 20;
-	size_t first = len / 8 < slice ? len / 8 : slice, had = f->map.count, off, n;
-	uint64_t had_bytes = f->key_bytes;
+	size_t first = len / 8 < slice ? len / 8 : slice, had, off, n;
+	uint64_t had_bytes;
 	double per_byte;
 	int err;
 
+	/* the first slice's estimates count the map's stacks */
+	if (f->keys && (err = map_back(f)))
+		return err;
+	had = f->map.count;
+	had_bytes = f->key_bytes;
 	if (FG_ALLOC_GROW(f->mapped, f->nmapped + 1, f->amapped, 4))
 		return FG_ENOMEM;
 	f->mapped[f->nmapped].data = data;
@@ -562,10 +712,14 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 	if ((err = fg_folded_feed(f, data, first)))
 		goto done;
 	per_byte = first ? (double)(f->map.count - had) / (double)first : 0;
-	if ((err = fg_strmap_reserve(&f->map, f->map.count +
-				     (size_t)(per_byte * (double)(len - first)))))
-		goto done;
 	f->borrow = (f->key_bytes - had_bytes) * 2 >= first;
+	/* mostly new stacks: gathered, and merged by sorting (settle) */
+	f->gather = f->borrow && !f->keep_order;
+	if (f->gather)
+		predict_stop(f);
+	else if ((err = fg_strmap_reserve(&f->map, f->map.count +
+					  (size_t)(per_byte * (double)(len - first)))))
+		goto done;
 	for (off = first; off < len && !err; off += n) {
 		n = len - off < block ? len - off : block;
 		err = fg_folded_feed(f, data + off, n);
@@ -574,6 +728,7 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 	}
 done:
 	f->borrow = false;
+	f->gather = false;
 	return err;
 }
 
@@ -594,7 +749,9 @@ int fg_folded_read_file(fg_folded *f, const char *path)
 			err = feed_mapped(f, data, len);
 		if (err && (!f->nmapped || f->mapped[f->nmapped - 1].data != data))
 			fg_input_unmap(data, len);
-		return err ? err : fg_folded_finish(f);
+		if (!err)
+			err = fg_folded_finish(f);
+		return err || !f->nloose ? err : settle(f);
 	}
 	if ((err = fg_input_open(&in, path)))
 		return err;
@@ -643,9 +800,29 @@ bool fg_folded_keeps_order(const fg_folded *f)
 	return f->keep_order;
 }
 
-fg_count fg_folded_count_of(const fg_folded *f, const fg_strmap_entry *e, bool before)
+bool fg_folded_next_stack(const fg_folded *f, size_t *iter, const char **key, size_t *len,
+			  size_t *idx)
 {
-	size_t i = e->value.u - 1;
+	const fg_strmap_entry *e;
+
+	if (f->keys) {
+		if (*iter >= f->nrecs)
+			return false;
+		*key = f->keys[*iter].key;
+		*len = f->keys[*iter].len;
+		*idx = (*iter)++;
+		return true;
+	}
+	if (!(e = fg_strmap_next(&f->map, iter)))
+		return false;
+	*key = e->key;
+	*len = e->len;
+	*idx = e->value.u - 1;
+	return true;
+}
+
+fg_count fg_folded_count_of(const fg_folded *f, size_t i, bool before)
+{
 	fg_count c = { before ? f->recs[i].before : f->recs[i].count, 0 };
 
 	if (f->fracs)
@@ -681,8 +858,8 @@ int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 	if (!v)
 		return FG_ENOMEM;
 	for (i = 0; i < f->nrecs && !rc; i++)
-		rc = cb(ctx, v[i].e->key, v[i].len, fg_folded_count_of(f, v[i].e, false),
-			fg_folded_count_of(f, v[i].e, true));
+		rc = cb(ctx, v[i].key, v[i].len, fg_folded_count_of(f, v[i].idx, false),
+			fg_folded_count_of(f, v[i].idx, true));
 	free(v);
 	return rc;
 }
@@ -718,12 +895,13 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 	}
 	l->n = f->nrecs;
 	for (i = 0; i < l->n; i++) {
-		const fg_strmap_entry *e = l->sorted[i].e;
-		const struct fg_folded_rec *r = &f->recs[e->value.u - 1];
+		const char *key = l->sorted[i].key;
+		size_t len = l->sorted[i].len;
+		const struct fg_folded_rec *r = &f->recs[l->sorted[i].idx];
 		fg_folded_stack *o = &l->sorted[i].out;
 
-		o->stack = e->key;
-		o->len = e->len;
+		o->stack = key;
+		o->len = len;
 		o->count = r->count;
 		o->before = r->before;
 	}

@@ -51,6 +51,21 @@ struct fg_folded_warn {
 	char where[160];
 };
 
+/* A line gathered without looking its stack up (feed_mapped, when the
+ * stacks are mostly distinct): merged with its equals once the file is
+ * read, by sorting (fg_folded_settle). */
+struct fg_folded_loose {
+	const char *key;
+	size_t len;
+	fg_count count, before;
+};
+
+/* A distinct stack of a settled fg_folded: record i's key is keys[i]. */
+struct fg_folded_key {
+	const char *key;
+	size_t len;
+};
+
 struct fg_folded {
 	fg_strmap map;            /* stack -> index + 1 into recs */
 	struct fg_folded_rec *recs;
@@ -78,6 +93,14 @@ struct fg_folded {
 	size_t prev, added;
 	uint64_t fed, predicted;
 	bool predict_off;
+	/* gathering: lines whose key stays put (borrow) go to loose[]
+	 * instead of the map */
+	bool gather;
+	struct fg_folded_loose *loose;
+	size_t nloose, aloose;
+	/* settled: the map is empty and keys[i], in bytewise order, is the
+	 * stack of record i; the map is made again when a stack is added */
+	struct fg_folded_key *keys;
 	fg_count total, total_before;
 	fg_strbuf carry;          /* a partial line between feeds */
 	fg_strbuf scratch;        /* a stack with over-long names cut */
@@ -86,28 +109,36 @@ struct fg_folded {
 	struct fg_folded_warn warn[FG_FW_NKINDS];
 };
 
-/* A distinct stack being sorted, then (in place) its listing entry:
- * while sorting, prefix/sortlen/e are the sort keys; once sorted, the
- * slot is overwritten with the stack and its whole counts, so walking
- * the stacks in order reads one array instead of chasing map slots and
- * records. */
+/* A stack being sorted, then (in place) its listing entry: while
+ * sorting, prefix/key/len are the sort keys and idx what the stack
+ * belongs to (a record, or a loose line); once sorted, the slot is
+ * overwritten with the stack and its whole counts, so walking the stacks
+ * in order reads one array instead of chasing map slots and records. */
 struct fg_folded_slot {
 	union {
 		struct {
 			uint64_t prefix;  /* 8 key bytes, big-endian, zero-padded */
-			const char *key;  /* e->key: one load fewer per comparison */
-			const fg_strmap_entry *e;
+			const char *key;
+			size_t idx;
 			size_t len;
 		};
 		fg_folded_stack out;
 	};
 };
 
-/* The distinct stacks sorted bytewise, each slot still pointing at its
- * map entry (sort.c); NULL on FG_ENOMEM. free() it. */
+/* Sorts v[0..n) bytewise by key (sort.c); FG_ENOMEM. */
+int fg_folded_sort_slots(struct fg_folded_slot *v, size_t n);
+
+/* The distinct stacks sorted bytewise, idx their record (sort.c); NULL on
+ * FG_ENOMEM. free() it. */
 struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f);
 
-/* The merged counts of the stack of map entry e. */
-fg_count fg_folded_count_of(const fg_folded *f, const fg_strmap_entry *e, bool before);
+/* The distinct stacks in no particular order: *key, *len and *idx (the
+ * record) of the one after *iter, false after the last. */
+bool fg_folded_next_stack(const fg_folded *f, size_t *iter, const char **key, size_t *len,
+			  size_t *idx);
+
+/* The merged counts of record idx. */
+fg_count fg_folded_count_of(const fg_folded *f, size_t idx, bool before);
 
 #endif

@@ -259,20 +259,22 @@ done:
 
 #undef less
 
+int fg_folded_sort_slots(struct fg_folded_slot *v, size_t n)
+{
+	return msd_sort(v, n);
+}
+
 struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f)
 {
-	struct fg_folded_slot *v = fg_calloc(f->map.count ? f->map.count : 1, sizeof(*v));
-	const fg_strmap_entry *e;
+	struct fg_folded_slot *v = fg_calloc(f->nrecs ? f->nrecs : 1, sizeof(*v));
 	size_t it = 0, n = 0;
 
 	if (!v)
 		return NULL;
-	while ((e = fg_strmap_next(&f->map, &it))) {
-		v[n].len = e->len;
-		v[n].key = e->key;
-		v[n++].e = e;
-	}
-	if (msd_sort(v, n)) {
+	while (n < f->nrecs && fg_folded_next_stack(f, &it, &v[n].key, &v[n].len, &v[n].idx))
+		n++;
+	/* settled stacks are in order already */
+	if (!f->keys && msd_sort(v, n)) {
 		free(v);
 		return NULL;
 	}
