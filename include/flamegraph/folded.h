@@ -127,6 +127,10 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 size_t fg_folded_list_len(const fg_folded_list *l);
 /* The i-th stack, i < fg_folded_list_len(l). */
 const fg_folded_stack *fg_folded_list_at(const fg_folded_list *l, size_t i);
+/* How many leading bytes the i-th stack shares with the one before it (0
+ * for the first): where their frames part, known from sorting them, so a
+ * walk over a sorted listing need not compare its neighbours again. */
+size_t fg_folded_list_shared(const fg_folded_list *l, size_t i);
 void fg_folded_list_free(fg_folded_list *l);
 
 /* ---- limits against hostile input, and what was skipped ---- */

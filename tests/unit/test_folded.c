@@ -70,6 +70,32 @@ static char *dump(const fg_folded *f)
 	return fg_strbuf_detach(&sb, NULL);
 }
 
+static size_t shared_bytes(const fg_strbuf *a, const fg_strbuf *b)
+{
+	size_t k = 0;
+
+	while (k < a->len && k < b->len && a->buf[k] == b->buf[k])
+		k++;
+	return k;
+}
+
+/* The listing says what each stack shares with the one before, as a
+ * byte-by-byte comparison finds it. */
+static void check_shared(const fg_folded_list *l)
+{
+	for (size_t i = 0; i < fg_folded_list_len(l); i++) {
+		const fg_folded_stack *b = fg_folded_list_at(l, i), *a;
+		size_t k = 0;
+
+		if (i) {
+			a = fg_folded_list_at(l, i - 1);
+			while (k < a->len && k < b->len && a->stack[k] == b->stack[k])
+				k++;
+		}
+		assert_int_equal(fg_folded_list_shared(l, i), k);
+	}
+}
+
 static fg_folded *parse_in_chunks(const char *text, size_t chunk)
 {
 	fg_folded *f;
@@ -211,6 +237,7 @@ static void mapped_file_matches_feeding(void **state)
 	fg_strbuf text = FG_STRBUF_INIT, longname = FG_STRBUF_INIT;
 	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
 	fg_folded *fed, *mapped;
+	fg_folded_list *list;
 	FILE *fp;
 	int fd, i;
 
@@ -246,6 +273,9 @@ static void mapped_file_matches_feeding(void **state)
 	b = dump(mapped);
 	assert_string_equal(a, b);
 	assert_int_equal(fg_folded_count(mapped), fg_folded_count(fed));
+	assert_int_equal(fg_folded_list_new(&list, mapped, FG_FOLDED_SORTED), 0);
+	check_shared(list);
+	fg_folded_list_free(list);
 	assert_true(fg_folded_total(mapped).n == fg_folded_total(fed).n &&
 		    fg_folded_total(mapped).frac == fg_folded_total(fed).frac);
 	free(a);
@@ -469,6 +499,7 @@ static void input_order_listing(void **state)
 	assert_true(s->count == 0 && s->len == 1);
 	s = fg_folded_list_at(l, 3);
 	assert_true(s->count == 18446744073709551610ull);
+	check_shared(l); /* input order: compared when asked */
 	fg_folded_list_free(l);
 	/* the sorted listing of the same stacks: merged */
 	assert_int_equal(fg_folded_list_new(&l, f, FG_FOLDED_SORTED), 0);
@@ -598,6 +629,8 @@ static void sort_matches_a_bytewise_comparison(void **state)
 		const fg_folded_stack *s = fg_folded_list_at(v, i);
 		assert_int_equal(s->len, keys[i].len);
 		assert_memory_equal(s->stack, keys[i].buf, keys[i].len);
+		assert_int_equal(fg_folded_list_shared(v, i),
+				 i ? shared_bytes(&keys[i - 1], &keys[i]) : 0);
 	}
 	for (i = 0; i < n; i++)
 		fg_strbuf_release(&keys[i]);

@@ -61,6 +61,7 @@ void fg_folded_free(fg_folded *f)
 	free(f->nexts);
 	free(f->loose);
 	free(f->keys);
+	free(f->shared);
 	free(f->seq);
 	free(f->source);
 	fg_strbuf_release(&f->carry);
@@ -274,6 +275,8 @@ static int map_back(fg_folded *f)
 				       fg_hash_long(k[i].key, k[i].len))->value.u = i + 1;
 	f->keys = NULL;
 	free(k);
+	free(f->shared);
+	f->shared = NULL;
 	return 0;
 }
 
@@ -338,23 +341,6 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 	return 0;
 }
 
-/* Whether stacks a and b (sorted neighbours, so sharing most of their
- * bytes when they differ) are the same: their last bytes first. */
-static bool same_stack(const char *a, size_t alen, const char *b, size_t blen)
-{
-	uint64_t x, y;
-
-	if (alen != blen)
-		return false;
-	if (alen >= 8) {
-		memcpy(&x, a + alen - 8, 8);
-		memcpy(&y, b + blen - 8, 8);
-		if (x != y)
-			return false;
-	}
-	return !memcmp(a, b, alen);
-}
-
 /* The counts of slot idx of settle(): a loose line, or (from nloose on)
  * a record. */
 static void counts_of(const fg_folded *f, size_t idx, fg_count *count, fg_count *before)
@@ -379,6 +365,7 @@ static int settle(fg_folded *f)
 	struct fg_folded_slot *v = NULL;
 	struct fg_folded_rec *recs = fg_calloc(n ? n : 1, sizeof(*recs));
 	struct fg_folded_key *keys = fg_malloc((n ? n : 1) * sizeof(*keys));
+	size_t *lcp = fg_malloc((n ? n : 1) * sizeof(*lcp));
 	struct fg_folded_frac *fracs = NULL;
 	bool need_fracs = f->fracs != NULL;
 	size_t i, m = 0, it = 0, idx;
@@ -387,7 +374,7 @@ static int settle(fg_folded *f)
 
 	for (i = 0; i < f->nloose && !need_fracs; i++)
 		need_fracs = f->loose[i].count.frac || f->loose[i].before.frac;
-	if (!recs || !keys || (need_fracs && !(fracs = fg_calloc(n, sizeof(*fracs)))) ||
+	if (!recs || !keys || !lcp || (need_fracs && !(fracs = fg_calloc(n, sizeof(*fracs)))) ||
 	    !(v = fg_malloc((n ? n : 1) * sizeof(*v))))
 		goto fail;
 	for (i = 0; i < f->nloose; i++) {
@@ -397,14 +384,16 @@ static int settle(fg_folded *f)
 	}
 	while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
 		v[i++].idx = f->nloose + idx;
-	if ((err = fg_folded_sort_slots(v, n)))
+	if ((err = fg_folded_sort_slots(v, lcp, n)))
 		goto fail;
 	for (i = 0; i < n; i++) {
 		fg_count c, b;
 
-		if (!m || !same_stack(keys[m - 1].key, keys[m - 1].len, v[i].key, v[i].len)) {
+		/* equal to the one before when it shares all of both */
+		if (!m || lcp[i] != v[i].len || lcp[i] != keys[m - 1].len) {
 			keys[m].key = v[i].key;
 			keys[m].len = v[i].len;
+			lcp[m] = lcp[i]; /* i >= m: read before written */
 			key_bytes += v[i].len;
 			m++;
 		}
@@ -423,6 +412,8 @@ static int settle(fg_folded *f)
 	f->recs = recs;
 	f->fracs = fracs;
 	f->keys = keys;
+	free(f->shared);
+	f->shared = lcp;
 	f->nrecs = m;
 	f->arecs = n ? n : 1;
 	f->key_bytes = key_bytes;
@@ -431,6 +422,7 @@ fail:
 	free(v);
 	free(recs);
 	free(keys);
+	free(lcp);
 	free(fracs);
 	return err;
 }
@@ -851,7 +843,7 @@ void fg_folded_stats(const fg_folded *f, fg_fold_stats *out)
 
 int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 {
-	struct fg_folded_slot *v = fg_folded_sort_stacks(f);
+	struct fg_folded_slot *v = fg_folded_sort_stacks(f, NULL);
 	size_t i;
 	int rc = 0;
 
@@ -868,6 +860,7 @@ int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 
 struct fg_folded_list {
 	struct fg_folded_slot *sorted;        /* FG_FOLDED_SORTED, else NULL */
+	size_t *shared;                       /* with sorted: what each shares */
 	const fg_folded_stack *seq; /* FG_FOLDED_INPUT_ORDER: the fg_folded's runs */
 	size_t n;
 };
@@ -889,7 +882,7 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 		*out = l;
 		return 0;
 	}
-	if (!(l->sorted = fg_folded_sort_stacks(f))) {
+	if (!(l->sorted = fg_folded_sort_stacks(f, &l->shared))) {
 		free(l);
 		return FG_ENOMEM;
 	}
@@ -919,10 +912,28 @@ const fg_folded_stack *fg_folded_list_at(const fg_folded_list *l, size_t i)
 	return l->sorted ? &l->sorted[i].out : &l->seq[i];
 }
 
+size_t fg_folded_list_shared(const fg_folded_list *l, size_t i)
+{
+	const fg_folded_stack *a, *b;
+	size_t n, k = 0;
+
+	if (l->sorted)
+		return l->shared[i];
+	if (!i)
+		return 0;
+	a = &l->seq[i - 1];
+	b = &l->seq[i];
+	n = a->len < b->len ? a->len : b->len;
+	while (k < n && a->stack[k] == b->stack[k])
+		k++;
+	return k;
+}
+
 void fg_folded_list_free(fg_folded_list *l)
 {
 	if (!l)
 		return;
 	free(l->sorted);
+	free(l->shared);
 	free(l);
 }

@@ -101,6 +101,7 @@ struct fg_folded {
 	/* settled: the map is empty and keys[i], in bytewise order, is the
 	 * stack of record i; the map is made again when a stack is added */
 	struct fg_folded_key *keys;
+	size_t *shared;           /* settled: bytes keys[i] shares with keys[i - 1] */
 	fg_count total, total_before;
 	fg_strbuf carry;          /* a partial line between feeds */
 	fg_strbuf scratch;        /* a stack with over-long names cut */
@@ -126,12 +127,14 @@ struct fg_folded_slot {
 	};
 };
 
-/* Sorts v[0..n) bytewise by key (sort.c); FG_ENOMEM. */
-int fg_folded_sort_slots(struct fg_folded_slot *v, size_t n);
+/* Sorts v[0..n) bytewise by key and sets lcp[i] to how many bytes keys
+ * i - 1 and i share, lcp[0] to 0 (sort.c); FG_ENOMEM. */
+int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n);
 
-/* The distinct stacks sorted bytewise, idx their record (sort.c); NULL on
- * FG_ENOMEM. free() it. */
-struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f);
+/* The distinct stacks sorted bytewise, idx their record, and in *lcp
+ * (unless lcp is NULL) what each shares with the one before, as
+ * fg_folded_sort_slots (sort.c); NULL on FG_ENOMEM. free() both. */
+struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp);
 
 /* The distinct stacks in no particular order: *key, *len and *idx (the
  * record) of the one after *iter, false after the last. */

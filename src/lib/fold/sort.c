@@ -211,33 +211,149 @@ static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth
 	return lcp;
 }
 
-/* Ranges this small are sorted by comparing keys: digit rounds would
- * touch every key once per 8 bytes of the prefixes they share. */
-#define FULL_SORT_MAX 1024
+/* How many bytes keys a and b share, knowing they share `from`. */
+static size_t shared_from(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
+			  size_t from)
+{
+	size_t n = a->len < b->len ? a->len : b->len, i = from;
+	uint64_t x, y;
 
-static int msd_sort(struct fg_folded_slot *v, size_t n)
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, a->key + i, 8);
+		memcpy(&y, b->key + i, 8);
+		if (x != y)
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+	}
+	while (i < n && a->key[i] == b->key[i])
+		i++;
+	return i;
+}
+
+/* Whether a goes before b, given that they share their first h bytes. */
+static inline bool before_at(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
+			     size_t h)
+{
+	if (h == a->len)
+		return h < b->len;
+	return h < b->len && (unsigned char)a->key[h] < (unsigned char)b->key[h];
+}
+
+/* Ranges this small are sorted by insertion, knowing how many bytes each
+ * key shares with its neighbour: a key is compared byte by byte only
+ * where that tells nothing, so the long prefixes that sorted neighbours
+ * share are read about once instead of once per comparison. */
+#define LCP_SORT_MAX 16
+
+/* Sorts v[0..n) (keys sharing their first depth bytes), setting lcp[i]
+ * for 0 < i < n. */
+static void lcp_insertion_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, size_t depth)
+{
+	size_t i, j, k;
+
+	for (i = 1; i < n; i++) {
+		struct fg_folded_slot x = v[i];
+		size_t h = shared_from(&v[0], &x, depth), left = 0, right = 0;
+
+		/* h: what x shares with v[j]; walking up while x is not
+		 * before v[j], lcp[j + 1] alone often decides about v[j + 1] */
+		for (j = 0; j < i; j++) {
+			if (before_at(&x, &v[j], h)) {
+				right = h;
+				break;
+			}
+			left = h;
+			if (j + 1 < i) {
+				if (lcp[j + 1] < h) {
+					/* v[j + 1] leaves v[j] (and x) earlier, upwards */
+					right = lcp[j + 1];
+					j++;
+					break;
+				}
+				if (lcp[j + 1] == h)
+					h = shared_from(&v[j + 1], &x, h);
+				/* else v[j + 1] is below x as v[j] is, sharing h */
+			}
+		}
+		for (k = i; k > j; k--) {
+			v[k] = v[k - 1];
+			if (k - 1 > j)
+				lcp[k] = lcp[k - 1];
+		}
+		v[j] = x;
+		if (j > 0)
+			lcp[j] = left;
+		if (j < i)
+			lcp[j + 1] = right;
+	}
+}
+
+/* Ranges up to this size are sorted by comparing keys: digit rounds would
+ * touch every key once per 8 bytes of the prefixes they share. */
+#define FULL_SORT_MAX 256
+
+/* Sorted keys lie all over memory (a mapped file): asking for a range's
+ * bytes before sorting it lets the loads overlap instead of waiting one
+ * by one. */
+static void prefetch_keys(const struct fg_folded_slot *w, size_t n, size_t depth)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = depth & ~(size_t)63; j < w[i].len; j += 64)
+			__builtin_prefetch(w[i].key + j);
+}
+
+/* What keys a and b share, where sorting by the digit at depth put them
+ * in different runs. */
+static size_t shared_by_digits(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
+			       size_t depth)
+{
+	size_t m = a->len < b->len ? a->len : b->len, d;
+
+	if (a->prefix == b->prefix)
+		return m; /* one ends within the digit: a prefix of the other */
+	d = depth + (size_t)__builtin_clzll(a->prefix ^ b->prefix) / 8;
+	return d < m ? d : m;
+}
+
+/* Sorts v[0..n) bytewise and sets lcp[i] to the bytes v[i - 1] and v[i]
+ * share (lcp[0] = 0). */
+static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
 {
 	struct range *work = NULL, r = { 0, n, 0 };
 	size_t nwork = 0, awork = 0, i, j;
 	int err = 0;
 
+	if (n)
+		lcp[0] = 0;
 	for (;;) {
 		struct fg_folded_slot *w = v + r.start;
+		size_t *wl = lcp + r.start;
 
-		if (r.n <= FULL_SORT_MAX) {
+		if (r.n <= FULL_SORT_MAX)
+			prefetch_keys(w, r.n, r.depth);
+		if (r.n <= LCP_SORT_MAX) {
+			lcp_insertion_sort(w, wl, r.n, r.depth);
+		} else if (r.n <= FULL_SORT_MAX) {
 			intro_sort(w, r.n, r.depth, true);
+			for (i = 1; i < r.n; i++)
+				wl[i] = shared_from(&w[i - 1], &w[i], r.depth);
 		} else {
 			/* all keys here run past depth (shorter ones were placed) */
 			r.depth += common_from(w, r.n, r.depth);
 			for (i = 0; i < r.n; i++) {
+				if (i + 16 < r.n)
+					__builtin_prefetch(w[i + 16].key + r.depth);
 				w[i].prefix = digit_at(w[i].key, w[i].len, r.depth);
 			}
 			intro_sort(w, r.n, r.depth, false);
 			for (i = 0; i < r.n; i = j) {
+				size_t run_len = sort_len(&w[i], r.depth);
+
+				if (i)
+					wl[i] = shared_by_digits(&w[i - 1], &w[i], r.depth);
 				for (j = i + 1; j < r.n && w[j].prefix == w[i].prefix &&
-						sort_len(&w[j], r.depth) == sort_len(&w[i], r.depth); j++)
-					;
-				if (j - i < 2 || sort_len(&w[i], r.depth) != SIZE_MAX)
+						sort_len(&w[j], r.depth) == run_len; j++)
+					wl[j] = run_len; /* equal keys; else set deeper */
+				if (j - i < 2 || run_len != SIZE_MAX)
 					continue;
 				if (FG_ALLOC_GROW(work, nwork + 1, awork, 64)) {
 					err = FG_ENOMEM;
@@ -259,24 +375,32 @@ done:
 
 #undef less
 
-int fg_folded_sort_slots(struct fg_folded_slot *v, size_t n)
+int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n)
 {
-	return msd_sort(v, n);
+	return msd_sort(v, lcp, n);
 }
 
-struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f)
+struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
 {
-	struct fg_folded_slot *v = fg_calloc(f->nrecs ? f->nrecs : 1, sizeof(*v));
-	size_t it = 0, n = 0;
+	const size_t alloc = f->nrecs ? f->nrecs : 1;
+	struct fg_folded_slot *v = fg_calloc(alloc, sizeof(*v));
+	size_t *shared = fg_malloc(alloc * sizeof(*shared)), it = 0, n = 0;
 
-	if (!v)
-		return NULL;
+	if (!v || !shared)
+		goto fail;
 	while (n < f->nrecs && fg_folded_next_stack(f, &it, &v[n].key, &v[n].len, &v[n].idx))
 		n++;
-	/* settled stacks are in order already */
-	if (!f->keys && msd_sort(v, n)) {
-		free(v);
-		return NULL;
-	}
+	if (f->keys) /* settled stacks are in order already */
+		memcpy(shared, f->shared, n * sizeof(*shared));
+	else if (msd_sort(v, shared, n))
+		goto fail;
+	if (lcp)
+		*lcp = shared;
+	else
+		free(shared);
 	return v;
+fail:
+	free(v);
+	free(shared);
+	return NULL;
 }

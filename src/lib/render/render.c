@@ -353,15 +353,18 @@ static size_t common_prefix(const char *a, const char *b, size_t n)
 
 /* How many leading frames stack s (n bytes) shares with prev, whose
  * frames are open[0..nopen) (their names point into prev: flow keeps
- * them there); *rest is where
- * s's first unshared frame starts, *done set when s has none. One byte
- * comparison of the two stacks instead of a frame-by-frame walk: sorted
- * neighbours share most of their bytes. */
+ * them there), given k, the bytes the two share (SIZE_MAX: unknown, then
+ * compared here); *rest is where s's first unshared frame starts, *done
+ * set when s has none. One byte comparison of the two stacks, or none,
+ * instead of a frame-by-frame walk. */
 static size_t shared_frames(const struct open_frame *open, size_t nopen, const char *prev,
-			    size_t prev_len, const char *s, size_t n, const char **rest,
-			    bool *done)
+			    size_t prev_len, const char *s, size_t n, size_t k,
+			    const char **rest, bool *done)
 {
-	size_t k = common_prefix(prev, s, prev_len < n ? prev_len : n), lo = 0, hi = nopen;
+	size_t lo = 0, hi = nopen;
+
+	if (k == SIZE_MAX)
+		k = common_prefix(prev, s, prev_len < n ? prev_len : n);
 
 	/* a frame is shared when it ends at or before k on a boundary of both */
 	if (!((k == n || s[k] == ';') && (k == prev_len || prev[k] == ';'))) {
@@ -389,7 +392,9 @@ static size_t shared_frames(const struct open_frame *open, size_t nopen, const c
 
 static int flow(struct render *r, const struct stacks *st)
 {
-	size_t nopen = 0, i, prev_len = 0;
+	/* what the stack shares with prev: the least the sorted listing
+	 * says of the stacks since prev (the ones between were not drawn) */
+	size_t nopen = 0, i, prev_len = 0, shared = SIZE_MAX;
 	const char *prev = NULL;
 	int err;
 
@@ -399,11 +404,20 @@ static int flow(struct render *r, const struct stacks *st)
 		size_t depth = 0;
 		bool done = false;
 
+		if (!st->backwards && i) {
+			size_t k = fg_folded_list_shared(st->list, i);
+			shared = k < shared ? k : shared;
+		}
+
 		/* sorted stacks lie all over memory: ask for a later one's
 		 * first bytes while this one is compared */
 		if (i + PREFETCH_AHEAD < st->n) {
 			const fg_folded_stack *ahead = stack_at(st, i + PREFETCH_AHEAD);
-			for (size_t k = 0; k < ahead->len && k < 512; k += 64)
+			/* sorted: only the bytes from where it parts from its
+			 * neighbour are read */
+			size_t from = st->backwards ? 0 :
+				fg_folded_list_shared(st->list, i + PREFETCH_AHEAD) & ~(size_t)63;
+			for (size_t k = from; k < ahead->len && k < from + 512; k += 64)
 				__builtin_prefetch(ahead->stack + k);
 		}
 
@@ -414,8 +428,9 @@ static int flow(struct render *r, const struct stacks *st)
 		/* skip the frames this stack shares with the open ones, which
 		 * are the frames of the stack drawn before it, prev */
 		if (nopen)
-			depth = shared_frames(r->open, nopen, prev, prev_len, p, it->len, &p,
-					      &done);
+			depth = shared_frames(r->open, nopen, prev, prev_len, p, it->len,
+					      st->backwards ? SIZE_MAX : shared, &p, &done);
+		shared = SIZE_MAX;
 		/* the open frames' names now point into this stack, the next prev */
 		for (size_t d = 0; d < depth; d++)
 			r->open[d].name = it->stack + (r->open[d].name - prev);
