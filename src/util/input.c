@@ -196,6 +196,20 @@ done:
 	return rc;
 }
 
+void fg_input_prefault(const char *data, size_t len)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)data & ~(page - 1);
+
+	/* an older kernel says EINVAL: the pages then fault in as read */
+	madvise((void *)lo, (uintptr_t)data + len - lo, MADV_POPULATE_READ);
+#else
+	(void)data;
+	(void)len;
+#endif
+}
+
 void fg_input_release(const char *data, size_t len)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

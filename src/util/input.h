@@ -25,6 +25,10 @@ void fg_input_close(fg_input *in);
  * process with SIGBUS, as for any reader of mapped files. */
 int fg_input_map(const char *path, const char **data, size_t *len);
 void fg_input_unmap(const char *data, size_t len);
+/* Maps the pages of data[0..len) of a mapping of fg_input_map into the
+ * process in one call, instead of a page fault every few pages as they are
+ * first read (len > 0). */
+void fg_input_prefault(const char *data, size_t len);
 /* Drops the whole pages inside data[0..len) of a mapping from the
  * resident set (they are read again if touched): for parts already
  * parsed whose bytes nothing points into. */

@@ -701,6 +701,7 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 	f->mapped[f->nmapped++].len = len;
 	/* lines carried between feeds are copied (fg_folded_feed) */
 	f->borrow = true;
+	fg_input_prefault(data, first);
 	if ((err = fg_folded_feed(f, data, first)))
 		goto done;
 	per_byte = first ? (double)(f->map.count - had) / (double)first : 0;
@@ -714,6 +715,7 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 		goto done;
 	for (off = first; off < len && !err; off += n) {
 		n = len - off < block ? len - off : block;
+		fg_input_prefault(data + off, n);
 		err = fg_folded_feed(f, data + off, n);
 		if (!f->borrow)
 			fg_input_release(data + off, n);
