@@ -33,18 +33,6 @@ static uint64_t digit_at(const char *s, size_t len, size_t depth)
 	return v;
 }
 
-/* Full comparison of two keys that agree on their first depth bytes. */
-static int cmp_from(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
-		    size_t depth)
-{
-	size_t la = a->len, lb = b->len, n = la < lb ? la : lb;
-	int c = n > depth ? memcmp(a->key + depth, b->key + depth, n - depth) : 0;
-
-	if (c)
-		return c;
-	return (la > lb) - (la < lb);
-}
-
 /* A key's length as the digit at depth sees it: SIZE_MAX when the key
  * runs past the digit. */
 static inline size_t sort_len(const struct fg_folded_slot *s, size_t depth)
@@ -54,18 +42,15 @@ static inline size_t sort_len(const struct fg_folded_slot *s, size_t depth)
 
 /* Keys with equal digits: one that ends within the digit is a prefix of
  * the others (its padding zeros matched their bytes), so the shorter goes
- * first; keys running past the digit (len compared as "long") tie. With
- * `full`, the keys themselves are compared from depth on. */
+ * first; keys running past the digit (len compared as "long") tie. */
 static inline bool less_at(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
-			   size_t depth, bool full)
+			   size_t depth)
 {
-	if (full)
-		return cmp_from(a, b, depth) < 0;
 	return a->prefix != b->prefix ? a->prefix < b->prefix :
 					 sort_len(a, depth) < sort_len(b, depth);
 }
 
-#define less(a, b) less_at((a), (b), depth, full)
+#define less(a, b) less_at((a), (b), depth)
 
 static inline void swap(struct fg_folded_slot *a, struct fg_folded_slot *b)
 {
@@ -74,7 +59,7 @@ static inline void swap(struct fg_folded_slot *a, struct fg_folded_slot *b)
 	*b = t;
 }
 
-static void sift_down(struct fg_folded_slot *v, size_t i, size_t n, size_t depth, bool full)
+static void sift_down(struct fg_folded_slot *v, size_t i, size_t n, size_t depth)
 {
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -89,19 +74,19 @@ static void sift_down(struct fg_folded_slot *v, size_t i, size_t n, size_t depth
 	}
 }
 
-static void heap_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool full)
+static void heap_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 {
 	size_t i;
 
 	for (i = n / 2; i-- > 0;)
-		sift_down(v, i, n, depth, full);
+		sift_down(v, i, n, depth);
 	for (i = n; i-- > 1;) {
 		swap(&v[0], &v[i]);
-		sift_down(v, 0, i, depth, full);
+		sift_down(v, 0, i, depth);
 	}
 }
 
-static void insertion_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool full)
+static void insertion_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 {
 	size_t i, j;
 
@@ -117,7 +102,7 @@ static void insertion_sort(struct fg_folded_slot *v, size_t n, size_t depth, boo
  * working on the smaller part first and deferring the larger one to an
  * explicit stack (so at most log2(n) entries), heapsort once the depth
  * budget is spent. */
-static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool full)
+static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 {
 	struct { struct fg_folded_slot *v; size_t n; unsigned budget; } stack[64];
 	size_t top = 0;
@@ -131,7 +116,7 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool fu
 			size_t i, j;
 
 			if (!budget--) {
-				heap_sort(v, n, depth, full);
+				heap_sort(v, n, depth);
 				n = 0;
 				break;
 			}
@@ -169,7 +154,7 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth, bool fu
 				n = n - 1 - i;
 			}
 		}
-		insertion_sort(v, n, depth, full);
+		insertion_sort(v, n, depth);
 		if (!top)
 			return;
 		top--;
@@ -287,9 +272,80 @@ static void lcp_insertion_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, 
 	}
 }
 
-/* Ranges up to this size are sorted by comparing keys: digit rounds would
- * touch every key once per 8 bytes of the prefixes they share. */
+/* Ranges up to this size are sorted by comparing keys, runs of
+ * LCP_SORT_MAX by insertion merged pairwise: digit rounds would touch
+ * every key once per 8 bytes of the prefixes they share. */
 #define FULL_SORT_MAX 256
+
+/* Merges sorted a[0..na) and b[0..nb) (lcp arrays la, lb as
+ * lcp_insertion_sort sets them) into out and lo. What each shares with the
+ * last key out decides most steps without reading a key: the one sharing
+ * more is the smaller; only on a tie are the two compared, from there.
+ * lo[0] is left unset (the key before out[0] is not known here). */
+static void lcp_merge(const struct fg_folded_slot *a, const size_t *la, size_t na,
+		      const struct fg_folded_slot *b, const size_t *lb, size_t nb,
+		      struct fg_folded_slot *out, size_t *lo, size_t depth)
+{
+	size_t i = 0, j = 0, k = 0, ha = depth, hb = depth;
+
+	while (i < na && j < nb) {
+		bool take_a;
+
+		if (ha != hb) {
+			take_a = ha > hb;
+		} else {
+			size_t h = shared_from(&a[i], &b[j], ha);
+
+			take_a = !before_at(&b[j], &a[i], h);
+			if (take_a)
+				hb = h;
+			else
+				ha = h;
+		}
+		if (take_a) {
+			lo[k] = ha;
+			out[k++] = a[i++];
+			ha = i < na ? la[i] : 0;
+		} else {
+			lo[k] = hb;
+			out[k++] = b[j++];
+			hb = j < nb ? lb[j] : 0;
+		}
+	}
+	for (; i < na; i++, k++) {
+		lo[k] = ha;
+		out[k] = a[i];
+		ha = i + 1 < na ? la[i + 1] : 0;
+	}
+	for (; j < nb; j++, k++) {
+		lo[k] = hb;
+		out[k] = b[j];
+		hb = j + 1 < nb ? lb[j + 1] : 0;
+	}
+}
+
+/* Sorts v[0..n) (n <= FULL_SORT_MAX, keys sharing their first depth
+ * bytes), setting lcp[i] for 0 < i < n. */
+static void lcp_merge_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, size_t depth)
+{
+	struct fg_folded_slot tmp[FULL_SORT_MAX];
+	size_t tlcp[FULL_SORT_MAX], width, lo, i;
+
+	for (lo = 0; lo < n; lo += LCP_SORT_MAX)
+		lcp_insertion_sort(v + lo, lcp + lo, n - lo < LCP_SORT_MAX ? n - lo : LCP_SORT_MAX,
+				   depth);
+	for (width = LCP_SORT_MAX; width < n; width *= 2) {
+		for (lo = 0; lo + width < n; lo += 2 * width) {
+			size_t mid = lo + width, hi = mid + width < n ? mid + width : n;
+
+			lcp_merge(v + lo, lcp + lo, width, v + mid, lcp + mid, hi - mid, tmp, tlcp,
+				  depth);
+			memcpy(v + lo, tmp, (hi - lo) * sizeof(*v));
+			for (i = 1; i < hi - lo; i++)
+				lcp[lo + i] = tlcp[i];
+		}
+	}
+}
 
 /* Sorted keys lie all over memory (a mapped file): asking for a range's
  * bytes before sorting it lets the loads overlap instead of waiting one
@@ -330,12 +386,8 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
 
 		if (r.n <= FULL_SORT_MAX)
 			prefetch_keys(w, r.n, r.depth);
-		if (r.n <= LCP_SORT_MAX) {
-			lcp_insertion_sort(w, wl, r.n, r.depth);
-		} else if (r.n <= FULL_SORT_MAX) {
-			intro_sort(w, r.n, r.depth, true);
-			for (i = 1; i < r.n; i++)
-				wl[i] = shared_from(&w[i - 1], &w[i], r.depth);
+		if (r.n <= FULL_SORT_MAX) {
+			lcp_merge_sort(w, wl, r.n, r.depth);
 		} else {
 			/* all keys here run past depth (shorter ones were placed) */
 			r.depth += common_from(w, r.n, r.depth);
@@ -344,7 +396,7 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
 					__builtin_prefetch(w[i + 16].key + r.depth);
 				w[i].prefix = digit_at(w[i].key, w[i].len, r.depth);
 			}
-			intro_sort(w, r.n, r.depth, false);
+			intro_sort(w, r.n, r.depth);
 			for (i = 0; i < r.n; i = j) {
 				size_t run_len = sort_len(&w[i], r.depth);
 
