@@ -199,3 +199,12 @@ check_exit "> /dev/full" 1 sh -c 'flamegraph-render small.folded > /dev/full'
 check_contains "> /dev/full: says why" err "No space left on device"
 check_exit "diff-folded > /dev/full" 1 sh -c 'flamegraph-diff-folded small.folded small.folded > /dev/full'
 check_contains "diff-folded > /dev/full: says why" err "No space left on device"
+
+# A stack that is not drawn (differential, nothing after) between two that
+# are: what the drawn ones share is the least of what each sorted stack
+# shares with the one before it, so a;x;z parts from a;b;c after "a;".
+printf 'a;b;c 1 1\na;x 2 0\na;x;z 0 1\n' >skip.folded
+check_exit "render a stack between that is not drawn" 0 flamegraph-render -o skip.svg skip.folded
+"$FG_SRC/tests/tools/svg-frames" skip.svg >skip.frames || fail "svg-frames failed on skip.svg"
+printf 'a\t0\t2\nall\t0\t2\nb\t0\t1\nc\t0\t1\nx\t1\t1\nz\t1\t1\n' >skip.expected
+diff skip.expected skip.frames && pass || fail "frames of skip.svg differ (above)"

@@ -323,21 +323,22 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 {
 	struct fg_folded_loose *l;
 
-	if (!count_fits(f->total, count) || !count_fits(f->total_before, before)) {
+	/* fractional and differential counts are rare: through the map, so
+	 * that a gathered line is 24 bytes; so is a name to cut (a copy) */
+	if (count.frac || before.n || before.frac ||
+	    (len > FG_FOLDED_MAX_FRAME && has_long_frame(p, len)))
+		return add_hashed(f, p, len, fg_hash_long(p, len), count, before);
+	if (!count_fits(f->total, count)) {
 		warn(f, FG_FW_SUM);
 		return 0;
 	}
-	if (len > FG_FOLDED_MAX_FRAME && has_long_frame(p, len))
-		return add_hashed(f, p, len, fg_hash_long(p, len), count, before);
 	if (FG_ALLOC_GROW(f->loose, f->nloose + 1, f->aloose, 4096))
 		return FG_ENOMEM;
 	l = &f->loose[f->nloose++];
 	l->key = p;
 	l->len = len;
-	l->count = count;
-	l->before = before;
-	count_add(&f->total.n, &f->total.frac, count);
-	count_add(&f->total_before.n, &f->total_before.frac, before);
+	l->count = count.n;
+	f->total.n += count.n;
 	return 0;
 }
 
@@ -346,8 +347,8 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 static void counts_of(const fg_folded *f, size_t idx, fg_count *count, fg_count *before)
 {
 	if (idx < f->nloose) {
-		*count = f->loose[idx].count;
-		*before = f->loose[idx].before;
+		count->n = f->loose[idx].count;
+		count->frac = before->n = before->frac = 0;
 	} else {
 		*count = fg_folded_count_of(f, idx - f->nloose, false);
 		*before = fg_folded_count_of(f, idx - f->nloose, true);
@@ -367,13 +368,11 @@ static int settle(fg_folded *f)
 	struct fg_folded_key *keys = fg_malloc((n ? n : 1) * sizeof(*keys));
 	size_t *lcp = fg_malloc((n ? n : 1) * sizeof(*lcp));
 	struct fg_folded_frac *fracs = NULL;
-	bool need_fracs = f->fracs != NULL;
+	const bool need_fracs = f->fracs != NULL;
 	size_t i, m = 0, it = 0, idx;
 	uint64_t key_bytes = 0;
 	int err = FG_ENOMEM;
 
-	for (i = 0; i < f->nloose && !need_fracs; i++)
-		need_fracs = f->loose[i].count.frac || f->loose[i].before.frac;
 	if (!recs || !keys || !lcp || (need_fracs && !(fracs = fg_calloc(n, sizeof(*fracs)))) ||
 	    !(v = fg_malloc((n ? n : 1) * sizeof(*v))))
 		goto fail;

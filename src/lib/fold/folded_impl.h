@@ -53,11 +53,12 @@ struct fg_folded_warn {
 
 /* A line gathered without looking its stack up (feed_mapped, when the
  * stacks are mostly distinct): merged with its equals once the file is
- * read, by sorting (fg_folded_settle). */
+ * read, by sorting (settle in folded.c). Only whole counts are gathered;
+ * fractional and differential lines go through the map. */
 struct fg_folded_loose {
 	const char *key;
 	size_t len;
-	fg_count count, before;
+	uint64_t count;
 };
 
 /* A distinct stack of a settled fg_folded: record i's key is keys[i]. */

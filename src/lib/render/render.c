@@ -225,6 +225,7 @@ static double delta_of(const fg_folded_stack *it)
 struct stacks {
 	fg_folded_list *list;
 	bool backwards;
+	bool sorted;      /* what a stack shares with the one before is known */
 	size_t n;
 };
 
@@ -241,6 +242,7 @@ static int stacks_of(const fg_folded *f, bool chart, bool backwards, struct stac
 	if (err)
 		return err;
 	st->backwards = chart && backwards;
+	st->sorted = !chart;
 	st->n = fg_folded_list_len(st->list);
 	return 0;
 }
@@ -254,7 +256,7 @@ static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
 {
 	const bool chart = o->flamechart && fg_folded_keeps_order(f);
 	fg_strbuf sb = FG_STRBUF_INIT;
-	struct stacks in = { NULL, false, 0 };
+	struct stacks in = { NULL, false, false, 0 };
 	size_t i;
 	int err;
 
@@ -404,7 +406,7 @@ static int flow(struct render *r, const struct stacks *st)
 		size_t depth = 0;
 		bool done = false;
 
-		if (!st->backwards && i) {
+		if (st->sorted && i) {
 			size_t k = fg_folded_list_shared(st->list, i);
 			shared = k < shared ? k : shared;
 		}
@@ -415,7 +417,7 @@ static int flow(struct render *r, const struct stacks *st)
 			const fg_folded_stack *ahead = stack_at(st, i + PREFETCH_AHEAD);
 			/* sorted: only the bytes from where it parts from its
 			 * neighbour are read */
-			size_t from = st->backwards ? 0 :
+			size_t from = !st->sorted ? 0 :
 				fg_folded_list_shared(st->list, i + PREFETCH_AHEAD) & ~(size_t)63;
 			for (size_t k = from; k < ahead->len && k < from + 512; k += 64)
 				__builtin_prefetch(ahead->stack + k);
@@ -429,7 +431,7 @@ static int flow(struct render *r, const struct stacks *st)
 		 * are the frames of the stack drawn before it, prev */
 		if (nopen)
 			depth = shared_frames(r->open, nopen, prev, prev_len, p, it->len,
-					      st->backwards ? SIZE_MAX : shared, &p, &done);
+					      st->sorted ? shared : SIZE_MAX, &p, &done);
 		shared = SIZE_MAX;
 		/* the open frames' names now point into this stack, the next prev */
 		for (size_t d = 0; d < depth; d++)
@@ -850,7 +852,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 {
 	fg_render_opts defaults = FG_RENDER_OPTS_INIT;
 	struct render r;
-	struct stacks st = { NULL, false, 0 };
+	struct stacks st = { NULL, false, false, 0 };
 	fg_folded *tmp = NULL;
 	struct open_frame all = { .name = "all", .len = 3 };
 	int err;
