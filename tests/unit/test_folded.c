@@ -299,6 +299,45 @@ static void mapped_file_matches_feeding(void **state)
 	fg_strbuf_release(&longname);
 }
 
+/* A file whose first part is new stacks and the rest repeats of them (a
+ * profile's folded file written three times over): the gathering that the
+ * first part starts ends once the repeats show, and the result is still
+ * the one of feeding the same bytes. */
+static void mapped_file_turning_to_repeats(void **state)
+{
+	fg_strbuf text = FG_STRBUF_INIT;
+	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
+	fg_folded *fed, *mapped;
+	FILE *fp;
+	int fd, i, copy;
+
+	(void)state;
+	for (copy = 0; copy < 3; copy++)
+		for (i = 0; i < 30000; i++)
+			fg_strbuf_addf(&text, "main;worker_%d;leaf_%d %d\n", i % 89, i, copy + 1);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_non_null(fp = fdopen(fd, "w"));
+	assert_int_equal(fwrite(text.buf, 1, text.len, fp), text.len);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(fg_folded_new(&fed), 0);
+	assert_int_equal(fg_folded_feed(fed, text.buf, text.len), 0);
+	assert_int_equal(fg_folded_finish(fed), 0);
+	assert_int_equal(fg_folded_new(&mapped), 0);
+	assert_int_equal(fg_folded_read_file(mapped, path), 0);
+	unlink(path);
+	a = dump(fed);
+	b = dump(mapped);
+	assert_string_equal(a, b);
+	assert_int_equal(fg_folded_count(mapped), 30000);
+	assert_true(fg_folded_total(mapped).n == 30000 * 6);
+	free(a);
+	free(b);
+	fg_folded_free(fed);
+	fg_folded_free(mapped);
+	fg_strbuf_release(&text);
+}
+
 /* A file of repeats is read the other way (stacks copied, its pages let
  * go behind the parser): the same result too. 5 MB, so that more than one
  * block of it is released. */
@@ -650,6 +689,7 @@ int main(void)
 		cmocka_unit_test(add_api_and_bad_fractions),
 		cmocka_unit_test(read_file_missing),
 		cmocka_unit_test(mapped_file_matches_feeding),
+		cmocka_unit_test(mapped_file_turning_to_repeats),
 		cmocka_unit_test(mapped_file_of_repeats_matches_feeding),
 		cmocka_unit_test(long_frame_names_are_cut),
 		cmocka_unit_test(long_lines_are_skipped_without_buffering),

@@ -60,6 +60,7 @@ void fg_folded_free(fg_folded *f)
 	free(f->fracs);
 	free(f->nexts);
 	free(f->loose);
+	fg_strmap_release(&f->sampled);
 	free(f->keys);
 	free(f->shared);
 	free(f->seq);
@@ -317,6 +318,44 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 
 static const fg_count no_count = { 0, 0 };
 
+/* One gathered line in 64 is sampled, by its last bytes. */
+static bool sampled_line(const char *p, size_t len)
+{
+	uint64_t t = 0;
+
+	memcpy(&t, p + (len >= 8 ? len - 8 : 0), len >= 8 ? 8 : len);
+	return ((t ^ len) * 0x9e3779b97f4a7c15ULL) >> 58 == 0;
+}
+
+/* Samples in a window: when more than half of them were seen before, the
+ * lines are mostly repeats. */
+#define GATHER_WINDOW 64
+
+/* Ends the gathering: the lines gathered so far go through the map, as
+ * the rest of the input will. */
+static int ungather(fg_folded *f)
+{
+	struct fg_folded_loose *l = f->loose;
+	const size_t n = f->nloose;
+	size_t i, guess = f->sampled.count * 64;
+	int err = 0;
+
+	f->loose = NULL;
+	f->nloose = f->aloose = 0;
+	f->gather = false;
+	fg_strmap_release(&f->sampled);
+	err = fg_strmap_reserve(&f->map, f->map.count + (guess < n ? guess : n));
+	for (i = 0; i < n && !err; i++) {
+		fg_count c = { l[i].count, 0 };
+
+		f->total.n -= c.n; /* counted again by add_hashed */
+		err = add_hashed(f, l[i].key, l[i].len, fg_hash_long(l[i].key, l[i].len), c,
+				 no_count);
+	}
+	free(l);
+	return err;
+}
+
 /* A line kept as it is, its stack still in the caller's bytes, to be
  * merged with its equals by settle(). */
 static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_count before)
@@ -339,6 +378,22 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 	l->len = len;
 	l->count = count.n;
 	f->total.n += count.n;
+	if (sampled_line(p, len)) {
+		fg_strmap_entry *e = fg_strmap_put_borrowed(&f->sampled, p, len,
+							    fg_hash_long(p, len));
+
+		if (!e)
+			return FG_ENOMEM;
+		f->window_seen += e->value.u != 0;
+		e->value.u = 1;
+		if (++f->window == GATHER_WINDOW) {
+			bool repeats = f->window_seen * 2 > f->window;
+
+			f->window = f->window_seen = 0;
+			if (repeats)
+				return ungather(f);
+		}
+	}
 	return 0;
 }
 
@@ -408,6 +463,8 @@ static int settle(fg_folded *f)
 	free(f->loose);
 	f->loose = NULL;
 	f->nloose = f->aloose = 0;
+	fg_strmap_release(&f->sampled);
+	f->window = f->window_seen = 0;
 	f->recs = recs;
 	f->fracs = fracs;
 	f->keys = keys;

@@ -99,6 +99,12 @@ struct fg_folded {
 	bool gather;
 	struct fg_folded_loose *loose;
 	size_t nloose, aloose;
+	/* a sample of the gathered lines, chosen by their last bytes so that
+	 * a line's repeats are sampled with it: a window of samples mostly
+	 * seen before ends the gathering (repeats are cheaper through the
+	 * map than sorted) */
+	fg_strmap sampled;
+	unsigned window, window_seen;
 	/* settled: the map is empty and keys[i], in bytewise order, is the
 	 * stack of record i; the map is made again when a stack is added */
 	struct fg_folded_key *keys;
