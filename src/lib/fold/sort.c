@@ -394,12 +394,23 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
 		if (r.n <= FULL_SORT_MAX) {
 			lcp_merge_sort(w, wl, r.n, r.depth);
 		} else {
-			/* all keys here run past depth (shorter ones were placed) */
-			r.depth += common_from(w, r.n, r.depth);
-			for (i = 0; i < r.n; i++) {
-				if (i + 16 < r.n)
-					__builtin_prefetch(w[i + 16].key + r.depth);
-				w[i].prefix = digit_at(w[i].key, w[i].len, r.depth);
+			/* all keys here run past depth (shorter ones were placed);
+			 * while the digits of all are the same, skip them and
+			 * the rest of the prefix the keys share */
+			for (;;) {
+				bool same = true;
+
+				for (i = 0; i < r.n; i++) {
+					if (i + 16 < r.n)
+						__builtin_prefetch(w[i + 16].key + r.depth);
+					w[i].prefix = digit_at(w[i].key, w[i].len, r.depth);
+					same = same && w[i].prefix == w[0].prefix &&
+					       sort_len(&w[i], r.depth) == SIZE_MAX;
+				}
+				if (!same)
+					break;
+				r.depth += 8;
+				r.depth += common_from(w, r.n, r.depth);
 			}
 			intro_sort(w, r.n, r.depth);
 			for (i = 0; i < r.n; i = j) {
