@@ -318,18 +318,21 @@ static int add_hashed(fg_folded *f, const char *stack, size_t len, uint64_t hash
 
 static const fg_count no_count = { 0, 0 };
 
-/* One gathered line in 64 is sampled, by its last bytes. */
+/* Gathering samples one line in 1 << GATHER_SAMPLE_BITS; when more than
+ * half of a window of GATHER_WINDOW samples were seen before, the lines
+ * are mostly repeats: a file of repeats is told after about 500 lines. */
+#define GATHER_SAMPLE_BITS 4
+#define GATHER_WINDOW 32
+
+/* One gathered line in 1 << GATHER_SAMPLE_BITS is sampled, by its last bytes. */
 static bool sampled_line(const char *p, size_t len)
 {
 	uint64_t t = 0;
 
 	memcpy(&t, p + (len >= 8 ? len - 8 : 0), len >= 8 ? 8 : len);
-	return ((t ^ len) * 0x9e3779b97f4a7c15ULL) >> 58 == 0;
+	return ((t ^ len) * 0x9e3779b97f4a7c15ULL) >> (64 - GATHER_SAMPLE_BITS) == 0;
 }
 
-/* Samples in a window: when more than half of them were seen before, the
- * lines are mostly repeats. */
-#define GATHER_WINDOW 64
 
 /* Ends the gathering: the lines gathered so far go through the map, as
  * the rest of the input will. */
@@ -337,12 +340,15 @@ static int ungather(fg_folded *f)
 {
 	struct fg_folded_loose *l = f->loose;
 	const size_t n = f->nloose;
-	size_t i, guess = f->sampled.count * 64;
+	size_t i, guess = f->sampled.count << GATHER_SAMPLE_BITS;
 	int err = 0;
 
 	f->loose = NULL;
 	f->nloose = f->aloose = 0;
 	f->gather = false;
+	/* what follows is mostly repeats too: new stacks copied, pages let go */
+	f->borrow = false;
+	f->prev = 0;
 	fg_strmap_release(&f->sampled);
 	err = fg_strmap_reserve(&f->map, f->map.count + (guess < n ? guess : n));
 	for (i = 0; i < n && !err; i++) {
@@ -730,14 +736,15 @@ int fg_folded_finish(fg_folded *f)
 	return err;
 }
 
-/* Feeds a mapped file, whose bytes f keeps until it is freed. From a
- * first slice it learns how many distinct stacks come per byte (and sizes
- * the map for the whole file: no rehashing a dozen times) and how much of
- * the input they are. Mostly new stacks, as in a real profile's folded
- * file: keys point into the mapping instead of being copied (copies would
- * take as much memory). Mostly repeats: the few new stacks are copied and
- * the pages behind the parser are let go, so memory does not grow with
- * the file. */
+/* Feeds a mapped file, whose bytes f keeps until it is freed. Its lines
+ * are gathered, keys pointing into the mapping, to be merged by sorting
+ * (settle): a real profile's folded file is mostly distinct stacks. When a
+ * sample of them shows mostly repeats (ungather), the lines go through the
+ * map instead, the few new stacks are copied and the pages behind the
+ * parser are let go, so memory does not grow with the file. A listing in
+ * input order needs the map: then a first slice tells how many distinct
+ * stacks come per byte (and sizes the map for the whole file: no
+ * rehashing a dozen times) and whether they are most of the input. */
 static int feed_mapped(fg_folded *f, const char *data, size_t len)
 {
 	const size_t block = (size_t)4 << 20, slice = (size_t)16 << 20;
@@ -757,18 +764,20 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 	f->mapped[f->nmapped++].len = len;
 	/* lines carried between feeds are copied (fg_folded_feed) */
 	f->borrow = true;
-	fg_input_prefault(data, first);
-	if ((err = fg_folded_feed(f, data, first)))
-		goto done;
-	per_byte = first ? (double)(f->map.count - had) / (double)first : 0;
-	f->borrow = (f->key_bytes - had_bytes) * 2 >= first;
-	/* mostly new stacks: gathered, and merged by sorting (settle) */
-	f->gather = f->borrow && !f->keep_order;
-	if (f->gather)
-		predict_stop(f);
-	else if ((err = fg_strmap_reserve(&f->map, f->map.count +
-					  (size_t)(per_byte * (double)(len - first)))))
-		goto done;
+	if (!f->keep_order) {
+		first = 0;
+		f->gather = true;
+		f->window = f->window_seen = 0;
+	} else {
+		fg_input_prefault(data, first);
+		if ((err = fg_folded_feed(f, data, first)))
+			goto done;
+		per_byte = first ? (double)(f->map.count - had) / (double)first : 0;
+		f->borrow = (f->key_bytes - had_bytes) * 2 >= first;
+		if ((err = fg_strmap_reserve(&f->map, f->map.count +
+					     (size_t)(per_byte * (double)(len - first)))))
+			goto done;
+	}
 	for (off = first; off < len && !err; off += n) {
 		n = len - off < block ? len - off : block;
 		/* kept pages are worth mapping in at once; pages let go
