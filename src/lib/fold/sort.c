@@ -103,8 +103,8 @@ static void insertion_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 	}
 }
 
-/* Sorts v[0..n) by (prefix, len): quicksort with the median of three,
- * working on the smaller part first and deferring the larger one to an
+/* Sorts v[0..n) by (prefix, len): quicksort with the median of three and
+ * a three-way partition, working on the smaller part first and deferring the larger one to an
  * explicit stack (so at most log2(n) entries), heapsort once the depth
  * budget is spent. */
 static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
@@ -117,8 +117,8 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 		budget += 2;
 	for (;;) {
 		while (n > 16) {
-			struct fg_folded_slot *lo = v, *hi = v + n - 1, *mid = v + n / 2;
-			size_t i, j;
+			struct fg_folded_slot *lo = v, *hi = v + n - 1, *mid = v + n / 2, piv;
+			size_t lt, k, gt;
 
 			if (!budget--) {
 				heap_sort(v, n, depth);
@@ -132,31 +132,31 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 				if (less(mid, lo))
 					swap(mid, lo);
 			}
-			swap(mid, v + n - 2); /* pivot out of the way */
-			i = 0;
-			j = n - 2;
-			for (;;) {
-				while (less(&v[++i], &v[n - 2]))
-					;
-				while (j > 0 && less(&v[n - 2], &v[--j]))
-					;
-				if (i >= j)
-					break;
-				swap(&v[i], &v[j]);
+			/* three ways: a range's digits take few values (the first
+			 * bytes of a few callers), and the equal ones are done */
+			piv = *mid;
+			lt = k = 0;
+			gt = n;
+			while (k < gt) {
+				if (less(&v[k], &piv))
+					swap(&v[lt++], &v[k++]);
+				else if (less(&piv, &v[k]))
+					swap(&v[k], &v[--gt]);
+				else
+					k++;
 			}
-			swap(&v[i], &v[n - 2]);
-			/* left: v[0..i), right: v[i+1..n) */
-			if (i < n - 1 - i) {
-				stack[top].v = v + i + 1;
-				stack[top].n = n - 1 - i;
+			/* below: v[0..lt), above: v[gt..n) */
+			if (lt < n - gt) {
+				stack[top].v = v + gt;
+				stack[top].n = n - gt;
 				stack[top++].budget = budget;
-				n = i;
+				n = lt;
 			} else {
 				stack[top].v = v;
-				stack[top].n = i;
+				stack[top].n = lt;
 				stack[top++].budget = budget;
-				v += i + 1;
-				n = n - 1 - i;
+				v += gt;
+				n = n - gt;
 			}
 		}
 		insertion_sort(v, n, depth);
