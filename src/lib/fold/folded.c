@@ -5,7 +5,9 @@
  * feed_lines() once. Lines are split with memchr, the count is parsed by
  * hand from the end of the line (no strtod, no copies), and the stack is
  * hashed and looked up in place; only a stack never seen before is copied
- * (into the map's arena). */
+ * (into the map's arena). A mapped file's lines are gathered instead and
+ * merged by one sort once it is read (gather, settle), unless they turn
+ * out to be mostly repeats. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,7 +335,6 @@ static bool sampled_line(const char *p, size_t len)
 	return ((t ^ len) * 0x9e3779b97f4a7c15ULL) >> (64 - GATHER_SAMPLE_BITS) == 0;
 }
 
-
 /* Ends the gathering: the lines gathered so far go through the map, as
  * the rest of the input will. */
 static int ungather(fg_folded *f)
@@ -341,7 +342,7 @@ static int ungather(fg_folded *f)
 	struct fg_folded_loose *l = f->loose;
 	const size_t n = f->nloose;
 	size_t i, guess = f->sampled.count << GATHER_SAMPLE_BITS;
-	int err = 0;
+	int err;
 
 	f->loose = NULL;
 	f->nloose = f->aloose = 0;

@@ -51,9 +51,9 @@ struct fg_folded_warn {
 	char where[160];
 };
 
-/* A line gathered without looking its stack up (feed_mapped, when the
- * stacks are mostly distinct): merged with its equals once the file is
- * read, by sorting (settle in folded.c). Only whole counts are gathered;
+/* A line of a mapped file gathered without looking its stack up
+ * (feed_mapped, until a sample shows mostly repeats): merged with its
+ * equals once the file is read, by sorting (settle in folded.c). Only whole counts are gathered;
  * fractional and differential lines go through the map. */
 struct fg_folded_loose {
 	const char *key;
