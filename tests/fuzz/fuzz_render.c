@@ -2,8 +2,12 @@
  * renderer, with render options picked from the input's hash.
  *
  * Checks beyond "no crash": stacks come out of fg_folded_foreach sorted
- * and distinct, and the SVG holds exactly the one <script> element of the
- * template, whatever the frame names (no markup injected through them). */
+ * and distinct, the same bytes read as a file give the same stacks, and
+ * the SVG holds exactly the one <script> element of the template,
+ * whatever the frame names (no markup injected through them). */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
 #include "fuzz_common.h"
@@ -79,6 +83,64 @@ static int fz_check_sorted(void *ctx, const char *stack, size_t len, fg_count co
 	return 0;
 }
 
+static int fz_dump_cb(void *ctx, const char *stack, size_t len, fg_count count,
+		      fg_count before)
+{
+	fg_strbuf_addf(ctx, "%zu:", len);
+	fg_strbuf_add(ctx, stack, len);
+	fg_strbuf_addf(ctx, " %llu.%llu %llu.%llu\n", (unsigned long long)count.n,
+		       (unsigned long long)count.frac, (unsigned long long)before.n,
+		       (unsigned long long)before.frac);
+	return 0;
+}
+
+/* The input read the other way, as a file (mapped: its lines gathered and
+ * merged by sorting, or through the map once they repeat), must give the
+ * same stacks and counts as fed in pieces, and its sorted listing must say
+ * what each stack shares with the one before as a byte comparison does. */
+static void fz_check_mapped(const fg_folded *fed, const uint8_t *data, size_t size,
+			    unsigned flags)
+{
+	fg_strbuf a = FG_STRBUF_INIT, b = FG_STRBUF_INIT;
+	fg_folded *f = NULL;
+	fg_folded_list *l = NULL;
+	char path[64];
+	int fd = memfd_create("fuzz-folded", 0);
+	size_t i;
+
+	/* a gzip file is decompressed when read as a file */
+	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+		goto done;
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
+		goto done;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (fg_folded_new_ex(&f, flags) || fg_folded_read_file(f, path))
+		goto done;
+	if (fg_folded_foreach(fed, fz_dump_cb, &a) || fg_folded_foreach(f, fz_dump_cb, &b))
+		goto done;
+	if (a.len != b.len || (a.len && memcmp(a.buf, b.buf, a.len)))
+		fz_fail("a mapped file's stacks differ from the same bytes fed");
+	if (fg_folded_list_new(&l, f, FG_FOLDED_SORTED))
+		goto done;
+	for (i = 1; i < fg_folded_list_len(l); i++) {
+		const fg_folded_stack *x = fg_folded_list_at(l, i - 1), *y = fg_folded_list_at(l, i);
+		size_t k = 0;
+
+		while (k < x->len && k < y->len && x->stack[k] == y->stack[k])
+			k++;
+		if (fg_folded_list_shared(l, i) != k)
+			fz_fail("fg_folded_list_shared differs from a byte comparison");
+	}
+done:
+	fg_folded_list_free(l);
+	fg_folded_free(f);
+	fg_strbuf_release(&a);
+	fg_strbuf_release(&b);
+	if (fd >= 0)
+		close(fd);
+	fg_error_clear();
+}
+
 static size_t fz_count(const char *hay, size_t len, const char *needle)
 {
 	size_t n = 0, nl = strlen(needle);
@@ -117,6 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	if (fg_folded_foreach(f, fz_check_sorted, &walk))
 		goto done;
+	fz_check_mapped(f, data, size, opts.flamechart ? FG_FOLDED_KEEP_ORDER : 0);
 	if (!(out = open_memstream(&svg, &svg_len)))
 		goto done;
 	err = fg_render_svg(f, &opts, out);
