@@ -69,7 +69,7 @@ uint64_t fg_hash_long(const void *data, size_t n)
 	}
 	/* the last 64 bytes, overlapping those hashed already when n > 0 */
 	if (n) {
-		p += n - 64;
+		p -= 64 - n;
 		a = mix(read64(p) ^ k2, read64(p + 8) ^ a);
 		b = mix(read64(p + 16) ^ k3, read64(p + 24) ^ b);
 		c = mix(read64(p + 32) ^ k0, read64(p + 40) ^ c);
