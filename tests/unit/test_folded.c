@@ -228,6 +228,36 @@ static void read_file_missing(void **state)
 	fg_folded_free(f);
 }
 
+/* Writes text to a new file made from the mkstemp template path. */
+static void write_temp(char *path, const fg_strbuf *text)
+{
+	int fd = mkstemp(path);
+	FILE *fp;
+
+	assert_true(fd >= 0);
+	assert_non_null(fp = fdopen(fd, "w"));
+	assert_int_equal(fwrite(text->buf, 1, text->len, fp), text->len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* Reads the file at path (and removes it) into a new fg_folded, which must
+ * hold what fed holds; the caller frees it. */
+static fg_folded *read_as_fed(const fg_folded *fed, const char *path)
+{
+	fg_folded *mapped;
+	char *a, *b;
+
+	assert_int_equal(fg_folded_new(&mapped), 0);
+	assert_int_equal(fg_folded_read_file(mapped, path), 0);
+	unlink(path);
+	a = dump(fed);
+	b = dump(mapped);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	return mapped;
+}
+
 /* A file is mapped and its stacks kept in place, not copied: the result
  * is the one of feeding the same bytes, whether the line cut by the first
  * slice, a line left unfinished at the end, or a frame name cut to the cap
@@ -238,8 +268,7 @@ static void mapped_file_matches_feeding(void **state)
 	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
 	fg_folded *fed, *mapped;
 	fg_folded_list *list;
-	FILE *fp;
-	int fd, i;
+	int i;
 
 	(void)state;
 	for (i = 0; i < 20000; i++) {
@@ -254,11 +283,7 @@ static void mapped_file_matches_feeding(void **state)
 	for (i = 0; i < (int)FG_FOLDED_MAX_FRAME + 10; i++)
 		fg_strbuf_addch(&longname, 'x');
 	fg_strbuf_addf(&text, "main;%s 3\nmain;worker_1;leaf_1 4", longname.buf);
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_non_null(fp = fdopen(fd, "w"));
-	assert_int_equal(fwrite(text.buf, 1, text.len, fp), text.len);
-	assert_int_equal(fclose(fp), 0);
+	write_temp(path, &text);
 
 	assert_int_equal(fg_folded_new(&fed), 0);
 	for (i = 0; i < 2; i++) {
@@ -306,33 +331,21 @@ static void mapped_file_matches_feeding(void **state)
 static void mapped_file_turning_to_repeats(void **state)
 {
 	fg_strbuf text = FG_STRBUF_INIT;
-	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
+	char path[] = "/tmp/fg-test-folded-XXXXXX";
 	fg_folded *fed, *mapped;
-	FILE *fp;
-	int fd, i, copy;
+	int i, copy;
 
 	(void)state;
 	for (copy = 0; copy < 3; copy++)
 		for (i = 0; i < 30000; i++)
 			fg_strbuf_addf(&text, "main;worker_%d;leaf_%d %d\n", i % 89, i, copy + 1);
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_non_null(fp = fdopen(fd, "w"));
-	assert_int_equal(fwrite(text.buf, 1, text.len, fp), text.len);
-	assert_int_equal(fclose(fp), 0);
+	write_temp(path, &text);
 	assert_int_equal(fg_folded_new(&fed), 0);
 	assert_int_equal(fg_folded_feed(fed, text.buf, text.len), 0);
 	assert_int_equal(fg_folded_finish(fed), 0);
-	assert_int_equal(fg_folded_new(&mapped), 0);
-	assert_int_equal(fg_folded_read_file(mapped, path), 0);
-	unlink(path);
-	a = dump(fed);
-	b = dump(mapped);
-	assert_string_equal(a, b);
+	mapped = read_as_fed(fed, path);
 	assert_int_equal(fg_folded_count(mapped), 30000);
 	assert_true(fg_folded_total(mapped).n == 30000 * 6);
-	free(a);
-	free(b);
 	fg_folded_free(fed);
 	fg_folded_free(mapped);
 	fg_strbuf_release(&text);
@@ -344,7 +357,7 @@ static void mapped_file_turning_to_repeats(void **state)
 static void mapped_file_of_repeats_matches_feeding(void **state)
 {
 	fg_strbuf one = FG_STRBUF_INIT;
-	char path[] = "/tmp/fg-test-folded-XXXXXX", *a, *b;
+	char path[] = "/tmp/fg-test-folded-XXXXXX";
 	fg_folded *fed, *mapped;
 	FILE *fp;
 	size_t total = 0;
@@ -364,15 +377,8 @@ static void mapped_file_of_repeats_matches_feeding(void **state)
 	}
 	assert_int_equal(fclose(fp), 0);
 	assert_int_equal(fg_folded_finish(fed), 0);
-	assert_int_equal(fg_folded_new(&mapped), 0);
-	assert_int_equal(fg_folded_read_file(mapped, path), 0);
-	unlink(path);
-	a = dump(fed);
-	b = dump(mapped);
-	assert_string_equal(a, b);
+	mapped = read_as_fed(fed, path);
 	assert_int_equal(fg_folded_count(mapped), 50);
-	free(a);
-	free(b);
 	fg_folded_free(fed);
 	fg_folded_free(mapped);
 	fg_strbuf_release(&one);
