@@ -83,7 +83,8 @@ int fg_folded_set_source(fg_folded *f, const char *name);
 /* Total samples (sum of counts; the "after" counts of differential
  * input), exact. */
 fg_count fg_folded_total(const fg_folded *f);
-/* Distinct stacks. */
+/* Distinct stacks (SIZE_MAX when there is not the memory to merge the
+ * lines of a mapped file, which is done when first needed). */
 size_t fg_folded_count(const fg_folded *f);
 /* Malformed lines skipped so far (each kind is reported once by the CLI). */
 uint64_t fg_folded_skipped(const fg_folded *f);
@@ -124,6 +125,15 @@ typedef struct fg_folded_list fg_folded_list;
  * stacks: it is valid until f is changed or freed. FG_EINVAL for
  * FG_FOLDED_INPUT_ORDER when f does not keep the order; FG_ENOMEM. */
 int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_order order);
+/* A sorted listing for a graph that leaves out frames of fewer than min
+ * samples (flamegraph.pl's pruning of narrow frames): as FG_FOLDED_SORTED,
+ * except that stacks which part only in frames of fewer than min samples
+ * may come as one of them carrying their summed count. Every frame (a
+ * prefix ending where a name ends) of at least min samples keeps its
+ * count and place, so a flow over it draws the same; sorting the
+ * stacks inside narrow frames is saved. Lists as FG_FOLDED_SORTED does
+ * when min is not above 0, and for fractional or differential counts. */
+int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double min);
 size_t fg_folded_list_len(const fg_folded_list *l);
 /* The i-th stack, i < fg_folded_list_len(l). */
 const fg_folded_stack *fg_folded_list_at(const fg_folded_list *l, size_t i);

@@ -95,6 +95,8 @@ static int join(struct join *j, const fg_folded *f, bool after, uint64_t *total)
 	size_t it = 0, len, idx;
 	int err = 0;
 
+	if ((err = fg_folded_settled(f)))
+		return err;
 	while (!err && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
 		uint64_t c = fg_folded_count_of(f, idx, false).n;
 		*total += c;

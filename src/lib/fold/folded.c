@@ -490,6 +490,14 @@ fail:
 	return err;
 }
 
+int fg_folded_settled(const fg_folded *f)
+{
+	/* only how f holds its stacks changes, not what they are: readers
+	 * take f as const. An fg_folded is made by fg_folded_new, never
+	 * defined const, so writing through the cast is sound. */
+	return f->nloose ? settle((fg_folded *)f) : 0;
+}
+
 int fg_folded_add(fg_folded *f, const char *stack, size_t len, uint64_t count)
 {
 	fg_count c = { count, 0 };
@@ -812,9 +820,9 @@ int fg_folded_read_file(fg_folded *f, const char *path)
 			err = feed_mapped(f, data, len);
 		if (err && (!f->nmapped || f->mapped[f->nmapped - 1].data != data))
 			fg_input_unmap(data, len);
-		if (!err)
-			err = fg_folded_finish(f);
-		return err || !f->nloose ? err : settle(f);
+		/* the gathered lines stay as they are until a reader needs
+		 * them merged (settled): a pruned listing never does */
+		return err ? err : fg_folded_finish(f);
 	}
 	if ((err = fg_input_open(&in, path)))
 		return err;
@@ -845,6 +853,8 @@ fg_count fg_folded_total(const fg_folded *f)
 
 size_t fg_folded_count(const fg_folded *f)
 {
+	if (fg_folded_settled(f))
+		return SIZE_MAX;
 	return f->nrecs;
 }
 
@@ -914,11 +924,13 @@ void fg_folded_stats(const fg_folded *f, fg_fold_stats *out)
 
 int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 {
-	struct fg_folded_slot *v = fg_folded_sort_stacks(f, NULL);
+	struct fg_folded_slot *v;
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	if (!v)
+	if ((rc = fg_folded_settled(f)))
+		return rc;
+	if (!(v = fg_folded_sort_stacks(f, NULL)))
 		return FG_ENOMEM;
 	for (i = 0; i < f->nrecs && !rc; i++)
 		rc = cb(ctx, v[i].key, v[i].len, fg_folded_count_of(f, v[i].idx, false),
@@ -945,6 +957,8 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 	if (order == FG_FOLDED_INPUT_ORDER && !f->keep_order)
 		return fg_error_set(FG_EINVAL, "the input order of the stacks was not kept "
 				    "(FG_FOLDED_KEEP_ORDER)");
+	if (order == FG_FOLDED_SORTED && fg_folded_settled(f))
+		return FG_ENOMEM;
 	if (!(l = fg_calloc(1, sizeof(*l))))
 		return FG_ENOMEM;
 	if (order == FG_FOLDED_INPUT_ORDER) {
@@ -971,6 +985,60 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 	}
 	*out = l;
 	return 0;
+}
+
+int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double min)
+{
+	const size_t n = f->nloose + f->nrecs;
+	struct fg_folded_slot *v = NULL;
+	size_t *lcp = NULL, i, m = 0, it = 0, idx;
+	fg_folded_list *l;
+
+	*out = NULL;
+	/* settled stacks are in order already; fractions and differential
+	 * counts are not drawn from summed whole samples */
+	if (!(min > 0) || f->keys || f->fracs || f->differential)
+		return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
+	if (!(l = fg_calloc(1, sizeof(*l))) || !(v = fg_malloc((n ? n : 1) * sizeof(*v))) ||
+	    !(lcp = fg_malloc((n ? n : 1) * sizeof(*lcp))))
+		goto fail;
+	for (i = 0; i < f->nloose; i++) {
+		v[i].key = f->loose[i].key;
+		v[i].len = f->loose[i].len;
+		v[i].count = f->loose[i].count;
+	}
+	while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
+		v[i++].count = f->recs[idx].count;
+	if (fg_folded_sort_pruned(v, lcp, n, min))
+		goto fail;
+	/* equal stacks, and the parts left unsorted, are one entry each */
+	for (i = 0; i < n; i++) {
+		const char *key = v[i].key;
+		size_t len = v[i].len;
+		uint64_t count = v[i].count;
+		fg_folded_stack *o;
+
+		if (m && (lcp[i] == SIZE_MAX || (lcp[i] == len && len == v[m - 1].out.len))) {
+			v[m - 1].out.count += count;
+			continue;
+		}
+		lcp[m] = lcp[i]; /* i >= m: read before written */
+		o = &v[m++].out;
+		o->stack = key;
+		o->len = len;
+		o->count = count;
+		o->before = 0;
+	}
+	l->sorted = v;
+	l->shared = lcp;
+	l->n = m;
+	*out = l;
+	return 0;
+fail:
+	free(v);
+	free(lcp);
+	free(l);
+	return FG_ENOMEM;
 }
 
 size_t fg_folded_list_len(const fg_folded_list *l)

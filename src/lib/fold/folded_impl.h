@@ -125,9 +125,13 @@ struct fg_folded {
 struct fg_folded_slot {
 	union {
 		struct {
-			uint64_t prefix;  /* 8 key bytes, big-endian, zero-padded */
+			/* 16 key bytes, big-endian, zero-padded */
+			uint64_t prefix, prefix2;
 			const char *key;
-			size_t idx;
+			union {
+				size_t idx;
+				uint64_t count; /* fg_folded_sort_pruned's */
+			};
 			size_t len;
 		};
 		fg_folded_stack out;
@@ -138,6 +142,12 @@ struct fg_folded_slot {
  * i - 1 and i share, lcp[0] to 0 (sort.c); FG_ENOMEM. */
 int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n);
 
+/* As fg_folded_sort_slots, for a graph that draws only frames of at
+ * least min samples (min > 0), v[i].count a stack's samples: a part of v
+ * whose stacks add up to fewer is not sorted, and its lcp[i] but the
+ * first are SIZE_MAX (sort.c). */
+int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min);
+
 /* The distinct stacks sorted bytewise, idx their record, and in *lcp
  * (unless lcp is NULL) what each shares with the one before, as
  * fg_folded_sort_slots (sort.c); NULL on FG_ENOMEM. free() both. */
@@ -147,6 +157,10 @@ struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp);
  * record) of the one after *iter, false after the last. */
 bool fg_folded_next_stack(const fg_folded *f, size_t *iter, const char **key, size_t *len,
 			  size_t *idx);
+
+/* Merges the lines gathered from mapped files (f's records then hold
+ * all its stacks), for readers that walk the records; 0 or FG_ENOMEM. */
+int fg_folded_settled(const fg_folded *f);
 
 /* The merged counts of record idx. */
 fg_count fg_folded_count_of(const fg_folded *f, size_t idx, bool before);

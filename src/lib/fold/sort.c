@@ -23,26 +23,43 @@
 #include "folded_impl.h"
 #include "util/banned.h"
 
-static uint64_t digit_at(const char *s, size_t len, size_t depth)
+/* The digit: DIGIT key bytes from depth, big-endian, zero-padded, in
+ * s->prefix (the first 8) and s->prefix2. */
+#define DIGIT 16
+
+static uint64_t bytes_at(const char *s, size_t len, size_t from)
 {
 	uint64_t v = 0;
 	size_t i;
 
-	if (depth + 8 <= len) {
-		for (i = 0; i < 8; i++)
-			v = v << 8 | (unsigned char)s[depth + i];
+	if (from + 8 <= len) {
+		memcpy(&v, s + from, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		v = __builtin_bswap64(v);
+#endif
 		return v;
 	}
-	for (i = depth; i < depth + 8; i++)
+	for (i = from; i < from + 8; i++)
 		v = v << 8 | (i < len ? (unsigned char)s[i] : 0);
 	return v;
+}
+
+static inline void digit_at(struct fg_folded_slot *s, size_t depth)
+{
+	s->prefix = bytes_at(s->key, s->len, depth);
+	s->prefix2 = bytes_at(s->key, s->len, depth + 8);
+}
+
+static inline bool same_digit(const struct fg_folded_slot *a, const struct fg_folded_slot *b)
+{
+	return a->prefix == b->prefix && a->prefix2 == b->prefix2;
 }
 
 /* A key's length as the digit at depth sees it: SIZE_MAX when the key
  * runs past the digit. */
 static inline size_t sort_len(const struct fg_folded_slot *s, size_t depth)
 {
-	return s->len > depth + 8 ? SIZE_MAX : s->len;
+	return s->len > depth + DIGIT ? SIZE_MAX : s->len;
 }
 
 /* Keys with equal digits: one that ends within the digit is a prefix of
@@ -51,8 +68,11 @@ static inline size_t sort_len(const struct fg_folded_slot *s, size_t depth)
 static inline bool less_at(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
 			   size_t depth)
 {
-	return a->prefix != b->prefix ? a->prefix < b->prefix :
-					 sort_len(a, depth) < sort_len(b, depth);
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix;
+	if (a->prefix2 != b->prefix2)
+		return a->prefix2 < b->prefix2;
+	return sort_len(a, depth) < sort_len(b, depth);
 }
 
 #define less(a, b) less_at((a), (b), depth)
@@ -171,6 +191,7 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 
 struct range {
 	size_t start, n, depth;
+	uint64_t total; /* pruning: the range's samples */
 };
 
 /* How many bytes from depth on all keys of the range share: one pass that
@@ -369,29 +390,44 @@ static size_t shared_by_digits(const struct fg_folded_slot *a, const struct fg_f
 {
 	size_t m = a->len < b->len ? a->len : b->len, d;
 
-	if (a->prefix == b->prefix)
+	if (a->prefix != b->prefix)
+		d = depth + (size_t)__builtin_clzll(a->prefix ^ b->prefix) / 8;
+	else if (a->prefix2 != b->prefix2)
+		d = depth + 8 + (size_t)__builtin_clzll(a->prefix2 ^ b->prefix2) / 8;
+	else
 		return m; /* one ends within the digit: a prefix of the other */
-	d = depth + (size_t)__builtin_clzll(a->prefix ^ b->prefix) / 8;
 	return d < m ? d : m;
 }
 
 /* Sorts v[0..n) bytewise and sets lcp[i] to the bytes v[i - 1] and v[i]
- * share (lcp[0] = 0). */
-static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
+ * share (lcp[0] = 0). With min > 0 (pruning: v[i].count set), a range
+ * whose stacks have fewer than min samples together is left as it is and
+ * its lcp[i] but the first set to SIZE_MAX: every prefix longer than the
+ * one its stacks share has fewer samples than that, so nothing deeper in
+ * it is drawn, and only what it adds up to matters. Small ranges are then
+ * split by digits too, so that the parts below min are seen before their
+ * long prefixes are read. */
+static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 {
-	struct range *work = NULL, r = { 0, n, 0 };
+	const bool prune = min > 0;
+	const size_t full_max = prune ? LCP_SORT_MAX : FULL_SORT_MAX;
+	struct range *work = NULL, r = { 0, n, 0, 0 };
 	size_t nwork = 0, awork = 0, i, j;
 	int err = 0;
 
 	if (n)
 		lcp[0] = 0;
+	for (i = 0; prune && i < n; i++)
+		r.total += v[i].count;
 	for (;;) {
 		struct fg_folded_slot *w = v + r.start;
 		size_t *wl = lcp + r.start;
 
-		if (r.n <= FULL_SORT_MAX)
+		if (prune && (double)r.total < min) {
+			for (i = 1; i < r.n; i++)
+				wl[i] = SIZE_MAX;
+		} else if (r.n <= full_max) {
 			prefetch_keys(w, r.n, r.depth);
-		if (r.n <= FULL_SORT_MAX) {
 			lcp_merge_sort(w, wl, r.n, r.depth);
 		} else {
 			/* all keys here run past depth (shorter ones were placed);
@@ -403,24 +439,28 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
 				for (i = 0; i < r.n; i++) {
 					if (i + 16 < r.n)
 						__builtin_prefetch(w[i + 16].key + r.depth);
-					w[i].prefix = digit_at(w[i].key, w[i].len, r.depth);
-					same = same && w[i].prefix == w[0].prefix &&
+					digit_at(&w[i], r.depth);
+					same = same && same_digit(&w[i], &w[0]) &&
 					       sort_len(&w[i], r.depth) == SIZE_MAX;
 				}
 				if (!same)
 					break;
-				r.depth += 8;
+				r.depth += DIGIT;
 				r.depth += common_from(w, r.n, r.depth);
 			}
 			intro_sort(w, r.n, r.depth);
 			for (i = 0; i < r.n; i = j) {
 				size_t run_len = sort_len(&w[i], r.depth);
+				uint64_t total = prune ? w[i].count : 0;
 
 				if (i)
 					wl[i] = shared_by_digits(&w[i - 1], &w[i], r.depth);
-				for (j = i + 1; j < r.n && w[j].prefix == w[i].prefix &&
-						sort_len(&w[j], r.depth) == run_len; j++)
+				for (j = i + 1; j < r.n && same_digit(&w[j], &w[i]) &&
+						sort_len(&w[j], r.depth) == run_len; j++) {
 					wl[j] = run_len; /* equal keys; else set deeper */
+					if (prune)
+						total += w[j].count;
+				}
 				if (j - i < 2 || run_len != SIZE_MAX)
 					continue;
 				if (FG_ALLOC_GROW(work, nwork + 1, awork, 64)) {
@@ -429,7 +469,8 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n)
 				}
 				work[nwork].start = r.start + i;
 				work[nwork].n = j - i;
-				work[nwork++].depth = r.depth + 8;
+				work[nwork].depth = r.depth + DIGIT;
+				work[nwork++].total = total;
 			}
 		}
 		if (!nwork)
@@ -445,7 +486,12 @@ done:
 
 int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n)
 {
-	return msd_sort(v, lcp, n);
+	return msd_sort(v, lcp, n, 0);
+}
+
+int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
+{
+	return msd_sort(v, lcp, n, min);
 }
 
 struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
@@ -460,7 +506,7 @@ struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
 		n++;
 	if (f->keys) /* settled stacks are in order already */
 		memcpy(shared, f->shared, n * sizeof(*shared));
-	else if (msd_sort(v, shared, n))
+	else if (msd_sort(v, shared, n, 0))
 		goto fail;
 	if (lcp)
 		*lcp = shared;

@@ -234,10 +234,12 @@ static const fg_folded_stack *stack_at(const struct stacks *st, size_t i)
 	return fg_folded_list_at(st->list, st->backwards ? st->n - 1 - i : i);
 }
 
-static int stacks_of(const fg_folded *f, bool chart, bool backwards, struct stacks *st)
+/* min: the samples of the narrowest frame drawn, 0 when not known */
+static int stacks_of(const fg_folded *f, bool chart, bool backwards, double min,
+		     struct stacks *st)
 {
-	int err = fg_folded_list_new(&st->list, f, chart ? FG_FOLDED_INPUT_ORDER :
-				     FG_FOLDED_SORTED);
+	int err = chart ? fg_folded_list_new(&st->list, f, FG_FOLDED_INPUT_ORDER) :
+			  fg_folded_list_new_pruned(&st->list, f, min);
 
 	if (err)
 		return err;
@@ -245,6 +247,15 @@ static int stacks_of(const fg_folded *f, bool chart, bool backwards, struct stac
 	st->sorted = !chart;
 	st->n = fg_folded_list_len(st->list);
 	return 0;
+}
+
+/* The samples a frame needs to be drawn, of a graph of `samples`. */
+static double min_time_of(const fg_render_opts *o, double samples)
+{
+	double timemax = o->total > samples ? o->total : samples;
+
+	return o->min_width_percent ? o->min_width / 100.0 * timemax :
+				      o->min_width / ((o->image_width - 2.0 * XPAD) / timemax);
 }
 
 /* The stacks to draw, in order: sorted (flow merges equal prefixes), or
@@ -262,8 +273,8 @@ static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
 
 	*tmp = NULL;
 	if (!o->reverse && !o->nbase)
-		return stacks_of(f, chart, true, st);
-	if ((err = stacks_of(f, chart, true, &in)))
+		return stacks_of(f, chart, true, min_time_of(o, (double)fg_folded_total(f).n), st);
+	if ((err = stacks_of(f, chart, true, 0, &in)))
 		return err;
 	if ((err = fg_folded_new_ex(tmp, FG_FOLDED_KEEP_ORDER)))
 		goto done;
@@ -275,7 +286,7 @@ static int collect(const fg_folded *f, const fg_render_opts *o, fg_folded **tmp,
 			err = fg_folded_add_diff(*tmp, sb.buf, sb.len, before, after);
 	}
 	if (!err)
-		err = stacks_of(*tmp, o->flamechart, false, st);
+		err = stacks_of(*tmp, o->flamechart, false, 0, st);
 done:
 	fg_folded_list_free(in.list);
 	fg_strbuf_release(&sb);
@@ -890,8 +901,7 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	}
 	r.timemax = r.o->total > (double)r.samples ? r.o->total : (double)r.samples;
 	r.widthpertime = (r.o->image_width - 2.0 * XPAD) / r.timemax;
-	r.min_time = r.o->min_width_percent ? r.o->min_width / 100.0 * r.timemax
-					     : r.o->min_width / r.widthpertime;
+	r.min_time = min_time_of(r.o, (double)r.samples);
 	if ((err = flow(&r, &st)))
 		goto done;
 	if ((err = close_frame(&r, 0, &all)))
