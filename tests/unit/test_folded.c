@@ -684,6 +684,121 @@ static void sort_matches_a_bytewise_comparison(void **state)
 	fg_folded_free(f);
 }
 
+/* The frames a flow over l draws, flamegraph.pl's way: consecutive
+ * stacks share their leading frames, and a frame of fewer than min
+ * samples is left out; one "depth name start end" line per frame, in the
+ * order they close. */
+static void drawn_frames(const fg_folded_list *l, double min, fg_strbuf *out)
+{
+	struct { const char *name; size_t len; uint64_t start; } open[64];
+	size_t nopen = 0, i;
+	uint64_t time = 0;
+
+	for (i = 0; i <= fg_folded_list_len(l); i++) {
+		const fg_folded_stack *s = i < fg_folded_list_len(l) ? fg_folded_list_at(l, i) : NULL;
+		const char *p = s ? s->stack : NULL, *e = s ? s->stack + s->len : NULL;
+		size_t depth = 0;
+
+		/* the frames s shares with the open ones */
+		while (s && depth < nopen) {
+			const char *semi = memchr(p, ';', (size_t)(e - p));
+			size_t n = (size_t)((semi ? semi : e) - p);
+
+			if (p == e || n != open[depth].len || memcmp(p, open[depth].name, n))
+				break;
+			depth++;
+			p = semi ? semi + 1 : e;
+		}
+		while (nopen > depth) {
+			nopen--;
+			if (!((double)(time - open[nopen].start) < min))
+				fg_strbuf_addf(out, "%zu %.*s %llu %llu\n", nopen,
+					       (int)open[nopen].len, open[nopen].name,
+					       (unsigned long long)open[nopen].start,
+					       (unsigned long long)time);
+		}
+		if (!s)
+			break;
+		while (p < e) { /* (no empty names here) */
+			const char *semi = memchr(p, ';', (size_t)(e - p));
+
+			assert_true(nopen < 64);
+			open[nopen].name = p;
+			open[nopen].len = (size_t)((semi ? semi : e) - p);
+			open[nopen++].start = time;
+			p = semi ? semi + 1 : e;
+		}
+		time += s->count;
+	}
+}
+
+/* A pruned listing draws what the full one draws, for any pruning: keys
+ * that are prefixes of others (at the sort's 16-byte digits too), names
+ * with bytes below and above ';', repeats; read from a file (its lines
+ * sorted where they are) and fed (a copy of the map's stacks). */
+static void pruned_listing_draws_the_same(void **state)
+{
+	static const char *const names[] = { "a", "b", "0", "ab", "a+", "zzzzzzz",
+					     "aaaaaaaaaaaa", "b0" };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned round;
+
+	(void)state;
+	for (round = 0; round < 8; round++) {
+		fg_strbuf text = FG_STRBUF_INIT;
+		char path[] = "/tmp/fgtest.prune.XXXXXX";
+		fg_folded *fed, *mapped;
+		size_t i, lines = round < 2 ? 40 : 3000 << (round % 3);
+		unsigned k;
+
+		assert_int_equal(fg_folded_new(&fed), 0);
+		for (i = 0; i < lines; i++) {
+			size_t depth, d, at = text.len;
+
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			depth = 1 + x % 9;
+			for (d = 0; d < depth; d++) {
+				x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+				fg_strbuf_addf(&text, "%s%s", d ? ";" : "",
+					       names[(x >> 20) % (2 + round % 7)]);
+			}
+			assert_int_equal(fg_folded_add(fed, text.buf + at, text.len - at,
+						       1 + (x >> 40) % 30), 0);
+			fg_strbuf_addf(&text, " %llu\n", (unsigned long long)(1 + (x >> 40) % 30));
+		}
+		write_temp(path, &text);
+		assert_int_equal(fg_folded_new(&mapped), 0);
+		assert_int_equal(fg_folded_read_file(mapped, path), 0);
+		unlink(path);
+		for (k = 0; k < 6; k++) {
+			/* from nothing pruned to most of it */
+			double min = (double)fg_folded_total(fed).n * (k ? 0.0005 * (1u << (2 * k)) : 0.0);
+			fg_folded *fs[2] = { mapped, fed };
+
+			for (int j = 0; j < 2; j++) {
+				fg_strbuf want = FG_STRBUF_INIT, got = FG_STRBUF_INIT;
+				fg_folded_list *pruned, *full;
+
+				/* pruned first: the full listing settles f */
+				assert_int_equal(fg_folded_list_new_pruned(&pruned, fs[j], min), 0);
+				drawn_frames(pruned, min, &got);
+				assert_int_equal(fg_folded_list_new(&full, fs[j], FG_FOLDED_SORTED), 0);
+				drawn_frames(full, min, &want);
+				assert_true(fg_folded_list_len(pruned) <= fg_folded_list_len(full));
+				assert_string_equal(got.buf ? got.buf : "", want.buf ? want.buf : "");
+				check_shared(pruned);
+				fg_folded_list_free(pruned);
+				fg_folded_list_free(full);
+				fg_strbuf_release(&want);
+				fg_strbuf_release(&got);
+			}
+		}
+		fg_folded_free(mapped);
+		fg_folded_free(fed);
+		fg_strbuf_release(&text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,6 +816,7 @@ int main(void)
 		cmocka_unit_test(long_lines_are_skipped_without_buffering),
 		cmocka_unit_test(counts_near_two_to_the_64),
 		cmocka_unit_test(sort_matches_a_bytewise_comparison),
+		cmocka_unit_test(pruned_listing_draws_the_same),
 		cmocka_unit_test(input_order_listing),
 		cmocka_unit_test(repeated_lines_counted_as_added),
 	};

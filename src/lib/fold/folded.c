@@ -339,7 +339,7 @@ static bool sampled_line(const char *p, size_t len)
  * the rest of the input will. */
 static int ungather(fg_folded *f)
 {
-	struct fg_folded_loose *l = f->loose;
+	struct fg_folded_slot *l = f->loose;
 	const size_t n = f->nloose;
 	size_t i, guess = f->sampled.count << GATHER_SAMPLE_BITS;
 	int err;
@@ -367,7 +367,7 @@ static int ungather(fg_folded *f)
  * merged with its equals by settle(). */
 static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_count before)
 {
-	struct fg_folded_loose *l;
+	struct fg_folded_slot *l;
 
 	/* fractional and differential counts are rare: through the map, so
 	 * that a gathered line is 24 bytes; so is a name to cut (a copy) */
@@ -990,7 +990,10 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double min)
 {
 	const size_t n = f->nloose + f->nrecs;
-	struct fg_folded_slot *v = NULL;
+	/* loose lines alone are sorted where they are (their order is not
+	 * f's content); with records, a copy holds both */
+	const bool copy = f->nrecs > 0;
+	struct fg_folded_slot *v = NULL, *entries = NULL;
 	size_t *lcp = NULL, i, m = 0, it = 0, idx;
 	fg_folded_list *l;
 
@@ -999,16 +1002,24 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 	 * counts are not drawn from summed whole samples */
 	if (!(min > 0) || f->keys || f->fracs || f->differential)
 		return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
-	if (!(l = fg_calloc(1, sizeof(*l))) || !(v = fg_malloc((n ? n : 1) * sizeof(*v))) ||
-	    !(lcp = fg_malloc((n ? n : 1) * sizeof(*lcp))))
+	if (!(l = fg_calloc(1, sizeof(*l))) || !(lcp = fg_malloc((n ? n : 1) * sizeof(*lcp))))
 		goto fail;
-	for (i = 0; i < f->nloose; i++) {
-		v[i].key = f->loose[i].key;
-		v[i].len = f->loose[i].len;
-		v[i].count = f->loose[i].count;
+	if (!copy) {
+		v = (struct fg_folded_slot *)f->loose;
+		/* pages of entries that are never written cost nothing */
+		if (!(entries = fg_malloc((n ? n : 1) * sizeof(*entries))))
+			goto fail;
+	} else if ((entries = v = fg_malloc(n * sizeof(*v)))) {
+		for (i = 0; i < f->nloose; i++) {
+			v[i].key = f->loose[i].key;
+			v[i].len = f->loose[i].len;
+			v[i].count = f->loose[i].count;
+		}
+		while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
+			v[i++].count = f->recs[idx].count;
+	} else {
+		goto fail;
 	}
-	while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
-		v[i++].count = f->recs[idx].count;
 	if (fg_folded_sort_pruned(v, lcp, n, min))
 		goto fail;
 	/* equal stacks, and the parts left unsorted, are one entry each */
@@ -1018,24 +1029,25 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 		uint64_t count = v[i].count;
 		fg_folded_stack *o;
 
-		if (m && (lcp[i] == SIZE_MAX || (lcp[i] == len && len == v[m - 1].out.len))) {
-			v[m - 1].out.count += count;
+		if (m && (lcp[i] == SIZE_MAX ||
+			  (lcp[i] == len && len == entries[m - 1].out.len))) {
+			entries[m - 1].out.count += count;
 			continue;
 		}
 		lcp[m] = lcp[i]; /* i >= m: read before written */
-		o = &v[m++].out;
+		o = &entries[m++].out;
 		o->stack = key;
 		o->len = len;
 		o->count = count;
 		o->before = 0;
 	}
-	l->sorted = v;
+	l->sorted = entries;
 	l->shared = lcp;
 	l->n = m;
 	*out = l;
 	return 0;
 fail:
-	free(v);
+	free(entries);
 	free(lcp);
 	free(l);
 	return FG_ENOMEM;

@@ -51,14 +51,31 @@ struct fg_folded_warn {
 	char where[160];
 };
 
-/* A line of a mapped file gathered without looking its stack up
- * (feed_mapped, until a sample shows mostly repeats): merged with its
- * equals once the file is read, by sorting (settle in folded.c). Only whole counts are gathered;
- * fractional and differential lines go through the map. */
-struct fg_folded_loose {
-	const char *key;
-	size_t len;
-	uint64_t count;
+/* A stack being sorted, then (in place) its listing entry: while
+ * sorting, prefix/key/len are the sort keys and idx what the stack
+ * belongs to (a record, or a loose line), or its count; once sorted, the
+ * slot is overwritten with the stack and its whole counts, so walking the
+ * stacks in order reads one array instead of chasing map slots and
+ * records.
+ *
+ * A line of a mapped file gathered without looking its stack up (a loose
+ * line: feed_mapped, until a sample shows mostly repeats) is a slot with
+ * key, len and count, merged with its equals by sorting. Only whole counts
+ * are gathered; fractional and differential lines go through the map. */
+struct fg_folded_slot {
+	union {
+		struct {
+			/* 16 key bytes, big-endian, zero-padded */
+			uint64_t prefix, prefix2;
+			const char *key;
+			union {
+				size_t idx;
+				uint64_t count; /* fg_folded_sort_pruned's */
+			};
+			size_t len;
+		};
+		fg_folded_stack out;
+	};
 };
 
 /* A distinct stack of a settled fg_folded: record i's key is keys[i]. */
@@ -97,7 +114,9 @@ struct fg_folded {
 	/* gathering: lines whose key stays put (borrow) go to loose[]
 	 * instead of the map */
 	bool gather;
-	struct fg_folded_loose *loose;
+	/* a gathered line: key, len and count of a slot, to be sorted
+	 * where it is (fg_folded_list_new_pruned), so a slot wide */
+	struct fg_folded_slot *loose;
 	size_t nloose, aloose;
 	/* a sample of the gathered lines, chosen by their last bytes so that
 	 * a line's repeats are sampled with it: a window of samples mostly
@@ -115,27 +134,6 @@ struct fg_folded {
 	char *source;
 	uint64_t lineno, lines, skipped;
 	struct fg_folded_warn warn[FG_FW_NKINDS];
-};
-
-/* A stack being sorted, then (in place) its listing entry: while
- * sorting, prefix/key/len are the sort keys and idx what the stack
- * belongs to (a record, or a loose line); once sorted, the slot is
- * overwritten with the stack and its whole counts, so walking the stacks
- * in order reads one array instead of chasing map slots and records. */
-struct fg_folded_slot {
-	union {
-		struct {
-			/* 16 key bytes, big-endian, zero-padded */
-			uint64_t prefix, prefix2;
-			const char *key;
-			union {
-				size_t idx;
-				uint64_t count; /* fg_folded_sort_pruned's */
-			};
-			size_t len;
-		};
-		fg_folded_stack out;
-	};
 };
 
 /* Sorts v[0..n) bytewise by key and sets lcp[i] to how many bytes keys

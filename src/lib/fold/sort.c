@@ -189,6 +189,128 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 	}
 }
 
+/* ---- placing a large range by its distinct digits ----
+ * A large range's digits take few values (the callers' first bytes), so
+ * instead of comparing n slots log2(n) times, its distinct digits are
+ * counted in a small hash table, sorted, and the slots moved once to
+ * their place (in place: a cycle of moves per slot, as American flag
+ * sort does). */
+
+/* Ranges from this size, with at most one distinct digit in
+ * BUCKET_SPARSE slots, are placed by bucket. */
+#define BUCKET_MIN 1024
+#define BUCKET_SPARSE 8
+
+struct bucket {
+	uint64_t prefix, prefix2;
+	size_t len;        /* sort_len of its slots */
+	size_t start, end; /* where its slots go; start: the next to fill */
+};
+
+struct buckets {
+	struct bucket *v;
+	uint32_t *table;   /* bucket index + 1, 0: free */
+	size_t n, cap, mask;
+};
+
+static size_t bucket_hash(uint64_t prefix, uint64_t prefix2, size_t len)
+{
+	uint64_t h = (prefix ^ (prefix2 * 0x9e3779b97f4a7c15ULL) ^ len) * 0xff51afd7ed558ccdULL;
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The table slot of a digit: its bucket's, or the free one it takes. */
+static uint32_t *bucket_find(const struct buckets *b, uint64_t prefix, uint64_t prefix2,
+			     size_t len)
+{
+	size_t i = bucket_hash(prefix, prefix2, len) & b->mask;
+
+	for (;; i = (i + 1) & b->mask) {
+		const struct bucket *k;
+
+		if (!b->table[i])
+			return &b->table[i];
+		k = &b->v[b->table[i] - 1];
+		if (k->prefix == prefix && k->prefix2 == prefix2 && k->len == len)
+			return &b->table[i];
+	}
+}
+
+static int bucket_cmp(const void *pa, const void *pb)
+{
+	const struct bucket *a = pa, *b = pb;
+
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix ? -1 : 1;
+	if (a->prefix2 != b->prefix2)
+		return a->prefix2 < b->prefix2 ? -1 : 1;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Sorts v[0..n) by digit as intro_sort does, when its digits are few;
+ * false (v unchanged) when they are not or memory is short. */
+static bool bucket_sort(struct fg_folded_slot *v, size_t n, size_t depth)
+{
+	struct buckets b = { NULL, NULL, 0, n / BUCKET_SPARSE, 0 };
+	size_t size = 16, i, at;
+	bool ok = false;
+
+	while (size < 2 * b.cap)
+		size *= 2;
+	b.mask = size - 1;
+	b.v = fg_malloc(b.cap * sizeof(*b.v));
+	b.table = fg_calloc(size, sizeof(*b.table));
+	if (!b.v || !b.table)
+		goto done;
+	for (i = 0; i < n; i++) {
+		size_t len = sort_len(&v[i], depth);
+		uint32_t *t = bucket_find(&b, v[i].prefix, v[i].prefix2, len);
+
+		if (!*t) {
+			if (b.n == b.cap)
+				goto done; /* many digits: comparing is as good */
+			b.v[b.n].prefix = v[i].prefix;
+			b.v[b.n].prefix2 = v[i].prefix2;
+			b.v[b.n].len = len;
+			b.v[b.n].start = 0;
+			*t = (uint32_t)++b.n;
+		}
+		b.v[*t - 1].start++; /* counting */
+	}
+	qsort(b.v, b.n, sizeof(*b.v), bucket_cmp);
+	/* the table is made again to name the buckets in sorted order */
+	memset(b.table, 0, size * sizeof(*b.table));
+	for (i = 0, at = 0; i < b.n; i++) {
+		size_t count = b.v[i].start;
+
+		b.v[i].start = at;
+		b.v[i].end = at += count;
+		*bucket_find(&b, b.v[i].prefix, b.v[i].prefix2, b.v[i].len) = (uint32_t)i + 1;
+	}
+	for (i = 0; i < b.n; i++) {
+		struct bucket *k = &b.v[i];
+
+		while (k->start < k->end) {
+			struct fg_folded_slot x = v[k->start];
+			uint32_t t = *bucket_find(&b, x.prefix, x.prefix2, sort_len(&x, depth)) - 1;
+
+			while (t != i) {
+				struct fg_folded_slot y = v[b.v[t].start];
+
+				v[b.v[t].start++] = x;
+				x = y;
+				t = *bucket_find(&b, x.prefix, x.prefix2, sort_len(&x, depth)) - 1;
+			}
+			v[k->start++] = x;
+		}
+	}
+	ok = true;
+done:
+	free(b.v);
+	free(b.table);
+	return ok;
+}
+
 struct range {
 	size_t start, n, depth;
 	uint64_t total; /* pruning: the range's samples */
@@ -399,6 +521,17 @@ static size_t shared_by_digits(const struct fg_folded_slot *a, const struct fg_f
 	return d < m ? d : m;
 }
 
+/* Whether the key before a range pushed at depth (its slots still hold
+ * the digit that made it) is the range's shared prefix itself: that
+ * key's last frame may end where the range's keys go on with ';', and
+ * those keys then add to it, so the range must be sorted to tell them
+ * apart. Any other key either shares less than depth bytes with the
+ * range (a frame ending there holds all of the range) or belongs to it. */
+static bool prefix_key_before(const struct fg_folded_slot *v, size_t start, size_t depth)
+{
+	return start > 0 && v[start - 1].len == depth && same_digit(&v[start - 1], &v[start]);
+}
+
 /* Sorts v[0..n) bytewise and sets lcp[i] to the bytes v[i - 1] and v[i]
  * share (lcp[0] = 0). With min > 0 (pruning: v[i].count set), a range
  * whose stacks have fewer than min samples together is left as it is and
@@ -423,7 +556,7 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 		struct fg_folded_slot *w = v + r.start;
 		size_t *wl = lcp + r.start;
 
-		if (prune && (double)r.total < min) {
+		if (prune && (double)r.total < min && !prefix_key_before(v, r.start, r.depth)) {
 			for (i = 1; i < r.n; i++)
 				wl[i] = SIZE_MAX;
 		} else if (r.n <= full_max) {
@@ -448,7 +581,8 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 				r.depth += DIGIT;
 				r.depth += common_from(w, r.n, r.depth);
 			}
-			intro_sort(w, r.n, r.depth);
+			if (r.n < BUCKET_MIN || !bucket_sort(w, r.n, r.depth))
+				intro_sort(w, r.n, r.depth);
 			for (i = 0; i < r.n; i = j) {
 				size_t run_len = sort_len(&w[i], r.depth);
 				uint64_t total = prune ? w[i].count : 0;

@@ -708,6 +708,10 @@ static int write_frames(struct render *r, double height, double ypad2)
 		uint32_t c = color_of(r, fr, &err);
 		const struct fg_nameattr_set *as = NULL;
 
+		/* the names lie all over the input: ask for a later one's */
+		if (i + 8 < r->nframes)
+			__builtin_prefetch(r->frames[i + 8].name);
+
 		if (r->na.nsets) {
 			fg_strmap_entry *e = fg_strmap_get(&r->na.names, fr->name, dn);
 			if (e)
