@@ -741,7 +741,7 @@ static void pruned_listing_draws_the_same(void **state)
 	static const char *const names[] = { "a", "b", "0", "ab", "a+", "zzzzzzz",
 					     "aaaaaaaaaaaa", "b0" };
 	uint64_t x = 0x9e3779b97f4a7c15ull;
-	unsigned round;
+	unsigned round, shorter = 0;
 
 	(void)state;
 	for (round = 0; round < 8; round++) {
@@ -785,6 +785,7 @@ static void pruned_listing_draws_the_same(void **state)
 				assert_int_equal(fg_folded_list_new(&full, fs[j], FG_FOLDED_SORTED), 0);
 				drawn_frames(full, min, &want);
 				assert_true(fg_folded_list_len(pruned) <= fg_folded_list_len(full));
+				shorter += fg_folded_list_len(pruned) < fg_folded_list_len(full);
 				assert_string_equal(got.buf ? got.buf : "", want.buf ? want.buf : "");
 				check_shared(pruned);
 				fg_folded_list_free(pruned);
@@ -797,6 +798,7 @@ static void pruned_listing_draws_the_same(void **state)
 		fg_folded_free(fed);
 		fg_strbuf_release(&text);
 	}
+	assert_true(shorter >= 30); /* pruning did happen, mostly */
 }
 
 int main(void)
