@@ -987,6 +987,17 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 	return 0;
 }
 
+/* The length of key's frames that end before byte depth, or len when
+ * none does: an empty stack would draw an empty name. */
+static size_t frames_before(const char *key, size_t depth, size_t len)
+{
+	size_t i = depth;
+
+	while (i > 0 && key[i - 1] != ';')
+		i--;
+	return i > 1 ? i - 1 : len;
+}
+
 int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double min)
 {
 	const size_t n = f->nloose + f->nrecs;
@@ -1025,16 +1036,22 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 	/* equal stacks, and the parts left unsorted, are one entry each */
 	for (i = 0; i < n; i++) {
 		const char *key = v[i].key;
-		size_t len = v[i].len;
+		size_t len = v[i].len, shared = lcp[i];
 		uint64_t count = v[i].count;
 		fg_folded_stack *o;
 
-		if (m && (lcp[i] == SIZE_MAX ||
-			  (lcp[i] == len && len == entries[m - 1].out.len))) {
+		if (m && (FG_FOLDED_IS_PRUNED(shared) ||
+			  (shared == len && len == entries[m - 1].out.len))) {
 			entries[m - 1].out.count += count;
 			continue;
 		}
-		lcp[m] = lcp[i]; /* i >= m: read before written */
+		/* an unsorted part's frames that end past the bytes its stacks
+		 * share hold only its stacks: too narrow to draw, cut away */
+		if (i + 1 < n && FG_FOLDED_IS_PRUNED(lcp[i + 1]))
+			len = frames_before(key, FG_FOLDED_PRUNED_DEPTH(lcp[i + 1]), len);
+		if (m && shared > entries[m - 1].out.len)
+			shared = entries[m - 1].out.len;
+		lcp[m] = shared < len ? shared : len; /* i >= m: read before written */
 		o = &entries[m++].out;
 		o->stack = key;
 		o->len = len;

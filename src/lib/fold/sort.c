@@ -535,7 +535,7 @@ static bool prefix_key_before(const struct fg_folded_slot *v, size_t start, size
 /* Sorts v[0..n) bytewise and sets lcp[i] to the bytes v[i - 1] and v[i]
  * share (lcp[0] = 0). With min > 0 (pruning: v[i].count set), a range
  * whose stacks have fewer than min samples together is left as it is and
- * its lcp[i] but the first set to SIZE_MAX: every prefix longer than the
+ * its lcp[i] but the first set to FG_FOLDED_PRUNED: every prefix longer than the
  * one its stacks share has fewer samples than that, so nothing deeper in
  * it is drawn, and only what it adds up to matters. Small ranges are then
  * split by digits too, so that the parts below min are seen before their
@@ -558,7 +558,7 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 
 		if (prune && (double)r.total < min && !prefix_key_before(v, r.start, r.depth)) {
 			for (i = 1; i < r.n; i++)
-				wl[i] = SIZE_MAX;
+				wl[i] = FG_FOLDED_PRUNED(r.depth);
 		} else if (r.n <= full_max) {
 			prefetch_keys(w, r.n, r.depth);
 			lcp_merge_sort(w, wl, r.n, r.depth);
