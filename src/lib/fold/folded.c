@@ -789,6 +789,13 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 	}
 	for (off = first; off < len && !err; off += n) {
 		n = len - off < block ? len - off : block;
+		/* a block ends with a whole line where it can: a line carried
+		 * over is copied and goes through the map */
+		if (off + n < len && f->borrow) {
+			const char *nl = memrchr(data + off, '\n', n);
+			if (nl)
+				n = (size_t)(nl + 1 - (data + off));
+		}
 		/* kept pages are worth mapping in at once; pages let go
 		 * behind the parser are not (measured: slower on repeats) */
 		if (f->borrow)

@@ -189,127 +189,81 @@ static void intro_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 	}
 }
 
-/* ---- placing a large range by its distinct digits ----
- * A large range's digits take few values (the callers' first bytes), so
- * instead of comparing n slots log2(n) times, its distinct digits are
- * counted in a small hash table, sorted, and the slots moved once to
- * their place (in place: a cycle of moves per slot, as American flag
- * sort does). */
+/* ---- sorting a range by its digits, a byte at a time ----
+ * Once the digits of a range are read into its slots, a large range is
+ * sorted by them without touching the keys: a radix sort on the digits'
+ * bytes, most significant first, moving the slots in place, in cycles
+ * (American flag sort). Each byte costs a pass that counts the slots per
+ * byte value and one that moves them; the bytes all slots share are
+ * skipped in one pass. */
 
-/* Ranges from this size, with at most one distinct digit in
- * BUCKET_SPARSE slots, are placed by bucket. */
-#define BUCKET_MIN 1024
-#define BUCKET_SPARSE 8
+/* Ranges this small are sorted by comparing digits. */
+#define RADIX_SMALL 1024
 
-struct bucket {
-	uint64_t prefix, prefix2;
-	size_t len;        /* sort_len of its slots */
-	size_t start, end; /* where its slots go; start: the next to fill */
-};
-
-struct buckets {
-	struct bucket *v;
-	uint32_t *table;   /* bucket index + 1, 0: free */
-	size_t n, cap, mask;
-};
-
-static size_t bucket_hash(uint64_t prefix, uint64_t prefix2, size_t len)
+static inline unsigned digit_byte(const struct fg_folded_slot *s, unsigned k)
 {
-	uint64_t h = (prefix ^ (prefix2 * 0x9e3779b97f4a7c15ULL) ^ len) * 0xff51afd7ed558ccdULL;
-	return (size_t)(h ^ h >> 29);
+	uint64_t w = k < 8 ? s->prefix : s->prefix2;
+
+	return (unsigned)(w >> (56 - 8 * (k & 7))) & 255;
 }
 
-/* The table slot of a digit: its bucket's, or the free one it takes. */
-static uint32_t *bucket_find(const struct buckets *b, uint64_t prefix, uint64_t prefix2,
-			     size_t len)
+/* The first byte of the digits in which v[0..n) do not all agree, DIGIT
+ * when they agree in all. */
+static unsigned first_parting_byte(const struct fg_folded_slot *v, size_t n)
 {
-	size_t i = bucket_hash(prefix, prefix2, len) & b->mask;
+	uint64_t d1 = 0, d2 = 0;
 
-	for (;; i = (i + 1) & b->mask) {
-		const struct bucket *k;
-
-		if (!b->table[i])
-			return &b->table[i];
-		k = &b->v[b->table[i] - 1];
-		if (k->prefix == prefix && k->prefix2 == prefix2 && k->len == len)
-			return &b->table[i];
+	for (size_t i = 1; i < n; i++) {
+		d1 |= v[i].prefix ^ v[0].prefix;
+		d2 |= v[i].prefix2 ^ v[0].prefix2;
 	}
+	if (d1)
+		return (unsigned)__builtin_clzll(d1) / 8;
+	return d2 ? 8 + (unsigned)__builtin_clzll(d2) / 8 : DIGIT;
 }
 
-static int bucket_cmp(const void *pa, const void *pb)
+/* Sorts v[0..n) as intro_sort does. At most DIGIT levels deep: the slots
+ * of a bucket agree on one more byte. */
+static void radix_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 {
-	const struct bucket *a = pa, *b = pb;
+	size_t count[256], next[256], end[256], i, b;
+	unsigned k = n > RADIX_SMALL ? first_parting_byte(v, n) : DIGIT;
 
-	if (a->prefix != b->prefix)
-		return a->prefix < b->prefix ? -1 : 1;
-	if (a->prefix2 != b->prefix2)
-		return a->prefix2 < b->prefix2 ? -1 : 1;
-	return a->len < b->len ? -1 : a->len > b->len;
-}
-
-/* Sorts v[0..n) by digit as intro_sort does, when its digits are few;
- * false (v unchanged) when they are not or memory is short. */
-static bool bucket_sort(struct fg_folded_slot *v, size_t n, size_t depth)
-{
-	struct buckets b = { NULL, NULL, 0, n / BUCKET_SPARSE, 0 };
-	size_t size = 16, i, at;
-	bool ok = false;
-
-	while (size < 2 * b.cap)
-		size *= 2;
-	b.mask = size - 1;
-	b.v = fg_malloc(b.cap * sizeof(*b.v));
-	b.table = fg_calloc(size, sizeof(*b.table));
-	if (!b.v || !b.table)
-		goto done;
-	for (i = 0; i < n; i++) {
-		size_t len = sort_len(&v[i], depth);
-		uint32_t *t = bucket_find(&b, v[i].prefix, v[i].prefix2, len);
-
-		if (!*t) {
-			if (b.n == b.cap)
-				goto done; /* many digits: comparing is as good */
-			b.v[b.n].prefix = v[i].prefix;
-			b.v[b.n].prefix2 = v[i].prefix2;
-			b.v[b.n].len = len;
-			b.v[b.n].start = 0;
-			*t = (uint32_t)++b.n;
-		}
-		b.v[*t - 1].start++; /* counting */
+	if (k == DIGIT) {
+		/* small, or equal digits (then ordered by length) */
+		intro_sort(v, n, depth);
+		return;
 	}
-	qsort(b.v, b.n, sizeof(*b.v), bucket_cmp);
-	/* the table is made again to name the buckets in sorted order */
-	memset(b.table, 0, size * sizeof(*b.table));
-	for (i = 0, at = 0; i < b.n; i++) {
-		size_t count = b.v[i].start;
-
-		b.v[i].start = at;
-		b.v[i].end = at += count;
-		*bucket_find(&b, b.v[i].prefix, b.v[i].prefix2, b.v[i].len) = (uint32_t)i + 1;
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		count[digit_byte(&v[i], k)]++;
+	for (b = 0, i = 0; b < 256; i += count[b++]) {
+		next[b] = i;
+		end[b] = i + count[b];
 	}
-	for (i = 0; i < b.n; i++) {
-		struct bucket *k = &b.v[i];
+	for (b = 0; b < 256; b++) {
+		while (next[b] < end[b]) {
+			struct fg_folded_slot x = v[next[b]];
+			unsigned t = digit_byte(&x, k);
 
-		while (k->start < k->end) {
-			struct fg_folded_slot x = v[k->start];
-			uint32_t t = *bucket_find(&b, x.prefix, x.prefix2, sort_len(&x, depth)) - 1;
+			while (t != b) {
+				struct fg_folded_slot y = v[next[t]];
 
-			while (t != i) {
-				struct fg_folded_slot y = v[b.v[t].start];
-
-				v[b.v[t].start++] = x;
+				v[next[t]++] = x;
 				x = y;
-				t = *bucket_find(&b, x.prefix, x.prefix2, sort_len(&x, depth)) - 1;
+				t = digit_byte(&x, k);
 			}
-			v[k->start++] = x;
+			v[next[b]++] = x;
 		}
 	}
-	ok = true;
-done:
-	free(b.v);
-	free(b.table);
-	return ok;
+	for (b = 0, i = 0; b < 256; i += count[b++])
+		if (count[b] > 1)
+			radix_sort(v + i, count[b], depth);
 }
+
+/* How many keys ahead a digit round asks for their bytes: the loads of
+ * keys lying all over memory overlap instead of waiting one by one. */
+#define PREFETCH_KEYS 16
 
 struct range {
 	size_t start, n, depth;
@@ -569,9 +523,11 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 			for (;;) {
 				bool same = true;
 
+				for (i = 0; i < r.n && i < PREFETCH_KEYS; i++)
+					__builtin_prefetch(w[i].key + r.depth);
 				for (i = 0; i < r.n; i++) {
-					if (i + 16 < r.n)
-						__builtin_prefetch(w[i + 16].key + r.depth);
+					if (i + PREFETCH_KEYS < r.n)
+						__builtin_prefetch(w[i + PREFETCH_KEYS].key + r.depth);
 					digit_at(&w[i], r.depth);
 					same = same && same_digit(&w[i], &w[0]) &&
 					       sort_len(&w[i], r.depth) == SIZE_MAX;
@@ -581,8 +537,7 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 				r.depth += DIGIT;
 				r.depth += common_from(w, r.n, r.depth);
 			}
-			if (r.n < BUCKET_MIN || !bucket_sort(w, r.n, r.depth))
-				intro_sort(w, r.n, r.depth);
+			radix_sort(w, r.n, r.depth);
 			for (i = 0; i < r.n; i = j) {
 				size_t run_len = sort_len(&w[i], r.depth);
 				uint64_t total = prune ? w[i].count : 0;
