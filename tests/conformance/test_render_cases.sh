@@ -55,6 +55,14 @@ while IFS=$'\t' read -r inputs flags expected want; do
 		diff "case$n.want" "case$n.got" | head -10 >&2
 	fi
 	[ "$want" = 0 ] || continue
+	# differential titles: each frame's count, share and change as inferno
+	# words them, a change below one percent with its sign (the root's
+	# share is worded "100%" there, "100.00%" here, as in flamegraph.pl)
+	if grep -q '%; ' "$conf/$expected"; then
+		check_same_file "case $n ($flags): titles" \
+			<(grep -o '<title>[^<]*</title>' "$conf/$expected" | grep -v '^<title>all ' | sort) \
+			<(grep -o '<title>[^<]*</title>' "case$n.svg" | grep -v '^<title>all ' | sort)
+	fi
 	# what the options are about: the background (--bgcolors), each
 	# frame's attributes (--nameattr) and colour family (--negate swaps
 	# red and blue, --palette picks the hues; frames the reference leaves

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,84 +31,84 @@ static inline char *reserve(fg_svgout *o, size_t n)
 	return o->buf.buf + o->buf.len;
 }
 
-static inline void commit(fg_svgout *o, size_t n)
-{
-	o->buf.len += n;
-	o->buf.buf[o->buf.len] = '\0';
-}
-
-void fg_svgout_add(fg_svgout *o, const char *s, size_t n)
+void fg_svgout_add_slow(fg_svgout *o, const char *s, size_t n)
 {
 	char *p = reserve(o, n);
 
 	if (!p)
 		return;
 	memcpy(p, s, n);
-	commit(o, n);
+	o->buf.len += n;
 }
 
-void fg_svgout_str(fg_svgout *o, const char *s)
+static const char two_digits[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes v's digits to end backwards; returns where they start. */
+static char *digits_back(char *end, uint64_t v)
 {
-	fg_svgout_add(o, s, strlen(s));
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, two_digits + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, two_digits + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
 }
 
 void fg_svgout_u64(fg_svgout *o, uint64_t v)
 {
-	char tmp[24];
-	size_t i = sizeof(tmp);
+	char tmp[24], *p = digits_back(tmp + sizeof(tmp), v);
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fg_svgout_add(o, tmp + i, sizeof(tmp) - i);
-}
-
-/* Whether a formatted number is zero ("0", "0.00"): no "-0.00" then.
- * The digits are not NUL-terminated, so no strspn. */
-static bool all_zero(const char *p, size_t n)
-{
-	while (n--)
-		if (*p != '0' && *p++ != '.')
-			return false;
-	return true;
+	fg_svgout_add(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 {
-	static const double scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	static const uint64_t scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
 	/* DBL_MAX prints as 309 digits, plus sign, point and 6 decimals */
-	char tmp[330];
-	size_t i = sizeof(tmp);
-	uint64_t n;
-	bool neg = v < 0;
+	char tmp[330], *p = tmp + sizeof(tmp);
+	double a;
+	uint64_t n, frac;
+	bool neg;
 	int d;
 
 	if (decimals < 0)
 		decimals = 0;
 	if (decimals > 6)
 		decimals = 6;
-	if (!isfinite(v) || fabs(v) > 1e15) {
+	a = fabs(v) * (double)scale[decimals];
+	if (!isfinite(v) || fabs(v) > 1e15 || !(a < 9007199254740992.0)) { /* 2^53 */
 		/* huge --factor or --total values; keep the output valid */
 		int len = snprintf(tmp, sizeof(tmp), "%.*f", decimals, isfinite(v) ? v : 0.0);
 		if (len > 0)
 			fg_svgout_add(o, tmp, (size_t)len < sizeof(tmp) ? (size_t)len : sizeof(tmp) - 1);
 		return;
 	}
-	n = (uint64_t)llround(fabs(v) * scale[decimals]);
-	for (d = 0; d < decimals; d++) {
-		tmp[--i] = (char)('0' + n % 10);
-		n /= 10;
+	/* rounded half away from zero, as llround: a - n is exact here */
+	n = (uint64_t)a;
+	n += a - (double)n >= 0.5;
+	neg = v < 0 && n; /* no "-0.00" */
+	if (decimals) {
+		frac = n % scale[decimals];
+		n /= scale[decimals];
+		for (d = 0; d < decimals; d++) {
+			*--p = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		*--p = '.';
 	}
-	if (decimals)
-		tmp[--i] = '.';
-	do {
-		tmp[--i] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n);
-	if (neg && !all_zero(tmp + i, sizeof(tmp) - i))
-		tmp[--i] = '-';
-	fg_svgout_add(o, tmp + i, sizeof(tmp) - i);
+	p = digits_back(p, n);
+	if (neg)
+		*--p = '-';
+	fg_svgout_add(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 /* Decimal digits (with an optional leading '-') and thousands separators. */

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/strbuf.h"
 
@@ -18,8 +19,27 @@ typedef struct fg_svgout {
 #define FG_SVGOUT_FLUSH (1u << 20)
 
 void fg_svgout_flush(fg_svgout *o);
-void fg_svgout_add(fg_svgout *o, const char *s, size_t n);
-void fg_svgout_str(fg_svgout *o, const char *s);
+/* fg_svgout_add when the buffer lacks room (or after an error). */
+void fg_svgout_add_slow(fg_svgout *o, const char *s, size_t n);
+
+/* A frame is written in some 25 pieces: the common case, room in the
+ * buffer, is inline (and a literal's length known when compiling). The
+ * buffer keeps room for a NUL, as an fg_strbuf does, but is not
+ * terminated: only fg_svgout_flush reads it. */
+static inline void fg_svgout_add(fg_svgout *o, const char *s, size_t n)
+{
+	if (o->buf.alloc - o->buf.len > n) {
+		memcpy(o->buf.buf + o->buf.len, s, n);
+		o->buf.len += n;
+		return;
+	}
+	fg_svgout_add_slow(o, s, n);
+}
+
+static inline void fg_svgout_str(fg_svgout *o, const char *s)
+{
+	fg_svgout_add(o, s, strlen(s));
+}
 void fg_svgout_u64(fg_svgout *o, uint64_t v);
 /* v with exactly `decimals` digits after the point (0..6). */
 void fg_svgout_fixed(fg_svgout *o, double v, int decimals);
