@@ -543,8 +543,9 @@ static const uint64_t frac_scale[19] = {
 
 /* Parses the number that ends at `end` (digits with at most one '.'),
  * scanning backwards; returns its first byte, or NULL when the bytes
- * before `end` are not a count. A whole part of 2^64 or more sets *huge;
- * fraction digits past the 18th are ignored. */
+ * before `end` are not a count: a count starts the line or follows a
+ * blank (a name ending in digits, "fn_12", is no count). A whole part of
+ * 2^64 or more sets *huge; fraction digits past the 18th are ignored. */
 static const char *parse_count_back(const char *start, const char *end, fg_count *out,
 				    bool *huge)
 {
@@ -557,7 +558,7 @@ static const char *parse_count_back(const char *start, const char *end, fg_count
 		if (*p == '.')
 			dot = p;
 	}
-	if (p == end || (dot == p && p + 1 == end))
+	if (p == end || (dot == p && p + 1 == end) || (p > start && !is_blank(p[-1])))
 		return NULL;
 	*huge = false;
 	for (q = p; q < (dot ? dot : end); q++)
@@ -622,7 +623,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 		return 0;
 	f->lines++;
 	num = parse_count_back(p, e, &count, &huge);
-	if (!num || (num > p && !is_blank(num[-1]))) {
+	if (!num) {
 		warn(f, FG_FW_NOCOUNT);
 		return 0;
 	}
@@ -631,7 +632,7 @@ static int feed_line(fg_folded *f, const char *p, const char *e)
 		e--;
 	/* a second number before the first: differential "before after" */
 	num2 = parse_count_back(p, e, &before, &huge2);
-	if (num2 && num2 > p && is_blank(num2[-1])) {
+	if (num2 && num2 > p) {
 		diff = true;
 		e = num2;
 		while (e > p && is_blank(e[-1]))

@@ -272,6 +272,8 @@ struct range {
 
 /* How many bytes from depth on all keys of the range share: one pass that
  * skips a long common prefix at memcmp speed instead of 8 bytes a round. */
+#define COMMON_AHEAD 2
+
 static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth)
 {
 	const char *k0 = w[0].key;
@@ -281,6 +283,12 @@ static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth
 		const char *k = w[i].key + depth, *a = k0 + depth;
 		size_t m = w[i].len - depth < lcp ? w[i].len - depth : lcp;
 		uint64_t x, y;
+
+		/* the keys lie all over memory: ask for a later one's bytes
+		 * while this one is compared */
+		if (i + COMMON_AHEAD < n)
+			for (j = 0; j < lcp && j < 1024; j += 64)
+				__builtin_prefetch(w[i + COMMON_AHEAD].key + depth + j);
 
 		/* memcmp is vectorised: let it skip the bulk of a long prefix */
 		for (j = 0; j + 64 <= m && !memcmp(a + j, k + j, 64); j += 64)
