@@ -5,7 +5,12 @@
  * "stack before after" counts) or stacks handed over directly by a
  * collapser (fg_folded_add), so the pipeline never re-parses text it
  * produced. Consumers (the renderer, exports) walk the result through
- * fg_folded_foreach or an fg_folded_list. */
+ * fg_folded_foreach or an fg_folded_list.
+ *
+ * The lines of a mapped file are kept as they come and merged only when a
+ * reader first needs them merged, so even the functions that take a const
+ * fg_folded may rearrange how it holds its stacks: one fg_folded is not
+ * to be used from two threads at once, for reading either. */
 #ifndef FLAMEGRAPH_FOLDED_H
 #define FLAMEGRAPH_FOLDED_H
 

@@ -2,7 +2,8 @@
  * renderer, with render options picked from the input's hash.
  *
  * Checks beyond "no crash": stacks come out of fg_folded_foreach sorted
- * and distinct, the same bytes read as a file give the same stacks, and
+ * and distinct, the same bytes read as a file give the same stacks (and a
+ * pruned listing of them draws what the full one draws), and
  * the SVG holds exactly the one <script> element of the template,
  * whatever the frame names (no markup injected through them). */
 #include <sys/mman.h>
@@ -11,6 +12,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
 #include "fuzz_common.h"
+#include "../lib/drawn_frames.h"
 
 static const char *const fz_bases[] = { "main", "b", "[unknown]" };
 
@@ -101,8 +103,9 @@ static int fz_dump_cb(void *ctx, const char *stack, size_t len, fg_count count,
 static void fz_check_mapped(const fg_folded *fed, const uint8_t *data, size_t size,
 			    unsigned flags)
 {
-	fg_strbuf a = FG_STRBUF_INIT, b = FG_STRBUF_INIT;
+	fg_strbuf a = FG_STRBUF_INIT, b = FG_STRBUF_INIT, pa = FG_STRBUF_INIT, pb = FG_STRBUF_INIT;
 	fg_folded *f = NULL;
+	double min;
 	fg_folded_list *l = NULL;
 	char path[64];
 	int fd = memfd_create("fuzz-folded", 0);
@@ -116,12 +119,21 @@ static void fz_check_mapped(const fg_folded *fed, const uint8_t *data, size_t si
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (fg_folded_new_ex(&f, flags) || fg_folded_read_file(f, path))
 		goto done;
+	/* before anything merges the file's lines: a listing pruned at some
+	 * share of the samples draws what the full listing draws */
+	min = (double)fg_folded_total(f).n * (double)(size % 7) / 40.0;
+	if (fg_folded_list_new_pruned(&l, f, min) || fg_test_drawn_frames(l, min, &pa))
+		goto done;
+	fg_folded_list_free(l);
+	l = NULL;
 	if (fg_folded_foreach(fed, fz_dump_cb, &a) || fg_folded_foreach(f, fz_dump_cb, &b))
 		goto done;
 	if (a.len != b.len || (a.len && memcmp(a.buf, b.buf, a.len)))
 		fz_fail("a mapped file's stacks differ from the same bytes fed");
-	if (fg_folded_list_new(&l, f, FG_FOLDED_SORTED))
+	if (fg_folded_list_new(&l, f, FG_FOLDED_SORTED) || fg_test_drawn_frames(l, min, &pb))
 		goto done;
+	if (pa.len != pb.len || (pa.len && memcmp(pa.buf, pb.buf, pa.len)))
+		fz_fail("a pruned listing draws other frames than the full one");
 	for (i = 1; i < fg_folded_list_len(l); i++) {
 		const fg_folded_stack *x = fg_folded_list_at(l, i - 1), *y = fg_folded_list_at(l, i);
 		size_t k = 0;
@@ -136,6 +148,8 @@ done:
 	fg_folded_free(f);
 	fg_strbuf_release(&a);
 	fg_strbuf_release(&b);
+	fg_strbuf_release(&pa);
+	fg_strbuf_release(&pb);
 	if (fd >= 0)
 		close(fd);
 	fg_error_clear();

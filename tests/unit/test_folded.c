@@ -15,6 +15,7 @@
 #include "flamegraph/folded.h"
 #include "util/strbuf.h"
 #include "lib/fold/folded_impl.h" /* the carry buffer's size, for the line cap */
+#include "../lib/drawn_frames.h"
 
 static const char sample[] =
 	"main;parse;read 30\n"
@@ -684,54 +685,6 @@ static void sort_matches_a_bytewise_comparison(void **state)
 	fg_folded_free(f);
 }
 
-/* The frames a flow over l draws, flamegraph.pl's way: consecutive
- * stacks share their leading frames, and a frame of fewer than min
- * samples is left out; one "depth name start end" line per frame, in the
- * order they close. */
-static void drawn_frames(const fg_folded_list *l, double min, fg_strbuf *out)
-{
-	struct { const char *name; size_t len; uint64_t start; } open[64];
-	size_t nopen = 0, i;
-	uint64_t time = 0;
-
-	for (i = 0; i <= fg_folded_list_len(l); i++) {
-		const fg_folded_stack *s = i < fg_folded_list_len(l) ? fg_folded_list_at(l, i) : NULL;
-		const char *p = s ? s->stack : NULL, *e = s ? s->stack + s->len : NULL;
-		size_t depth = 0;
-
-		/* the frames s shares with the open ones */
-		while (s && depth < nopen) {
-			const char *semi = memchr(p, ';', (size_t)(e - p));
-			size_t n = (size_t)((semi ? semi : e) - p);
-
-			if (p == e || n != open[depth].len || memcmp(p, open[depth].name, n))
-				break;
-			depth++;
-			p = semi ? semi + 1 : e;
-		}
-		while (nopen > depth) {
-			nopen--;
-			if (!((double)(time - open[nopen].start) < min))
-				fg_strbuf_addf(out, "%zu %.*s %llu %llu\n", nopen,
-					       (int)open[nopen].len, open[nopen].name,
-					       (unsigned long long)open[nopen].start,
-					       (unsigned long long)time);
-		}
-		if (!s)
-			break;
-		while (p < e) { /* (no empty names here) */
-			const char *semi = memchr(p, ';', (size_t)(e - p));
-
-			assert_true(nopen < 64);
-			open[nopen].name = p;
-			open[nopen].len = (size_t)((semi ? semi : e) - p);
-			open[nopen++].start = time;
-			p = semi ? semi + 1 : e;
-		}
-		time += s->count;
-	}
-}
-
 /* A pruned listing draws what the full one draws, for any pruning: keys
  * that are prefixes of others (at the sort's 16-byte digits too), names
  * with bytes below and above ';', repeats; read from a file (its lines
@@ -781,9 +734,9 @@ static void pruned_listing_draws_the_same(void **state)
 
 				/* pruned first: the full listing settles f */
 				assert_int_equal(fg_folded_list_new_pruned(&pruned, fs[j], min), 0);
-				drawn_frames(pruned, min, &got);
+				assert_int_equal(fg_test_drawn_frames(pruned, min, &got), 0);
 				assert_int_equal(fg_folded_list_new(&full, fs[j], FG_FOLDED_SORTED), 0);
-				drawn_frames(full, min, &want);
+				assert_int_equal(fg_test_drawn_frames(full, min, &want), 0);
 				assert_true(fg_folded_list_len(pruned) <= fg_folded_list_len(full));
 				shorter += fg_folded_list_len(pruned) < fg_folded_list_len(full);
 				assert_string_equal(got.buf ? got.buf : "", want.buf ? want.buf : "");
