@@ -1020,8 +1020,9 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 
 	*out = NULL;
 	/* settled stacks are in order already; fractions and differential
-	 * counts are not drawn from summed whole samples */
-	if (!(min > 0) || f->keys || f->fracs || f->differential)
+	 * counts are not drawn from summed whole samples; no stacks: no
+	 * array of them */
+	if (!(min > 0) || !n || f->keys || f->fracs || f->differential)
 		return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
 	if (!(l = fg_calloc(1, sizeof(*l))) || !(lcp = fg_malloc((n ? n : 1) * sizeof(*lcp))))
 		goto fail;
