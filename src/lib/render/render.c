@@ -546,17 +546,6 @@ static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
 
 /* ---- writing ----------------------------------------------------------- */
 
-static void put_rgb(fg_svgout *o, uint32_t c)
-{
-	fg_svgout_add(o, "rgb(", 4);
-	fg_svgout_u64(o, c >> 16 & 255);
-	fg_svgout_add(o, ",", 1);
-	fg_svgout_u64(o, c >> 8 & 255);
-	fg_svgout_add(o, ",", 1);
-	fg_svgout_u64(o, c & 255);
-	fg_svgout_add(o, ")", 1);
-}
-
 /* Font names go into CSS: keep only what a font family name needs. */
 static void put_font(fg_svgout *o, const char *font)
 {
@@ -666,26 +655,37 @@ static void put_text(fg_svgout *out, const char *id, const char *cls, const char
 }
 
 /* The label that fits in w_px, flamegraph.pl style: whole, cut with "..",
- * or nothing under 3 characters. */
-static void put_label(fg_svgout *out, const char *s, size_t n, double w_px, double charw)
+ * or nothing under 3 characters; written at p, at most
+ * FG_PUT_XML_MAX(n) + 2 bytes. */
+static char *put_label(char *p, const char *s, size_t n, double w_px, double charw)
 {
 	double fit = w_px / charw;
 	size_t chars, k, i;
 
 	if (fit < 3)
-		return;
+		return p;
 	chars = fit > 1e6 ? 1000000 : (size_t)fit;
-	if (fg_utf8_chars(s, n) <= chars) {
-		fg_svgout_xml(out, s, n);
-		return;
-	}
+	if (fg_utf8_chars(s, n) <= chars)
+		return fg_put_xml(p, s, n);
 	/* the byte offset of character chars - 2 */
 	for (i = 0, k = 0; i < n; i++) {
 		if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == chars - 2)
 			break;
 	}
-	fg_svgout_xml(out, s, i);
-	fg_svgout_add(out, "..", 2);
+	p = fg_put_xml(p, s, i);
+	return FG_PUT_LIT(p, "..");
+}
+
+static char *put_rgb(char *p, uint32_t c)
+{
+	p = FG_PUT_LIT(p, "rgb(");
+	p = fg_put_u64(p, c >> 16 & 255);
+	*p++ = ',';
+	p = fg_put_u64(p, c >> 8 & 255);
+	*p++ = ',';
+	p = fg_put_u64(p, c & 255);
+	*p++ = ')';
+	return p;
 }
 
 static int write_frames(struct render *r, double height, double ypad2)
@@ -696,22 +696,23 @@ static int write_frames(struct render *r, double height, double ypad2)
 	double charw = o->font_size * o->font_width;
 	double pct_per_time = 100.0 / r->timemax, ypad1;
 	double text_dx = 3.0 / frames_w * 100.0;
+	const size_t count_name_len = o->count_name ? strlen(o->count_name) : 0;
 	size_t i;
 	int err = 0;
 
 	ypad1 = o->font_size * 3 + (o->subtitle ? o->font_size * 2 : 0);
 	for (i = 0; i < r->nframes && !err && !out->err; i++) {
 		const struct frame *fr = &r->frames[i];
-		size_t dn = display_len(fr->name, fr->len);
+		size_t dn = display_len(fr->name, fr->len), room;
 		uint64_t w = fr->end - fr->start;
 		double y, x_pct = (double)fr->start * pct_per_time;
 		uint32_t c = color_of(r, fr, &err);
 		const struct fg_nameattr_set *as = NULL;
+		char *p;
 
 		/* the names lie all over the input: ask for a later one's */
 		if (i + 8 < r->nframes)
 			__builtin_prefetch(r->frames[i + 8].name);
-
 		if (r->na.nsets) {
 			fg_strmap_entry *e = fg_strmap_get(&r->na.names, fr->name, dn);
 			if (e)
@@ -721,61 +722,71 @@ static int write_frames(struct render *r, double height, double ypad2)
 			y = ypad1 + fr->depth * fh;
 		else
 			y = height - ypad2 - (fr->depth + 1) * fh + 1;
-		fg_svgout_str(out, as && as->link ? "<a" : "<g");
+		/* one room for the whole frame: the name twice and a title,
+		 * ten numbers, the markup around them */
+		room = 512 + 2 * FG_PUT_XML_MAX(dn) + FG_PUT_XML_MAX(count_name_len) +
+		       10 * FG_PUT_NUMBER_MAX;
+		if (as)
+			room += as->attrs.len + FG_PUT_XML_MAX(dn) +
+				(as->title ? FG_PUT_XML_MAX(strlen(as->title)) : 0);
+		if (!(p = fg_svgout_room(out, room)))
+			break;
+		p = as && as->link ? FG_PUT_LIT(p, "<a") : FG_PUT_LIT(p, "<g");
 		if (as) {
-			fg_svgout_add(out, as->attrs.buf, as->attrs.len);
+			p = (char *)memcpy(p, as->attrs.buf, as->attrs.len) + as->attrs.len;
 			if (as->title) {
-				fg_svgout_str(out, " data-name=\"");
-				fg_svgout_xml(out, fr->name, dn);
-				fg_svgout_str(out, "\"");
+				p = FG_PUT_LIT(p, " data-name=\"");
+				p = fg_put_xml(p, fr->name, dn);
+				*p++ = '"';
 			}
 		}
-		fg_svgout_str(out, "><title>");
+		p = FG_PUT_LIT(p, "><title>");
 		if (as && as->title) {
-			fg_svgout_xml(out, as->title, strlen(as->title));
+			p = fg_put_xml(p, as->title, strlen(as->title));
 		} else {
-			fg_svgout_xml(out, fr->name, dn);
-			fg_svgout_add(out, " (", 2);
-			fg_svgout_scaled(out, w, o->factor);
-			fg_svgout_add(out, " ", 1);
+			p = fg_put_xml(p, fr->name, dn);
+			p = FG_PUT_LIT(p, " (");
+			p = fg_put_scaled(p, w, o->factor);
+			*p++ = ' ';
 			if (o->count_name)
-				fg_svgout_xml(out, o->count_name, strlen(o->count_name));
+				p = fg_put_xml(p, o->count_name, count_name_len);
 			else
-				fg_svgout_str(out, "samples");
-			fg_svgout_add(out, ", ", 2);
-			fg_svgout_fixed(out, (double)w * 100.0 / (double)r->time, 2);
-			fg_svgout_add(out, "%", 1);
+				p = FG_PUT_LIT(p, "samples");
+			p = FG_PUT_LIT(p, ", ");
+			p = fg_put_fixed(p, (double)w * 100.0 / (double)r->time, 2);
+			*p++ = '%';
 			if (r->differential) {
 				double d = fr->delta * 100.0 / (double)r->time;
 				if (o->negate)
 					d = -d;
-				fg_svgout_add(out, d > 0 ? "; +" : "; ", d > 0 ? 3 : 2);
-				fg_svgout_fixed(out, d, 2);
-				fg_svgout_add(out, "%", 1);
+				p = d > 0 ? FG_PUT_LIT(p, "; +") : FG_PUT_LIT(p, "; ");
+				p = fg_put_fixed(p, d, 2);
+				*p++ = '%';
 			}
-			fg_svgout_add(out, ")", 1);
+			*p++ = ')';
 		}
-		fg_svgout_str(out, "</title><rect x=\"");
-		fg_svgout_fixed(out, x_pct, 4);
-		fg_svgout_str(out, "%\" y=\"");
-		fg_svgout_fixed(out, y, 0);
-		fg_svgout_str(out, "\" width=\"");
-		fg_svgout_fixed(out, (double)w * pct_per_time, 4);
-		fg_svgout_str(out, "%\" height=\"");
-		fg_svgout_fixed(out, fh - 1, 0);
-		fg_svgout_str(out, "\" fill=\"");
-		put_rgb(out, c);
-		fg_svgout_str(out, "\" fg:x=\"");
-		fg_svgout_u64(out, fr->start);
-		fg_svgout_str(out, "\" fg:w=\"");
-		fg_svgout_u64(out, w);
-		fg_svgout_str(out, "\"/><text x=\"");
-		fg_svgout_fixed(out, x_pct + text_dx, 4);
-		fg_svgout_str(out, "%\" y=\"");
-		fg_svgout_fixed(out, y + (fh - 1) / 2 + o->font_size / 4, 2);
-		fg_svgout_str(out, "\">");
-		put_label(out, fr->name, dn, (double)w * r->widthpertime, charw);
-		fg_svgout_str(out, as && as->link ? "</text></a>\n" : "</text></g>\n");
+		p = FG_PUT_LIT(p, "</title><rect x=\"");
+		p = fg_put_fixed(p, x_pct, 4);
+		p = FG_PUT_LIT(p, "%\" y=\"");
+		p = fg_put_fixed(p, y, 0);
+		p = FG_PUT_LIT(p, "\" width=\"");
+		p = fg_put_fixed(p, (double)w * pct_per_time, 4);
+		p = FG_PUT_LIT(p, "%\" height=\"");
+		p = fg_put_fixed(p, fh - 1, 0);
+		p = FG_PUT_LIT(p, "\" fill=\"");
+		p = put_rgb(p, c);
+		p = FG_PUT_LIT(p, "\" fg:x=\"");
+		p = fg_put_u64(p, fr->start);
+		p = FG_PUT_LIT(p, "\" fg:w=\"");
+		p = fg_put_u64(p, w);
+		p = FG_PUT_LIT(p, "\"/><text x=\"");
+		p = fg_put_fixed(p, x_pct + text_dx, 4);
+		p = FG_PUT_LIT(p, "%\" y=\"");
+		p = fg_put_fixed(p, y + (fh - 1) / 2 + o->font_size / 4, 2);
+		p = FG_PUT_LIT(p, "\">");
+		p = put_label(p, fr->name, dn, (double)w * r->widthpertime, charw);
+		p = as && as->link ? FG_PUT_LIT(p, "</text></a>\n") : FG_PUT_LIT(p, "</text></g>\n");
+		fg_svgout_wrote(out, p);
 	}
 	return err ? err : out->err;
 }

@@ -16,7 +16,7 @@ void fg_svgout_flush(fg_svgout *o)
 	fg_strbuf_reset(&o->buf);
 }
 
-static inline char *reserve(fg_svgout *o, size_t n)
+char *fg_svgout_room_slow(fg_svgout *o, size_t n)
 {
 	if (o->err)
 		return NULL;
@@ -33,12 +33,10 @@ static inline char *reserve(fg_svgout *o, size_t n)
 
 void fg_svgout_add_slow(fg_svgout *o, const char *s, size_t n)
 {
-	char *p = reserve(o, n);
+	char *p = fg_svgout_room_slow(o, n);
 
-	if (!p)
-		return;
-	memcpy(p, s, n);
-	o->buf.len += n;
+	if (p)
+		fg_svgout_wrote(o, (char *)memcpy(p, s, n) + n);
 }
 
 static const char two_digits[] =
@@ -63,107 +61,153 @@ static char *digits_back(char *end, uint64_t v)
 	return end;
 }
 
-void fg_svgout_u64(fg_svgout *o, uint64_t v)
+/* Copies tmp[from..end) to p. */
+static char *put_tail(char *p, const char *from, const char *end)
 {
-	char tmp[24], *p = digits_back(tmp + sizeof(tmp), v);
-
-	fg_svgout_add(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	memcpy(p, from, (size_t)(end - from));
+	return p + (end - from);
 }
 
-void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
+/* Copies the few bytes [from, end) to p: a loop, not a call. */
+static char *put_short(char *p, const char *from, const char *end)
 {
-	static const uint64_t scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	while (from < end)
+		*p++ = *from++;
+	return p;
+}
+
+/* n's last k digits (k <= 6), leading zeros kept, at p. */
+static char *put_decimals(char *p, uint64_t n, int k)
+{
+	for (int d = k - 1; d >= 0; d--) {
+		p[d] = (char)('0' + n % 10);
+		n /= 10;
+	}
+	return p + k;
+}
+
+char *fg_put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+
+	return put_short(p, digits_back(tmp + sizeof(tmp), v), tmp + sizeof(tmp));
+}
+
+char *fg_put_fixed(char *p, double v, int decimals)
+{
+	static const double scale[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
 	/* DBL_MAX prints as 309 digits, plus sign, point and 6 decimals */
-	char tmp[330], *p = tmp + sizeof(tmp);
+	char tmp[330], *t;
 	double a;
-	uint64_t n, frac;
-	bool neg;
-	int d;
+	uint64_t n, whole, frac;
 
 	if (decimals < 0)
 		decimals = 0;
 	if (decimals > 6)
 		decimals = 6;
-	a = fabs(v) * (double)scale[decimals];
+	a = fabs(v) * scale[decimals];
 	if (!isfinite(v) || fabs(v) > 1e15 || !(a < 9007199254740992.0)) { /* 2^53 */
 		/* huge --factor or --total values; keep the output valid */
 		int len = snprintf(tmp, sizeof(tmp), "%.*f", decimals, isfinite(v) ? v : 0.0);
-		if (len > 0)
-			fg_svgout_add(o, tmp, (size_t)len < sizeof(tmp) ? (size_t)len : sizeof(tmp) - 1);
-		return;
+		if (len <= 0)
+			return p;
+		return put_tail(p, tmp, tmp + ((size_t)len < sizeof(tmp) ? (size_t)len : sizeof(tmp) - 1));
 	}
 	/* rounded half away from zero, as llround: a - n is exact here */
 	n = (uint64_t)a;
 	n += a - (double)n >= 0.5;
-	neg = v < 0 && n; /* no "-0.00" */
-	if (decimals) {
-		frac = n % scale[decimals];
-		n /= scale[decimals];
-		for (d = 0; d < decimals; d++) {
-			*--p = (char)('0' + frac % 10);
-			frac /= 10;
-		}
-		*--p = '.';
+	if (v < 0 && n) /* no "-0.00" */
+		*p++ = '-';
+	/* constant divisors: a multiplication each, not a division */
+	switch (decimals) {
+	case 0: whole = n; frac = 0; break;
+	case 1: whole = n / 10; frac = n % 10; break;
+	case 2: whole = n / 100; frac = n % 100; break;
+	case 3: whole = n / 1000; frac = n % 1000; break;
+	case 4: whole = n / 10000; frac = n % 10000; break;
+	case 5: whole = n / 100000; frac = n % 100000; break;
+	default: whole = n / 1000000; frac = n % 1000000; break;
 	}
-	p = digits_back(p, n);
-	if (neg)
-		*--p = '-';
-	fg_svgout_add(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	t = digits_back(tmp + 24, whole);
+	p = put_short(p, t, tmp + 24);
+	if (!decimals)
+		return p;
+	*p++ = '.';
+	return put_decimals(p, frac, decimals);
 }
 
-/* Decimal digits (with an optional leading '-') and thousands separators. */
-static void group_digits(fg_svgout *o, const char *p, size_t n)
+/* Decimal digits (with an optional leading '-') with thousands separators. */
+static char *group_digits(char *p, const char *s, size_t n)
 {
 	size_t i;
 
-	if (n && *p == '-') {
-		fg_svgout_add(o, p++, 1);
+	if (n && *s == '-') {
+		*p++ = *s++;
 		n--;
 	}
 	for (i = 0; i < n; i++) {
 		if (i && (n - i) % 3 == 0)
-			fg_svgout_add(o, ",", 1);
-		fg_svgout_add(o, p + i, 1);
+			*p++ = ',';
+		*p++ = s[i];
 	}
+	return p;
 }
 
-void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor)
+char *fg_put_grouped(char *p, uint64_t v)
+{
+	char tmp[24], *t = digits_back(tmp + sizeof(tmp), v);
+
+	return group_digits(p, t, (size_t)(tmp + sizeof(tmp) - t));
+}
+
+char *fg_put_scaled(char *p, uint64_t v, double factor)
 {
 	char tmp[340];
 	double d = (double)v * factor;
 	int len;
 
-	if (factor == 1) {
-		fg_svgout_grouped(o, v);
-		return;
-	}
-	if (isfinite(d) && d < 9007199254740992.0) { /* 2^53 */
-		fg_svgout_grouped(o, (uint64_t)round(d));
-		return;
-	}
+	if (factor == 1)
+		return fg_put_grouped(p, v);
+	if (isfinite(d) && d < 9007199254740992.0) /* 2^53 */
+		return fg_put_grouped(p, (uint64_t)round(d));
 	/* past 2^53 (or past DBL_MAX with a huge --factor): long double has
 	 * the range (and on x86 the precision) a double lacks */
 	len = snprintf(tmp, sizeof(tmp), "%.0Lf", (long double)v * (long double)factor);
 	if (len <= 0 || (size_t)len >= sizeof(tmp) || !strchr("0123456789", tmp[0]))
-		fg_svgout_str(o, "inf");
-	else
-		group_digits(o, tmp, (size_t)len);
+		return (char *)memcpy(p, "inf", 3) + 3;
+	return group_digits(p, tmp, (size_t)len);
+}
+
+void fg_svgout_u64(fg_svgout *o, uint64_t v)
+{
+	char *p = fg_svgout_room(o, FG_PUT_NUMBER_MAX);
+
+	if (p)
+		fg_svgout_wrote(o, fg_put_u64(p, v));
+}
+
+void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
+{
+	char *p = fg_svgout_room(o, FG_PUT_NUMBER_MAX);
+
+	if (p)
+		fg_svgout_wrote(o, fg_put_fixed(p, v, decimals));
 }
 
 void fg_svgout_grouped(fg_svgout *o, uint64_t v)
 {
-	char tmp[32];
-	size_t i = sizeof(tmp);
-	int k = 0;
+	char *p = fg_svgout_room(o, FG_PUT_NUMBER_MAX);
 
-	do {
-		if (k && k % 3 == 0)
-			tmp[--i] = ',';
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-		k++;
-	} while (v);
-	fg_svgout_add(o, tmp + i, sizeof(tmp) - i);
+	if (p)
+		fg_svgout_wrote(o, fg_put_grouped(p, v));
+}
+
+void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor)
+{
+	char *p = fg_svgout_room(o, FG_PUT_NUMBER_MAX);
+
+	if (p)
+		fg_svgout_wrote(o, fg_put_scaled(p, v, factor));
 }
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. XML 1.0
@@ -224,7 +268,7 @@ static const unsigned char plain[256] = {
 	['y'] = 1, ['z'] = 1,
 };
 
-void fg_svgout_xml(fg_svgout *o, const char *s, size_t n)
+char *fg_put_xml(char *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *e = p + n, *run = p;
 
@@ -240,7 +284,7 @@ void fg_svgout_xml(fg_svgout *o, const char *s, size_t n)
 			p += len;
 			continue;
 		}
-		fg_svgout_add(o, (const char *)run, (size_t)(p - run));
+		out = put_tail(out, (const char *)run, (const char *)p);
 		switch (*p) {
 		case '&': rep = "&amp;"; break;
 		case '<': rep = "&lt;"; break;
@@ -249,10 +293,18 @@ void fg_svgout_xml(fg_svgout *o, const char *s, size_t n)
 		case '\'': rep = "&apos;"; break;
 		default: rep = "\xEF\xBF\xBD"; break; /* U+FFFD */
 		}
-		fg_svgout_str(o, rep);
+		out = put_tail(out, rep, rep + strlen(rep));
 		run = ++p;
 	}
-	fg_svgout_add(o, (const char *)run, (size_t)(p - run));
+	return put_tail(out, (const char *)run, (const char *)p);
+}
+
+void fg_svgout_xml(fg_svgout *o, const char *s, size_t n)
+{
+	char *p = fg_svgout_room(o, FG_PUT_XML_MAX(n));
+
+	if (p)
+		fg_svgout_wrote(o, fg_put_xml(p, s, n));
 }
 
 void fg_svgout_js(fg_svgout *o, const char *s)

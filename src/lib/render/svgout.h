@@ -21,6 +21,23 @@ typedef struct fg_svgout {
 void fg_svgout_flush(fg_svgout *o);
 /* fg_svgout_add when the buffer lacks room (or after an error). */
 void fg_svgout_add_slow(fg_svgout *o, const char *s, size_t n);
+/* fg_svgout_room when the buffer lacks room (or after an error). */
+char *fg_svgout_room_slow(fg_svgout *o, size_t n);
+
+/* Where to write up to n bytes, NULL after an error (nothing is written
+ * then); fg_svgout_wrote(o, end) keeps what was written up to end. A
+ * frame is written this way, its room asked for once. */
+static inline char *fg_svgout_room(fg_svgout *o, size_t n)
+{
+	if (o->buf.alloc - o->buf.len > n)
+		return o->buf.buf + o->buf.len;
+	return fg_svgout_room_slow(o, n);
+}
+
+static inline void fg_svgout_wrote(fg_svgout *o, char *end)
+{
+	o->buf.len = (size_t)(end - o->buf.buf);
+}
 
 /* A frame is written in some 25 pieces: the common case, room in the
  * buffer, is inline (and a literal's length known when compiling). The
@@ -52,6 +69,17 @@ void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor);
  * characters and invalid UTF-8 replaced with U+FFFD, so the document stays
  * well-formed whatever bytes a symbol name holds. */
 void fg_svgout_xml(fg_svgout *o, const char *s, size_t n);
+
+/* The same, written at p (room for what the comment of each says);
+ * each returns the end of what it wrote. */
+#define FG_PUT_NUMBER_MAX 480        /* any number below */
+#define FG_PUT_XML_MAX(n) (6 * (n)) /* "&quot;" for '"' */
+#define FG_PUT_LIT(p, lit) ((char *)memcpy((p), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
+char *fg_put_u64(char *p, uint64_t v);
+char *fg_put_fixed(char *p, double v, int decimals);
+char *fg_put_grouped(char *p, uint64_t v);
+char *fg_put_scaled(char *p, uint64_t v, double factor);
+char *fg_put_xml(char *p, const char *s, size_t n);
 /* The body of a JavaScript string literal, safe inside CDATA. */
 void fg_svgout_js(fg_svgout *o, const char *s);
 
