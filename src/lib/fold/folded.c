@@ -997,12 +997,15 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 	return 0;
 }
 
-/* The length of key's frames that end before byte depth, or len when
- * none does: an empty stack would draw an empty name. */
-static size_t frames_before(const char *key, size_t depth, size_t len)
+/* The length of key's leading frames that end at or before byte keep;
+ * len when the first frame goes past it (an empty stack would draw an
+ * empty name). */
+static size_t frames_upto(const char *key, size_t keep, size_t len)
 {
-	size_t i = depth;
+	size_t i = keep;
 
+	if (keep >= len || (keep > 0 && key[keep] == ';'))
+		return keep < len ? keep : len;
 	while (i > 0 && key[i - 1] != ';')
 		i--;
 	return i > 1 ? i - 1 : len;
@@ -1051,23 +1054,34 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 		uint64_t count = v[i].count;
 		fg_folded_stack *o;
 
-		if (m && (FG_FOLDED_IS_PRUNED(shared) ||
+		if (m && (shared == FG_FOLDED_PRUNED ||
 			  (shared == len && len == entries[m - 1].out.len))) {
 			entries[m - 1].out.count += count;
 			continue;
 		}
-		/* an unsorted part's frames that end past the bytes its stacks
-		 * share hold only its stacks: too narrow to draw, cut away */
-		if (i + 1 < n && FG_FOLDED_IS_PRUNED(lcp[i + 1]))
-			len = frames_before(key, FG_FOLDED_PRUNED_DEPTH(lcp[i + 1]), len);
-		if (m && shared > entries[m - 1].out.len)
-			shared = entries[m - 1].out.len;
-		lcp[m] = shared < len ? shared : len; /* i >= m: read before written */
+		lcp[m] = shared; /* i >= m: read before written */
 		o = &entries[m++].out;
 		o->stack = key;
 		o->len = len;
 		o->count = count;
 		o->before = 0;
+	}
+	/* an entry's frames that end past what it shares with both its
+	 * neighbours are its own (or, for an unsorted part, its stacks'):
+	 * with fewer than min samples, too narrow to draw; cut away, the
+	 * walk over the listing does not open them */
+	for (i = 0; i < m; i++) {
+		fg_folded_stack *o = &entries[i].out;
+		size_t keep = i + 1 < m && lcp[i + 1] > lcp[i] ? lcp[i + 1] : lcp[i];
+
+		if ((double)o->count < min)
+			o->len = frames_upto(o->stack, keep, o->len);
+	}
+	for (i = 1; i < m; i++) {
+		size_t shorter = entries[i - 1].out.len < entries[i].out.len ?
+					 entries[i - 1].out.len : entries[i].out.len;
+		if (lcp[i] > shorter)
+			lcp[i] = shorter;
 	}
 	l->sorted = entries;
 	l->shared = lcp;

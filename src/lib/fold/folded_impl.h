@@ -142,13 +142,10 @@ int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n);
 
 /* As fg_folded_sort_slots, for a graph that draws only frames of at
  * least min samples (min > 0), v[i].count a stack's samples: a part of v
- * whose stacks add up to fewer is not sorted, and its lcp[i] but the
- * first are FG_FOLDED_PRUNED(depth), depth the bytes they all share and
- * no other key has (sort.c). */
+ * whose stacks add up to fewer (and share a prefix no other key has) is
+ * not sorted, and its lcp[i] but the first are FG_FOLDED_PRUNED (sort.c). */
 int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min);
-#define FG_FOLDED_PRUNED(depth) (SIZE_MAX - (depth))
-#define FG_FOLDED_IS_PRUNED(lcp) ((lcp) > SIZE_MAX / 2)
-#define FG_FOLDED_PRUNED_DEPTH(lcp) (SIZE_MAX - (lcp))
+#define FG_FOLDED_PRUNED SIZE_MAX
 
 /* The distinct stacks sorted bytewise, idx their record, and in *lcp
  * (unless lcp is NULL) what each shares with the one before, as

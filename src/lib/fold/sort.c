@@ -520,7 +520,7 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 
 		if (prune && (double)r.total < min && !prefix_key_before(v, r.start, r.depth)) {
 			for (i = 1; i < r.n; i++)
-				wl[i] = FG_FOLDED_PRUNED(r.depth);
+				wl[i] = FG_FOLDED_PRUNED;
 		} else if (r.n <= full_max) {
 			prefetch_keys(w, r.n, r.depth);
 			lcp_merge_sort(w, wl, r.n, r.depth);
