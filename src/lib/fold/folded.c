@@ -372,7 +372,8 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 	struct fg_folded_slot *l;
 
 	/* fractional and differential counts are rare: through the map, so
-	 * that a gathered line is 24 bytes; so is a name to cut (a copy) */
+	 * that a gathered line is a slot of the sort (no room for fractions);
+	 * so is a name to cut (a copy) */
 	if (count.frac || before.n || before.frac ||
 	    (len > FG_FOLDED_MAX_FRAME && has_long_frame(p, len)))
 		return add_hashed(f, p, len, fg_hash_long(p, len), count, before);
@@ -1027,12 +1028,12 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 	 * array of them */
 	if (!(min > 0) || !n || f->keys || f->fracs || f->differential)
 		return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
-	if (!(l = fg_calloc(1, sizeof(*l))) || !(lcp = fg_malloc((n ? n : 1) * sizeof(*lcp))))
+	if (!(l = fg_calloc(1, sizeof(*l))) || !(lcp = fg_malloc(n * sizeof(*lcp))))
 		goto fail;
 	if (!copy) {
 		v = (struct fg_folded_slot *)f->loose;
 		/* pages of entries that are never written cost nothing */
-		if (!(entries = fg_malloc((n ? n : 1) * sizeof(*entries))))
+		if (!(entries = fg_malloc(n * sizeof(*entries))))
 			goto fail;
 	} else if ((entries = v = fg_malloc(n * sizeof(*v)))) {
 		for (i = 0; i < f->nloose; i++) {
@@ -1066,10 +1067,10 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 		o->count = count;
 		o->before = 0;
 	}
-	/* an entry's frames that end past what it shares with both its
-	 * neighbours are its own (or, for an unsorted part, its stacks'):
-	 * with fewer than min samples, too narrow to draw; cut away, the
-	 * walk over the listing does not open them */
+	/* an entry's frames that end past the longer of what it shares with
+	 * its two neighbours are its own (or, for an unsorted part, its
+	 * stacks'): with fewer than min samples, too narrow to draw; cut
+	 * away, the walk over the listing does not open them */
 	for (i = 0; i < m; i++) {
 		fg_folded_stack *o = &entries[i].out;
 		size_t keep = i + 1 < m && lcp[i + 1] > lcp[i] ? lcp[i + 1] : lcp[i];
