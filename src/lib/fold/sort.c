@@ -226,15 +226,18 @@ static unsigned first_parting_byte(const struct fg_folded_slot *v, size_t n)
  * of a bucket agree on one more byte. */
 static void radix_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 {
-	size_t count[256], next[256], end[256], i, b;
 	unsigned k = n > RADIX_SMALL ? first_parting_byte(v, n) : DIGIT;
+	/* on the heap: up to DIGIT levels of them would be 100 KB of stack */
+	size_t *count = k < DIGIT ? fg_calloc(3 * 256, sizeof(*count)) : NULL, *next, *end, i, b;
 
-	if (k == DIGIT) {
-		/* small, or equal digits (then ordered by length) */
+	if (!count) {
+		/* small, or equal digits (then ordered by length), or no
+		 * memory for the counts */
 		intro_sort(v, n, depth);
 		return;
 	}
-	memset(count, 0, sizeof(count));
+	next = count + 256;
+	end = count + 512;
 	for (i = 0; i < n; i++)
 		count[digit_byte(&v[i], k)]++;
 	for (b = 0, i = 0; b < 256; i += count[b++]) {
@@ -259,6 +262,7 @@ static void radix_sort(struct fg_folded_slot *v, size_t n, size_t depth)
 	for (b = 0, i = 0; b < 256; i += count[b++])
 		if (count[b] > 1)
 			radix_sort(v + i, count[b], depth);
+	free(count);
 }
 
 /* How many keys ahead a digit round asks for their bytes: the loads of
