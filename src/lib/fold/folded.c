@@ -347,6 +347,7 @@ static int ungather(fg_folded *f)
 	int err;
 
 	f->loose = NULL;
+	f->loose_moved = false;
 	f->nloose = f->aloose = 0;
 	f->gather = false;
 	/* what follows is mostly repeats too: new stacks copied, pages let go */
@@ -387,6 +388,7 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 	l->key = p;
 	l->len = len;
 	l->count = count.n;
+	fg_folded_slot_digit(l, 0);
 	f->total.n += count.n;
 	if (sampled_line(p, len)) {
 		fg_strmap_entry *e = fg_strmap_put_borrowed(&f->sampled, p, len,
@@ -472,6 +474,7 @@ static int settle(fg_folded *f)
 	free(f->fracs);
 	free(f->loose);
 	f->loose = NULL;
+	f->loose_moved = false;
 	f->nloose = f->aloose = 0;
 	fg_strmap_release(&f->sampled);
 	f->window = f->window_seen = 0;
@@ -1046,8 +1049,10 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 	} else {
 		goto fail;
 	}
-	if (fg_folded_sort_pruned(v, lcp, n, min))
+	if (fg_folded_sort_pruned(v, lcp, n, min, !copy && !f->loose_moved))
 		goto fail;
+	if (!copy) /* only how f holds its stacks: see fg_folded_settled */
+		((fg_folded *)f)->loose_moved = true;
 	/* equal stacks, and the parts left unsorted, are one entry each */
 	for (i = 0; i < n; i++) {
 		const char *key = v[i].key;

@@ -118,6 +118,7 @@ struct fg_folded {
 	 * where it is (fg_folded_list_new_pruned), so a slot wide */
 	struct fg_folded_slot *loose;
 	size_t nloose, aloose;
+	bool loose_moved;         /* sorted where they are: digits overwritten */
 	/* a sample of the gathered lines, chosen by their last bytes so that
 	 * a line's repeats are sampled with it: a window of samples mostly
 	 * seen before ends the gathering (repeats are cheaper through the
@@ -143,8 +144,15 @@ int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n);
 /* As fg_folded_sort_slots, for a graph that draws only frames of at
  * least min samples (min > 0), v[i].count a stack's samples: a part of v
  * whose stacks add up to fewer (and share a prefix no other key has) is
- * not sorted, and its lcp[i] but the first are FG_FOLDED_PRUNED (sort.c). */
-int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min);
+ * not sorted, and its lcp[i] but the first are FG_FOLDED_PRUNED (sort.c).
+ * first_digits: v's digits at depth 0 are set already. */
+int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min,
+			  bool first_digits);
+
+/* Reads the digit of s at depth (the key's bytes the sort compares):
+ * done for a gathered line at depth 0 while its bytes are at hand, so
+ * that fg_folded_sort_pruned(first_digits) need not fetch them again. */
+void fg_folded_slot_digit(struct fg_folded_slot *s, size_t depth);
 #define FG_FOLDED_PRUNED SIZE_MAX
 
 /* The distinct stacks sorted bytewise, idx their record, and in *lcp

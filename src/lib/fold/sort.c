@@ -44,6 +44,12 @@ static uint64_t bytes_at(const char *s, size_t len, size_t from)
 	return v;
 }
 
+void fg_folded_slot_digit(struct fg_folded_slot *s, size_t depth)
+{
+	s->prefix = bytes_at(s->key, s->len, depth);
+	s->prefix2 = bytes_at(s->key, s->len, depth + 8);
+}
+
 static inline void digit_at(struct fg_folded_slot *s, size_t depth)
 {
 	s->prefix = bytes_at(s->key, s->len, depth);
@@ -506,7 +512,8 @@ static bool prefix_key_before(const struct fg_folded_slot *v, size_t start, size
  * it is drawn, and only what it adds up to matters. Small ranges are then
  * split by digits too, so that the parts below min are seen before their
  * long prefixes are read. */
-static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
+static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min,
+		    bool first_digits)
 {
 	const bool prune = min > 0;
 	const size_t full_max = prune ? LCP_SORT_MAX : FULL_SORT_MAX;
@@ -535,14 +542,24 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
 			for (;;) {
 				bool same = true;
 
-				for (i = 0; i < r.n && i < PREFETCH_KEYS; i++)
-					__builtin_prefetch(w[i].key + r.depth);
-				for (i = 0; i < r.n; i++) {
-					if (i + PREFETCH_KEYS < r.n)
-						__builtin_prefetch(w[i + PREFETCH_KEYS].key + r.depth);
-					digit_at(&w[i], r.depth);
-					same = same && same_digit(&w[i], &w[0]) &&
-					       sort_len(&w[i], r.depth) == SIZE_MAX;
+				if (first_digits) {
+					/* the first round's digits were read with
+					 * the lines (fg_folded_slot_digit) */
+					first_digits = false;
+					for (i = 0; i < r.n; i++)
+						same = same && same_digit(&w[i], &w[0]) &&
+						       sort_len(&w[i], r.depth) == SIZE_MAX;
+				} else {
+					for (i = 0; i < r.n && i < PREFETCH_KEYS; i++)
+						__builtin_prefetch(w[i].key + r.depth);
+					for (i = 0; i < r.n; i++) {
+						if (i + PREFETCH_KEYS < r.n)
+							__builtin_prefetch(w[i + PREFETCH_KEYS].key +
+									   r.depth);
+						digit_at(&w[i], r.depth);
+						same = same && same_digit(&w[i], &w[0]) &&
+						       sort_len(&w[i], r.depth) == SIZE_MAX;
+					}
 				}
 				if (!same)
 					break;
@@ -587,12 +604,13 @@ done:
 
 int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n)
 {
-	return msd_sort(v, lcp, n, 0);
+	return msd_sort(v, lcp, n, 0, false);
 }
 
-int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min)
+int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, double min,
+			  bool first_digits)
 {
-	return msd_sort(v, lcp, n, min);
+	return msd_sort(v, lcp, n, min, first_digits);
 }
 
 struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
@@ -607,7 +625,7 @@ struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
 		n++;
 	if (f->keys) /* settled stacks are in order already */
 		memcpy(shared, f->shared, n * sizeof(*shared));
-	else if (msd_sort(v, shared, n, 0))
+	else if (msd_sort(v, shared, n, 0, false))
 		goto fail;
 	if (lcp)
 		*lcp = shared;
