@@ -473,7 +473,7 @@ static void lcp_merge_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, size
 static void prefetch_keys(const struct fg_folded_slot *w, size_t n, size_t depth)
 {
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = depth & ~(size_t)63; j < w[i].len; j += 64)
+		for (size_t j = depth & ~(size_t)63; j < w[i].len && j < depth + 256; j += 64)
 			__builtin_prefetch(w[i].key + j);
 }
 
