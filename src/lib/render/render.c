@@ -688,26 +688,70 @@ static char *put_rgb(char *p, uint32_t c)
 	return p;
 }
 
+/* The numbers of a frame that depend on its depth only: the rectangle's
+ * y, its height, the label's y, as written (quotes included). */
+struct row {
+	char rect[2 * FG_PUT_NUMBER_MAX + 16];
+	char text_y[FG_PUT_NUMBER_MAX + 8];
+	size_t rect_len, text_y_len;
+};
+
+/* The rows of depths 0..depthmax, written once instead of per frame;
+ * NULL on FG_ENOMEM. */
+static struct row *rows_of(const struct render *r, double height, double ypad2)
+{
+	const fg_render_opts *o = r->o;
+	double fh = o->frame_height;
+	double ypad1 = o->font_size * 3 + (o->subtitle ? o->font_size * 2 : 0);
+	struct row *rows = fg_malloc(((size_t)r->depthmax + 1) * sizeof(*rows));
+
+	for (size_t d = 0; rows && d <= r->depthmax; d++) {
+		double y = o->inverted ? ypad1 + (double)d * fh :
+					 height - ypad2 - ((double)d + 1) * fh + 1;
+		char *p = rows[d].rect;
+
+		p = FG_PUT_LIT(p, "%\" y=\"");
+		p = fg_put_fixed(p, y, 0);
+		p = FG_PUT_LIT(p, "\" width=\"");
+		rows[d].rect_len = (size_t)(p - rows[d].rect);
+		p = rows[d].text_y;
+		p = FG_PUT_LIT(p, "%\" y=\"");
+		p = fg_put_fixed(p, y + (fh - 1) / 2 + o->font_size / 4, 2);
+		p = FG_PUT_LIT(p, "\">");
+		rows[d].text_y_len = (size_t)(p - rows[d].text_y);
+	}
+	return rows;
+}
+
+static char *put_row(char *p, const char *s, size_t n)
+{
+	return (char *)memcpy(p, s, n) + n;
+}
+
 static int write_frames(struct render *r, double height, double ypad2)
 {
 	const fg_render_opts *o = r->o;
 	fg_svgout *out = &r->out;
 	double fh = o->frame_height, frames_w = o->image_width - 2.0 * XPAD;
 	double charw = o->font_size * o->font_width;
-	double pct_per_time = 100.0 / r->timemax, ypad1;
+	double pct_per_time = 100.0 / r->timemax;
 	double text_dx = 3.0 / frames_w * 100.0;
 	const size_t count_name_len = o->count_name ? strlen(o->count_name) : 0;
-	size_t i;
+	struct row *rows = rows_of(r, height, ypad2);
+	char fh_text[FG_PUT_NUMBER_MAX];
+	size_t i, fh_len = (size_t)(fg_put_fixed(fh_text, fh - 1, 0) - fh_text);
 	int err = 0;
 
-	ypad1 = o->font_size * 3 + (o->subtitle ? o->font_size * 2 : 0);
+	if (!rows)
+		return FG_ENOMEM;
 	for (i = 0; i < r->nframes && !err && !out->err; i++) {
 		const struct frame *fr = &r->frames[i];
 		size_t dn = display_len(fr->name, fr->len), room;
 		uint64_t w = fr->end - fr->start;
-		double y, x_pct = (double)fr->start * pct_per_time;
+		double x_pct = (double)fr->start * pct_per_time;
 		uint32_t c = color_of(r, fr, &err);
 		const struct fg_nameattr_set *as = NULL;
+		const struct row *row = &rows[fr->depth];
 		char *p;
 
 		/* the names lie all over the input: ask for a later one's */
@@ -718,10 +762,6 @@ static int write_frames(struct render *r, double height, double ypad2)
 			if (e)
 				as = &r->na.sets[e->value.u - 1];
 		}
-		if (o->inverted)
-			y = ypad1 + fr->depth * fh;
-		else
-			y = height - ypad2 - (fr->depth + 1) * fh + 1;
 		/* one room for the whole frame: the name twice and a title,
 		 * ten numbers, the markup around them */
 		room = 512 + 2 * FG_PUT_XML_MAX(dn) + FG_PUT_XML_MAX(count_name_len) +
@@ -767,12 +807,10 @@ static int write_frames(struct render *r, double height, double ypad2)
 		}
 		p = FG_PUT_LIT(p, "</title><rect x=\"");
 		p = fg_put_fixed(p, x_pct, 4);
-		p = FG_PUT_LIT(p, "%\" y=\"");
-		p = fg_put_fixed(p, y, 0);
-		p = FG_PUT_LIT(p, "\" width=\"");
+		p = put_row(p, row->rect, row->rect_len);
 		p = fg_put_fixed(p, (double)w * pct_per_time, 4);
 		p = FG_PUT_LIT(p, "%\" height=\"");
-		p = fg_put_fixed(p, fh - 1, 0);
+		p = put_row(p, fh_text, fh_len);
 		p = FG_PUT_LIT(p, "\" fill=\"");
 		p = put_rgb(p, c);
 		p = FG_PUT_LIT(p, "\" fg:x=\"");
@@ -781,13 +819,12 @@ static int write_frames(struct render *r, double height, double ypad2)
 		p = fg_put_u64(p, w);
 		p = FG_PUT_LIT(p, "\"/><text x=\"");
 		p = fg_put_fixed(p, x_pct + text_dx, 4);
-		p = FG_PUT_LIT(p, "%\" y=\"");
-		p = fg_put_fixed(p, y + (fh - 1) / 2 + o->font_size / 4, 2);
-		p = FG_PUT_LIT(p, "\">");
+		p = put_row(p, row->text_y, row->text_y_len);
 		p = put_label(p, fr->name, dn, (double)w * r->widthpertime, charw);
 		p = as && as->link ? FG_PUT_LIT(p, "</text></a>\n") : FG_PUT_LIT(p, "</text></g>\n");
 		fg_svgout_wrote(out, p);
 	}
+	free(rows);
 	return err ? err : out->err;
 }
 
