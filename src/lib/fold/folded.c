@@ -375,7 +375,7 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 	/* fractional and differential counts are rare: through the map, so
 	 * that a gathered line is a slot of the sort (no room for fractions);
 	 * so is a name to cut (a copy) */
-	if (count.frac || before.n || before.frac ||
+	if (count.frac || before.n || before.frac || count.n > FG_FOLDED_SLOT_MAX ||
 	    (len > FG_FOLDED_MAX_FRAME && has_long_frame(p, len)))
 		return add_hashed(f, p, len, fg_hash_long(p, len), count, before);
 	if (!count_fits(f->total, count)) {
@@ -386,8 +386,8 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 		return FG_ENOMEM;
 	l = &f->loose[f->nloose++];
 	l->key = p;
-	l->len = len;
-	l->count = count.n;
+	l->len = (uint32_t)len; /* a line is at most FG_FOLDED_MAX_LINE */
+	l->count = (uint32_t)count.n;
 	fg_folded_slot_digit(l, 0);
 	f->total.n += count.n;
 	if (sampled_line(p, len)) {
@@ -436,7 +436,8 @@ static int settle(fg_folded *f)
 	size_t *lcp = fg_malloc((n ? n : 1) * sizeof(*lcp));
 	struct fg_folded_frac *fracs = NULL;
 	const bool need_fracs = f->fracs != NULL;
-	size_t i, m = 0, it = 0, idx;
+	size_t i, m = 0, it = 0, idx, len;
+	const char *key;
 	uint64_t key_bytes = 0;
 	int err = FG_ENOMEM;
 
@@ -446,10 +447,18 @@ static int settle(fg_folded *f)
 	for (i = 0; i < f->nloose; i++) {
 		v[i].key = f->loose[i].key;
 		v[i].len = f->loose[i].len;
-		v[i].idx = i;
+		v[i].idx = (uint32_t)i;
 	}
-	while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
-		v[i++].idx = f->nloose + idx;
+	while (i < n && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
+		if (len > FG_FOLDED_SLOT_MAX || f->nloose + idx > FG_FOLDED_SLOT_MAX) {
+			err = fg_error_set(FG_ELIMIT, "a stack of 4 GiB or more, or 2^32 "
+					   "distinct stacks: too many to sort");
+			goto fail;
+		}
+		v[i].key = key;
+		v[i].len = (uint32_t)len;
+		v[i++].idx = (uint32_t)(f->nloose + idx);
+	}
 	if ((err = fg_folded_sort_slots(v, lcp, n)))
 		goto fail;
 	for (i = 0; i < n; i++) {
@@ -942,10 +951,8 @@ int fg_folded_foreach(const fg_folded *f, fg_folded_cb cb, void *ctx)
 	size_t i;
 	int rc;
 
-	if ((rc = fg_folded_settled(f)))
+	if ((rc = fg_folded_settled(f)) || (rc = fg_folded_sort_stacks(f, &v, NULL)))
 		return rc;
-	if (!(v = fg_folded_sort_stacks(f, NULL)))
-		return FG_ENOMEM;
 	for (i = 0; i < f->nrecs && !rc; i++)
 		rc = cb(ctx, v[i].key, v[i].len, fg_folded_count_of(f, v[i].idx, false),
 			fg_folded_count_of(f, v[i].idx, true));
@@ -966,6 +973,7 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 {
 	fg_folded_list *l;
 	size_t i;
+	int err;
 
 	*out = NULL;
 	if (order == FG_FOLDED_INPUT_ORDER && !f->keep_order)
@@ -981,9 +989,9 @@ int fg_folded_list_new(fg_folded_list **out, const fg_folded *f, enum fg_folded_
 		*out = l;
 		return 0;
 	}
-	if (!(l->sorted = fg_folded_sort_stacks(f, &l->shared))) {
+	if ((err = fg_folded_sort_stacks(f, &l->sorted, &l->shared))) {
 		free(l);
-		return FG_ENOMEM;
+		return err;
 	}
 	l->n = f->nrecs;
 	for (i = 0; i < l->n; i++) {
@@ -1022,7 +1030,8 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 	 * f's content); with records, a copy holds both */
 	const bool copy = f->nrecs > 0;
 	struct fg_folded_slot *v = NULL, *entries = NULL;
-	size_t *lcp = NULL, i, m = 0, it = 0, idx;
+	size_t *lcp = NULL, i, m = 0, it = 0, idx, len;
+	const char *key;
 	fg_folded_list *l;
 
 	*out = NULL;
@@ -1044,8 +1053,18 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 			v[i].len = f->loose[i].len;
 			v[i].count = f->loose[i].count;
 		}
-		while (i < n && fg_folded_next_stack(f, &it, &v[i].key, &v[i].len, &idx))
-			v[i++].count = f->recs[idx].count;
+		while (i < n && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
+			if (len > FG_FOLDED_SLOT_MAX || f->recs[idx].count > FG_FOLDED_SLOT_MAX) {
+				/* rare: not worth a wider slot for all */
+				free(entries);
+				free(lcp);
+				free(l);
+				return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
+			}
+			v[i].key = key;
+			v[i].len = (uint32_t)len;
+			v[i++].count = (uint32_t)f->recs[idx].count;
+		}
 	} else {
 		goto fail;
 	}
@@ -1055,10 +1074,12 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 		((fg_folded *)f)->loose_moved = true;
 	/* equal stacks, and the parts left unsorted, are one entry each */
 	for (i = 0; i < n; i++) {
-		const char *key = v[i].key;
-		size_t len = v[i].len, shared = lcp[i];
+		size_t shared = lcp[i];
 		uint64_t count = v[i].count;
 		fg_folded_stack *o;
+
+		key = v[i].key;
+		len = v[i].len;
 
 		if (m && (shared == FG_FOLDED_PRUNED ||
 			  (shared == len && len == entries[m - 1].out.len))) {

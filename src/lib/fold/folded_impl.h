@@ -68,11 +68,14 @@ struct fg_folded_slot {
 			/* 16 key bytes, big-endian, zero-padded */
 			uint64_t prefix, prefix2;
 			const char *key;
+			/* 32 bits, so that a slot is 32 bytes: the sort
+			 * moves slots, and a mapped file's lines are kept
+			 * as slots (FG_FOLDED_SLOT_MAX) */
+			uint32_t len;
 			union {
-				size_t idx;
-				uint64_t count; /* fg_folded_sort_pruned's */
+				uint32_t idx;
+				uint32_t count; /* fg_folded_sort_pruned's */
 			};
-			size_t len;
 		};
 		fg_folded_stack out;
 	};
@@ -137,6 +140,11 @@ struct fg_folded {
 	struct fg_folded_warn warn[FG_FW_NKINDS];
 };
 
+/* The largest length, index or count a slot holds: a line with a larger
+ * count is not gathered (it goes through the map), and a table of more
+ * stacks, or a longer one, is not sorted (FG_ELIMIT). */
+#define FG_FOLDED_SLOT_MAX UINT32_MAX
+
 /* Sorts v[0..n) bytewise by key and sets lcp[i] to how many bytes keys
  * i - 1 and i share, lcp[0] to 0 (sort.c); FG_ENOMEM. */
 int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n);
@@ -155,10 +163,10 @@ int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, doubl
 void fg_folded_slot_digit(struct fg_folded_slot *s, size_t depth);
 #define FG_FOLDED_PRUNED SIZE_MAX
 
-/* The distinct stacks sorted bytewise, idx their record, and in *lcp
- * (unless lcp is NULL) what each shares with the one before, as
- * fg_folded_sort_slots (sort.c); NULL on FG_ENOMEM. free() both. */
-struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp);
+/* The distinct stacks sorted bytewise in *out, idx their record, and in
+ * *lcp (unless lcp is NULL) what each shares with the one before, as
+ * fg_folded_sort_slots (sort.c); FG_ENOMEM or FG_ELIMIT. free() both. */
+int fg_folded_sort_stacks(const fg_folded *f, struct fg_folded_slot **out, size_t **lcp);
 
 /* The distinct stacks in no particular order: *key, *len and *idx (the
  * record) of the one after *iter, false after the last. */

@@ -613,16 +613,27 @@ int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, doubl
 	return msd_sort(v, lcp, n, min, first_digits);
 }
 
-struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
+int fg_folded_sort_stacks(const fg_folded *f, struct fg_folded_slot **out, size_t **lcp)
 {
 	const size_t alloc = f->nrecs ? f->nrecs : 1;
 	struct fg_folded_slot *v = fg_calloc(alloc, sizeof(*v));
-	size_t *shared = fg_malloc(alloc * sizeof(*shared)), it = 0, n = 0;
+	size_t *shared = fg_malloc(alloc * sizeof(*shared)), it = 0, n = 0, len, idx;
+	const char *key;
+	int err = FG_ENOMEM;
 
+	*out = NULL;
 	if (!v || !shared)
 		goto fail;
-	while (n < f->nrecs && fg_folded_next_stack(f, &it, &v[n].key, &v[n].len, &v[n].idx))
-		n++;
+	while (n < f->nrecs && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
+		if (len > FG_FOLDED_SLOT_MAX || idx > FG_FOLDED_SLOT_MAX) {
+			err = fg_error_set(FG_ELIMIT, "a stack of 4 GiB or more, or 2^32 "
+					   "distinct stacks: too many to sort");
+			goto fail;
+		}
+		v[n].key = key;
+		v[n].len = (uint32_t)len;
+		v[n++].idx = (uint32_t)idx;
+	}
 	if (f->keys) /* settled stacks are in order already */
 		memcpy(shared, f->shared, n * sizeof(*shared));
 	else if (msd_sort(v, shared, n, 0, false))
@@ -631,9 +642,10 @@ struct fg_folded_slot *fg_folded_sort_stacks(const fg_folded *f, size_t **lcp)
 		*lcp = shared;
 	else
 		free(shared);
-	return v;
+	*out = v;
+	return 0;
 fail:
 	free(v);
 	free(shared);
-	return NULL;
+	return err;
 }
