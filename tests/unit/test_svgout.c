@@ -23,7 +23,7 @@ static char *written(double v, int decimals, bool grouped)
 	memset(&o, 0, sizeof(o));
 	assert_non_null(o.out = open_memstream(&text, &size));
 	if (grouped)
-		fg_svgout_grouped(&o, (uint64_t)v);
+		fg_svgout_wrote(&o, fg_put_grouped(fg_svgout_room(&o, FG_PUT_NUMBER_MAX), (uint64_t)v));
 	else
 		fg_svgout_fixed(&o, v, decimals);
 	fg_svgout_flush(&o);

@@ -194,22 +194,6 @@ void fg_svgout_fixed(fg_svgout *o, double v, int decimals)
 		fg_svgout_wrote(o, fg_put_fixed(p, v, decimals));
 }
 
-void fg_svgout_grouped(fg_svgout *o, uint64_t v)
-{
-	char *p = fg_svgout_room(o, FG_PUT_NUMBER_MAX);
-
-	if (p)
-		fg_svgout_wrote(o, fg_put_grouped(p, v));
-}
-
-void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor)
-{
-	char *p = fg_svgout_room(o, FG_PUT_NUMBER_MAX);
-
-	if (p)
-		fg_svgout_wrote(o, fg_put_scaled(p, v, factor));
-}
-
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. XML 1.0
  * also forbids U+FFFE and U+FFFF, so they count as invalid. */
 static size_t utf8_len(const unsigned char *p, const unsigned char *e)

@@ -60,11 +60,6 @@ static inline void fg_svgout_str(fg_svgout *o, const char *s)
 void fg_svgout_u64(fg_svgout *o, uint64_t v);
 /* v with exactly `decimals` digits after the point (0..6). */
 void fg_svgout_fixed(fg_svgout *o, double v, int decimals);
-/* An unsigned integer with thousands separators ("1,234,567"). */
-void fg_svgout_grouped(fg_svgout *o, uint64_t v);
-/* v * factor rounded to a whole number, with thousands separators: exact
- * for factor 1, never "0" for a product too large for a double. */
-void fg_svgout_scaled(fg_svgout *o, uint64_t v, double factor);
 /* XML character data or attribute value: & < > " ' escaped, control
  * characters and invalid UTF-8 replaced with U+FFFD, so the document stays
  * well-formed whatever bytes a symbol name holds. */
@@ -77,7 +72,10 @@ void fg_svgout_xml(fg_svgout *o, const char *s, size_t n);
 #define FG_PUT_LIT(p, lit) ((char *)memcpy((p), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
 char *fg_put_u64(char *p, uint64_t v);
 char *fg_put_fixed(char *p, double v, int decimals);
+/* An unsigned integer with thousands separators ("1,234,567"). */
 char *fg_put_grouped(char *p, uint64_t v);
+/* v * factor rounded to a whole number, with thousands separators: exact
+ * for factor 1, never "0" for a product too large for a double. */
 char *fg_put_scaled(char *p, uint64_t v, double factor);
 char *fg_put_xml(char *p, const char *s, size_t n);
 /* The body of a JavaScript string literal, safe inside CDATA. */
