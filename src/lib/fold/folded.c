@@ -451,8 +451,7 @@ static int settle(fg_folded *f)
 	}
 	while (i < n && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
 		if (len > FG_FOLDED_SLOT_MAX || f->nloose + idx > FG_FOLDED_SLOT_MAX) {
-			err = fg_error_set(FG_ELIMIT, "a stack of 4 GiB or more, or 2^32 "
-					   "distinct stacks: too many to sort");
+			err = fg_folded_slot_limit();
 			goto fail;
 		}
 		v[i].key = key;

@@ -144,6 +144,8 @@ struct fg_folded {
  * count is not gathered (it goes through the map), and a table of more
  * stacks, or a longer one, is not sorted (FG_ELIMIT). */
 #define FG_FOLDED_SLOT_MAX UINT32_MAX
+/* Sets and returns that FG_ELIMIT. */
+int fg_folded_slot_limit(void);
 
 /* Sorts v[0..n) bytewise by key and sets lcp[i] to how many bytes keys
  * i - 1 and i share, lcp[0] to 0 (sort.c); FG_ENOMEM. */

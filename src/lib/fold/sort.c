@@ -613,6 +613,12 @@ int fg_folded_sort_pruned(struct fg_folded_slot *v, size_t *lcp, size_t n, doubl
 	return msd_sort(v, lcp, n, min, first_digits);
 }
 
+int fg_folded_slot_limit(void)
+{
+	return fg_error_set(FG_ELIMIT, "a stack of 4 GiB or more, or 2^32 distinct stacks: "
+			    "too many to sort — split the input");
+}
+
 int fg_folded_sort_stacks(const fg_folded *f, struct fg_folded_slot **out, size_t **lcp)
 {
 	const size_t alloc = f->nrecs ? f->nrecs : 1;
@@ -626,8 +632,7 @@ int fg_folded_sort_stacks(const fg_folded *f, struct fg_folded_slot **out, size_
 		goto fail;
 	while (n < f->nrecs && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
 		if (len > FG_FOLDED_SLOT_MAX || idx > FG_FOLDED_SLOT_MAX) {
-			err = fg_error_set(FG_ELIMIT, "a stack of 4 GiB or more, or 2^32 "
-					   "distinct stacks: too many to sort");
+			err = fg_folded_slot_limit();
 			goto fail;
 		}
 		v[n].key = key;
