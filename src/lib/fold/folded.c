@@ -409,6 +409,34 @@ static int gather(fg_folded *f, const char *p, size_t len, fg_count count, fg_co
 	return 0;
 }
 
+int fg_folded_fill_slots(const fg_folded *f, struct fg_folded_slot *v, bool counts)
+{
+	size_t i, it = 0, len, idx;
+	const char *key;
+
+	for (i = 0; i < f->nloose; i++) {
+		v[i].key = f->loose[i].key;
+		v[i].len = f->loose[i].len;
+		if (counts)
+			v[i].count = f->loose[i].count;
+		else
+			v[i].idx = (uint32_t)i;
+	}
+	while (i < f->nloose + f->nrecs && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
+		uint64_t value = counts ? f->recs[idx].count : f->nloose + idx;
+
+		if (len > FG_FOLDED_SLOT_MAX || value > FG_FOLDED_SLOT_MAX)
+			return 1;
+		v[i].key = key;
+		v[i].len = (uint32_t)len;
+		if (counts)
+			v[i++].count = (uint32_t)value;
+		else
+			v[i++].idx = (uint32_t)value;
+	}
+	return 0;
+}
+
 /* The counts of slot idx of settle(): a loose line, or (from nloose on)
  * a record. */
 static void counts_of(const fg_folded *f, size_t idx, fg_count *count, fg_count *before)
@@ -436,27 +464,16 @@ static int settle(fg_folded *f)
 	size_t *lcp = fg_malloc((n ? n : 1) * sizeof(*lcp));
 	struct fg_folded_frac *fracs = NULL;
 	const bool need_fracs = f->fracs != NULL;
-	size_t i, m = 0, it = 0, idx, len;
-	const char *key;
+	size_t i, m = 0;
 	uint64_t key_bytes = 0;
 	int err = FG_ENOMEM;
 
 	if (!recs || !keys || !lcp || (need_fracs && !(fracs = fg_calloc(n, sizeof(*fracs)))) ||
 	    !(v = fg_malloc((n ? n : 1) * sizeof(*v))))
 		goto fail;
-	for (i = 0; i < f->nloose; i++) {
-		v[i].key = f->loose[i].key;
-		v[i].len = f->loose[i].len;
-		v[i].idx = (uint32_t)i;
-	}
-	while (i < n && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
-		if (len > FG_FOLDED_SLOT_MAX || f->nloose + idx > FG_FOLDED_SLOT_MAX) {
-			err = fg_folded_slot_limit();
-			goto fail;
-		}
-		v[i].key = key;
-		v[i].len = (uint32_t)len;
-		v[i++].idx = (uint32_t)(f->nloose + idx);
+	if (fg_folded_fill_slots(f, v, false)) {
+		err = fg_folded_slot_limit();
+		goto fail;
 	}
 	if ((err = fg_folded_sort_slots(v, lcp, n)))
 		goto fail;
@@ -1029,8 +1046,7 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 	 * f's content); with records, a copy holds both */
 	const bool copy = f->nrecs > 0;
 	struct fg_folded_slot *v = NULL, *entries = NULL;
-	size_t *lcp = NULL, i, m = 0, it = 0, idx, len;
-	const char *key;
+	size_t *lcp = NULL, i, m = 0;
 	fg_folded_list *l;
 
 	*out = NULL;
@@ -1046,26 +1062,14 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 		/* pages of entries that are never written cost nothing */
 		if (!(entries = fg_malloc(n * sizeof(*entries))))
 			goto fail;
-	} else if ((entries = v = fg_malloc(n * sizeof(*v)))) {
-		for (i = 0; i < f->nloose; i++) {
-			v[i].key = f->loose[i].key;
-			v[i].len = f->loose[i].len;
-			v[i].count = f->loose[i].count;
-		}
-		while (i < n && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
-			if (len > FG_FOLDED_SLOT_MAX || f->recs[idx].count > FG_FOLDED_SLOT_MAX) {
-				/* rare: not worth a wider slot for all */
-				free(entries);
-				free(lcp);
-				free(l);
-				return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
-			}
-			v[i].key = key;
-			v[i].len = (uint32_t)len;
-			v[i++].count = (uint32_t)f->recs[idx].count;
-		}
-	} else {
+	} else if (!(entries = v = fg_malloc(n * sizeof(*v)))) {
 		goto fail;
+	} else if (fg_folded_fill_slots(f, v, true)) {
+		/* rare: not worth a wider slot for all */
+		free(entries);
+		free(lcp);
+		free(l);
+		return fg_folded_list_new(out, f, FG_FOLDED_SORTED);
 	}
 	if (fg_folded_sort_pruned(v, lcp, n, min, !copy && !f->loose_moved))
 		goto fail;
@@ -1073,12 +1077,10 @@ int fg_folded_list_new_pruned(fg_folded_list **out, const fg_folded *f, double m
 		((fg_folded *)f)->loose_moved = true;
 	/* equal stacks, and the parts left unsorted, are one entry each */
 	for (i = 0; i < n; i++) {
-		size_t shared = lcp[i];
+		const char *key = v[i].key;
+		size_t len = v[i].len, shared = lcp[i];
 		uint64_t count = v[i].count;
 		fg_folded_stack *o;
-
-		key = v[i].key;
-		len = v[i].len;
 
 		if (m && (shared == FG_FOLDED_PRUNED ||
 			  (shared == len && len == entries[m - 1].out.len))) {

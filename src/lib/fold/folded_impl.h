@@ -147,6 +147,11 @@ struct fg_folded {
 /* Sets and returns that FG_ELIMIT. */
 int fg_folded_slot_limit(void);
 
+/* Fills v[0..nloose + nrecs) with f's gathered lines, then its records:
+ * key and length, and the index (the line, or nloose + the record) or,
+ * with counts, the whole count. 1 when one does not fit a slot. */
+int fg_folded_fill_slots(const fg_folded *f, struct fg_folded_slot *v, bool counts);
+
 /* Sorts v[0..n) bytewise by key and sets lcp[i] to how many bytes keys
  * i - 1 and i share, lcp[0] to 0 (sort.c); FG_ENOMEM. */
 int fg_folded_sort_slots(struct fg_folded_slot *v, size_t *lcp, size_t n);

@@ -21,6 +21,7 @@
 
 #include "flamegraph/error.h"
 #include "folded_impl.h"
+#include "util/bytes.h"
 #include "util/banned.h"
 
 /* The digit: DIGIT key bytes from depth, big-endian, zero-padded, in
@@ -45,12 +46,6 @@ static uint64_t bytes_at(const char *s, size_t len, size_t from)
 }
 
 void fg_folded_slot_digit(struct fg_folded_slot *s, size_t depth)
-{
-	s->prefix = bytes_at(s->key, s->len, depth);
-	s->prefix2 = bytes_at(s->key, s->len, depth + 8);
-}
-
-static inline void digit_at(struct fg_folded_slot *s, size_t depth)
 {
 	s->prefix = bytes_at(s->key, s->len, depth);
 	s->prefix2 = bytes_at(s->key, s->len, depth + 8);
@@ -292,7 +287,6 @@ static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth
 	for (i = 1; i < n && lcp; i++) {
 		const char *k = w[i].key + depth, *a = k0 + depth;
 		size_t m = w[i].len - depth < lcp ? w[i].len - depth : lcp;
-		uint64_t x, y;
 
 		/* the keys lie all over memory: ask for a later one's bytes
 		 * while this one is compared */
@@ -303,15 +297,7 @@ static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth
 		/* memcmp is vectorised: let it skip the bulk of a long prefix */
 		for (j = 0; j + 64 <= m && !memcmp(a + j, k + j, 64); j += 64)
 			;
-		for (; j + 8 <= m; j += 8) {
-			memcpy(&x, a + j, 8);
-			memcpy(&y, k + j, 8);
-			if (x != y)
-				break;
-		}
-		while (j < m && a[j] == k[j])
-			j++;
-		lcp = j;
+		lcp = j + fg_common_prefix(a + j, k + j, m - j);
 	}
 	return lcp;
 }
@@ -320,18 +306,9 @@ static size_t common_from(const struct fg_folded_slot *w, size_t n, size_t depth
 static size_t shared_from(const struct fg_folded_slot *a, const struct fg_folded_slot *b,
 			  size_t from)
 {
-	size_t n = a->len < b->len ? a->len : b->len, i = from;
-	uint64_t x, y;
+	size_t n = a->len < b->len ? a->len : b->len;
 
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&x, a->key + i, 8);
-		memcpy(&y, b->key + i, 8);
-		if (x != y)
-			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
-	}
-	while (i < n && a->key[i] == b->key[i])
-		i++;
-	return i;
+	return from + fg_common_prefix(a->key + from, b->key + from, n - from);
 }
 
 /* Whether a goes before b, given that they share their first h bytes. */
@@ -542,24 +519,22 @@ static int msd_sort(struct fg_folded_slot *v, size_t *lcp, size_t n, double min,
 			for (;;) {
 				bool same = true;
 
-				if (first_digits) {
-					/* the first round's digits were read with
-					 * the lines (fg_folded_slot_digit) */
-					first_digits = false;
-					for (i = 0; i < r.n; i++)
-						same = same && same_digit(&w[i], &w[0]) &&
-						       sort_len(&w[i], r.depth) == SIZE_MAX;
-				} else {
-					for (i = 0; i < r.n && i < PREFETCH_KEYS; i++)
-						__builtin_prefetch(w[i].key + r.depth);
-					for (i = 0; i < r.n; i++) {
+				/* the first round's digits may have been read
+				 * with the lines (fg_folded_slot_digit) */
+				const bool read = !first_digits;
+
+				first_digits = false;
+				for (i = 0; read && i < r.n && i < PREFETCH_KEYS; i++)
+					__builtin_prefetch(w[i].key + r.depth);
+				for (i = 0; i < r.n; i++) {
+					if (read) {
 						if (i + PREFETCH_KEYS < r.n)
 							__builtin_prefetch(w[i + PREFETCH_KEYS].key +
 									   r.depth);
-						digit_at(&w[i], r.depth);
-						same = same && same_digit(&w[i], &w[0]) &&
-						       sort_len(&w[i], r.depth) == SIZE_MAX;
+						fg_folded_slot_digit(&w[i], r.depth);
 					}
+					same = same && same_digit(&w[i], &w[0]) &&
+					       sort_len(&w[i], r.depth) == SIZE_MAX;
 				}
 				if (!same)
 					break;
@@ -621,23 +596,19 @@ int fg_folded_slot_limit(void)
 
 int fg_folded_sort_stacks(const fg_folded *f, struct fg_folded_slot **out, size_t **lcp)
 {
-	const size_t alloc = f->nrecs ? f->nrecs : 1;
+	/* readers merge gathered lines first (fg_folded_settled): then n is
+	 * the records' */
+	const size_t n = f->nloose + f->nrecs, alloc = n ? n : 1;
 	struct fg_folded_slot *v = fg_calloc(alloc, sizeof(*v));
-	size_t *shared = fg_malloc(alloc * sizeof(*shared)), it = 0, n = 0, len, idx;
-	const char *key;
+	size_t *shared = fg_malloc(alloc * sizeof(*shared));
 	int err = FG_ENOMEM;
 
 	*out = NULL;
 	if (!v || !shared)
 		goto fail;
-	while (n < f->nrecs && fg_folded_next_stack(f, &it, &key, &len, &idx)) {
-		if (len > FG_FOLDED_SLOT_MAX || idx > FG_FOLDED_SLOT_MAX) {
-			err = fg_folded_slot_limit();
-			goto fail;
-		}
-		v[n].key = key;
-		v[n].len = (uint32_t)len;
-		v[n++].idx = (uint32_t)idx;
+	if (fg_folded_fill_slots(f, v, false)) {
+		err = fg_folded_slot_limit();
+		goto fail;
 	}
 	if (f->keys) /* settled stacks are in order already */
 		memcpy(shared, f->shared, n * sizeof(*shared));

@@ -17,6 +17,7 @@
 #include "nameattr.h"
 #include "palette.h"
 #include "svgout.h"
+#include "util/bytes.h"
 #include "util/hashmap.h"
 #include "util/input.h"
 #include "util/strbuf.h"
@@ -347,23 +348,6 @@ static int open_frame(struct render *r, size_t nopen, const char *p, size_t len)
 /* How many stacks ahead flow asks for the bytes of the next ones. */
 #define PREFETCH_AHEAD 4
 
-/* The length of the common prefix of a and b. */
-static size_t common_prefix(const char *a, const char *b, size_t n)
-{
-	size_t i = 0;
-	uint64_t x, y;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
-	}
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
 /* How many leading frames stack s (n bytes) shares with prev, whose
  * frames are open[0..nopen) (their names point into prev: flow keeps
  * them there), given k, the bytes the two share (SIZE_MAX: unknown, then
@@ -377,7 +361,7 @@ static size_t shared_frames(const struct open_frame *open, size_t nopen, const c
 	size_t lo = 0, hi = nopen;
 
 	if (k == SIZE_MAX)
-		k = common_prefix(prev, s, prev_len < n ? prev_len : n);
+		k = fg_common_prefix(prev, s, prev_len < n ? prev_len : n);
 
 	/* a frame is shared when it ends at or before k on a boundary of both */
 	if (!((k == n || s[k] == ';') && (k == prev_len || prev[k] == ';'))) {
@@ -723,11 +707,6 @@ static struct row *rows_of(const struct render *r, double height, double ypad2)
 	return rows;
 }
 
-static char *put_row(char *p, const char *s, size_t n)
-{
-	return (char *)memcpy(p, s, n) + n;
-}
-
 static int write_frames(struct render *r, double height, double ypad2)
 {
 	const fg_render_opts *o = r->o;
@@ -773,7 +752,7 @@ static int write_frames(struct render *r, double height, double ypad2)
 			break;
 		p = as && as->link ? FG_PUT_LIT(p, "<a") : FG_PUT_LIT(p, "<g");
 		if (as) {
-			p = (char *)memcpy(p, as->attrs.buf, as->attrs.len) + as->attrs.len;
+			p = fg_put_bytes(p, as->attrs.buf, as->attrs.len);
 			if (as->title) {
 				p = FG_PUT_LIT(p, " data-name=\"");
 				p = fg_put_xml(p, fr->name, dn);
@@ -807,10 +786,10 @@ static int write_frames(struct render *r, double height, double ypad2)
 		}
 		p = FG_PUT_LIT(p, "</title><rect x=\"");
 		p = fg_put_fixed(p, x_pct, 4);
-		p = put_row(p, row->rect, row->rect_len);
+		p = fg_put_bytes(p, row->rect, row->rect_len);
 		p = fg_put_fixed(p, (double)w * pct_per_time, 4);
 		p = FG_PUT_LIT(p, "%\" height=\"");
-		p = put_row(p, fh_text, fh_len);
+		p = fg_put_bytes(p, fh_text, fh_len);
 		p = FG_PUT_LIT(p, "\" fill=\"");
 		p = put_rgb(p, c);
 		p = FG_PUT_LIT(p, "\" fg:x=\"");
@@ -819,7 +798,7 @@ static int write_frames(struct render *r, double height, double ypad2)
 		p = fg_put_u64(p, w);
 		p = FG_PUT_LIT(p, "\"/><text x=\"");
 		p = fg_put_fixed(p, x_pct + text_dx, 4);
-		p = put_row(p, row->text_y, row->text_y_len);
+		p = fg_put_bytes(p, row->text_y, row->text_y_len);
 		p = put_label(p, fr->name, dn, (double)w * r->widthpertime, charw);
 		p = as && as->link ? FG_PUT_LIT(p, "</text></a>\n") : FG_PUT_LIT(p, "</text></g>\n");
 		fg_svgout_wrote(out, p);

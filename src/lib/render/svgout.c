@@ -31,14 +31,6 @@ char *fg_svgout_room_slow(fg_svgout *o, size_t n)
 	return o->buf.buf + o->buf.len;
 }
 
-void fg_svgout_add_slow(fg_svgout *o, const char *s, size_t n)
-{
-	char *p = fg_svgout_room_slow(o, n);
-
-	if (p)
-		fg_svgout_wrote(o, (char *)memcpy(p, s, n) + n);
-}
-
 static const char two_digits[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -59,13 +51,6 @@ static char *digits_back(char *end, uint64_t v)
 		*--end = (char)('0' + v);
 	}
 	return end;
-}
-
-/* Copies tmp[from..end) to p. */
-static char *put_tail(char *p, const char *from, const char *end)
-{
-	memcpy(p, from, (size_t)(end - from));
-	return p + (end - from);
 }
 
 /* Copies the few bytes [from, end) to p: a loop, not a call. */
@@ -111,7 +96,7 @@ char *fg_put_fixed(char *p, double v, int decimals)
 		int len = snprintf(tmp, sizeof(tmp), "%.*f", decimals, isfinite(v) ? v : 0.0);
 		if (len <= 0)
 			return p;
-		return put_tail(p, tmp, tmp + ((size_t)len < sizeof(tmp) ? (size_t)len : sizeof(tmp) - 1));
+		return fg_put_bytes(p, tmp, (size_t)len < sizeof(tmp) ? (size_t)len : sizeof(tmp) - 1);
 	}
 	/* rounded half away from zero, as llround: a - n is exact here */
 	n = (uint64_t)a;
@@ -268,7 +253,7 @@ char *fg_put_xml(char *out, const char *s, size_t n)
 			p += len;
 			continue;
 		}
-		out = put_tail(out, (const char *)run, (const char *)p);
+		out = fg_put_bytes(out, run, (size_t)(p - run));
 		switch (*p) {
 		case '&': rep = "&amp;"; break;
 		case '<': rep = "&lt;"; break;
@@ -277,10 +262,10 @@ char *fg_put_xml(char *out, const char *s, size_t n)
 		case '\'': rep = "&apos;"; break;
 		default: rep = "\xEF\xBF\xBD"; break; /* U+FFFD */
 		}
-		out = put_tail(out, rep, rep + strlen(rep));
+		out = fg_put_bytes(out, rep, strlen(rep));
 		run = ++p;
 	}
-	return put_tail(out, (const char *)run, (const char *)p);
+	return fg_put_bytes(out, run, (size_t)(p - run));
 }
 
 void fg_svgout_xml(fg_svgout *o, const char *s, size_t n)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/bytes.h"
 #include "util/strbuf.h"
 
 typedef struct fg_svgout {
@@ -19,8 +20,6 @@ typedef struct fg_svgout {
 #define FG_SVGOUT_FLUSH (1u << 20)
 
 void fg_svgout_flush(fg_svgout *o);
-/* fg_svgout_add when the buffer lacks room (or after an error). */
-void fg_svgout_add_slow(fg_svgout *o, const char *s, size_t n);
 /* fg_svgout_room when the buffer lacks room (or after an error). */
 char *fg_svgout_room_slow(fg_svgout *o, size_t n);
 
@@ -39,18 +38,15 @@ static inline void fg_svgout_wrote(fg_svgout *o, char *end)
 	o->buf.len = (size_t)(end - o->buf.buf);
 }
 
-/* A frame is written in some 25 pieces: the common case, room in the
- * buffer, is inline (and a literal's length known when compiling). The
- * buffer keeps room for a NUL, as an fg_strbuf does, but is not
- * terminated: only fg_svgout_flush reads it. */
+/* The header is written in many small pieces: inline, a literal's length
+ * known when compiling. The buffer keeps room for a NUL, as an fg_strbuf
+ * does, but is not terminated: only fg_svgout_flush reads it. */
 static inline void fg_svgout_add(fg_svgout *o, const char *s, size_t n)
 {
-	if (o->buf.alloc - o->buf.len > n) {
-		memcpy(o->buf.buf + o->buf.len, s, n);
-		o->buf.len += n;
-		return;
-	}
-	fg_svgout_add_slow(o, s, n);
+	char *p = fg_svgout_room(o, n);
+
+	if (p)
+		fg_svgout_wrote(o, fg_put_bytes(p, s, n));
 }
 
 static inline void fg_svgout_str(fg_svgout *o, const char *s)
