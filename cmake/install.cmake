@@ -7,12 +7,10 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# --- libflamegraph.so: the static library's objects, whole --------------------
+# --- libflamegraph.so: the static library's objects, all of them -------------
 if(NOT FG_FUZZ)
-  file(WRITE ${CMAKE_BINARY_DIR}/generated/shared-library.c
-       "/* libflamegraph.so is libflamegraph.a linked whole. */\n")
-  add_library(flamegraph_shared SHARED ${CMAKE_BINARY_DIR}/generated/shared-library.c)
-  target_link_libraries(flamegraph_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,flamegraph>")
+  add_library(flamegraph_shared SHARED $<TARGET_OBJECTS:flamegraph_objects>)
+  target_link_libraries(flamegraph_shared PRIVATE ${FG_LIB_DEPENDENCIES})
   target_include_directories(flamegraph_shared INTERFACE
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   set_target_properties(flamegraph_shared PROPERTIES

@@ -15,5 +15,5 @@ target_compile_options(flamegraph-alloc PRIVATE -fno-optimize-sibling-calls
                        -fno-sanitize=all -ftls-model=initial-exec)
 target_link_options(flamegraph-alloc PRIVATE -fno-sanitize=all -Wl,-z,nodelete)
 # libm: the sampling's exp and log (it allocates nothing)
-target_link_libraries(flamegraph-alloc PRIVATE m)
+target_link_libraries(flamegraph-alloc PRIVATE m ${CMAKE_DL_LIBS})
 install(TARGETS flamegraph-alloc LIBRARY DESTINATION ${FG_ALLOC_INSTALL_DIR})

@@ -23,13 +23,13 @@ if(FG_FUZZ)
   endif()
   # the library gets coverage instrumentation but no libFuzzer main();
   # everything linking it (programs, tests) needs the sanitizer runtimes
-  target_compile_options(flamegraph PRIVATE -fsanitize=address,undefined,fuzzer-no-link
+  target_compile_options(flamegraph_objects PRIVATE -fsanitize=address,undefined,fuzzer-no-link
                          -fno-sanitize-recover=undefined)
   target_link_options(flamegraph INTERFACE -fsanitize=address,undefined)
   # small collapse blocks: cheap runs, and small inputs cross block cuts
   # (the targets see the size too, to build inputs just past one block)
   set(FG_FUZZ_CHUNK_SIZE 4096)
-  target_compile_definitions(flamegraph PRIVATE FG_COLLAPSE_CHUNK_SIZE=${FG_FUZZ_CHUNK_SIZE})
+  target_compile_definitions(flamegraph_objects PRIVATE FG_COLLAPSE_CHUNK_SIZE=${FG_FUZZ_CHUNK_SIZE})
   foreach(src ${FG_FUZZ_TARGETS})
     get_filename_component(name ${src} NAME_WE)
     string(REGEX REPLACE "^fuzz_" "" name ${name})

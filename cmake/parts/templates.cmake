@@ -40,4 +40,4 @@ add_custom_command(
   DEPENDS ${FG_TEMPLATE_FILES} ${CMAKE_CURRENT_LIST_FILE}
   COMMENT "Embedding the SVG templates"
   VERBATIM)
-target_sources(flamegraph PRIVATE ${FG_TEMPLATES_C})
+target_sources(flamegraph_objects PRIVATE ${FG_TEMPLATES_C})

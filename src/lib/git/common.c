@@ -84,10 +84,13 @@ int fg_git__open(git_repository **out, const char *path)
 	if (lg == GIT_ENOTFOUND) {
 		err = fg_error_set(FG_ENOTFOUND, "'%s' is not inside a git repository",
 				   path);
+#if FG_LIBGIT2_AT_LEAST(1, 5)
+	/* the ownership check (git's safe.directory) came with 1.4.3 and 1.5 */
 	} else if (lg == GIT_EOWNER) {
 		err = fg_error_set(FG_ENOTFOUND,
 			"the git repository at '%s' is owned by another user — "
 			"add it to git's safe.directory to use it", path);
+#endif
 	} else if (lg < 0) {
 		err = fg_git__fail(lg, "cannot open the git repository");
 	}
@@ -139,7 +142,7 @@ done:
 
 int fg_git__ids(char *full, char *abbrev, const git_commit *commit)
 {
-	git_buf buf = GIT_BUF_INIT;
+	git_buf buf = { 0 }; /* GIT_BUF_INIT is public from 1.4 on */
 	size_t n;
 	int lg;
 

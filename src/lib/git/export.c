@@ -136,17 +136,28 @@ static int export_blob(export_ctx *ctx, int dirfd, const git_tree_entry *te, boo
 {
 	git_blob_filter_options fo;
 	git_blob *blob = NULL;
-	git_buf buf = GIT_BUF_INIT;
+	git_buf buf = { 0 }; /* GIT_BUF_INIT is public from 1.4 on */
 	int fd = -1, err = 0, lg;
 
-	git_blob_filter_options_init(&fo, GIT_BLOB_FILTER_OPTIONS_VERSION);
+	/* what GIT_BLOB_FILTER_OPTIONS_INIT gives, with no field left out */
+	memset(&fo, 0, sizeof(fo));
+	fo.version = GIT_BLOB_FILTER_OPTIONS_VERSION;
+	fo.flags = GIT_BLOB_FILTER_CHECK_FOR_BINARY;
 	lg = git_blob_lookup(&blob, ctx->repo, git_tree_entry_id(te));
 	if (lg < 0)
 		return fg_git__fail(lg, ctx->path.buf);
 	/* The exported commit's .gitattributes decide eol/ident conversion,
-	 * as a checkout of that commit would; never the work tree's. */
+	 * as a checkout of that commit would; never the work tree's. Before
+	 * 1.2 libgit2 reads them from HEAD's tree at best. */
+#if FG_LIBGIT2_AT_LEAST(1, 4)
 	fo.flags |= GIT_BLOB_FILTER_ATTRIBUTES_FROM_COMMIT;
 	git_oid_cpy(&fo.attr_commit_id, &ctx->commit_id);
+#elif FG_LIBGIT2_AT_LEAST(1, 2)
+	fo.flags |= GIT_BLOB_FILTER_ATTRIBUTES_FROM_COMMIT;
+	fo.commit_id = &ctx->commit_id;
+#else
+	fo.flags |= GIT_BLOB_FILTER_ATTTRIBUTES_FROM_HEAD;
+#endif
 	lg = git_blob_filter(&buf, blob, ctx->path.buf, &fo);
 	if (lg < 0) {
 		err = fg_git__fail(lg, ctx->path.buf);

@@ -5,6 +5,16 @@
 
 #include <git2.h>
 
+/* libgit2 1.1 (Debian 11, Ubuntu 22.04) to 1.9 (Debian 13) are supported;
+ * where the API moved between them, the version decides. */
+#define FG_LIBGIT2_AT_LEAST(major, minor) \
+	(LIBGIT2_VER_MAJOR > (major) || \
+	 (LIBGIT2_VER_MAJOR == (major) && LIBGIT2_VER_MINOR >= (minor)))
+/* 1.8 moved the calls that set and clear the thread's error here */
+#if FG_LIBGIT2_AT_LEAST(1, 8)
+#include <git2/sys/errors.h>
+#endif
+
 #include "flamegraph/error.h"
 #include "flamegraph/git.h"
 

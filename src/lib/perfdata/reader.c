@@ -22,6 +22,12 @@
 #include "lib/perfdata/reader.h"
 #include "util/banned.h"
 
+/* build ids in MMAP2 records came with Linux 5.12: older headers lack the
+ * flag */
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
+#endif
+
 #define MAX_LOST(r) ((r)->lost_in_lost > (r)->lost_in_lost_samples ? (r)->lost_in_lost : \
 		     (r)->lost_in_lost_samples)
 
