@@ -461,7 +461,10 @@ static void submodule_state_and_dirty_flag(void **state)
 		if (i == 5)  /* ... and committed */
 			git(dir, "commit", "-q", "-m", "bump lib", NULL);
 		assert_int_equal(fg_git_provenance(&info, dir), 0);
-		if (info.dirty != git_says_dirty(dir) || info.dirty != want_dirty[i])
+		/* git 2.30 (Debian 11) counts an untracked file inside a
+		 * submodule as dirty too; the git of later releases does not,
+		 * and neither does the provenance: step 1 asks only it */
+		if ((i != 1 && info.dirty != git_says_dirty(dir)) || info.dirty != want_dirty[i])
 			fail_msg("step %zu: dirty=%d, git describe %s", i, info.dirty,
 				 git_says_dirty(dir) ? "dirty" : "clean");
 		assert_string_equal(info.workdir, dir);
