@@ -5,6 +5,7 @@
 # views must match them exactly per function, leaked exactly, peak within
 # 5%. Then fork, exec, _exit, a default-action signal, C++ new, a static
 # program, and the options that cannot go with --alloc. No perf is needed.
+. "$FG_SRC/tests/lib/stacks.sh" # thread_start_frame
 cc -O2 -g -fno-omit-frame-pointer -pthread -o counted "$FG_SRC/tests/e2e/alloc/counted.c"
 
 # per allocating function (the stacks' last frame): "NAME WEIGHT"
@@ -35,8 +36,8 @@ got=$(awk '$1 ~ /^a_/ { s += $2 } END { print s + 0 }' leaf.peak)
 awk -v w="$want" -v g="$got" 'BEGIN { d = (g - w) / w; exit !(w > 0 && d < 0.05 && d > -0.05) }' &&
 	pass || fail "peak: the graph has $got bytes of counted's blocks, the program counted $want"
 # stacks: rooted at the process, through the threads' start and main
-check_contains "stacks rooted at the program" bytes.folded "^counted;start_thread;worker;round_of;a_malloc [0-9]+$"
-check_contains "the leaks' stack" leaked.folded "^counted;start_thread;worker;(round_of;)?a_leak [0-9]+$"
+check_contains "stacks rooted at the program" bytes.folded "^counted;$(thread_start_frame);worker;round_of;a_malloc [0-9]+$"
+check_contains "the leaks' stack" leaked.folded "^counted;$(thread_start_frame);worker;(round_of;)?a_leak [0-9]+$"
 
 # the graph itself
 check_exit "--alloc SVG" 0 flamegraph --alloc -o alloc.svg -- ./counted 20

@@ -5,6 +5,7 @@
 # frame-pointer walk (--alloc-unwind fp) loses the chain. The .eh_frame
 # walk keeps the exact counts, threads, fork, and reaches through
 # libstdc++ (built without frame pointers) to the caller of operator new.
+. "$FG_SRC/tests/lib/stacks.sh" # thread_start_frame
 cc -O2 -g -fomit-frame-pointer -o nofp "$FG_SRC/tests/e2e/alloc/nofp.c"
 cc -O2 -g -o badframes "$FG_SRC/tests/e2e/alloc/badframes.c"
 check_exit "no frame pointers: default" 0 flamegraph --alloc=count --format folded -o auto.folded -- ./nofp
@@ -22,7 +23,7 @@ for f in a_malloc a_calloc a_realloc a_aligned a_leak; do
 	check_eq "--alloc-unwind eh: bytes of $f" "$(awk -v f=$f '$1 == f { print $3 }' out)" \
 		"$(awk -v f=$f '{ n = split($1, s, ";"); if (s[n] == f) t += $NF } END { print t + 0 }' eh.bytes)"
 done
-check_contains "--alloc-unwind eh: a thread's stack" eh.bytes "^counted;(.*;)?start_thread;worker;round_of;a_malloc [0-9]+$"
+check_contains "--alloc-unwind eh: a thread's stack" eh.bytes "^counted;(.*;)?$(thread_start_frame);worker;round_of;a_malloc [0-9]+$"
 check_exit "--alloc-unwind eh: fork" 0 flamegraph --alloc --alloc-unwind eh --format folded -o ehfork.folded -- ./counted 10 fork
 check_contains "--alloc-unwind eh: fork, two processes" err "; [0-9]+ stacks, 2 processes"
 

@@ -34,7 +34,7 @@ if command -v c++ >/dev/null; then
 	recordings="$recordings cxx"
 fi
 
-. "$FG_SRC/tests/lib/stacks.sh" # share, compare
+. "$FG_SRC/tests/lib/stacks.sh" # share, compare, thread_start_frame
 
 for rec in $recordings; do
 	compare "$rec" "$rec.data" "" --
@@ -68,7 +68,7 @@ for run in $dwarf_runs; do
 done
 check_contains "dwarf: main calls a" dwarf-cg.native "^callgraph-dw;.*main;outer;a [0-9]+$"
 check_contains "dwarf: inlined frames" dwarf-threads.native ";hash_step;churn;mix [0-9]+$"
-check_contains "dwarf: libc frames" dwarf-threads.native ";start_thread;worker;"
+check_contains "dwarf: libc frames" dwarf-threads.native ";$(thread_start_frame);worker;"
 # 24 KB of stack above the sampled frame: the part of each copy the
 # reader reads only when unwinding asks for it
 check_contains "dwarf: deep stacks, unwound to main" dwarf-deep.native \
@@ -79,7 +79,7 @@ if [ -e dwarf-cxx.native ]; then
 fi
 check_contains "callgraph: main calls a" cg.native "^callgraph;.*main;a [0-9]+$"
 check_contains "threads: renamed threads" threads-tid-kernel.native "^worker-[0-9]-[0-9]+/[0-9]+;"
-check_contains "threads: libc frames" threads.native ";start_thread;"
+check_contains "threads: libc frames" threads.native ";$(thread_start_frame);"
 if [ -e cxx.native ]; then
 	check_contains "C++: demangled, no return type" cxx.native ";main;work::churn<long>[; ]"
 fi

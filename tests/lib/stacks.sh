@@ -47,3 +47,24 @@ compare() {
 		cp "$name.text" "$name.native" "$FG_ARTIFACTS/perfdata-compare/" 2>/dev/null || true
 	fi
 }
+
+# thread_start_frame: the frame a thread's stack starts with in libc, as a
+# regular expression: start_thread where the C library's symbols name it
+# (its own symbol table, or a separate debug file such as libc6-dbg's);
+# else the library itself, as for any frame without a symbol ("[libc.so.6]":
+# Debian 13's libc keeps only its exported symbols).
+thread_start_frame() {
+	local libc id debug
+	libc=$(ldd /bin/sh | awk '/libc\.so/ { print $3; exit }')
+	if readelf -sW "$libc" 2>/dev/null | grep -qw start_thread; then
+		echo start_thread
+		return
+	fi
+	id=$(readelf -nW "$libc" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p' | head -n 1)
+	debug=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	if [ -n "$id" ] && readelf -sW "$debug" 2>/dev/null | grep -qw start_thread; then
+		echo start_thread
+		return
+	fi
+	echo "\\[${libc##*/}\\]"
+}
