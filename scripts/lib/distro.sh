@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # FG_DISTRO_* are for the scripts that source it
 # The distribution this runs on, its package manager and its names for
 # what the project needs. Sourced by scripts/setup (bash).
 #
@@ -14,22 +14,27 @@
 # Linux (ID_LIKE="rhel centos fedora") fedora, Manjaro (ID_LIKE=arch)
 # arch.
 
-# fg_distro_field FILE KEY: KEY's value in FILE, quotes removed
-fg_distro_field() {
-	sed -n "s/^$2=//p" "$1" | head -n 1 | sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'\$/\1/"
-}
-
-fg_distro_family_of() { # WORD: the family WORD names, or nothing
-	case $1 in
-	debian) echo debian ;;
-	ubuntu) echo ubuntu ;;
-	fedora) echo fedora ;;
-	arch) echo arch ;;
-	esac
+# fg_distro_read FILE: os-release's fields of interest into fg_osr_KEY
+# (ID, ID_LIKE, PRETTY_NAME, VERSION_ID, VERSION_CODENAME,
+# UBUNTU_CODENAME), quotes removed
+fg_distro_read() {
+	local key value
+	fg_osr_ID="" fg_osr_ID_LIKE="" fg_osr_PRETTY_NAME="" fg_osr_VERSION_ID=""
+	fg_osr_VERSION_CODENAME="" fg_osr_UBUNTU_CODENAME=""
+	while IFS='=' read -r key value || [ -n "$key" ]; do
+		case $key in
+		ID | ID_LIKE | PRETTY_NAME | VERSION_ID | VERSION_CODENAME | UBUNTU_CODENAME)
+			case $value in
+			\"*\" | \'*\') value=${value:1:${#value}-2} ;;
+			esac
+			printf -v "fg_osr_$key" '%s' "$value"
+			;;
+		esac
+	done <"$1"
 }
 
 fg_distro_detect() {
-	local file=${FG_OS_RELEASE:-} id like word fam v
+	local file=${FG_OS_RELEASE:-} word v
 	if [ -z "$file" ]; then
 		file=/etc/os-release
 		[ -r "$file" ] || file=/usr/lib/os-release
@@ -39,20 +44,15 @@ fg_distro_detect() {
 		FG_DISTRO_NAME="this system (no $file)"
 		return 0
 	fi
-	id=$(fg_distro_field "$file" ID)
-	like=$(fg_distro_field "$file" ID_LIKE)
-	FG_DISTRO_NAME=$(fg_distro_field "$file" PRETTY_NAME)
-	[ -n "$FG_DISTRO_NAME" ] || FG_DISTRO_NAME=${id:-an unknown system}
-	for v in VERSION_ID VERSION_CODENAME UBUNTU_CODENAME; do
-		v=$(fg_distro_field "$file" "$v")
+	fg_distro_read "$file"
+	FG_DISTRO_NAME=${fg_osr_PRETTY_NAME:-${fg_osr_ID:-an unknown system}}
+	for v in "$fg_osr_VERSION_ID" "$fg_osr_VERSION_CODENAME" "$fg_osr_UBUNTU_CODENAME"; do
 		[ -z "$v" ] || FG_DISTRO_RELEASE="$FG_DISTRO_RELEASE${FG_DISTRO_RELEASE:+ }$v"
 	done
-	for word in $id $like; do
-		fam=$(fg_distro_family_of "$word")
-		if [ -n "$fam" ]; then
-			FG_DISTRO_FAMILY=$fam
-			break
-		fi
+	for word in $fg_osr_ID $fg_osr_ID_LIKE; do
+		case $word in
+		debian | ubuntu | fedora | arch) FG_DISTRO_FAMILY=$word && break ;;
+		esac
 	done
 	case $FG_DISTRO_FAMILY in
 	debian | ubuntu) FG_DISTRO_MANAGER=apt-get ;;
