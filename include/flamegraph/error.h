@@ -30,6 +30,26 @@ enum fg_error_code {
 	FG_EINTR = -12,   /* stopped by a signal (flamegraph/signals.h) */
 };
 
+/* Why the last error happened, where the fix depends on the system more
+ * than the library can know (its package manager, its package names):
+ * a program can then say the command that fixes it. The message of
+ * fg_error_last() says the same in general terms. */
+enum fg_error_reason {
+	FG_REASON_NONE = 0,
+	FG_REASON_PERF_MISSING = 1,   /* perf is not on PATH */
+	FG_REASON_PERF_NO_KERNEL = 2, /* perf is there but cannot run: it is
+					 a distribution's wrapper that found
+					 no perf for the running kernel
+					 (Ubuntu's linux-tools-common without
+					 linux-tools-KERNEL) */
+	FG_REASON_PERF_TOO_OLD = 3,   /* perf does not know an option the
+					 recording needs (perf before 5.10) */
+};
+
+/* The reason of the last error set in this thread (FG_REASON_NONE if
+ * none is known, or no error). */
+int fg_error_last_reason(void);
+
 /* The detail of the last error set in this thread ("" if none). The string
  * is owned by the library and valid until the next failing call. */
 const char *fg_error_last(void);

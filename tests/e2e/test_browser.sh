@@ -5,7 +5,7 @@
 # ctest: LABELS browser
 # ctest: RUN_SERIAL
 if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	echo "chromium, node or npm missing (scripts/debian-packages.txt lists chromium)" >&2
+	echo "chromium, node or npm missing (scripts/setup installs them on Debian, Fedora and Arch; Ubuntu's chromium is a snap, which this test cannot drive)" >&2
 	exit 77
 fi
 browser=$FG_SRC/tests/browser

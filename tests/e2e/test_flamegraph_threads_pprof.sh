@@ -56,7 +56,7 @@ if command -v go >/dev/null; then
 			pass || fail "pprof: $fn has $(cat pprof_$fn.txt)% in pprof, $(cat folded_$fn.txt)% in the folded stacks"
 	done
 else
-	fail "go (golang-go) is not installed: scripts/debian-packages.txt lists it"
+	fail "go is not installed: scripts/setup installs it (golang-go, golang or go in scripts/packages/)"
 fi
 check_exit "an unknown format" 1 flamegraph --format pdf -- ./callgraph 10
 check_contains "an unknown format: the formats, pprof among them" err "pprof"

@@ -274,12 +274,31 @@ static void failures_in_our_words(void **state)
 			       "ring buffer of 16384 KB per CPU"));
 	assert_non_null(strstr(failure_for("  Error: unknown option `control'\n", 129, 0),
 			       "this perf is too old"));
+	assert_int_equal(fg_error_last_reason(), FG_REASON_PERF_TOO_OLD);
+	/* Ubuntu's wrapper without linux-tools-KERNEL: named, with the
+	 * kernel's package it lists (not linux-tools-generic) */
+	assert_string_equal(failure_for("WARNING: perf not found for kernel 6.8.0-45\n\n  You may need to "
+					"install the following packages for this specific kernel:\n"
+					"    linux-tools-6.8.0-45-generic\n\n  You may also want to "
+					"install one of the following packages to keep up to date:\n"
+					"    linux-tools-generic\n", 2, 0),
+			    "perf cannot run: it is a wrapper that found no perf for the running kernel "
+			    "(it says \"WARNING: perf not found for kernel 6.8.0-45\" and names "
+			    "linux-tools-6.8.0-45-generic) — install the perf of the running kernel "
+			    "(Ubuntu: linux-tools-common and linux-tools-KERNEL, KERNEL being what "
+			    "`uname -r` prints)");
+	assert_int_equal(fg_error_last_reason(), FG_REASON_PERF_NO_KERNEL);
+	/* Debian 11's (linux-base) without linux-perf-X.Y */
+	assert_non_null(strstr(failure_for("E: linux-perf-5.10 is not installed.\n", 1, 0),
+			       "(it says \"E: linux-perf-5.10 is not installed.\" and names linux-perf-5.10)"));
+	assert_int_equal(fg_error_last_reason(), FG_REASON_PERF_NO_KERNEL);
 	/* anything else: perf's own first reason, with how it ended, and no
 	 * word of paranoia */
 	const char *other = failure_for("Error:\nfailed to mmap with 12 (Cannot allocate memory)\n", 255, 0);
 	assert_string_equal(other, "perf record exited with status 255: failed to mmap with 12 "
 				   "(Cannot allocate memory)");
 	assert_string_equal(failure_for("", 1, 0), "perf record exited with status 1 and wrote no data");
+	assert_int_equal(fg_error_last_reason(), FG_REASON_NONE);
 }
 
 /* --- lost samples counted from a perf.data --------------------------------- */

@@ -6,6 +6,7 @@
 
 #include "flamegraph/error.h"
 #include "cli/common/diag.h"
+#include "cli/common/distro.h"
 
 static const char *prog_name = "flamegraph";
 
@@ -205,7 +206,9 @@ int fg_die_lib(int err)
 			  "or give a smaller input");
 		return fg_exit_code_for(FG_ENOMEM);
 	}
-	fg_errorf("%s", *fg_error_last() ? fg_error_last() : "unknown error");
+	/* perf's install command is this system's, where it is known */
+	if (fg_distro_explain_last_error() != 0)
+		fg_errorf("%s", *fg_error_last() ? fg_error_last() : "unknown error");
 	return fg_exit_code_for(err);
 }
 

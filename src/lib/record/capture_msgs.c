@@ -4,6 +4,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/record/capture_msgs.h"
+#include "util/error.h"
 #include "util/banned.h"
 
 void fg_capture_msgs_init(fg_capture_msgs *m, void (*warn)(void *ctx, const char *line), void *ctx)
@@ -141,6 +142,55 @@ static void first_reason(const fg_capture_msgs *m, fg_strbuf *out)
 	}
 }
 
+/* The package a distribution's wrapper names for the running kernel's
+ * perf: Ubuntu's lists linux-tools-6.8.0-45-generic (then the
+ * linux-tools-generic that follows new kernels), Debian's says
+ * "E: linux-perf-5.10 is not installed". */
+static void kernel_package(const char *t, fg_strbuf *out)
+{
+	static const char *const prefixes[] = { "linux-tools-", "linux-perf-" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++) {
+		size_t n = strlen(prefixes[i]);
+		for (const char *p = t; (p = strstr(p, prefixes[i])); p += n) {
+			size_t len = n;
+			if (p[n] < '0' || p[n] > '9')
+				continue;
+			while (p[len] && !strchr(" \t\n,;:)\"'", p[len]))
+				len++;
+			while (p[len - 1] == '.')
+				len--;
+			fg_strbuf_add(out, p, len);
+			return;
+		}
+	}
+}
+
+int fg_capture_msgs_no_kernel(const fg_capture_msgs *m, const char *tool)
+{
+	const char *t = m->text.buf ? m->text.buf : "", *line;
+	fg_strbuf said = FG_STRBUF_INIT, pkg = FG_STRBUF_INIT;
+	int err;
+
+	if (!(line = strstr(t, "perf not found for kernel")) &&
+	    !((line = strstr(t, "E: linux-perf-")) && strstr(line, " is not installed")))
+		return 0;
+	while (line > t && line[-1] != '\n')
+		line--;
+	fg_strbuf_add(&said, line, strcspn(line, "\n"));
+	kernel_package(t, &pkg);
+	err = fg_error_set_reason(FG_ERECORD, FG_REASON_PERF_NO_KERNEL,
+				  "%s cannot run: it is a wrapper that found no perf for the running "
+				  "kernel (it says \"%s\"%s%s) — install the perf "
+				  "of the running kernel (Ubuntu: linux-tools-common and "
+				  "linux-tools-KERNEL, KERNEL being what `uname -r` prints)",
+				  tool, said.buf ? said.buf : "", pkg.len ? " and names " : "",
+				  pkg.len ? pkg.buf : "");
+	fg_strbuf_release(&said);
+	fg_strbuf_release(&pkg);
+	return err;
+}
+
 int fg_capture_msgs_failure(const fg_capture_msgs *m, const fg_record_opts *rec,
 			    const fg_exit_status *st)
 {
@@ -148,6 +198,8 @@ int fg_capture_msgs_failure(const fg_capture_msgs *m, const fg_record_opts *rec,
 	fg_strbuf why = FG_STRBUF_INIT, how = FG_STRBUF_INIT;
 	int err;
 
+	if ((err = fg_capture_msgs_no_kernel(m, rec->tool && *rec->tool ? rec->tool : "perf")))
+		return err;
 	if (st->signal)
 		fg_strbuf_addf(&how, "was killed by signal %d", st->signal);
 	else
@@ -169,7 +221,8 @@ int fg_capture_msgs_failure(const fg_capture_msgs *m, const fg_record_opts *rec,
 				   "use `opts.call_graph=fp` or dwarf", why.len ? why.buf : "perf refused it");
 	else if ((strstr(t, "unknown option") || strstr(t, "unknown switch")) &&
 		 (strstr(t, "control") || strstr(t, "max-size") || strstr(t, "`D'")))
-		err = fg_error_set(FG_ERECORD, "this perf is too old (%s) — install perf 5.10 or newer",
+		err = fg_error_set_reason(FG_ERECORD, FG_REASON_PERF_TOO_OLD,
+					  "this perf is too old (%s) — install perf 5.10 or newer",
 				   why.len ? why.buf : "it does not know --control");
 	else if (why.len)
 		err = fg_error_set(FG_ERECORD, "perf record %s: %s", how.buf, why.buf);

@@ -35,6 +35,11 @@ void fg_capture_msgs_flush(fg_capture_msgs *m);
  * attaching) from what it said, and returns FG_ERECORD. */
 int fg_capture_msgs_failure(const fg_capture_msgs *m, const fg_record_opts *rec,
 			    const fg_exit_status *st);
+/* When what the recorder said is that of a distribution's perf wrapper
+ * that found no perf for the running kernel (Ubuntu's linux-tools-common
+ * alone), sets that error (reason FG_REASON_PERF_NO_KERNEL; tool is the
+ * perf that ran) and returns FG_ERECORD; else 0. */
+int fg_capture_msgs_no_kernel(const fg_capture_msgs *m, const char *tool);
 void fg_capture_msgs_release(fg_capture_msgs *m);
 
 #endif

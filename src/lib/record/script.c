@@ -118,7 +118,8 @@ int fg_record_script_stream(const fg_record_opts *rec, const char *perfdata, boo
 	werr = fg_runner_wait(rec->runner, &st.child, &es);
 	if (!err && werr)
 		err = werr;
-	if (!err && (es.code != 0 || es.signal)) {
+	if (!err && (es.code != 0 || es.signal) &&
+	    !(err = fg_capture_msgs_no_kernel(&st.msgs, rec->tool && *rec->tool ? rec->tool : "perf"))) {
 		/* its lines, joined into one */
 		for (size_t i = 0; i < st.msgs.text.len; i++)
 			if (st.msgs.text.buf[i] == '\n')

@@ -12,6 +12,7 @@
 #include "util/input.h"
 #include "util/process.h"
 #include "util/version.h"
+#include "util/error.h"
 #include "util/banned.h"
 
 int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
@@ -27,10 +28,11 @@ int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
 	if (rec->recorder == FG_RECORDER_DTRACE)
 		return fg_error_set(FG_ERECORD, "%s was not found — install DTrace (macOS and FreeBSD "
 				    "ship it; illumos too) or set DTRACE to its path", tool);
-	return fg_error_set(FG_ERECORD, "%s was not found — install perf: Debian: apt install "
-			    "linux-perf; Ubuntu: apt install linux-tools-common linux-tools-generic; "
-			    "Fedora/RHEL: dnf install perf; Arch: pacman -S perf; openSUSE: zypper "
-			    "install perf; or set PERF to its path", tool);
+	return fg_error_set_reason(FG_ERECORD, FG_REASON_PERF_MISSING,
+				   "%s was not found — install perf: Debian: apt install "
+				   "linux-perf; Ubuntu: apt install linux-tools-common linux-tools-generic; "
+				   "Fedora/RHEL: dnf install perf; Arch: pacman -S perf; openSUSE: zypper "
+				   "install perf; or set PERF to its path", tool);
 }
 
 int fg_run_check_tool(run *r)
