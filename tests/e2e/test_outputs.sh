@@ -210,10 +210,10 @@ done
 cp callgraph mk/
 rec() { flamegraph -F 499 "$@" -- ./callgraph 100; }
 for p in rec; do
-	check_exit "$p: all to /dev/null" 0 $p -o /dev/null --folded /dev/null --perfdata-out /dev/null
-	check_devnull "$p: --perfdata-out /dev/null"
-	check_exit "$p --no-stream -o /dev/null" 0 $p --no-stream --format pprof -o /dev/null
-	check_devnull "$p --no-stream -o /dev/null"
+	check_exit "$p --perfdata-out /dev/null" 0 $p --perfdata-out /dev/null -o g.svg
+	check_devnull "$p --perfdata-out /dev/null"
+	check_exit "$p --no-stream -o /dev/null --folded /dev/null" 0 $p --no-stream --format pprof -o /dev/null --folded /dev/null
+	check_devnull "$p --no-stream -o /dev/null --folded /dev/null"
 	with_fifos 3 $p -o fifo1 --folded fifo2 --perfdata-out fifo3
 	check_fifos "$p: all to FIFOs" 3
 	fresh_links 3
