@@ -112,7 +112,7 @@ static int locate(struct target *t, const char *path)
 static int check_kind(const struct target *t, const char *path, bool is_dir)
 {
 	if (!is_dir && t->kind == FOLDER)
-		return fg_error_set(FG_EINVAL, "%s is a folder — give a file name for the output", path);
+		return fg_error_set(FG_EINVAL, "%s is a directory — give a file name for the output", path);
 	if (is_dir && (t->kind == DIRECT || t->kind == REGULAR))
 		return fg_error_set(FG_EINVAL, "%s is a file — give a new name or a folder for the "
 				    "recordings", path);

@@ -250,5 +250,5 @@ check_contains "-o into a missing folder: says so" err "error: cannot write nowh
 check_exit "--perfdata-out into a missing folder" 1 rec --perfdata-out nowhere/x.data -o x.svg
 check_contains "--perfdata-out into a missing folder: says so" err "its folder nowhere does not exist"
 check_exit "-o a folder" 1 flamegraph-render in.folded -o sub
-check_contains "-o a folder: says so" err "error: sub is a folder — give a file name for the output"
+check_contains "-o a folder: says so" err "error: sub is a directory — give a file name for the output"
 check_devnull "at the end"
