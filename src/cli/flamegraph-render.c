@@ -16,7 +16,7 @@
  * rename would clobber the data before anyone noticed. */
 static int output_is_input(const char *output, char **inputs, int n)
 {
-	if (!fg_output_check_inputs(output, (const char *const *)inputs, (size_t)n))
+	if (!fg_outfile_check_inputs(output, (const char *const *)inputs, (size_t)n))
 		return 0;
 	fg_errorf("-o %s", fg_error_last());
 	return -1;

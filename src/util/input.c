@@ -305,17 +305,3 @@ bool fg_same_path(const char *a, const char *b)
 	free(rb);
 	return same;
 }
-
-int fg_output_check_inputs(const char *output, const char *const *inputs, size_t n)
-{
-	if (!output || !strcmp(output, "-"))
-		return 0;
-	for (size_t i = 0; i < (n ? n : 1); i++) {
-		bool std_in = !n || !strcmp(inputs[i], "-");
-		if (fg_same_file(output, std_in ? "/dev/stdin" : inputs[i]))
-			return fg_error_set(FG_EINVAL, "%s is also an input (%s); writing it would "
-					    "destroy the input — give another output file", output,
-					    std_in ? "stdin" : inputs[i]);
-	}
-	return 0;
-}

@@ -46,11 +46,4 @@ bool fg_same_file(const char *a, const char *b);
  * same folder: two outputs that would land on one file. */
 bool fg_same_path(const char *a, const char *b);
 
-/* Refuses an output file that is one of the inputs (n paths, "-" for
- * stdin; n == 0: stdin alone), which its atomic rename would destroy.
- * output "-" or NULL is stdout: always fine. FG_EINVAL naming the input
- * ("OUT is also an input (IN); ..."), else 0. The one place of this check
- * for the programs that read inputs and write one output. */
-int fg_output_check_inputs(const char *output, const char *const *inputs, size_t n);
-
 #endif

@@ -66,3 +66,16 @@ done
 check_exit "no xmllint: a test that wrote an SVG fails" 1 \
 	env PATH="$PWD/tools" FG_BIN="$FG_BIN" bash "$runner" "$PWD/onecheck.sh"
 check_contains "no xmllint: says what to install" err "xmllint not found: install libxml2-utils"
+
+# a test that changed /dev/null fails; seen in a mount namespace of its
+# own, where a regular file is bound over /dev/null (as root only)
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	cat >devnull.sh <<'EOT'
+check_eq "one check" 1 1
+EOT
+	echo not a device >fake-null
+	check_exit "a test after which /dev/null is no device fails" 1 \
+		unshare -m sh -c 'mount --bind "$1" /dev/null && exec bash "$2" "$3"' - "$PWD/fake-null" "$runner" "$PWD/devnull.sh"
+	check_contains "/dev/null changed: says so" err "/dev/null was changed: now regular file"
+	check_eq "/dev/null here is still the device" "character special file 1,3 666" "$(stat -c '%F %t,%T %a' /dev/null)"
+fi

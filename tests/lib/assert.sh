@@ -139,6 +139,21 @@ check_no_processes_left() {
 	return 1
 }
 
+# check_dev_null: /dev/null is still the character device 1,3 with mode
+# 0666. A test whose program replaced it (a temporary file renamed over
+# it, a chmod) fails; as root it is put back at once, so that the tests
+# after it are not failed too.
+check_dev_null() {
+	local now
+	now=$(stat -c '%F %t,%T %a' /dev/null 2>&1)
+	[ "$now" = "character special file 1,3 666" ] && return 0
+	fail "/dev/null was changed: now $now (expected the character device 1,3, mode 0666)"
+	if [ "$(id -u)" = 0 ]; then
+		{ rm -f /dev/null && mknod -m 666 /dev/null c 1 3; } 2>&1 || true
+	fi
+	return 0
+}
+
 # wait_for_process PATTERN [SECONDS]: waits until a process of this test
 # whose command line matches PATTERN (grep -E) runs; 1 after SECONDS
 # (default 30) without one. For signal tests that must not signal before

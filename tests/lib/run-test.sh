@@ -41,4 +41,5 @@ case $(trap -p EXIT) in
 esac
 check_svgs_wellformed
 check_no_processes_left
+check_dev_null
 finish

@@ -97,7 +97,7 @@ static int check_output(const char *output, int npos, char **files)
 			  output);
 		return FG_EXIT_USAGE;
 	}
-	if (fg_output_check_inputs(output, (const char *const *)files, (size_t)npos)) {
+	if (fg_outfile_check_inputs(output, (const char *const *)files, (size_t)npos)) {
 		fg_errorf("-o %s", fg_error_last());
 		return FG_EXIT_USAGE;
 	}

@@ -16,33 +16,38 @@
 #include "lib/run/run.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
+#include "util/outfile.h"
 #include "util/process.h"
 #include "util/banned.h"
 
-/* The recordings' folder: beside --perfdata-out (so that keeping it is
- * a rename), else in tmpdir; removed with what it holds unless kept. */
+/* The recordings' folder: beside the folder --perfdata-out leads to (so
+ * that keeping it is a rename), else in tmpdir; removed with what it
+ * holds unless kept. */
 static int make_dir(run *r, fg_strbuf *dir)
 {
-	const char *keep = r->o->perfdata_out, *slash = keep ? strrchr(keep, '/') : NULL;
+	const char *keep = r->o->perfdata_out;
 	const char *tmp = r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp";
+	bool beside = false;
+	int err;
 
-	if (keep && slash)
-		fg_strbuf_add(dir, keep, (size_t)(slash - keep) + 1);
-	else if (!keep)
+	if (keep && (err = fg_outfile_temp_folder(dir, &beside, keep, true)))
+		return err;
+	if (!beside)
 		fg_strbuf_addf(dir, "%s/", tmp);
 	fg_strbuf_addstr(dir, ".flamegraph-alloc.XXXXXX");
 	if (!mkdtemp(dir->buf))
 		return fg_error_set(FG_EIO,
 		                    "cannot create a folder for the allocation recordings in %s: "
 		                    "%s — %s",
-		                    keep ? "the folder of `opts.perfdata_out`" : tmp, strerror(errno),
-		                    keep ? "give `opts.perfdata_out` a writable folder"
+		                    beside ? "the folder of `opts.perfdata_out`" : tmp, strerror(errno),
+		                    beside ? "give `opts.perfdata_out` a writable folder"
 		                         : "set TMPDIR to a writable folder");
 	fg_cleanup_add_path(dir->buf, true);
 	return 0;
 }
 
-static void remove_dir(const char *dir)
+/* Removes the files of dir (recordings: no folders). */
+static void empty_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -57,9 +62,14 @@ static void remove_dir(const char *dir)
 			}
 		closedir(d);
 	}
+	fg_strbuf_release(&p);
+}
+
+static void remove_dir(const char *dir)
+{
+	empty_dir(dir);
 	rmdir(dir);
 	fg_cleanup_remove_path(dir);
-	fg_strbuf_release(&p);
 }
 
 /* A process killed while it wrote a snapshot leaves PATH.tmp beside
@@ -106,11 +116,13 @@ static int keep_dir(run *r, const char *dir)
 
 	if (!keep)
 		return 0;
+	int err;
+
+	/* its files go, the folder stays: a link to it stays a link */
 	if (access(keep, F_OK) == 0 && fg_run_is_alloc_dir(keep))
-		remove_dir(keep);
-	if (rename(dir, keep) != 0)
-		return fg_error_set(FG_EIO, "cannot keep the allocation recordings as %s: %s", keep,
-		                    strerror(errno));
+		empty_dir(keep);
+	if ((err = fg_outfile_install(keep, dir, true)))
+		return err;
 	fg_cleanup_remove_path(dir);
 	return 0;
 }

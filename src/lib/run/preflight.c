@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "flamegraph/error.h"
 #include "lib/run/capture_notes.h"
@@ -116,7 +117,15 @@ int fg_run_check_command(run *r)
 }
 
 /* No output may land on the --perfdata input or on another output: the
- * atomic rename would replace the input, or one output the other. */
+ * atomic rename would replace the input, or one output the other. A
+ * character device (/dev/null) is written in place: it may be several. */
+static bool is_chardev(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 static int check_paths(const fg_profile_opts *o)
 {
 	const char *out = fg_run_graph_path(o);
@@ -130,7 +139,8 @@ static int check_paths(const fg_profile_opts *o)
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (files[i].path && files[j].path && fg_same_path(files[i].path, files[j].path))
+			if (files[i].path && files[j].path && !is_chardev(files[j].path) &&
+			    fg_same_path(files[i].path, files[j].path))
 				return fg_error_set(FG_EINVAL, "%s is both %s and %s — writing it would "
 						    "%s; give each its own file name", files[j].path,
 						    files[i].what, files[j].what,

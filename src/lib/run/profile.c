@@ -15,6 +15,7 @@
 #include "lib/run/run.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
+#include "util/outfile.h"
 #include "util/process.h"
 #include "util/version.h"
 #include "util/banned.h"
@@ -107,18 +108,18 @@ static void remove_trace_dir(run *r)
 	r->xctrace_dir = NULL;
 }
 
-/* A temporary perf.data: beside --perfdata-out (so that keeping it is a
- * rename), else in tmpdir. */
+/* A temporary perf.data: beside the file --perfdata-out leads to (so
+ * that keeping it is a rename), else in tmpdir (a device or FIFO is
+ * written from there). */
 static int make_perfdata(run *r)
 {
 	const char *keep = r->o->perfdata_out;
-	const char *slash = keep ? strrchr(keep, '/') : NULL;
-	bool trace = r->rec.recorder == FG_RECORDER_XCTRACE;
+	bool trace = r->rec.recorder == FG_RECORDER_XCTRACE, beside = false;
 	int fd;
 
-	if (keep && slash)
-		fg_strbuf_add(&r->perfdata, keep, (size_t)(slash - keep) + 1);
-	else if (!keep)
+	if (keep && (fd = fg_outfile_temp_folder(&r->perfdata, &beside, keep, trace)))
+		return fd;
+	if (!beside)
 		fg_strbuf_addf(&r->perfdata, "%s/", r->o->tmpdir && *r->o->tmpdir ? r->o->tmpdir : "/tmp");
 	fg_strbuf_addstr(&r->perfdata, trace ? ".flamegraph-xctrace.XXXXXX" : ".flamegraph-perf.XXXXXX");
 	if (trace) {
@@ -126,7 +127,7 @@ static int make_perfdata(run *r)
 			return fd;
 	} else if ((fd = mkstemp(r->perfdata.buf)) < 0)
 		return fg_error_set(FG_EIO, "cannot create a temporary perf.data in %s: %s",
-				    keep ? "the folder of `opts.perfdata_out`" : "the temporary folder",
+				    beside ? "the folder of `opts.perfdata_out`" : "the temporary folder",
 				    strerror(errno));
 	else
 		close(fd);
@@ -294,9 +295,11 @@ static int keep_perfdata(run *r)
 {
 	if (!r->o->perfdata_out || !r->res->recorded)
 		return 0;
-	if (rename(r->perfdata.buf, r->o->perfdata_out) != 0)
-		return fg_error_set(FG_EIO, "cannot keep perf.data as %s: %s", r->o->perfdata_out,
-				    strerror(errno));
+	int err = fg_outfile_install(r->o->perfdata_out, r->perfdata.buf,
+				     r->rec.recorder == FG_RECORDER_XCTRACE);
+
+	if (err)
+		return err;
 	r->perfdata_is_temp = false;
 	fg_cleanup_remove_path(r->perfdata.buf);
 	return 0;
