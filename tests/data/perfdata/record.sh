@@ -6,7 +6,7 @@
 #   V-fp-D.data      the same, recorded after a delay (-D): perf adds a
 #                    dummy tracking event (6.x: of a sample format of its
 #                    own), as it does when it attaches or records all CPUs
-#   V-fp-D.pipe      the same in the pipe form (perf record -o -)
+#   V-pipe-fp-D.data the same in the pipe form (perf record -o -)
 #   V-dwarf-D.data   dwarf call graphs (a 1 KB stack copy), with -D
 # of fixture.c, built here with frame pointers and copied into the
 # build-id cache layout of OUT/buildid (the pipe form names no build ids:
@@ -32,9 +32,9 @@ rec() {
 }
 rec -F 199 -g -o "$out/$v-fp.data"
 rec -D 10 -F 199 -g -o "$out/$v-fp-D.data"
-rec -D 10 -F 199 -g -o - >"$out/$v-fp-D.pipe"
+rec -D 10 -F 199 -g -o - >"$out/$v-pipe-fp-D.data"
 rec -D 10 -F 49 --call-graph dwarf,1024 -o "$out/$v-dwarf-D.data"
-for f in "$out/$v"-*.data "$out/$v"-*.pipe; do
+for f in "$out/$v"-*.data; do
 	$perf script -i "$f" 2>/dev/null | awk '
 		function done_sample() {
 			if (n && first) { s = ""; for (i = n; i >= 1; i--) s = s (s == "" ? "" : ";") f[i]; count[s]++ }
