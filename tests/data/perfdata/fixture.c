@@ -1,7 +1,9 @@
 /* The program the recordings in this folder were made of (record.sh):
- * main -> outer -> a (twice b's work) and b, while a second thread runs
+ * main -> outer -> heavy (twice light's work) and light, while a second thread runs
  * worker -> spin. Built with frame pointers, no calls into libc while it
  * works, so that the stacks are the program's own.
+ * (Names of one letter are not used: perf 6.12 demangles "a" and "b"
+ * into types when it unwinds dwarf call graphs.)
  * Usage: fixture [MILLISECONDS]   run for about that long (default 200) */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,19 +20,19 @@ __attribute__((noinline)) static uint64_t mix(uint64_t x, unsigned long n)
 	return x;
 }
 
-__attribute__((noinline)) uint64_t a(uint64_t seed)
+__attribute__((noinline)) uint64_t heavy(uint64_t seed)
 {
 	return sink = mix(seed, 400000);
 }
 
-__attribute__((noinline)) uint64_t b(uint64_t seed)
+__attribute__((noinline)) uint64_t light(uint64_t seed)
 {
 	return sink = mix(seed, 200000);
 }
 
 __attribute__((noinline)) uint64_t outer(uint64_t seed)
 {
-	return b(a(seed)) + 1;
+	return light(heavy(seed)) + 1;
 }
 
 __attribute__((noinline)) static uint64_t spin(uint64_t seed)

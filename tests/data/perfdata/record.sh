@@ -23,17 +23,18 @@ v=$($perf --version | sed -n 's/^perf version \([0-9]*\.[0-9]*\).*/\1/p')
 work=/root/fg-perfdata-fixtures
 mkdir -p "$work"
 cd "$work"
+rm -f "$out/$v"-*
 cc -O2 -fno-omit-frame-pointer -pthread -o fixture "$here/fixture.c"
 id=$(readelf -n fixture | awk '/Build ID/ { print $3 }')
 mkdir -p "$out/buildid/.build-id/${id:0:2}/${id:2}"
 cp fixture "$out/buildid/.build-id/${id:0:2}/${id:2}/elf"
 rec() {
-	$perf record -q --no-buildid-cache "$@" -- ./fixture 250 >/dev/null
+	$perf record -q --no-buildid-cache "$@" -- ./fixture 400
 }
-rec -F 199 -g -o "$out/$v-fp.data"
-rec -D 10 -F 199 -g -o "$out/$v-fp-D.data"
-rec -D 10 -F 199 -g -o - >"$out/$v-pipe-fp-D.data"
-rec -D 10 -F 49 --call-graph dwarf,1024 -o "$out/$v-dwarf-D.data"
+rec -F 499 -g -o "$out/$v-fp.data"
+rec -D 10 -F 499 -g -o "$out/$v-fp-D.data"
+rec -D 10 -F 499 -g -o - >"$out/$v-pipe-fp-D.data"
+rec -D 10 -F 99 --call-graph dwarf,1024 -o "$out/$v-dwarf-D.data"
 for f in "$out/$v"-*.data; do
 	$perf script -i "$f" 2>/dev/null | awk '
 		function done_sample() {
