@@ -12,8 +12,9 @@
 # build-id cache layout of OUT/buildid (the pipe form names no build ids:
 # the test finds the file's symbols from the addresses). For each, the
 # stacks perf script gives (V-*.stacks): of the samples whose first user
-# frame is the program's, the program's frames, root first, and how many
-# samples have them. Run it where the program's path is the same each
+# frame is the program's, the program's frames up to the first frame of
+# another file (unwinding past libc depends on the machine's libc), root
+# first, and how many samples have them. Run it where the program's path is the same each
 # time: /root/fg-perfdata-fixtures (a container, or scripts/test-distro).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,15 +40,16 @@ for f in "$out/$v"-*.data; do
 	$perf script -i "$f" 2>/dev/null | awk '
 		function done_sample() {
 			if (n && first) { s = ""; for (i = n; i >= 1; i--) s = s (s == "" ? "" : ";") f[i]; count[s]++ }
-			n = 0; first = 0; seen = 0
+			n = 0; first = 0; seen = 0; in_program = 0
 		}
 		/^[^ \t]/ { done_sample(); next }
 		/^$/ { done_sample(); next }
 		{
 			dso = $NF; sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym)
 			if (dso ~ /kernel\.kallsyms/) next
-			if (!seen) { seen = 1; first = dso ~ /\/fixture\)$/ }
-			if (dso ~ /\/fixture\)$/) f[++n] = sym
+			if (!seen) { seen = 1; first = dso ~ /\/fixture\)$/; in_program = first }
+			if (dso !~ /\/fixture\)$/) in_program = 0
+			if (in_program) f[++n] = sym
 		}
 		END { done_sample(); for (s in count) print s, count[s] }' | sort >"${f%.*}.stacks"
 done
