@@ -4,7 +4,8 @@
  * tracking event perf adds when it records after a delay: of a sample
  * format of its own in 6.12), frame-pointer and dwarf call graphs. Of the
  * samples whose first user frame is the recorded program's, the
- * program's frames must be those perf script gave (the .stacks file
+ * program's frames up to the first of another file must be those perf
+ * script gave (the .stacks file
  * beside each recording), with as many samples each.
  *
  * The program's symbols come from the build-id cache beside the
@@ -145,19 +146,21 @@ static int on_sample(void *ctx, const fg_perfdata_sample *s)
 {
 	struct stacks *t = ctx;
 	char stack[1024] = "";
-	size_t i, len = 0;
+	size_t i, first, len = 0;
 
 	t->samples++;
-	for (i = 0; i < s->nframes && s->frames[i].kernel; i++)
+	for (first = 0; first < s->nframes && s->frames[first].kernel; first++)
 		;
-	if (i == s->nframes || !program_frame(&s->frames[i]))
+	/* the program's frames up to the first of another file (how far
+	 * unwinding goes past it depends on the machine's libc) */
+	for (i = first; i < s->nframes && program_frame(&s->frames[i]); i++)
+		;
+	if (i == first)
 		return 0;
 	/* root first, as the .stacks files have them */
-	for (i = s->nframes; i-- > 0;) {
+	while (i-- > first) {
 		const fg_perfdata_frame *f = &s->frames[i];
 		const char *name;
-		if (!program_frame(f))
-			continue;
 		name = f->sym ? f->sym : t->syms ? elfsyms_name(t->syms, f->addr) : NULL;
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s", len ? ";" : "",
 					name ? name : "[unknown]");
