@@ -23,6 +23,9 @@ perf=${PERF:-perf}
 v=$($perf --version | sed -n 's/^perf version \([0-9]*\.[0-9]*\).*/\1/p')
 work=/root/fg-perfdata-fixtures
 mkdir -p "$work"
+# the pipe form names no build ids: a program left at this path would be
+# read for another recording's
+trap 'rm -rf "$work"' EXIT
 cd "$work"
 rm -f "$out/$v"-*
 cc -O2 -fno-omit-frame-pointer -pthread -o fixture "$here/fixture.c"
