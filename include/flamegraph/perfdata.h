@@ -9,7 +9,10 @@
  * names come as the records perf writes before the data (HEADER_ATTR,
  * HEADER_FEATURE, EVENT_UPDATE, HEADER_BUILD_ID, read at open, up to
  * FINISHED_INIT or the first sample); event attributes (sample_type,
- * sample_id_all);
+ * sample_id_all), each event with its own sample format (perf 6.x adds
+ * a dummy tracking event of another format): a record's format is that
+ * of the event of its id (PERF_SAMPLE_IDENTIFIER, or PERF_SAMPLE_ID
+ * where every format has it);
  * the records COMM, MMAP, MMAP2, FORK, EXIT, SAMPLE, LOST, LOST_SAMPLES
  * and FINISHED_ROUND (other record types are skipped); the BUILD_ID,
  * EVENT_DESC and COMPRESSED header features. Compressed records (perf
@@ -143,7 +146,8 @@ typedef struct fg_perfdata_stats {
 	uint64_t lost;       /* samples the kernel reported lost: the larger of
 				the sums of LOST and of LOST_SAMPLES records
 				(perf's end totals the drops again) */
-	uint64_t skipped;    /* records of types the reader does not know */
+	uint64_t skipped;    /* records of types the reader does not know, and
+				samples of ids no event of the recording has */
 	uint64_t modules;    /* ELF files loaded */
 	uint64_t before_exec; /* samples left out by opts.from_exec */
 } fg_perfdata_stats;

@@ -66,26 +66,36 @@ static const char *header_string(fg_perfdata *r, uint64_t *off, uint64_t end)
 
 /* Dwarf call graphs: user registers and stack copies to unwind, in a
  * sample layout this reader knows. */
-static int check_dwarf(fg_perfdata *r)
+static void check_dwarf(fg_perfdata *r, struct pd_attr *a)
 {
-	uint64_t t = r->sample_type, both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	uint64_t t = a->sample_type, both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	uint64_t need = (uint64_t)1 << PD_REG_SP | (uint64_t)1 << PD_REG_IP;
 
 	if (!(t & both) || r->unsupported)
-		return 0;
+		return;
 	if ((t & both) != both)
 		r->unsupported = "dwarf call graphs with user registers or stack copies alone";
-	else if ((r->regs_user & need) != need || r->regs_user >> PD_NREGS)
+	else if ((a->regs_user & need) != need || a->regs_user >> PD_NREGS)
 		r->unsupported = "dwarf call graphs without x86_64's stack and instruction pointers";
 	else if (t & PERF_SAMPLE_BRANCH_STACK)
 		r->unsupported = "dwarf call graphs with branch stacks";
 	else
-		r->dwarf = true;
-	return 0;
+		a->dwarf = true;
 }
 
-/* Attribute i (asize bytes at a, its ids at ids), which must share the
- * first one's sample format. */
+/* Where the time of a non-sample record's sample_id trailer (TID, TIME,
+ * ID, STREAM_ID, CPU, IDENTIFIER, those of the format) is, counted back
+ * from the record's end; 0: none. */
+static uint8_t trailer_time_back(const struct pd_attr *a)
+{
+	uint64_t t = a->sample_type;
+
+	if (!a->id_all || !(t & PERF_SAMPLE_TIME))
+		return 0;
+	return (uint8_t)(8 + ((t & PERF_SAMPLE_ID) ? 8 : 0) + ((t & PERF_SAMPLE_STREAM_ID) ? 8 : 0) +
+			 ((t & PERF_SAMPLE_CPU) ? 8 : 0) + ((t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0));
+}
+
 void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
 		     const unsigned char *ids, size_t nids)
 {
@@ -98,29 +108,107 @@ void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asiz
 	at->regs_user = asize >= 88 ? pd_u64(a + 80) : 0;
 	at->ids = ids;
 	at->nids = nids;
+	at->id_all = (flags >> 18) & 1;
+	at->dummy = pd_u32(a) == PERF_TYPE_SOFTWARE && pd_u64(a + 8) == PERF_COUNT_SW_DUMMY;
+	at->time_back = trailer_time_back(at);
 	if ((flags >> 24) & 1)
 		r->comm_exec = true;
-	if (i == 0) {
-		r->sample_type = at->sample_type;
-		r->regs_user = at->regs_user;
-		r->id_all = (flags >> 18) & 1;
-	} else if (at->sample_type != r->sample_type || r->id_all != ((flags >> 18) & 1) ||
-		   at->regs_user != r->regs_user) {
-		if (!r->unsupported)
-			r->unsupported = "events with different sample formats";
-	}
-	if ((at->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
-		r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
 }
 
-/* Once all attributes are known: the sample format this reader needs. */
+/* Where a sample's id is (index of the u64 after the header), and a
+ * trailer's (u64s back from the end): perf's places; -1: none. */
+static int sample_id_pos(uint64_t t)
+{
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(t & PERF_SAMPLE_ID))
+		return -1;
+	return !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) +
+	       !!(t & PERF_SAMPLE_ADDR);
+}
+
+static int trailer_id_pos(uint64_t t)
+{
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(t & PERF_SAMPLE_ID))
+		return -1;
+	return 1 + !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_STREAM_ID);
+}
+
+/* One attribute's sample format: what this reader needs of it. The
+ * dummy event never samples: its format only lays out trailers. */
+static void check_attr(fg_perfdata *r, struct pd_attr *a)
+{
+	if ((a->sample_type & PERF_SAMPLE_READ) && !r->unsupported)
+		r->unsupported = "samples with counter values (PERF_SAMPLE_READ)";
+	if (a->dummy)
+		return;
+	if (!(a->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
+		r->unsupported = "samples without an address or call chain";
+	if (!(a->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
+		r->unsupported = "samples without a thread id";
+	check_dwarf(r, a);
+}
+
+/* Several sample formats: each record's is found from its id, which must
+ * then be where every format has it (perf records the events' ids so,
+ * with PERF_SAMPLE_IDENTIFIER). */
+static void check_formats(fg_perfdata *r)
+{
+	const struct pd_attr *first = &r->attrs[0];
+	size_t i;
+
+	for (i = 1; i < r->nattrs; i++) {
+		const struct pd_attr *a = &r->attrs[i];
+		if (a->sample_type != first->sample_type || a->regs_user != first->regs_user ||
+		    a->id_all != first->id_all)
+			r->formats = true;
+		if (a->id_all != first->id_all || a->time_back != first->time_back)
+			r->trailers = true;
+		if (sample_id_pos(a->sample_type) != r->id_pos)
+			r->id_pos = -1;
+		if (trailer_id_pos(a->sample_type) != r->is_pos)
+			r->is_pos = -1;
+	}
+	if (r->unsupported || !r->formats)
+		return;
+	if (r->id_pos < 0)
+		r->unsupported = "events with different sample formats and no common place for "
+				 "the id of their samples";
+	else if (r->trailers && (r->is_pos < 0 || !first->id_all))
+		r->unsupported = "events with different sample formats and no common place for "
+				 "the id of their other records";
+}
+
+/* The id -> attribute map of a recording of several events. */
+static int map_ids(fg_perfdata *r)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->nattrs; i++)
+		for (k = 0; k < r->attrs[i].nids; k++) {
+			uint64_t *v;
+			if (pd_u64map_put(&r->attr_ids, pd_u64(r->attrs[i].ids + 8 * k), &v))
+				return FG_ENOMEM;
+			*v = i;
+		}
+	return 0;
+}
+
 int pd_check_attrs(fg_perfdata *r)
 {
-	if (!(r->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP)) && !r->unsupported)
-		r->unsupported = "samples without an address or call chain";
-	if (!(r->sample_type & PERF_SAMPLE_TID) && !r->unsupported)
-		r->unsupported = "samples without a thread id";
-	return check_dwarf(r);
+	size_t i;
+
+	r->id_pos = sample_id_pos(r->attrs[0].sample_type);
+	r->is_pos = trailer_id_pos(r->attrs[0].sample_type);
+	for (i = 0; i < r->nattrs; i++) {
+		check_attr(r, &r->attrs[i]);
+		r->dwarf |= r->attrs[i].dwarf;
+		r->timed |= (r->attrs[i].sample_type & PERF_SAMPLE_TIME) != 0;
+	}
+	check_formats(r);
+	return r->nattrs > 1 ? map_ids(r) : 0;
 }
 
 static int read_attrs(fg_perfdata *r, uint64_t attr_size, uint64_t off, uint64_t size)
@@ -441,6 +529,7 @@ void fg_perfdata_free(fg_perfdata *r)
 	pd_symbols_release(&r->syms);
 	fg_arena_release(&r->arena);
 	free(r->attrs);
+	pd_u64map_release(&r->attr_ids);
 	free(r->q);
 	free(r->qtmp);
 	free(r->frames);

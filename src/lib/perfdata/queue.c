@@ -129,7 +129,7 @@ int pd_queue_record(fg_perfdata *r, const struct recpos *at, uint32_t type, uint
 
 	if ((err = pd_record_time(r, at, type, size, &time)))
 		return err;
-	if (!(r->sample_type & PERF_SAMPLE_TIME))
+	if (!r->timed)
 		return pd_handle(r, at, cb, ctx);
 	if (FG_ALLOC_GROW(r->q, r->nq + 1, r->aq, 1024))
 		return FG_ENOMEM;

@@ -37,6 +37,7 @@
 /* perf script's call chain depth (PERF_MAX_STACK_DEPTH) */
 #define MAX_STACK 127
 
+/* An event attribute and the sample format of its records. */
 struct pd_attr {
 	uint64_t sample_type;
 	uint64_t sample_period;
@@ -44,6 +45,13 @@ struct pd_attr {
 	const char *name;
 	const unsigned char *ids; /* u64 ids in the file */
 	size_t nids;
+	bool id_all;              /* non-sample records end in a sample_id trailer */
+	bool dwarf;               /* its samples carry user registers and stack
+				     copies to unwind (--call-graph dwarf) */
+	bool dummy;               /* the software dummy event: it only tracks
+				     (maps, comms), never samples */
+	uint8_t time_back;        /* where a trailer's time is, counted back
+				     from the record's end; 0: none */
 };
 
 /* A record's bytes and, for messages, where it is: its file or stream
@@ -88,9 +96,19 @@ struct fg_perfdata {
 	struct pd_attr *attrs;
 	size_t nattrs, aattrs;
 	bool pipe;                /* the pipe form (perf record -o -) */
-	uint64_t sample_type;     /* common to all attrs */
-	uint64_t regs_user;       /* likewise */
-	bool id_all;
+	/* Several sample formats (perf 6.x adds a dummy tracking event of
+	 * its own format to the sampling ones): the format of a record is
+	 * that of the attribute of its id, at the place all formats agree on
+	 * (id_pos, is_pos). With one format, attrs[0]'s serves every record
+	 * and nothing is looked up. */
+	bool formats;
+	bool trailers;            /* the formats' sample_id trailers differ too */
+	int id_pos;               /* a sample's id: the u64 at this index after
+				     the header; -1: none */
+	int is_pos;               /* a trailer's id: this many u64s back from the
+				     record's end; -1: none */
+	pd_u64map attr_ids;       /* several attributes: id -> attribute index */
+	bool timed;               /* records carry times (ordered by them) */
 	bool comm_exec;           /* COMM records mark execs (attr comm_exec) */
 	bool held_launch;         /* perf's command line: attached (-p) and
 				     driven through a control fifo */
@@ -145,8 +163,8 @@ int pd_queue_record(fg_perfdata *r, const struct recpos *at, uint32_t type, uint
 		    fg_perfdata_sample_cb cb, void *ctx);
 int pd_queue_flush(fg_perfdata *r, uint64_t limit, fg_perfdata_sample_cb cb, void *ctx);
 int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts);
-/* Attribute i (asize bytes at a, its ids at ids), which must share the
- * first one's sample format; then, once all are set, pd_check_attrs. */
+/* Attribute i (asize bytes at a, its ids at ids); then, once all are
+ * set, pd_check_attrs (the formats, the ids' places, the id map). */
 void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asize,
 		 const unsigned char *ids, size_t nids);
 int pd_check_attrs(fg_perfdata *r);
@@ -155,8 +173,8 @@ int pd_read_feature(fg_perfdata *r, uint64_t feat, uint64_t off, uint64_t end);
 int pd_read_build_ids(fg_perfdata *r, uint64_t off, uint64_t end);
 bool pd_is_compressed_type(const fg_perfdata *r, uint32_t type);
 /* The offset in a sample record (its first len bytes at rec) of its
- * user stack's size, when the recording has user stacks and the
- * fields before lie in those bytes; else 0. */
+ * user stack's size, when its format has user stacks and the fields
+ * before lie in those bytes; else 0. */
 size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t len);
 /* One record (*extra: the size of the data that follows it, to pass);
  * the end of the walk

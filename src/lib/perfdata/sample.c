@@ -17,20 +17,30 @@
 #include "lib/perfdata/reader.h"
 #include "util/banned.h"
 
-/* Position of the time in a non-sample record's sample_id trailer,
- * counted back from the record's end; 0: none. */
-static size_t trailer_time_back(const fg_perfdata *r)
+/* The attribute whose sample format lays out a record: with several
+ * formats, that of the id the record holds where all formats have it (a
+ * sample: its first len bytes at rec, as far as they go; another record:
+ * its trailer). NULL: no such id in the recording, or none in those
+ * bytes. */
+static const struct pd_attr *format_of(const fg_perfdata *r, const unsigned char *rec, size_t len,
+				       uint32_t type)
 {
-	uint64_t t = r->sample_type;
-	size_t back = 8;
+	const uint64_t *i;
+	size_t at;
 
-	if (!r->id_all || !(t & PERF_SAMPLE_TIME))
-		return 0;
-	back += (t & PERF_SAMPLE_ID) ? 8 : 0;
-	back += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	back += (t & PERF_SAMPLE_CPU) ? 8 : 0;
-	back += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	return back;
+	if (!r->formats)
+		return r->attrs;
+	if (type == PERF_RECORD_SAMPLE) {
+		at = 8 + 8 * (size_t)r->id_pos;
+		if (len < at + 8)
+			return NULL;
+	} else {
+		if (len < 8 + 8 * (size_t)r->is_pos)
+			return NULL;
+		at = len - 8 * (size_t)r->is_pos;
+	}
+	i = pd_u64map_get(&r->attr_ids, pd_u64(rec + at));
+	return i ? &r->attrs[*i] : NULL;
 }
 
 /* The sample fields this reader uses, from a SAMPLE record. */
@@ -52,19 +62,19 @@ struct sample {
 /* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
  * unless the abi is none) and PERF_SAMPLE_STACK_USER (size, the copy,
  * then the size used when it is not 0), from p on. */
-static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const unsigned char *p,
-			    const unsigned char *end, struct sample *s)
+static int parse_user_state(const fg_perfdata *r, const struct pd_attr *f, const struct recpos *at,
+			    const unsigned char *p, const unsigned char *end, struct sample *s)
 {
 	uint64_t size, dyn;
 
-	if (!r->dwarf)
+	if (!f->dwarf)
 		return 0;
 	if (end - p < 8)
 		return pd_bad_at(r, at, "sample record ends before its user registers");
 	s->abi = pd_u64(p);
 	p += 8;
 	if (s->abi) {
-		size_t n = (size_t)__builtin_popcountll(r->regs_user);
+		size_t n = (size_t)__builtin_popcountll(f->regs_user);
 		if ((size_t)(end - p) / 8 < n)
 			return pd_bad_at(r, at, "user registers longer than their record");
 		s->regs = p;
@@ -88,13 +98,13 @@ static int parse_user_state(const fg_perfdata *r, const struct recpos *at, const
 	return 0;
 }
 
-/* The fields of a sample before its user registers, from at->p up to
- * end; *rest: where the registers start. */
-static int parse_front(const fg_perfdata *r, const struct recpos *at, const unsigned char *end,
-		       struct sample *s, const unsigned char **rest)
+/* The fields of a sample of format f before its user registers, from
+ * at->p up to end; *rest: where the registers start. */
+static int parse_front(const fg_perfdata *r, const struct pd_attr *f, const struct recpos *at,
+		       const unsigned char *end, struct sample *s, const unsigned char **rest)
 {
 	const unsigned char *p = at->p + 8;
-	uint64_t t = r->sample_type;
+	uint64_t t = f->sample_type;
 
 	memset(s, 0, sizeof(*s));
 #define NEED(n) do { if ((size_t)(end - p) < (n)) return pd_bad_at(r, at, "sample record shorter than its fields"); } while (0)
@@ -165,30 +175,31 @@ static int parse_front(const fg_perfdata *r, const struct recpos *at, const unsi
 	return 0;
 }
 
-static int parse_sample(const fg_perfdata *r, const struct recpos *at, uint16_t size,
-			struct sample *s)
+static int parse_sample(const fg_perfdata *r, const struct pd_attr *f, const struct recpos *at,
+			uint16_t size, struct sample *s)
 {
 	const unsigned char *p;
-	int err = parse_front(r, at, at->p + size, s, &p);
+	int err = parse_front(r, f, at, at->p + size, s, &p);
 
-	return err ? err : parse_user_state(r, at, p, at->p + size, s);
+	return err ? err : parse_user_state(r, f, at, p, at->p + size, s);
 }
 
 size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t len)
 {
 	struct recpos at = { rec, 0, NULL, false };
 	const unsigned char *p, *end = rec + len;
+	const struct pd_attr *f = format_of(r, rec, len, PERF_RECORD_SAMPLE);
 	struct sample s;
 	uint64_t abi;
 
-	if (!r->dwarf || parse_front(r, &at, end, &s, &p))
+	if (!f || !f->dwarf || parse_front(r, f, &at, end, &s, &p))
 		return 0;
 	if (end - p < 8)
 		return 0;
 	abi = pd_u64(p);
 	p += 8;
 	if (abi) {
-		size_t n = (size_t)__builtin_popcountll(r->regs_user);
+		size_t n = (size_t)__builtin_popcountll(f->regs_user);
 		if ((size_t)(end - p) / 8 < n)
 			return 0;
 		p += 8 * n;
@@ -196,17 +207,16 @@ size_t pd_stack_size_at(const fg_perfdata *r, const unsigned char *rec, size_t l
 	return end - p < 8 ? 0 : (size_t)(p - rec);
 }
 
+/* The event of a sample of the one format several events share: that
+ * of its id (the first when it has none, or one not known). */
 static const struct pd_attr *attr_of(const fg_perfdata *r, const struct sample *s)
 {
-	size_t i, k;
+	const uint64_t *i;
 
 	if (r->nattrs == 1 || !s->has_id)
 		return &r->attrs[0];
-	for (i = 0; i < r->nattrs; i++)
-		for (k = 0; k < r->attrs[i].nids; k++)
-			if (pd_u64(r->attrs[i].ids + 8 * k) == s->id)
-				return &r->attrs[i];
-	return &r->attrs[0];
+	i = pd_u64map_get(&r->attr_ids, s->id);
+	return i ? &r->attrs[*i] : &r->attrs[0];
 }
 
 static int add_frames(fg_perfdata *r, const fg_perfdata_frame *fs, size_t n)
@@ -337,7 +347,7 @@ static int add_address(fg_perfdata *r, int32_t pid, uint64_t ip, bool kernel)
 /* The frames of a frame-pointer call chain; with dwarf call graphs,
  * only its kernel part (the user part is unwound instead). *depth gets
  * how many addresses were taken. */
-static int chain_frames(fg_perfdata *r, const struct sample *s, uint64_t *depth)
+static int chain_frames(fg_perfdata *r, const struct sample *s, bool dwarf, uint64_t *depth)
 {
 	bool kernel = false;
 	uint64_t i;
@@ -350,7 +360,7 @@ static int chain_frames(fg_perfdata *r, const struct sample *s, uint64_t *depth)
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		if (r->dwarf && !kernel)
+		if (dwarf && !kernel)
 			break;
 		/* with lines, a caller's is that of its call, just before the
 		 * return address the chain holds (as the unwinder does) */
@@ -370,7 +380,8 @@ static int more_stack(void *ctx, uint64_t off, size_t len, unsigned char *dst)
 
 /* The user frames of a dwarf call graph sample: unwound from its
  * registers and stack copy. */
-static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth)
+static int unwound_frames(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
+			  uint64_t depth)
 {
 	struct pd_user_state st;
 	size_t i, k = 0, n;
@@ -382,7 +393,7 @@ static int unwound_frames(fg_perfdata *r, const struct sample *s, uint64_t depth
 	if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs || !s->stack_len)
 		return 0;
 	memset(&st, 0, sizeof(st));
-	st.mask = r->regs_user;
+	st.mask = f->regs_user;
 	for (i = 0; i < PD_NREGS; i++)
 		if (st.mask >> i & 1)
 			st.regs[i] = pd_u64(s->regs + 8 * k++);
@@ -410,14 +421,19 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 		     fg_perfdata_sample_cb cb, void *ctx)
 {
 	struct sample s;
-	const struct pd_attr *attr;
+	const struct pd_attr *f = format_of(r, at->p, size, PERF_RECORD_SAMPLE), *attr;
 	fg_perfdata_sample out;
 	pd_thread *t;
 	int err;
 
-	if ((err = parse_sample(r, at, size, &s)))
+	/* of an event the recording does not list: perf skips it too */
+	if (!f) {
+		r->stats.skipped++;
+		return 0;
+	}
+	if ((err = parse_sample(r, f, at, size, &s)))
 		return err;
-	attr = attr_of(r, &s);
+	attr = r->formats ? f : attr_of(r, &s);
 	if (!(t = pd_machine_thread(&r->machine, s.pid, s.tid)))
 		return FG_ENOMEM;
 	if ((r->opts.from_exec || (r->opts.from_exec_if_held && r->held_launch)) && r->comm_exec) {
@@ -430,14 +446,14 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 		}
 	}
 	r->nframes = 0;
-	if (r->dwarf) {
+	if (f->dwarf) {
 		uint64_t depth = 0;
-		if ((s.chain && (err = chain_frames(r, &s, &depth))) ||
-		    (err = unwound_frames(r, &s, depth)))
+		if ((s.chain && (err = chain_frames(r, &s, true, &depth))) ||
+		    (err = unwound_frames(r, f, &s, depth)))
 			return err;
 	} else if (s.chain) {
 		uint64_t depth;
-		if ((err = chain_frames(r, &s, &depth)))
+		if ((err = chain_frames(r, &s, false, &depth)))
 			return err;
 	} else if ((err = add_address(r, s.pid, s.ip,
 				      (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL))) {
@@ -453,7 +469,7 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 	out.pid = s.pid;
 	out.tid = s.tid;
 	out.time = s.time;
-	out.period = (r->sample_type & PERF_SAMPLE_PERIOD) ? s.period : attr->sample_period;
+	out.period = (f->sample_type & PERF_SAMPLE_PERIOD) ? s.period : attr->sample_period;
 	out.event = attr->name ? attr->name : "event";
 	out.frames = r->frames;
 	out.nframes = r->nframes;
@@ -465,20 +481,25 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 int pd_record_time(const fg_perfdata *r, const struct recpos *at, uint32_t type, uint16_t size,
 		       uint64_t *time)
 {
+	const struct pd_attr *f;
+
 	*time = 0;
-	if (!(r->sample_type & PERF_SAMPLE_TIME))
+	if (!r->timed)
+		return 0;
+	/* the trailers' time is at one place when their layouts agree */
+	f = type == PERF_RECORD_SAMPLE || r->trailers ? format_of(r, at->p, size, type) : r->attrs;
+	if (!f)
 		return 0;
 	if (type == PERF_RECORD_SAMPLE) {
 		struct sample s;
-		int err = parse_sample(r, at, size, &s);
-		if (err)
+		int err;
+		if (!(f->sample_type & PERF_SAMPLE_TIME))
+			return 0;
+		if ((err = parse_sample(r, f, at, size, &s)))
 			return err;
 		*time = s.time;
-	} else {
-		size_t back = trailer_time_back(r);
-		if (back && back <= (size_t)size - 8)
-			*time = pd_u64(at->p + size - back);
+	} else if (f->time_back && f->time_back <= (size_t)size - 8) {
+		*time = pd_u64(at->p + size - f->time_back);
 	}
 	return 0;
 }
-
