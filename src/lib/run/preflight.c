@@ -36,24 +36,6 @@ int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec)
 				   "install perf; or set PERF to its path", tool);
 }
 
-int fg_run_check_tool(run *r)
-{
-	const char *tool = r->rec.tool && *r->rec.tool ? r->rec.tool :
-			   fg_recorder_tool(r->rec.recorder);
-	char *path = fg_which(tool);
-
-	if (!path)
-		return fg_run_fail_tool_missing(tool, &r->rec);
-	free(path);
-	if (r->rec.root) {
-		if (!(path = fg_which("sudo")))
-			return fg_error_set(FG_ERECORD, "`opts.record.root` needs sudo, which was not found — "
-					    "install sudo or run as root without `opts.record.root`");
-		free(path);
-	}
-	return 0;
-}
-
 static void elf_warn(void *ctx, const char *msg)
 {
 	fg_run_emit(ctx, FG_PROFILE_WARNING, msg, 0);

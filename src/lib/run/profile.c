@@ -434,5 +434,6 @@ int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 	fg_strbuf_release(&r.perfdata);
 	fg_strbuf_release(&r.post);
 	free(r.program_path);
+	free(r.tool_path);
 	return err;
 }

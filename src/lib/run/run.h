@@ -21,6 +21,8 @@ typedef struct run {
 	fg_record_opts rec;
 	const char *program;       /* what is profiled, for messages */
 	char *program_path;        /* argv[0] resolved on PATH */
+	char *tool_path;           /* the perf chosen beside a wrapper that has
+				      none for the running kernel (rec.tool) */
 	fg_strbuf perfdata;        /* the perf.data being recorded/read */
 	struct fg_run_stream *stream; /* the recording streamed (stream.c) */
 	bool perfdata_is_temp;
@@ -70,6 +72,7 @@ int fg_run_check_opts(const fg_profile_opts *o);
 /* The note of a recording at path read through perf script because it
  * holds why, which the native reader does not read yet. */
 void fg_run_unsupported_note(fg_strbuf *note, const char *path, const char *why);
+/* perf_choice.c: the recorder is there (and which perf records) */
 int fg_run_check_tool(run *r);
 int fg_run_check_pids(run *r);
 int fg_run_check_command(run *r);
