@@ -2,7 +2,9 @@
 # that includes ip and sym: with or without time, event, period, cpu and
 # dso, down to the minimal comm,pid,tid,ip,sym (header lines with nothing
 # after the thread, stack lines without a module). One real recording of
-# examples/callgraph, printed with each field set.
+# examples/callgraph, printed with each field set. --no-demangle: perf
+# 6.12 demangles C names as if they were C++ type codes (a is "signed
+# char", b "bool"); the C program's names are printed as they are.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 check_exit "record" 0 perf record -q --no-bpf-event --sample-cpu -F 499 --call-graph dwarf -o rec.data -- ./callgraph 1000
@@ -12,7 +14,7 @@ plain="comm,pid,tid,ip,sym comm,tid,ip,sym comm,pid,tid,cpu,ip,sym comm,pid,tid,
 	comm,pid,tid,event,ip,sym comm,pid,tid,cpu,time,event,ip,sym"
 for fields in $plain comm,pid,tid,period,ip,sym comm,pid,tid,ip,sym,dso \
 	comm,pid,tid,cpu,time,period,event,ip,sym,dso; do
-	perf script -i rec.data -F "$fields" >"script.$fields" 2>/dev/null ||
+	perf script -i rec.data --no-demangle -F "$fields" >"script.$fields" 2>/dev/null ||
 		{ fail "perf script -F $fields failed"; continue; }
 	check_exit "-F $fields" 0 flamegraph-collapse-perf "script.$fields"
 	check_not_contains "-F $fields: no warning" err "warning"
