@@ -54,17 +54,19 @@ compare() {
 # else the library itself, as for any frame without a symbol ("[libc.so.6]":
 # Debian 13's libc keeps only its exported symbols).
 thread_start_frame() {
-	local libc id debug
+	local libc id debug syms
 	libc=$(ldd /bin/sh | awk '/libc\.so/ { print $3; exit }')
-	if readelf -sW "$libc" 2>/dev/null | grep -qw start_thread; then
-		echo start_thread
-		return
-	fi
+	# (whole outputs read: grep -q would end the pipe early, a failure
+	# under pipefail)
+	syms=$(readelf -sW "$libc" 2>/dev/null || true)
 	id=$(readelf -nW "$libc" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p' | head -n 1)
 	debug=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
-	if [ -n "$id" ] && readelf -sW "$debug" 2>/dev/null | grep -qw start_thread; then
-		echo start_thread
-		return
+	if [ -n "$id" ] && [ -r "$debug" ]; then
+		syms="$syms
+$(readelf -sW "$debug" 2>/dev/null || true)"
 	fi
-	echo "\\[${libc##*/}\\]"
+	case "$syms"$'\n' in
+	*" start_thread"$'\n'*) echo start_thread ;;
+	*) echo "\\[${libc##*/}\\]" ;;
+	esac
 }
