@@ -83,6 +83,10 @@ typedef struct pd_module {
 	uint8_t build_id[20];
 	size_t build_id_len;      /* 0: the recording gave none */
 	bool loaded, kernel, vdso;
+	bool partial_symbols;     /* only its exported symbols (.dynsym): the
+				     full table is in a separate debug file
+				     that was not found */
+	uint64_t unnamed;         /* then, its addresses resolved to no symbol */
 	bool anon;                /* no file behind it: addresses stay as they are */
 	bool jit;                 /* a JIT map file ("/tmp/perf-PID.map", named
 				     for the process' executable anonymous
@@ -151,6 +155,11 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path);
  * next call. Returns 0 or FG_ENOMEM. */
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
 		       size_t *n);
+
+/* The module with the most addresses named after it for want of its
+ * debug file (pd_module.partial_symbols), its path and that count; false
+ * when there is none. */
+bool pd_symbols_missing_debug(const pd_symbols *s, const char **path, uint64_t *addresses);
 
 /* The build id of m in hex (out: 41 bytes). */
 void pd_hex_id(const pd_module *m, char *out);

@@ -703,9 +703,13 @@ static int load_module(pd_symbols *s, pd_module *m)
 		goto done;
 	if (symelf)
 		err = load_elf_symbols(m, symelf, SHT_SYMTAB, &raw);
-	else
-		err = load_elf_symbols(m, elf, has_section_type(elf, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM,
-				       &raw);
+	else if (has_section_type(elf, SHT_SYMTAB))
+		err = load_elf_symbols(m, elf, SHT_SYMTAB, &raw);
+	else {
+		/* a debug link or build id: the rest is in a debug file */
+		m->partial_symbols = !m->vdso && (debuglink(elf) || m->build_id_len > 1);
+		err = load_elf_symbols(m, elf, SHT_DYNSYM, &raw);
+	}
 	if (!err)
 		err = plt_symbols(m, elf, &raw);
 	plt_ranges(m, elf);
@@ -1021,6 +1025,8 @@ static int resolve_new(pd_symbols *s, pd_module *m, uint64_t rel, struct pd_reso
 		/* perf shows a JIT's names as it wrote them */
 		f->sym = m->kernel ? name : !sym ? NULL : m->jit ? sym->name :
 			 pd_demangle(&m->arena, sym->name);
+		if (!sym && m->partial_symbols)
+			m->unnamed++;
 		if (sym && !m->kernel && !f->sym)
 			return FG_ENOMEM;
 		f->module = module ? module : m->path;
@@ -1059,4 +1065,22 @@ int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfd
 	*frames = m->pool + r.first;
 	*n = r.n;
 	return 0;
+}
+
+bool pd_symbols_missing_debug(const pd_symbols *s, const char **path, uint64_t *addresses)
+{
+	const pd_module *best = NULL;
+	fg_strmap_entry *e;
+	size_t i = 0;
+
+	while ((e = fg_strmap_next(&s->modules, &i))) {
+		const pd_module *m = e->value.p;
+		if (m && m->unnamed && (!best || m->unnamed > best->unnamed))
+			best = m;
+	}
+	if (!best)
+		return false;
+	*path = best->path;
+	*addresses = best->unnamed;
+	return true;
 }

@@ -66,3 +66,19 @@ void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_resu
 			       res->seconds_run);
 	}
 }
+
+void fg_capture_note_debug(fg_strbuf *out, const fg_perfdata *pd)
+{
+	const char *path, *base;
+	uint64_t addresses;
+
+	if (!pd || !fg_perfdata_missing_debug(pd, &path, &addresses))
+		return;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	fg_strbuf_addf(out, "%llu sampled addresses in %s have no symbol and show as [%s]: it "
+		       "keeps only its exported symbols, and its separate debug file is not "
+		       "installed — install it (%s; Fedora: dnf debuginfo-install) to name them",
+		       (unsigned long long)addresses, path, base,
+		       !strncmp(base, "libc.so", 7) ? "Debian and Ubuntu: libc6-dbg" :
+		       "Debian and Ubuntu: the library's -dbg or -dbgsym package");
+}

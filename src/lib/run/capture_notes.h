@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "flamegraph/perfdata.h"
 #include "flamegraph/profile.h"
 #include "flamegraph/record.h"
 #include "util/strbuf.h"
@@ -20,5 +21,10 @@ void fg_capture_note_plan(fg_strbuf *out, const fg_record_plan *plan, const fg_r
  * cover. recorded: the samples in the recording. */
 void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_result *res,
 			 uint64_t recorded);
+
+/* The note for a library whose sampled addresses no symbol names because
+ * its debug file is missing (fg_perfdata_missing_debug): which, how many,
+ * what to install. Nothing when there is none (or pd is NULL). */
+void fg_capture_note_debug(fg_strbuf *out, const fg_perfdata *pd);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
+#include "lib/run/capture_notes.h"
 #include "lib/run/run.h"
 #include "util/input.h"
 #include "util/interrupt.h"
@@ -185,6 +186,13 @@ static int do_native(run *r, bool *done)
 	fg_run_status(r, FG_STAGE_PROCESSING, 0, 0);
 	err = fg_perfdata_collapse_progress(pd, r->collapser, native_progress, r);
 	fg_perfdata_reader_stats(pd, &st);
+	if (!err) {
+		fg_strbuf note = FG_STRBUF_INIT;
+		fg_capture_note_debug(&note, pd);
+		if (note.len)
+			fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);
+		fg_strbuf_release(&note);
+	}
 	fg_run_status(r, FG_STAGE_DONE, 0, 0);
 	fg_perfdata_free(pd);
 	r->samples_read = st.samples;

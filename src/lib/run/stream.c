@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "lib/run/capture_notes.h"
 #include "lib/run/run.h"
 #include "util/process.h"
 #include "util/banned.h"
@@ -58,6 +59,7 @@ struct fg_run_stream {
 	fg_perfdata_stats stats;
 	int err;
 	char msg[1024];
+	char debug_note[1024];    /* a library without its debug file, or "" */
 	double t_end;             /* when it ended */
 };
 
@@ -200,6 +202,13 @@ static void *reader_main(void *arg)
 		err = fg_perfdata_collapse(pd, s->collapser);
 	if (pd)
 		fg_perfdata_reader_stats(pd, &s->stats);
+	if (!err) {
+		/* said by the run once the reader has ended */
+		fg_strbuf note = FG_STRBUF_INIT;
+		fg_capture_note_debug(&note, pd);
+		snprintf(s->debug_note, sizeof(s->debug_note), "%s", note.len ? note.buf : "");
+		fg_strbuf_release(&note);
+	}
 	if (err) {
 		s->err = err;
 		snprintf(s->msg, sizeof(s->msg), "%s", fg_error_last());
@@ -291,6 +300,8 @@ int fg_run_stream_finish(run *r, bool *empty)
 	/* what waiting for the graph costs after the recording */
 	r->res->seconds_read = s->t_end > t0 ? s->t_end - t0 : 0;
 	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);
+	if (s->debug_note[0])
+		fg_run_emit(r, FG_PROFILE_NOTE, s->debug_note, 0);
 	if (s->err && !*empty)
 		return fg_error_set(s->err, "%s", s->msg);
 	return 0;
