@@ -151,7 +151,7 @@ static void perf_options(void **state)
 }
 
 /* perf script -F +srcline: the line under each frame names it with
- * --lines ("??:0", "MODULE[ADDR]" and frames with no line under them keep
+ * --lines ("??:0", ":0", "MODULE[ADDR]" and frames with no line under them keep
  * their name; a folder is dropped); without --lines the lines are passed
  * over, with no warning. In pieces of any size, the same. */
 static void srcline_lines(void **state)
@@ -167,6 +167,7 @@ static void srcline_lines(void **state)
 		"\t    27249 __libc_start_call_main+0x79 (/usr/lib/libc.so.6)\n"
 		"  libc.so.6[+27249]\n"
 		"\t    10f0 _start+0x20 (/tmp/prog)\n"
+		"  :0\n"
 		"\n"
 		"prog 7/7 1000 cpu-clock:\n"
 		"\tffffffff81000e06 asm_sysvec+0x16 ([kernel.kallsyms])\n"

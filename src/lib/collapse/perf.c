@@ -645,7 +645,7 @@ static const char *find_arrow_back(const char *p, const char *end)
 }
 
 /* perf script -F +srcline writes under each frame, indented, where it
- * is: "FILE:LINE", "FILE:LINE (inlined)", "??:0" when not known, or
+ * is: "FILE:LINE", "FILE:LINE (inlined)", "??:0" or ":0" when not known, or
  * "MODULE[ADDR]" / "MODULE[+ADDR]" for code without line tables. On a
  * match *file and *lineno get FILE (without its folder) and LINE, or an
  * empty file when there is no line to show. */
@@ -677,8 +677,10 @@ static bool srcline_split(fg_view line, fg_view *file, fg_view *lineno)
 	}
 	if (t.len > 10 && !memcmp(t.ptr + t.len - 10, " (inlined)", 10))
 		t.len -= 10;
-	if (!(colon = find_last(t.ptr, t.len, ':')) || colon == t.ptr ||
-	    colon == t.ptr + t.len - 1)
+	if (!(colon = find_last(t.ptr, t.len, ':')) || colon == t.ptr + t.len - 1)
+		return false;
+	/* ":0": a line of no file (perf at the first instruction of ld.so) */
+	if (colon == t.ptr && !(t.len == 2 && (t.ptr[1] == '0' || t.ptr[1] == '?')))
 		return false;
 	*lineno = fg_view_of(colon + 1, (size_t)(t.ptr + t.len - colon - 1));
 	if (!(lineno->len == 1 && lineno->ptr[0] == '?') && !all_digits(*lineno))
