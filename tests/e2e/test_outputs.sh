@@ -145,6 +145,7 @@ check_exit "diff onto a tmpfs" 0 d before.folded in.folded -o mnt/d.folded --rep
 check_contains "diff onto a tmpfs: written" mnt/d.folded "main;a 1 3"
 for opt in -o --report-out; do
 	check_input_refused "diff $opt INPUT" in.folded d before.folded in.folded $opt in.folded
+	check_contains "diff $opt INPUT: the option is named" err "error: $opt in.folded is also an input"
 	check_input_refused "diff $opt HARDLINK" in.folded d before.folded in.folded $opt in.hard
 	check_input_refused "diff $opt sub/../INPUT" in.folded d before.folded ./in.folded $opt sub/../in.folded
 	check_input_refused "diff $opt STDIN" in.folded d before.folded - $opt in.folded <in.folded
