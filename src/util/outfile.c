@@ -130,6 +130,18 @@ int fg_outfile_check(const char *path, bool is_dir)
 	return err;
 }
 
+int fg_outfile_in_place(bool *in_place, const char *path)
+{
+	struct target t;
+	int err = locate(&t, path);
+
+	if (!err)
+		err = check_kind(&t, path, false);
+	*in_place = !err && t.kind == DIRECT;
+	fg_strbuf_release(&t.real);
+	return err;
+}
+
 int fg_outfile_temp_folder(fg_strbuf *dir, bool *beside, const char *path, bool is_dir)
 {
 	struct target t;
