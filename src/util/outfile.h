@@ -58,7 +58,7 @@ int fg_outfile_temp_folder(fg_strbuf *dir, bool *beside, const char *path, bool 
  * renamed; copied in place into a device or FIFO. An existing folder is
  * replaced only when empty. tmp is gone afterwards, unless an error is
  * returned (FG_EINVAL, FG_EIO, naming path); then the target is
- * untouched. */
+ * untouched and tmp, with all its files, kept. */
 int fg_outfile_install(const char *path, const char *tmp, bool is_dir);
 
 /* Refuses (FG_EINVAL, naming both) an output that is one of the n inputs
