@@ -77,7 +77,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	fg_outfile *of = NULL;
 	int npos = 0, dashdash, nb, na, err, rc = FG_EXIT_USAGE;
 	const fg_option options[] = {
-		FG_OPT_STRING('o', "output", &output, "FILE", "write to FILE (default: stdout); written atomically"),
+		FG_OPT_STRING('o', "output", &output, "FILE", "write to FILE (default: stdout): a file atomically, a device or FIFO in place"),
 		FG_OPT_BOOL('n', "normalize", &dopts.normalize, "scale BEFORE counts so both profiles have the same total"),
 		FG_OPT_BOOL('s', "strip-hex", &dopts.strip_hex, "replace hex addresses (0x7f3a...) with 0x... before matching stacks"),
 		FG_OPT_GROUP("Regression gate"),
