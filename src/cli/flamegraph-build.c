@@ -76,7 +76,7 @@ static const fg_option options[] = {
 	FG_OPT_STRING(0, "compare", &bo.compare.rev, "REV",
 		      "also build and profile git revision REV; write a differential graph (red: grew, blue: shrank)"),
 	FG_OPT_BOOL(0, "compare-outputs", &bo.compare.side_outputs,
-		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg"),
+		    "with --compare, also write the plain graphs OUTPUT.before.svg and OUTPUT.after.svg beside -o's file (not stdout, a device or FIFO)"),
 	FG_GATE_CLI_ROWS(gate),
 	FG_OPT_INT(0, "repeat", &repeat, "N", "with --compare, profile each side N times, interleaved (before, after, before...) (default: 5 with --fail-above, else 1; 1 with --alloc, unless sampled). N runs a side see a change of X% in a function whose time varies by cv a run when X > 4*cv*sqrt(2/N): 5 runs of 0.3 s (cv 2%) catch 15% at --fail-above 5 and pass an unchanged tree at 2%"),
 	FG_OPT_INT(0, "max-repeat", &max_repeat, "N", "with --fail-above, when the runs cannot yet tell a change over the threshold from noise (its p-value between 0.001 and 0.2), run --repeat more a side, up to N a side in all, and judge again (default: twice --repeat; the same as --repeat: judge the first runs only)"),

@@ -14,13 +14,14 @@
 #include "util/outfile.h"
 #include "util/strbuf.h"
 
-/* Refuses an output that would replace one of the inputs: the atomic
- * rename would clobber the data before anyone noticed. */
-static int output_is_input(const char *output, char **inputs, int n)
+/* Refuses an output (of option flag) that would replace one of the
+ * inputs: the atomic rename would clobber the data before anyone
+ * noticed. */
+static int output_is_input(const char *flag, const char *output, char **inputs, int n)
 {
 	if (!fg_outfile_check_inputs(output, (const char *const *)inputs, (size_t)n))
 		return 0;
-	fg_errorf("-o %s", fg_error_last());
+	fg_errorf("%s %s", flag, fg_error_last());
 	return -1;
 }
 
@@ -76,7 +77,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 	fg_outfile *of = NULL;
 	int npos = 0, dashdash, nb, na, err, rc = FG_EXIT_USAGE;
 	const fg_option options[] = {
-		FG_OPT_STRING('o', "output", &output, "FILE", "write to FILE (default: stdout); written atomically"),
+		FG_OPT_STRING('o', "output", &output, "FILE", "write to FILE (default: stdout): a file atomically, a device or FIFO in place"),
 		FG_OPT_BOOL('n', "normalize", &dopts.normalize, "scale BEFORE counts so both profiles have the same total"),
 		FG_OPT_BOOL('s', "strip-hex", &dopts.strip_hex, "replace hex addresses (0x7f3a...) with 0x... before matching stacks"),
 		FG_OPT_GROUP("Regression gate"),
@@ -121,8 +122,8 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		fg_errorf("--first-look asks whether --fail-above can judge yet — add --fail-above PCT");
 		return FG_EXIT_USAGE;
 	}
-	if (output_is_input(output, argv, npos) || fg_gate_cli_apply(&gate) ||
-	    (gate.report_out && output_is_input(gate.report_out, argv, npos))) {
+	if (output_is_input("-o", output, argv, npos) || fg_gate_cli_apply(&gate) ||
+	    (gate.report_out && output_is_input("--report-out", gate.report_out, argv, npos))) {
 		fg_gate_cli_release(&gate);
 		return FG_EXIT_USAGE;
 	}

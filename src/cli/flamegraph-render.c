@@ -55,7 +55,7 @@ int cmd_flamegraph_render(int argc, char **argv)
 	int npos = 0, dashdash, i, err, rc = FG_EXIT_USAGE;
 	const fg_option options[] = {
 		FG_OPT_GROUP("Output"),
-		FG_OPT_STRING('o', "output", &output, "FILE", "write the SVG to FILE (default: stdout); written atomically"),
+		FG_OPT_STRING('o', "output", &output, "FILE", "write the SVG to FILE (default: stdout): a file atomically, a device or FIFO in place"),
 		FG_OPT_STRING(0, "title", &ro.title, "TEXT", "title (default: \"Flame Graph\", \"Icicle Graph\" with --inverted, \"Flame Chart\" with --flamechart)"),
 		FG_OPT_STRING(0, "subtitle", &ro.subtitle, "TEXT", "second title line"),
 		FG_OPT_STRING(0, "notes", &ro.notes, "TEXT", "notes stored in the SVG (<desc>)"),

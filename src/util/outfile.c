@@ -130,6 +130,18 @@ int fg_outfile_check(const char *path, bool is_dir)
 	return err;
 }
 
+int fg_outfile_in_place(bool *in_place, const char *path)
+{
+	struct target t;
+	int err = locate(&t, path);
+
+	if (!err)
+		err = check_kind(&t, path, false);
+	*in_place = !err && t.kind == DIRECT;
+	fg_strbuf_release(&t.real);
+	return err;
+}
+
 int fg_outfile_temp_folder(fg_strbuf *dir, bool *beside, const char *path, bool is_dir)
 {
 	struct target t;
@@ -389,9 +401,45 @@ static int install_copy(const struct target *t, const char *path, const char *tm
 	return err;
 }
 
-/* The files of folder tmp (a flat folder of recordings), each
- * installed into the folder dir. */
-static int install_files(const char *dir, const char *tmp)
+/* A copy of the file from as the new file to (in a folder of our own),
+ * with from's mode. */
+static int copy_file(const char *to, const char *from, const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	if (stat(from, &st) != 0)
+		return fg_error_set(FG_EIO, "cannot read %s: %s", from, strerror(errno));
+	if ((fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		return fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+	err = copy_fd(from, fd, path);
+	fchmod(fd, st.st_mode & 07777);
+	if (close(fd) != 0 && !err)
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+	return err;
+}
+
+/* The files of the flat folder dir removed (dir itself stays). */
+static void remove_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	fg_strbuf p = FG_STRBUF_INIT;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			fg_strbuf_reset(&p);
+			if (!fg_strbuf_addf(&p, "%s/%s", dir, e->d_name))
+				unlink(p.buf);
+		}
+	if (d)
+		closedir(d);
+	fg_strbuf_release(&p);
+}
+
+/* The files of folder tmp (a flat folder of recordings) copied into
+ * the folder dir; tmp is kept until the copy is in place. */
+static int copy_files(const char *dir, const char *tmp, const char *path)
 {
 	DIR *d = opendir(tmp);
 	struct dirent *e;
@@ -408,7 +456,7 @@ static int install_files(const char *dir, const char *tmp)
 		fg_strbuf_addf(&from, "%s/%s", tmp, e->d_name);
 		fg_strbuf_addf(&to, "%s/%s", dir, e->d_name);
 		if (!(err = fg_strbuf_check(&from)) && !(err = fg_strbuf_check(&to)))
-			err = fg_outfile_install(to.buf, from.buf, false);
+			err = copy_file(to.buf, from.buf, path);
 	}
 	closedir(d);
 	fg_strbuf_release(&from);
@@ -417,11 +465,14 @@ static int install_files(const char *dir, const char *tmp)
 }
 
 /* A folder from another file system: its files copied into a new
- * folder beside the target, which is then renamed. */
+ * folder beside the target, which is then renamed; the files of tmp are
+ * removed only once it is (a target that cannot be replaced, such as a
+ * folder that holds files, keeps them all). */
 static int install_folder_copy(const struct target *t, const char *path, const char *tmp)
 {
 	fg_strbuf near = FG_STRBUF_INIT;
 	size_t len = folder_len(t->real.buf);
+	struct stat st;
 	int err;
 
 	fg_strbuf_add(&near, t->real.buf, len);
@@ -433,23 +484,15 @@ static int install_folder_copy(const struct target *t, const char *path, const c
 		goto done;
 	}
 	fg_cleanup_add_path(near.buf, true);
-	if (!(err = install_files(near.buf, tmp)) && rename(near.buf, t->real.buf) != 0)
+	if (stat(tmp, &st) == 0)
+		chmod(near.buf, st.st_mode & 07777);
+	if (!(err = copy_files(near.buf, tmp, path)) && rename(near.buf, t->real.buf) != 0)
 		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
 	if (err) {
-		DIR *d = opendir(near.buf);
-		struct dirent *e;
-		fg_strbuf p = FG_STRBUF_INIT;
-		while (d && (e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-				fg_strbuf_reset(&p);
-				if (!fg_strbuf_addf(&p, "%s/%s", near.buf, e->d_name))
-					unlink(p.buf);
-			}
-		if (d)
-			closedir(d);
-		fg_strbuf_release(&p);
+		remove_files(near.buf);
 		rmdir(near.buf);
 	} else {
+		remove_files(tmp);
 		rmdir(tmp);
 	}
 	fg_cleanup_remove_path(near.buf);

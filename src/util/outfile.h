@@ -41,6 +41,10 @@ void fg_outfile_abort(fg_outfile *f);
  * is_dir, path is to be a folder (a folder of recordings): an existing
  * folder is accepted, a device or FIFO refused. */
 int fg_outfile_check(const char *path, bool is_dir);
+/* Sets *in_place when path leads to a device, FIFO or terminal, which is
+ * written in place (so names made from path do not belong beside it);
+ * else to false. Errors as fg_outfile_check. */
+int fg_outfile_in_place(bool *in_place, const char *path);
 /* Appends to dir the folder (with its '/', or nothing for the current
  * folder) where a temporary file for path belongs, so that
  * fg_outfile_install renames it into place; sets *beside to false (and
@@ -54,7 +58,7 @@ int fg_outfile_temp_folder(fg_strbuf *dir, bool *beside, const char *path, bool 
  * renamed; copied in place into a device or FIFO. An existing folder is
  * replaced only when empty. tmp is gone afterwards, unless an error is
  * returned (FG_EINVAL, FG_EIO, naming path); then the target is
- * untouched. */
+ * untouched and tmp, with all its files, kept. */
 int fg_outfile_install(const char *path, const char *tmp, bool is_dir);
 
 /* Refuses (FG_EINVAL, naming both) an output that is one of the n inputs

@@ -145,6 +145,7 @@ check_exit "diff onto a tmpfs" 0 d before.folded in.folded -o mnt/d.folded --rep
 check_contains "diff onto a tmpfs: written" mnt/d.folded "main;a 1 3"
 for opt in -o --report-out; do
 	check_input_refused "diff $opt INPUT" in.folded d before.folded in.folded $opt in.folded
+	check_contains "diff $opt INPUT: the option is named" err "error: $opt in.folded is also an input"
 	check_input_refused "diff $opt HARDLINK" in.folded d before.folded in.folded $opt in.hard
 	check_input_refused "diff $opt sub/../INPUT" in.folded d before.folded ./in.folded $opt sub/../in.folded
 	check_input_refused "diff $opt STDIN" in.folded d before.folded - $opt in.folded <in.folded
@@ -229,6 +230,51 @@ check_devnull "flamegraph-build: all to /dev/null"
 fresh_links 1
 check_exit "flamegraph-build --perfdata-out LINK" 0 flamegraph-build --manifest-path mk --bin primes -F 499 -o b.svg --perfdata-out link1 -- 1
 check_links "flamegraph-build --perfdata-out LINK" 1
+
+# --- flamegraph-build --compare: -o, --report-out, --compare-outputs --
+# (HEAD against the working tree: the same code, the outputs are what is
+# looked at)
+cp -r "$FG_SRC/examples/make" gp
+rm -rf gp/build gp/compile_commands.json
+git -C gp init -q
+git -C gp add .
+git -C gp -c user.email=t@example.com -c user.name=t commit -qm base
+fbc() { flamegraph-build --manifest-path gp --bin primes -F 499 --compare HEAD "$@" -- 1; }
+check_exit "--compare -o /dev/null --report-out /dev/null" 0 fbc -o /dev/null --report-out /dev/null
+check_devnull "--compare -o /dev/null --report-out /dev/null"
+with_fifos 2 fbc -o fifo1 --report-out fifo2
+check_fifos "--compare -o FIFO --report-out FIFO" 2
+fresh_links 2
+check_exit "--compare -o LINK --report-out LINK --compare-outputs" 0 fbc -o link1 --report-out link2 --compare-outputs
+check_links "--compare -o LINK --report-out LINK --compare-outputs" 2
+check_contains "--compare --report-out LINK: the table" target.2 "^function +before +after"
+# the plain graphs are named after the name given, beside it
+for side in before after; do
+	check_contains "--compare-outputs -o LINK: link1.$side.svg" link1.$side.svg "<svg"
+done
+check_exit "--compare onto a tmpfs" 0 fbc -o mnt/c.svg --report-out mnt/c.txt --compare-outputs
+for f in c.svg c.txt c.before.svg c.after.svg; do
+	[ -s mnt/$f ] && pass || fail "--compare onto a tmpfs: mnt/$f not written"
+done
+# the plain graphs of a device or FIFO would be /dev/null.before.svg:
+# refused before anything runs
+check_exit "--compare-outputs -o /dev/null: refused" 1 fbc -o /dev/null --compare-outputs
+check_contains "--compare-outputs -o /dev/null: says why" err \
+	"error: --compare-outputs writes the plain graphs beside the output file, named after it, and /dev/null is a device or FIFO — give -o a file name, or drop --compare-outputs"
+check_eq "--compare-outputs -o /dev/null: nothing made in /dev" "" "$(ls /dev | grep '^null\.')"
+check_not_contains "--compare-outputs -o /dev/null: nothing was profiled" err "profiling"
+check_devnull "--compare-outputs -o /dev/null"
+rm -f fifo1
+mkfifo fifo1
+# (a writer that opened the FIFO would wait for a reader: timeout ends it)
+check_exit "--compare-outputs -o FIFO: refused" 1 timeout 60 flamegraph-build --manifest-path gp \
+	--bin primes --compare HEAD -o fifo1 --compare-outputs -- 1
+check_contains "--compare-outputs -o FIFO: says why" err "fifo1 is a device or FIFO"
+check_eq "--compare-outputs -o FIFO: no plain graphs" "" "$(ls | grep -E '^fifo1\.(before|after)')"
+[ -p fifo1 ] && pass || fail "--compare-outputs -o FIFO: fifo1 is now: $(stat -c %F fifo1)"
+check_exit "--compare --report-out into a missing folder: refused" 1 fbc -o c.svg --report-out nowhere/r.txt
+check_contains "--compare --report-out into a missing folder: before the work" err "its folder nowhere does not exist"
+check_not_contains "--compare --report-out into a missing folder: nothing was profiled" err "profiling"
 
 # --- allocation graphs: -o, and --perfdata-out (a folder) -------------
 cc -O2 -g -fno-omit-frame-pointer -pthread -o counted "$FG_SRC/tests/e2e/alloc/counted.c"

@@ -46,14 +46,14 @@ struct collapse_args {
  * (scripts pass it) though one thread reads them */
 #define LINE_OPTIONS(a) \
 	FG_OPT_INT('n', "nthreads", &(a)->nthreads, "N", "accepted for the other collapsers' command lines: this format is read in order, by one thread"), \
-	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout); written atomically"), \
+	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout): a file atomically, a device or FIFO in place"), \
 	FG_OPT_BOOL('q', "quiet", &(a)->quiet, "do not warn about skipped lines"), \
 	FG_OPT_BOOL('v', "verbose", &(a)->verbose, "say how many stacks and samples were read")
 
 #define COMMON_OPTIONS(a) \
 	FG_OPT_BOOL(0, "no-inline", &(a)->no_inline, "drop inlined frames (written as caller->inlined)"), \
 	FG_OPT_INT('n', "nthreads", &(a)->nthreads, "N", "worker threads (default: all cores); output is the same for any N"), \
-	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout); written atomically"), \
+	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout): a file atomically, a device or FIFO in place"), \
 	FG_OPT_BOOL('q', "quiet", &(a)->quiet, "do not warn about skipped lines")
 
 static void report(const fg_collapser *c, const struct collapse_args *a)

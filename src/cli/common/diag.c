@@ -52,6 +52,7 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "unit_test", "--unit-test" },
 	{ "unit_bench", "--unit-bench" },
 	{ "compare.rev", "--compare" },
+	{ "compare.side_outputs", "--compare-outputs" },
 	{ "pids", "--pid" },
 	{ "perfdata", "--perfdata" },
 	{ "perfdata_out", "--perfdata-out" },

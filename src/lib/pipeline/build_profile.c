@@ -149,6 +149,10 @@ static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
 	size_t runs = 0;
 	int err;
 
+	/* the table is written last: a path it cannot have fails now */
+	if (o->report_out && strcmp(o->report_out, "-") &&
+	    (err = fg_outfile_check(o->report_out, false)))
+		return err;
 	c.loc = loc;
 	c.project = &o->project;
 	if (!c.build_dir)

@@ -9,6 +9,7 @@
 #include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
+#include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/version.h"
 #include "util/banned.h"
@@ -303,6 +304,44 @@ static int write_diff(cmp *c)
 	return err;
 }
 
+/* The plain graphs are named after the output, beside it: stdout and a
+ * device or FIFO (/dev/null: /dev/null.before.svg) have no such names. */
+static int side_outputs_refused(const cmp *c, bool std_out)
+{
+	return fg_error_set(FG_EINVAL, "`opts.compare.side_outputs` writes the plain graphs beside "
+			    "the output file, named after it, and %s%s — give `opts.output` a file "
+			    "name, or drop `opts.compare.side_outputs`",
+			    std_out ? "the output is stdout" : c->output,
+			    std_out ? "" : " is a device or FIFO");
+}
+
+/* The graphs are written last: a path they cannot have fails before the
+ * work. */
+static int check_outputs(const cmp *c)
+{
+	bool in_place = false;
+	int err;
+
+	if (c->po->folded_out && strcmp(c->po->folded_out, "-") &&
+	    (err = fg_outfile_check(c->po->folded_out, false)))
+		return err;
+	if (!strcmp(c->output, "-"))
+		return c->c->side_outputs ? side_outputs_refused(c, true) : 0;
+	if ((err = fg_outfile_in_place(&in_place, c->output)))
+		return err;
+	if (c->c->side_outputs && in_place)
+		return side_outputs_refused(c, false);
+	for (int i = 0; c->c->side_outputs && !err && i < 2; i++) {
+		fg_strbuf name = FG_STRBUF_INIT;
+
+		side_output(&name, c->output, i ? "after" : "before");
+		if (!(err = fg_strbuf_check(&name)))
+			err = fg_outfile_check(name.buf, false);
+		fg_strbuf_release(&name);
+	}
+	return err;
+}
+
 /* Before anything is exported, built or run. */
 static int check(const cmp *c)
 {
@@ -313,10 +352,7 @@ static int check(const cmp *c)
 				    c->po->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
 	if (c->po->format == FG_OUTPUT_SVG && fg_render_opts_check(&c->po->render))
 		return FG_EINVAL;
-	if (c->c->side_outputs && !strcmp(c->output, "-"))
-		return fg_error_set(FG_EINVAL, "the plain graphs of a comparison are named after the "
-				    "output file, and the output is stdout — give -o a file name");
-	return 0;
+	return check_outputs(c);
 }
 
 void fg_pipeline_runs_free(fg_folded **runs, size_t n)
