@@ -32,9 +32,9 @@ check_contains "--pid captured the workload's stacks" pid.folded "main;outer;a [
 # recording ends when the last one exits
 cp callgraph cg-one
 cp callgraph cg-two
-start_bg cg-one ./cg-one 800
+start_bg cg-one ./cg-one 1500
 p1=$started
-start_bg cg-two ./cg-two 1200
+start_bg cg-two ./cg-two 2000
 p2=$started
 check_exit "--pid A,B" 0 flamegraph --pid "$p1,$p2" -F 499 --format folded -o pids.folded
 wait "$p1" "$p2" || true

@@ -129,8 +129,14 @@ check_input_refused "render -o HARDLINK" in.folded r in.folded -o in.hard
 check_input_refused "render -o ./INPUT vs sub/../INPUT" in.folded r ./in.folded -o sub/../in.folded
 check_input_refused "render -o STDIN" in.folded r -o in.folded <in.folded
 # a minimal system's /dev may have no stdin link: fstat(0) still tells
-check_input_refused "render -o STDIN, no /dev/stdin" in.folded \
-	unshare -m sh -c 'mount -t tmpfs tmpfs /dev && mknod -m 666 /dev/null c 1 3 && exec flamegraph-render -o in.folded' <in.folded
+# (in a mount namespace of its own, where it can be had: not in a chroot,
+# whose root is no mount point to make private)
+if unshare -m true 2>/dev/null; then
+	check_input_refused "render -o STDIN, no /dev/stdin" in.folded \
+		unshare -m sh -c 'mount -t tmpfs tmpfs /dev && mknod -m 666 /dev/null c 1 3 && exec flamegraph-render -o in.folded' <in.folded
+else
+	echo "no mount namespace here: the check without /dev/stdin is left out"
+fi
 
 # --- flamegraph-diff-folded: -o, --report-out -------------------------
 d() { flamegraph-diff-folded --fail-above 1000 "$@"; }
