@@ -12,9 +12,10 @@
  *   flamegraph-alloc 1             the format and its version (first line)
  *   pid PID / ppid PID             the process and its parent
  *   comm NAME                      its name (the graph's root frame)
- *   end-reason WHY                 exit, _exit, exec, signal N, or
- *                                  running (a snapshot: the process
- *                                  died before it could write more)
+ *   end-reason WHY                 exit, _exit, quick_exit, exec,
+ *                                  signal N, or running (a snapshot:
+ *                                  the process died before it could
+ *                                  write more)
  *   threads N                      threads that allocated
  *   dropped N                      allocations whose stack found no room
  *                                  in the tracker's table (counted under

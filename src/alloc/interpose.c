@@ -50,6 +50,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h> /* rename */
+#include <stdlib.h> /* at_quick_exit */
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -246,6 +248,27 @@ static uint64_t env_num(const char *name, uint64_t dflt, uint64_t max)
 static void after_fork_child(void);
 static void thread_end(void *arg);
 
+/* A program ended by a signal whose default action ends the process (a
+ * stop request, a crash, a broken pipe, a timer, the user signals, the
+ * real-time signals) still leaves its recording; a signal the program
+ * ignores or handles itself (inherited through exec) is left alone. */
+static void catch_fatal_signals(void)
+{
+	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGABRT, SIGSEGV,
+	                           SIGBUS,  SIGFPE,  SIGILL,  SIGTRAP,   SIGSYS,  SIGPIPE,
+	                           SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU,
+	                           SIGXFSZ, SIGIO,   SIGPWR,  SIGSTKFLT};
+	size_t nsigs = sizeof(sigs) / sizeof(sigs[0]);
+
+	for (int i = 0; i < (int)nsigs + SIGRTMAX - SIGRTMIN + 1; i++) {
+		int sig = i < (int)nsigs ? sigs[i] : SIGRTMIN + (i - (int)nsigs);
+		struct sigaction old;
+		if (sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == SIG_DFL)
+			signal(sig, on_signal);
+	}
+}
+
 /* Decides once whether this process records (FLAMEGRAPH_ALLOC_OUT names
  * the folder of the recordings) and maps the global tables. */
 static void setup(void)
@@ -286,16 +309,7 @@ static void setup(void)
 	g_nstacks = 1;
 	g_key_made = pthread_key_create(&g_key, thread_end) == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
-	/* a program ended by these signals (their default: a stop request
-	 * or a crash) still leaves its recording; one that handles them
-	 * itself is left alone */
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
-	                           SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction old;
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-			signal(sigs[i], on_signal);
-	}
+	catch_fatal_signals();
 	g_pid = getpid();
 	g_state = 1;
 }
@@ -1737,11 +1751,22 @@ done:
 	t_busy--;
 }
 
+static void at_quick_exit_end(void)
+{
+	write_recording("quick_exit", false, true);
+}
+
 /* Set up at load, so that a program that never allocates still leaves
- * its (empty) recording and its signals are covered from the start. */
+ * its (empty) recording and its signals are covered from the start.
+ * quick_exit runs no destructor: its handlers run in the reverse order
+ * of their registration, so one registered now runs after the
+ * program's. */
 __attribute__((constructor)) static void at_start(void)
 {
-	if (recording() && g_eh)
+	if (!recording())
+		return;
+	at_quick_exit(at_quick_exit_end);
+	if (g_eh)
 		eh_prime();
 }
 
@@ -1844,4 +1869,98 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	int r = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
 	exec_failed();
 	return r;
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int (*real)(int, char *const[], char *const[]) =
+	    (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
+
+	before_exec();
+	int r = real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
+	exec_failed();
+	return r;
+}
+
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	before_exec();
+	int r = (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+	exec_failed();
+	return r;
+}
+
+/* execl, execlp and execle: their arguments as the vector execve,
+ * execvp and execve take (on the stack: nothing is allocated), counted
+ * first, then read (up to and with the NULL that ends them). The count
+ * is bounded as the kernel bounds it. */
+enum { MAX_EXEC_ARGS = 1 << 17 };
+
+static size_t count_args(const char *arg0, va_list ap)
+{
+	size_t n = 1;
+
+	if (!arg0)
+		return 0;
+	while (n < MAX_EXEC_ARGS && va_arg(ap, const char *))
+		n++;
+	return n;
+}
+
+static void read_args(char **argv, size_t n, const char *arg0, va_list ap)
+{
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	extern char **environ;
+	va_list ap;
+
+	va_start(ap, arg);
+	size_t n = count_args(arg, ap);
+	va_end(ap);
+	if (n >= MAX_EXEC_ARGS)
+		return errno = E2BIG, -1;
+	char *argv[n + 1];
+	va_start(ap, arg);
+	read_args(argv, n, arg, ap);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	size_t n = count_args(arg, ap);
+	va_end(ap);
+	if (n >= MAX_EXEC_ARGS)
+		return errno = E2BIG, -1;
+	char *argv[n + 1];
+	va_start(ap, arg);
+	read_args(argv, n, arg, ap);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	size_t n = count_args(arg, ap);
+	va_end(ap);
+	if (n >= MAX_EXEC_ARGS)
+		return errno = E2BIG, -1;
+	char *argv[n + 1];
+	va_start(ap, arg);
+	read_args(argv, n, arg, ap);
+	/* the environment follows the NULL that ends the arguments */
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
 }

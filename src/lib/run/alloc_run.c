@@ -42,6 +42,23 @@ static int make_dir(run *r, fg_strbuf *dir)
 		                    beside ? "the folder of `opts.perfdata_out`" : tmp, strerror(errno),
 		                    beside ? "give `opts.perfdata_out` a writable folder"
 		                         : "set TMPDIR to a writable folder");
+	/* absolute: the program (and what it execs) may change folder */
+	if (dir->buf[0] != '/') {
+		char *abs = realpath(dir->buf, NULL);
+		if (!abs) {
+			err = errno == ENOMEM ? fg_error_set(FG_ENOMEM, "out of memory")
+			                      : fg_error_set(FG_EIO, "cannot resolve the folder %s: %s",
+			                                     dir->buf, strerror(errno));
+			rmdir(dir->buf);
+			return err;
+		}
+		fg_strbuf_reset(dir);
+		if ((err = fg_strbuf_addstr(dir, abs)))
+			rmdir(abs);
+		free(abs);
+		if (err)
+			return err;
+	}
 	fg_cleanup_add_path(dir->buf, true);
 	return 0;
 }
