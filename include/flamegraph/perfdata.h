@@ -187,14 +187,15 @@ int fg_perfdata_open_stream(fg_perfdata **out, const char *name, fg_perfdata_rea
  * call graphs", "compressed records", ...). */
 const char *fg_perfdata_unsupported(const fg_perfdata *r);
 
-/* Once samples were read: the library (as its map names it) with the
- * most sampled addresses that no symbol names (they show as
- * "[libc.so.6]"), because it keeps only its exported symbols and its
- * separate debug file (under /usr/lib/debug, or opts.debug_dir) is not
- * installed — Debian 13's C library, for one. *path is valid as long as
- * r; *addresses is how many distinct addresses. False when there is
- * none. */
-bool fg_perfdata_missing_debug(const fg_perfdata *r, const char **path, uint64_t *addresses);
+/* Once samples were read, one at a time (*iter 0 at first): a library (as
+ * its map names it) with sampled addresses that no symbol names (they
+ * show as "[libc.so.6]") because it keeps only its exported symbols and
+ * its separate debug file (under /usr/lib/debug, or opts.debug_dir) is
+ * not installed — Debian 13's C library, for one. *path is valid as long
+ * as r; *addresses is how many distinct addresses. False when there is no
+ * more. */
+bool fg_perfdata_missing_debug(const fg_perfdata *r, size_t *iter, const char **path,
+			       uint64_t *addresses);
 
 /* Calls cb for every sample, in time order. A non-zero return from cb
  * stops and is returned. Returns 0, FG_EPARSE (a truncated or malformed

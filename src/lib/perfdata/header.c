@@ -501,9 +501,10 @@ const char *fg_perfdata_unsupported(const fg_perfdata *r)
 	return r->unsupported;
 }
 
-bool fg_perfdata_missing_debug(const fg_perfdata *r, const char **path, uint64_t *addresses)
+bool fg_perfdata_missing_debug(const fg_perfdata *r, size_t *iter, const char **path,
+			       uint64_t *addresses)
 {
-	return pd_symbols_missing_debug(&r->syms, path, addresses);
+	return pd_symbols_missing_debug(&r->syms, iter, path, addresses);
 }
 
 void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out)

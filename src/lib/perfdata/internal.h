@@ -156,10 +156,11 @@ pd_module *pd_symbols_module(pd_symbols *s, const char *path);
 int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfdata_frame **frames,
 		       size_t *n);
 
-/* The module with the most addresses named after it for want of its
- * debug file (pd_module.partial_symbols), its path and that count; false
- * when there is none. */
-bool pd_symbols_missing_debug(const pd_symbols *s, const char **path, uint64_t *addresses);
+/* The next module (from *iter, 0 at first) with addresses named after it
+ * for want of its debug file (pd_module.partial_symbols), its path and
+ * that count; false when there is no more. */
+bool pd_symbols_missing_debug(const pd_symbols *s, size_t *iter, const char **path,
+			      uint64_t *addresses);
 
 /* The build id of m in hex (out: 41 bytes). */
 void pd_hex_id(const pd_module *m, char *out);

@@ -1067,20 +1067,18 @@ int pd_symbols_resolve(pd_symbols *s, pd_module *m, uint64_t rel, const fg_perfd
 	return 0;
 }
 
-bool pd_symbols_missing_debug(const pd_symbols *s, const char **path, uint64_t *addresses)
+bool pd_symbols_missing_debug(const pd_symbols *s, size_t *iter, const char **path,
+			      uint64_t *addresses)
 {
-	const pd_module *best = NULL;
 	fg_strmap_entry *e;
-	size_t i = 0;
 
-	while ((e = fg_strmap_next(&s->modules, &i))) {
+	while ((e = fg_strmap_next(&s->modules, iter))) {
 		const pd_module *m = e->value.p;
-		if (m && m->unnamed && (!best || m->unnamed > best->unnamed))
-			best = m;
+		if (m && m->unnamed) {
+			*path = m->path;
+			*addresses = m->unnamed;
+			return true;
+		}
 	}
-	if (!best)
-		return false;
-	*path = best->path;
-	*addresses = best->unnamed;
-	return true;
+	return false;
 }

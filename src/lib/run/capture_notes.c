@@ -69,16 +69,31 @@ void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_resu
 
 void fg_capture_note_debug(fg_strbuf *out, const fg_perfdata *pd)
 {
-	const char *path, *base;
-	uint64_t addresses;
+	fg_strbuf list = FG_STRBUF_INIT;
+	const char *path, *base = "";
+	uint64_t addresses, first = 0;
+	size_t iter = 0, n = 0;
+	bool libc = false;
 
-	if (!pd || !fg_perfdata_missing_debug(pd, &path, &addresses))
-		return;
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	fg_strbuf_addf(out, "%llu sampled addresses in %s have no symbol and show as [%s]: it "
-		       "keeps only its exported symbols, and its separate debug file is not "
-		       "installed — install it (%s; Fedora: dnf debuginfo-install) to name them",
-		       (unsigned long long)addresses, path, base,
-		       !strncmp(base, "libc.so", 7) ? "Debian and Ubuntu: libc6-dbg" :
-		       "Debian and Ubuntu: the library's -dbg or -dbgsym package");
+	while (pd && fg_perfdata_missing_debug(pd, &iter, &path, &addresses)) {
+		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		libc |= !strncmp(base, "libc.so", 7);
+		if (!n++)
+			first = addresses;
+		fg_strbuf_addf(&list, "%s%llu in %s", n > 1 ? ", " : "", (unsigned long long)addresses,
+			       path);
+	}
+	if (n == 1)
+		fg_strbuf_addf(out, "%llu sampled addresses in %s show as [%s], without a symbol: it "
+			       "keeps only its exported symbols, and its separate debug file is not "
+			       "installed", (unsigned long long)first, path, base);
+	else if (n > 1)
+		fg_strbuf_addf(out, "sampled addresses show as their library's name, without a symbol "
+			       "(%s): these keep only their exported symbols, and their separate "
+			       "debug files are not installed", list.buf);
+	if (n)
+		fg_strbuf_addf(out, " — install %s (Debian and Ubuntu: %sthe library's -dbg or "
+			       "-dbgsym package; Fedora: dnf debuginfo-install) to name them",
+			       n > 1 ? "them" : "it", libc ? "libc6-dbg for the C library, else " : "");
+	fg_strbuf_release(&list);
 }
