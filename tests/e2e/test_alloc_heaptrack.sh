@@ -18,10 +18,12 @@ awk 'BEGIN { srand(7); for (i = 0; i < 40000; i++)
 	printf "%d,%d,%x sample line of text\n", i, int(rand() * 1e6), int(rand() * 65536) }' > in.txt
 
 # inclusive cost of function FN in folded FILE (heaptrack's frames carry
-# " (file.c)" after the name, and its lines may end in ";")
+# " (file.c)" after the name, and its lines may end in ";"; heaptrack 1.5
+# names an inlined frame after its callers too, "snocString::mkCell::
+# myMalloc": bzip2's names are C, so the last part is the function)
 incl() {
 	awk -v fn="$2" '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1); k = split(s, fr, ";")
-		hit = 0; for (i = 1; i <= k; i++) { x = fr[i]; sub(/ \(.*\)$/, "", x); if (x == fn) hit = 1 }
+		hit = 0; for (i = 1; i <= k; i++) { x = fr[i]; sub(/ \(.*\)$/, "", x); sub(/.*::/, "", x); if (x == fn) hit = 1 }
 		if (hit) t += c } END { print t + 0 }' "$1"
 }
 
