@@ -1,6 +1,7 @@
 /* Unit tests of manifest discovery (SPEC 3): which file wins, the
  * outermost CMake project, build/compile_commands.json, and the message
  * when nothing is found. */
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +45,18 @@ static int setup(void **state)
 {
 	snprintf(root, sizeof(root), "%s/fgmanXXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	return mkdtemp(root) ? 0 : -1;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* the scratch tree goes with the tests */
+static int teardown(void **state)
+{
+	return root[0] ? nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS) : 0;
 }
 
 static void toml_wins_over_cmake_and_augments_it(void **state)
@@ -121,5 +134,5 @@ int main(void)
 		cmocka_unit_test(compile_commands_in_build),
 		cmocka_unit_test(nothing_found_says_where),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
