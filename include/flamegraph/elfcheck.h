@@ -1,4 +1,5 @@
-/* Link-layout and debug-info checks on an executable (SPEC 5), with
+/* Link-layout and debug-info checks on an executable (the read-only
+ * segment split lld and mold make, frame pointers, debug info), with
  * libelf, before it is profiled:
  *
  *  - rosegment: a read-only PT_LOAD followed by an executable PT_LOAD whose

@@ -1,6 +1,6 @@
 /* Project manifests and the target model of flamegraph-build.
  *
- * A project is found from a starting directory (SPEC 3): flamegraph.toml,
+ * A project is found from a starting directory: flamegraph.toml,
  * then the outermost CMakeLists.txt calling project(), then the outermost
  * meson.build calling project() (or a Meson build folder, which names its
  * source tree), then compile_commands.json (also in build/). Whatever the manifest, the

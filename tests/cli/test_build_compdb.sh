@@ -1,5 +1,5 @@
 # flamegraph-build on broken compile_commands.json projects: each error
-# names the problem and what to do, with SPEC 10's exit codes. Real cc,
+# names the problem and what to do, with the programs' exit codes. Real cc,
 # no perf (only --list and builds that fail before recording).
 ex="$FG_SRC/examples/make"
 fresh() { rm -rf "$1"; cp -r "$ex" "$1"; rm -rf "$1/build"; }

@@ -1,5 +1,5 @@
 # flamegraph-build's errors: each names the problem and what to do, with
-# the exit codes of SPEC 10. Uses real cmake and cc, no perf.
+# the programs' exit codes. Uses real cmake and cc, no perf.
 ex="$FG_SRC/examples/cmake"
 cp -r "$ex" proj
 rm -rf proj/build

@@ -1,5 +1,5 @@
 # flamegraph-build's errors on flamegraph.toml projects: each exits with
-# the SPEC 10 code and says where the mistake is and what to do.
+# its exit code and says where the mistake is and what to do.
 mkdir -p proj/src
 cat > proj/src/a.c <<'C'
 int main(void) { return 0; }

@@ -1,5 +1,5 @@
 # flamegraph: usage errors and the failures found before anything is
-# recorded, each with its message and exit code (SPEC 10); a failed run
+# recorded, each with its message and exit code; a failed run
 # leaves the user's files alone. Needs no perf.
 echo "keep me" > precious.svg
 

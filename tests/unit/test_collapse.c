@@ -1028,8 +1028,8 @@ static void stack_cap_is_exact(void **state)
 	fg_strbuf_release(&in);
 }
 
-/* perf script -F without time, event or dso (SPEC: any field set with ip
- * and sym): header lines that end after the thread, stack lines without a
+/* perf script -F without time, event or dso (any field set with ip and sym
+ * is read): header lines that end after the thread, stack lines without a
  * module. The text is what perf 6.1 prints for those fields. */
 static void perf_minimal_fields(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of manifest discovery (SPEC 3): which file wins, the
+/* Unit tests of manifest discovery: which file wins, the
  * outermost CMake project, build/compile_commands.json, and the message
  * when nothing is found. */
 #include <ftw.h>

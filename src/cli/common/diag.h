@@ -3,7 +3,7 @@
 #ifndef FG_CLI_DIAG_H
 #define FG_CLI_DIAG_H
 
-/* Exit codes shared by every program (SPEC 10). */
+/* Exit codes shared by every program (each man page lists them). */
 enum {
 	FG_EXIT_OK = 0,
 	FG_EXIT_USAGE = 1,   /* user error: bad flag, unknown target, bad input */

@@ -1,5 +1,5 @@
-/* The options shared by `flamegraph` and `flamegraph-build` (SPEC 1,
- * cargo-flamegraph parity), as option-table rows, plus the glue that turns
+/* The options shared by `flamegraph` and `flamegraph-build` (those of
+ * cargo-flamegraph, and more), as option-table rows, plus the glue that turns
  * them into fg_profile_opts, reports progress and maps the result to an
  * exit code.
  *
@@ -145,7 +145,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 int fg_profile_cli_apply(fg_profile_opts *po, fg_profile_cli *pc);
 
 /* Runs the pipeline and reports: warnings, the workload's fate, where the
- * graph went; opens it with --open. Returns the exit code (SPEC 10). */
+ * graph went; opens it with --open. Returns the exit code (FG_EXIT_*). */
 int fg_profile_cli_run(const fg_profile_opts *po, const fg_profile_cli *pc);
 
 /* The two halves of fg_profile_cli_run, for runs the library starts

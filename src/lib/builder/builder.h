@@ -63,7 +63,7 @@ int fg_units_compile(fg_project *p, const size_t *units, size_t n, bool *changed
 int fg_units_link(fg_project *p, const struct fg_target *t, const size_t *units, size_t n,
 		  bool changed, fg_build_result *res);
 
-/* The link-layout fix (SPEC 5), for every build system the builder links
+/* The link-layout fix (-Wl,--no-rosegment), for every build system the builder links
  * or drives (rosegment.c). lld and mold put code at a file offset perf
  * may mis-map; once one of them is seen linking a project, a marker file
  * in the build folder makes every later link of it pass

@@ -1,4 +1,4 @@
-/* Configuring a CMake project (SPEC 3b) into the flamegraph build folder:
+/* Configuring a CMake project into the flamegraph build folder:
  * the build type of the profile, the user's flags with -g and the frame
  * pointer flags appended, -Wl,--no-rosegment once lld or mold was seen,
  * the user's -D entries and the features as BOOL options. The File API

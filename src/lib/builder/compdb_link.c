@@ -1,4 +1,4 @@
-/* Linking a compile-database target (SPEC 3c): the target's object plus
+/* Linking a compile-database target: the target's object plus
  * the smallest set of other non-main objects resolving its undefined
  * symbols, read from the objects' symbol tables with libelf; then the
  * system libraries (-lm, -lpthread, -ldl, -lrt) whose symbol tables

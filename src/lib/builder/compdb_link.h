@@ -1,4 +1,4 @@
-/* compile_commands.json projects (SPEC 3c), the builder's side: the
+/* compile_commands.json projects, the builder's side: the
  * objects' symbol tables (read once the project is opened, see open.c)
  * and the choice of objects a target's link needs (compdb_link.c). */
 #ifndef FG_LIB_BUILDER_COMPDB_LINK_H

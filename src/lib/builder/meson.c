@@ -1,6 +1,6 @@
 /* Building a target of a Meson project: `meson compile -C BUILD NAME:TYPE`
  * for the targets it needs (a test's or benchmark's dependencies as Meson
- * lists them), then the link-layout fix of SPEC 5 for lld and mold. */
+ * lists them), then the link-layout fix (-Wl,--no-rosegment) for lld and mold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

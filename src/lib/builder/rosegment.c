@@ -1,4 +1,4 @@
-/* The link-layout fix of SPEC 5 where flamegraph-build controls the link:
+/* The link-layout fix (-Wl,--no-rosegment) where flamegraph-build controls the link:
  * executables linked by lld or mold get -Wl,--no-rosegment (see
  * builder.h). What linked a file is read by the ELF check
  * (flamegraph/elfcheck.h), the one reader of `.comment`. */

@@ -1,4 +1,4 @@
-/* The autotools reader (SPEC 3e): the targets of a configured build
+/* The autotools reader: the targets of a configured build
  * folder, read from its generated Makefiles' *_PROGRAMS variables, and
  * the options `configure --help` lists. Running configure, autoreconf
  * and make is the builder's (src/lib/builder/autotools*.c). */

@@ -1,4 +1,4 @@
-/* Autotools projects (SPEC 3e), shared by the reader
+/* Autotools projects, shared by the reader
  * (src/lib/manifest/autotools.c) and the builder
  * (src/lib/builder/autotools*.c).
  *

@@ -1,4 +1,4 @@
-/* CMake projects (SPEC 3b): the targets of a configured build folder,
+/* CMake projects: the targets of a configured build folder,
  * from the File API's codemodel-v2 reply (executables, classified by
  * name and folder) and `ctest --show-only=json-v1` (tests, with their
  * exact command, folder and environment). The configure itself is the

@@ -1,4 +1,4 @@
-/* The CMake File API as the manifest reads it (SPEC 3b): the queries
+/* The CMake File API as the manifest reads it: the queries
  * (codemodel-v2, cache-v2) a configure answers, the reply files (from the
  * build folder or, for tests and fuzzing, from memory), and the cache's
  * BOOL options matched against --features. Running cmake is the

@@ -1,4 +1,4 @@
-/* compile_commands.json projects (SPEC 3c): each entry becomes a compile
+/* compile_commands.json projects: each entry becomes a compile
  * unit whose command is rerun into the flamegraph build directory with
  * `-g -fno-omit-frame-pointer` appended last; every unit whose object
  * defines main becomes a target. The builder compiles the units and reads

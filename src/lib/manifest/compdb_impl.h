@@ -1,4 +1,4 @@
-/* compile_commands.json projects (SPEC 3c): internals of the reader
+/* compile_commands.json projects: internals of the reader
  * (src/lib/manifest/compdb*.c). */
 #ifndef FG_LIB_MANIFEST_COMPDB_IMPL_H
 #define FG_LIB_MANIFEST_COMPDB_IMPL_H

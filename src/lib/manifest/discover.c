@@ -1,4 +1,4 @@
-/* Manifest discovery (SPEC 3): flamegraph.toml, then CMakeLists.txt (the
+/* Manifest discovery: flamegraph.toml, then CMakeLists.txt (the
  * outermost one of the chain that calls project()), then meson.build (the
  * same) or a Meson build folder, then autotools (configure, configure.ac,
  * configure.in), then a plain GNUmakefile/makefile/Makefile, then

@@ -1,4 +1,4 @@
-/* The plain-Make reader (SPEC 3f): what the dry run of a Makefile
+/* The plain-Make reader: what the dry run of a Makefile
  * (`make -nB -w`, run by the builder) says about its build -- compile
  * commands, archives and link lines -- made into units, archives and
  * targets (see makefile.h). Nothing here runs a tool. */

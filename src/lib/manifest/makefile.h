@@ -1,4 +1,4 @@
-/* Plain Make projects (SPEC 3f), shared by the reader
+/* Plain Make projects, shared by the reader
  * (src/lib/manifest/makefile.c) and the builder (src/lib/builder/make.c).
  *
  * The build is learnt from a dry run (`make -nB -w`, which the builder

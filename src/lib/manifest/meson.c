@@ -1,4 +1,4 @@
-/* Meson projects (SPEC 3d): configure the flamegraph build folder with
+/* Meson projects: configure the flamegraph build folder with
  * `meson setup`, then read Meson's introspection files (meson-info/) with
  * cJSON -- executables, tests, benchmarks, options -- into targets. */
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* Meson projects (SPEC 3d), shared by the reader (src/lib/manifest/meson.c)
+/* Meson projects, shared by the reader (src/lib/manifest/meson.c)
  * and the builder (src/lib/builder/meson.c).
  *
  * The project is configured into the flamegraph build folder with

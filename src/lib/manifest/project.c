@@ -519,7 +519,7 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 		if (no_ctest && t->ctest)
 			continue;
 		/* a CTest test and the executable it runs may share a name:
-		 * the test (its exact command) wins, as SPEC 1 asks */
+		 * the test wins: a test target runs the exact command CTest runs */
 		if (found && t->ctest != found->ctest && name) {
 			if (t->ctest)
 				found = t;

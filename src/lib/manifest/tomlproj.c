@@ -1,4 +1,4 @@
-/* flamegraph.toml projects (SPEC 3a): the schema reader. It checks every
+/* flamegraph.toml projects: the schema reader. It checks every
  * table against the keys it knows, so a typo is an error pointing at the
  * key (file:line:col) rather than a silently ignored setting, then
  * resolves features and the profile chain into the flags the builders

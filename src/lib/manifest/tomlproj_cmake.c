@@ -1,5 +1,5 @@
-/* A flamegraph.toml beside a CMakeLists.txt augments the CMake project
- * (SPEC 3): configure arguments and feature -> option names before CMake
+/* A flamegraph.toml beside a CMakeLists.txt augments the CMake project:
+ * configure arguments and feature -> option names before CMake
  * runs, target kinds and run settings after it has listed the targets. */
 #include <stdlib.h>
 #include <string.h>
