@@ -1,6 +1,6 @@
 # Every exit status the docs state, against the programs: each status is
 # made to happen and checked, and the statuses listed in each man page's
-# EXIT STATUS section (and README's table) must be exactly the ones
+# EXIT STATUS section (and the table of docs/recording.md) must be exactly the ones
 # checked here, so a page that states a wrong or a missing status fails.
 if ! perf record -q -o perf.probe -- true 2>/dev/null; then
 	echo "perf cannot record here (perf_event_paranoid?)" >&2
@@ -123,7 +123,7 @@ for page in "${!seen[@]}"; do
 	check_eq "$page: the statuses documented are the ones the program gives" \
 		"$(sorted "${seen[$page]}")" "$(documented "$page")"
 done
-# README's table: flamegraph's and flamegraph-build's statuses
+# the table of docs/recording.md: flamegraph's and flamegraph-build's statuses
 readme=$(awk '/^Exit statuses of `flamegraph`/ { on = 1 } on && /^\| [0-9]/ { sub(/\+N/, "", $2); print $2 } on && /^$/ && n++ > 1 { exit }' \
-	"$FG_SRC/README.md" | sort -un | tr '\n' ' ')
-check_eq "README: the exit status table" "$(sorted "${seen[flamegraph.1]} ${seen[flamegraph-build.1]}")" "$readme"
+	"$FG_SRC/docs/recording.md" | sort -un | tr '\n' ' ')
+check_eq "docs/recording.md: the exit status table" "$(sorted "${seen[flamegraph.1]} ${seen[flamegraph-build.1]}")" "$readme"
