@@ -13,6 +13,7 @@
 #include "flamegraph/error.h"
 #include "util/cleanup.h"
 #include "util/outfile.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 
@@ -37,6 +38,7 @@ struct fg_outfile {
 	struct stat old; /* the replaced file's, when replaced is set */
 	bool replaced;
 	fg_strbuf path, tmp;
+	fg_strbuf target; /* what the temporary becomes: path's links followed */
 };
 
 /* The length of p's folder part, its '/' included (0: the current folder). */
@@ -232,6 +234,8 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 		f->old = t.st;
 		if ((err = make_temp(&fd, &f->tmp, t.real.buf, path)))
 			goto fail;
+		f->target = t.real;
+		fg_strbuf_init(&t.real, 0);
 	}
 	if (!(f->fp = fdopen(fd, "w"))) {
 		close(fd);
@@ -247,6 +251,7 @@ fail:
 	fg_strbuf_release(&t.real);
 	fg_strbuf_release(&f->path);
 	fg_strbuf_release(&f->tmp);
+	fg_strbuf_release(&f->target);
 	free(f);
 	return err;
 }
@@ -262,6 +267,7 @@ static void release(fg_outfile *f)
 		fg_cleanup_remove_path(f->tmp.buf);
 	fg_strbuf_release(&f->path);
 	fg_strbuf_release(&f->tmp);
+	fg_strbuf_release(&f->target);
 	free(f);
 }
 
@@ -271,18 +277,6 @@ static mode_t umask_now(void)
 
 	umask(mask);
 	return mask;
-}
-
-/* The name the temporary is renamed to: the target of path's links. */
-static int commit_rename(fg_outfile *f)
-{
-	struct target t;
-	int err = locate(&t, f->path.buf);
-
-	if (!err && rename(f->tmp.buf, t.real.buf) != 0)
-		err = fg_error_set(FG_EIO, "cannot write %s: %s", f->path.buf, strerror(errno));
-	fg_strbuf_release(&t.real);
-	return err;
 }
 
 int fg_outfile_commit(fg_outfile *f)
@@ -308,8 +302,8 @@ int fg_outfile_commit(fg_outfile *f)
 		fchmod(fileno(f->fp), 0666 & ~umask_now());
 	if (ferror(f->fp) | fclose(f->fp))
 		err = fg_error_set(FG_EIO, "cannot write %s: %s", f->path.buf, strerror(errno));
-	else
-		err = commit_rename(f);
+	else if (rename(f->tmp.buf, f->target.buf) != 0)
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", f->path.buf, strerror(errno));
 	if (err)
 		unlink(f->tmp.buf);
 	release(f);
@@ -332,7 +326,7 @@ void fg_outfile_abort(fg_outfile *f)
 static int copy_fd(const char *from, int to, const char *path)
 {
 	char buf[1 << 16];
-	ssize_t n = 0, w;
+	ssize_t n = 0;
 	int in = open(from, O_RDONLY | O_CLOEXEC);
 
 	if (in < 0)
@@ -342,13 +336,10 @@ static int copy_fd(const char *from, int to, const char *path)
 			continue;
 		if (n < 0)
 			break;
-		for (ssize_t off = 0; off < n; off += w)
-			if ((w = write(to, buf + off, (size_t)(n - off))) < 0 && errno != EINTR) {
-				close(in);
-				return fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
-			} else if (w < 0) {
-				w = 0;
-			}
+		if (fg_write_all(to, buf, (size_t)n)) {
+			close(in);
+			return fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+		}
 	}
 	close(in);
 	if (n < 0)

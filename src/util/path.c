@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "flamegraph/error.h"
 #include "util/path.h"
@@ -54,6 +55,22 @@ bool fg_path_is_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int fg_write_all(int fd, const void *p, size_t n)
+{
+	const char *at = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, at, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		at += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 long long fg_path_mtime(const char *path)

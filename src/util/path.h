@@ -4,6 +4,7 @@
 #define FG_UTIL_PATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* a/b, or b alone when it is absolute or a is NULL or empty (malloc'd;
  * NULL when out of memory). */
@@ -13,6 +14,9 @@ char *fg_path_join(const char *a, const char *b);
 int fg_mkdir_p(const char *path);
 bool fg_path_is_dir(const char *path);
 bool fg_path_is_file(const char *path);
+/* Writes all n bytes of p to fd, through short writes and EINTR.
+ * Returns 0, or -1 with errno set. */
+int fg_write_all(int fd, const void *p, size_t n);
 /* Modification time in nanoseconds, or -1 when the file does not exist. */
 long long fg_path_mtime(const char *path);
 /* The part after the last '/' (a pointer into path). */

@@ -18,6 +18,7 @@
 #include <git2/sys/repository.h>
 
 #include "lib/git/git_internal.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 
@@ -117,21 +118,6 @@ static bool safe_name(const char *name)
 	       strcasecmp(name, ".git") && !strchr(name, '/');
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int export_blob(export_ctx *ctx, int dirfd, const git_tree_entry *te, bool exec)
 {
 	git_blob_filter_options fo;
@@ -166,7 +152,7 @@ static int export_blob(export_ctx *ctx, int dirfd, const git_tree_entry *te, boo
 	fd = openat(dirfd, git_tree_entry_name(te),
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    exec ? 0777 : 0666);
-	if (fd < 0 || write_all(fd, buf.ptr, buf.size) != 0) {
+	if (fd < 0 || fg_write_all(fd, buf.ptr, buf.size) != 0) {
 		err = io_error("write", ctx->path.buf);
 		goto done;
 	}
