@@ -73,6 +73,16 @@ static char *newest(const char *dir, const char *prefix, const char *suffix)
 	return best;
 }
 
+/* The note: which wrapper, the kernel, its perf's package (prefix and
+ * version) and the perf that records instead. */
+static void say_other_kernel(fg_strbuf *note, const char *wrapper, const char *kernel,
+			     const char *package, const char *version, const char *pick)
+{
+	fg_strbuf_addf(note, "%s holds no perf for the running kernel %s (the package %s%s): "
+		       "recording with %s, which reads any kernel's events — install %s%s for "
+		       "the kernel's own", wrapper, kernel, package, version, pick, package, version);
+}
+
 /* When wrapper (the perf found on PATH) is Debian's or Ubuntu's script
  * and holds no perf for the running kernel: the perf to record with
  * instead (malloc'd) and, in note, why and what to install; else NULL. */
@@ -99,21 +109,14 @@ static char *perf_for_other_kernel(const char *wrapper, fg_strbuf *note)
 		*strrchr(version, '.') = '\0';
 	if (!fg_strbuf_addf(&own, "%s/perf_%s", dir, version) && !executable(own.buf) &&
 	    (pick = newest(dir, "perf_", ""))) {
-		fg_strbuf_addf(note, "%s holds no perf for the running kernel %s (the package "
-			       "linux-perf-%s): recording with %s, which reads any kernel's "
-			       "events — install linux-perf-%s for the kernel's own", wrapper,
-			       u.release, version, pick, version);
+		say_other_kernel(note, wrapper, u.release, "linux-perf-", version, pick);
 		goto done;
 	}
 	/* Ubuntu: /usr/lib/linux-tools/RELEASE/perf */
 	fg_strbuf_reset(&own);
 	if (!fg_strbuf_addf(&own, "/usr/lib/linux-tools/%s/perf", u.release) &&
-	    !executable(own.buf) && (pick = newest("/usr/lib/linux-tools", "", "/perf"))) {
-		fg_strbuf_addf(note, "%s holds no perf for the running kernel %s (the package "
-			       "linux-tools-%s): recording with %s, which reads any kernel's "
-			       "events — install linux-tools-%s for the kernel's own", wrapper,
-			       u.release, u.release, pick, u.release);
-	}
+	    !executable(own.buf) && (pick = newest("/usr/lib/linux-tools", "", "/perf")))
+		say_other_kernel(note, wrapper, u.release, "linux-tools-", u.release, pick);
 done:
 	fg_strbuf_release(&own);
 	return pick;
