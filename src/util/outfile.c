@@ -121,13 +121,20 @@ static int check_kind(const struct target *t, const char *path, bool is_dir)
 	return 0;
 }
 
+/* Where path leads, refused when it is the wrong kind (t->real to be
+ * released by the caller, also on error). */
+static int locate_checked(struct target *t, const char *path, bool is_dir)
+{
+	int err = locate(t, path);
+
+	return err ? err : check_kind(t, path, is_dir);
+}
+
 int fg_outfile_check(const char *path, bool is_dir)
 {
 	struct target t;
-	int err = locate(&t, path);
+	int err = locate_checked(&t, path, is_dir);
 
-	if (!err)
-		err = check_kind(&t, path, is_dir);
 	fg_strbuf_release(&t.real);
 	return err;
 }
@@ -135,10 +142,8 @@ int fg_outfile_check(const char *path, bool is_dir)
 int fg_outfile_in_place(bool *in_place, const char *path)
 {
 	struct target t;
-	int err = locate(&t, path);
+	int err = locate_checked(&t, path, false);
 
-	if (!err)
-		err = check_kind(&t, path, false);
 	*in_place = !err && t.kind == DIRECT;
 	fg_strbuf_release(&t.real);
 	return err;
@@ -147,10 +152,10 @@ int fg_outfile_in_place(bool *in_place, const char *path)
 int fg_outfile_temp_folder(fg_strbuf *dir, bool *beside, const char *path, bool is_dir)
 {
 	struct target t;
-	int err = locate(&t, path);
+	int err = locate_checked(&t, path, is_dir);
 
 	*beside = false;
-	if (!err && !(err = check_kind(&t, path, is_dir)) && t.kind != DIRECT) {
+	if (!err && t.kind != DIRECT) {
 		*beside = true;
 		err = fg_strbuf_add(dir, t.real.buf, folder_len(t.real.buf));
 	}
@@ -218,8 +223,7 @@ int fg_outfile_open(fg_outfile **out, const char *path)
 		*out = f;
 		return 0;
 	}
-	if ((err = locate(&t, path)) || (err = check_kind(&t, path, false)) ||
-	    (err = fg_strbuf_addstr(&f->path, path)))
+	if ((err = locate_checked(&t, path, false)) || (err = fg_strbuf_addstr(&f->path, path)))
 		goto fail;
 	if (t.kind == DIRECT) {
 		/* never O_CREAT: a name that stopped being a device stays
@@ -497,7 +501,7 @@ int fg_outfile_install(const char *path, const char *tmp, bool is_dir)
 	struct target t;
 	int err;
 
-	if ((err = locate(&t, path)) || (err = check_kind(&t, path, is_dir)))
+	if ((err = locate_checked(&t, path, is_dir)))
 		goto done;
 	if (t.kind == DIRECT) {
 		err = install_direct(path, tmp);
