@@ -1,16 +1,17 @@
-# The README's two commands from a fresh clone with nothing beside it: the
+# The README's commands from a fresh clone with nothing beside it: the
 # committed HEAD is cloned into an empty folder (no ../shared there), and
-# scripts/test and scripts/demo run in it. Everything passes; the
-# conformance suite says it is skipped. Only .ci/run selects this test
-# (label "clone"); scripts/test leaves it out, so it cannot recurse.
+# scripts/test --quick and scripts/demo run in it. Everything passes; the
+# conformance suite says it is skipped. Selected by name (label "clone",
+# `scripts/test -L clone`); scripts/test leaves it out, so it cannot
+# recurse.
 # The Debian sources the e2e tests fetch come from this build's cache.
 # ctest: RUN_SERIAL
 git -C "$FG_SRC" rev-parse --verify -q HEAD >/dev/null || { echo "not a git checkout"; exit 77; }
 mkdir empty
 git clone -q "$FG_SRC" empty/flamegraph-build
 cd empty/flamegraph-build
-check_exit "scripts/test in a fresh clone" 0 \
-	env FG_CMAKE_ARGS="-DFG_TEST_SOURCE_CACHE=$FG_SOURCE_CACHE" scripts/test
+check_exit "scripts/test --quick in a fresh clone" 0 \
+	env FG_CMAKE_ARGS="-DFG_TEST_SOURCE_CACHE=$FG_SOURCE_CACHE" scripts/test --quick
 if grep -q "tests FAILED" out; then
 	grep -E '^FAIL: ' out >&2 || true
 	sed -n '/tests FAILED/,$p' out >&2

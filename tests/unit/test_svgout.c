@@ -13,24 +13,41 @@
 
 #include "lib/render/svgout.h"
 
+/* One writer and its memory stream for every call: the writer's buffer
+ * is large, and allocating it per call would make the sweep slow under
+ * the sanitizers. */
+static fg_svgout o;
+static char *stream_text;
+static size_t stream_size;
+
 /* What fg_svgout wrote for one call of put(o, v, decimals). */
 static char *written(double v, int decimals, bool grouped)
 {
-	char *text = NULL;
-	size_t size = 0;
-	fg_svgout o;
+	size_t before;
 
-	memset(&o, 0, sizeof(o));
-	assert_non_null(o.out = open_memstream(&text, &size));
+	if (!o.out)
+		assert_non_null(o.out = open_memstream(&stream_text, &stream_size));
+	assert_int_equal(fflush(o.out), 0);
+	before = stream_size;
 	if (grouped)
 		fg_svgout_wrote(&o, fg_put_grouped(fg_svgout_room(&o, FG_PUT_NUMBER_MAX), (uint64_t)v));
 	else
 		fg_svgout_fixed(&o, v, decimals);
 	fg_svgout_flush(&o);
 	assert_int_equal(o.err, 0);
-	assert_int_equal(fclose(o.out), 0);
+	assert_int_equal(fflush(o.out), 0);
+	return strndup(stream_text + before, stream_size - before);
+}
+
+static int close_writer(void **state)
+{
+	(void)state;
+	if (o.out && fclose(o.out))
+		return -1;
+	free(stream_text);
 	fg_strbuf_release(&o.buf);
-	return text;
+	memset(&o, 0, sizeof(o));
+	return 0;
 }
 
 /* The same number the plain way: llround of the scaled value, printed
@@ -109,5 +126,5 @@ int main(void)
 		cmocka_unit_test(huge_values_stay_valid),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, close_writer);
 }
