@@ -11,7 +11,8 @@ if ! command -v heaptrack >/dev/null || ! command -v heaptrack_print >/dev/null;
 	echo "heaptrack is not installed (Debian package heaptrack)" >&2
 	exit 77
 fi
-dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2) || { fail "apt-get source bzip2 failed"; return 0; }
+fetch_source bzip2 || return 0
+dir=$source_dir
 cc -O2 -g -fno-omit-frame-pointer -D_FILE_OFFSET_BITS=64 -o bzip2 \
 	"$dir"/{blocksort,huffman,crctable,randtable,compress,decompress,bzlib,bzip2}.c
 awk 'BEGIN { srand(7); for (i = 0; i < 40000; i++)

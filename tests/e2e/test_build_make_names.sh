@@ -65,7 +65,8 @@ check_exit "--bin tol (a typo)" 1 flamegraph-build --manifest-path mk/compile_co
 check_contains "--bin tol: did you mean" err "did you mean 'tool'"
 
 # lz4 with its own Makefile under bear -----------------------------------------
-if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" lz4); then
+if fetch_source lz4; then
+	dir=$source_dir
 	cp -r "$dir" lz4
 	# Debian links the program with the library (-llz4): the library first
 	(cd lz4 && bear -- make -s -j2 lib-release >/dev/null 2>&1 &&
@@ -84,7 +85,8 @@ else
 fi
 
 # bzip2 with its own Makefile under bear ---------------------------------------
-if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2); then
+if fetch_source bzip2; then
+	dir=$source_dir
 	cp -r "$dir" bzip2
 	# Debian's Makefile links bzip2 with libbz2.so, made from seven objects
 	(cd bzip2 && bear -- make -s -j2 bzip2 bzip2recover >/dev/null 2>&1) || true

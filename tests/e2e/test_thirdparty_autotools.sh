@@ -9,7 +9,8 @@ for tool in autoreconf automake makeinfo make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake texinfo make)"; exit 77; }
 done
 require_perf
-dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" gzip) || { fail "apt-get source gzip failed"; finish; }
+fetch_source gzip || finish
+dir=$source_dir
 # never build in the cache: a private copy per run, timestamps kept
 cp -a "$dir" gzip-src
 snapshot() { find gzip-src -mindepth 1 -path gzip-src/build -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }

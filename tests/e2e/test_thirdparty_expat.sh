@@ -13,7 +13,8 @@ for tool in autoreconf automake libtoolize make; do
 	command -v $tool >/dev/null || { echo "$tool not installed (apt-get install autoconf automake libtool make)"; exit 77; }
 done
 require_perf
-dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" expat) || { fail "apt-get source expat failed"; return; }
+fetch_source expat || return 0
+dir=$source_dir
 cp -r "$dir/expat" expat
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
 snapshot expat >before.txt

@@ -4,7 +4,8 @@
 # and --bin cwebp profiles the encoder on a generated picture.
 # ctest: LABELS thirdparty
 require_perf
-dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" libwebp) || { fail "apt-get source libwebp failed"; return; }
+fetch_source libwebp || return 0
+dir=$source_dir
 cp -r "$dir" webp
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
 snapshot webp >before.txt

@@ -7,7 +7,8 @@
 # ctest: LABELS thirdparty
 command -v make >/dev/null || { echo "make not installed"; exit 77; }
 require_perf
-dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" mawk) || { fail "apt-get source mawk failed"; finish; }
+fetch_source mawk || finish
+dir=$source_dir
 cp -a "$dir" mawk-src
 snapshot() { find mawk-src -mindepth 1 -path mawk-src/build -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
 snapshot > before.txt

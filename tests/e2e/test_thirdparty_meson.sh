@@ -12,10 +12,9 @@
 command -v meson >/dev/null || { echo "meson not installed (apt-get install meson ninja-build)"; exit 77; }
 require_perf
 fetch() {
-	local dir
-	dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" "$1") || { fail "apt-get source $1 failed"; return 1; }
+	fetch_source "$1" || return 1
 	# never build in the cache: a private copy per run
-	cp -r "$dir" "$2"
+	cp -r "$source_dir" "$2"
 	ls "$2" > "$2.files"
 }
 

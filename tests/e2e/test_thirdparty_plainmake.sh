@@ -7,7 +7,8 @@
 require_perf
 snapshot() { find "$1" -mindepth 1 -path "$1/build" -prune -o -printf '%p %T@ %s %m\n' | LC_ALL=C sort; }
 
-if dir=$(bash "$FG_SRC/tests/lib/fetch-source.sh" bzip2); then
+if fetch_source bzip2; then
+	dir=$source_dir
 	cp -a "$dir" bzip2-src
 	snapshot bzip2-src > bz-before.txt
 	awk 'BEGIN { srand(5); for (i = 0; i < 60000; i++)

@@ -8,6 +8,9 @@
 # no longer has its files, the next older one is taken.
 # The deb-src entry is made by copying the machine's Debian entry with
 # `Types: deb-src`. Usage: fetch-source.sh PACKAGE
+# Exits 3 when the package lists name versions but the archive serves
+# the files of none of them (a mirror between two point releases): a
+# fact about the archive, which the tests report as a skip (skip_part).
 set -euo pipefail
 pkg=$1
 cache=${FG_SOURCE_CACHE:-$HOME/.cache/flamegraph-build/sources}
@@ -78,9 +81,10 @@ done
 work=$(mktemp -d "$cache/$pkg/.fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 refreshed=no
+served=no
 for v in "${known[@]}"; do
 	for attempt in 1 2; do
-		if (cd "$work" && apt-get source -qq "$pkg=$v" >&2); then
+		if (cd "$work" && apt-get source -qq "$pkg=$v" 2>&1 | tee .log >&2; exit "${PIPESTATUS[0]}"); then
 			src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n 1)
 			[ -n "$src" ] || { echo "fetch-source: apt-get source $pkg=$v unpacked nothing" >&2; exit 1; }
 			mkdir -p "$cache/$pkg/$v"
@@ -88,6 +92,9 @@ for v in "${known[@]}"; do
 			echo "$cache/$pkg/$v/$(basename "$src")"
 			exit 0
 		fi
+		# a download that failed (404) is the archive's; anything else,
+		# a failure of the unpacking, is a failure of the test
+		grep -qE '^(E: Failed to fetch|Err:)' "$work/.log" 2>/dev/null || served=yes
 		rm -rf "${work:?}"/*
 		# a stale package list or a network hiccup: refresh once and retry;
 		# after that, the version is missing from the mirror: an older one
@@ -98,5 +105,9 @@ for v in "${known[@]}"; do
 	done
 	echo "fetch-source: $pkg $v could not be fetched; trying an older version" >&2
 done
+if [ "$served" = no ]; then
+	echo "fetch-source: the archive serves no source of $pkg (${known[*]}): every download failed" >&2
+	exit 3
+fi
 echo "fetch-source: apt-get source $pkg failed for every version (${known[*]})" >&2
 exit 1
