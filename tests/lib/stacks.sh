@@ -10,6 +10,53 @@ share() {
 		   printf "%.2f", total ? 100 * same / total : 0 }' "$1" "$2"
 }
 
+# perf_names_differ: true when this perf's `perf script` names frames
+# otherwise than the native reader, which follows perf up to 6.1: from
+# 6.12 on (versions between were not tried; taken as newer) a frame
+# without a symbol gets its absolute address instead of its offset in the
+# file (--addrs), and a C++ template function keeps its return type
+# ("long work::churn<long>").
+perf_names_differ() {
+	local v
+	v=$(perf version 2>/dev/null | sed -n 's/^perf version \([0-9]*\.[0-9]*\).*/\1/p')
+	[ -n "$v" ] && awk -v v="$v" 'BEGIN { split(v, p, "."); exit !(p[1] > 6 || (p[1] == 6 && p[2] > 1)) }'
+}
+
+# as_reader_names [--addrs] < FOLDED: the stacks with those two
+# differences taken out: the return type of a template function dropped
+# (the name after the last space outside <> and ()), and with --addrs,
+# the address of a frame without a symbol ("[libc.so.6 <29ca8>]"
+# becomes "[libc.so.6]"). Applied to both sides of a comparison.
+as_reader_names() {
+	local addrs=0
+	[ "${1:-}" = --addrs ] && addrs=1
+	awk -v addrs=$addrs '
+	function plain(f,   core, suffix, i, c, depth, cut) {
+		if (f ~ /^\[/) {
+			if (addrs) sub(/ <[0-9a-f]+>\]/, "]", f)
+			return f
+		}
+		core = f; suffix = ""
+		if (match(core, /_\[[a-z]\]$/)) { suffix = substr(core, RSTART); core = substr(core, 1, RSTART - 1) }
+		if (core !~ />$/) return f
+		depth = 0; cut = 0
+		for (i = 1; i <= length(core); i++) {
+			c = substr(core, i, 1)
+			if (c == "<" || c == "(") depth++
+			else if ((c == ">" || c == ")") && depth > 0) depth--
+			else if (c == " " && depth == 0) cut = i
+		}
+		return cut ? substr(core, cut + 1) suffix : f
+	}
+	{
+		w = $NF; stack = $0; sub(/ [^ ]+$/, "", stack)
+		n = split(stack, fr, ";"); out = ""
+		for (k = 1; k <= n; k++) out = out (k > 1 ? ";" : "") plain(fr[k])
+		sum[out] += w
+	}
+	END { for (s in sum) print s, sum[s] }'
+}
+
 # compare NAME RECORDING TEXT-FLAGS -- COLLAPSE-OPTIONS...: the native
 # reader against `perf script TEXT-FLAGS | flamegraph-collapse-perf` on
 # the same RECORDING, both with COLLAPSE-OPTIONS (NAME.text, NAME.native).
@@ -25,6 +72,12 @@ compare() {
 	check_exit "$name: native" 0 flamegraph-collapse-perf "$@" "$rec"
 	mv out "$name.native"
 	check_not_contains "$name: read natively (no note)" err "perf script"
+	if perf_names_differ; then
+		local opt addrs=""
+		for opt in "$@"; do [ "$opt" = --addrs ] && addrs=--addrs; done
+		as_reader_names $addrs <"$name.text" | LC_ALL=C sort >"$name.text.n" && mv "$name.text.n" "$name.text"
+		as_reader_names $addrs <"$name.native" | LC_ALL=C sort >"$name.native.n" && mv "$name.native.n" "$name.native"
+	fi
 	[ -s "$name.text" ] && pass || fail "$name: no stacks from perf script"
 	pct=$(share "$name.text" "$name.native")
 	echo "$name: identical stacks for $pct% of the sample weight" \

@@ -430,19 +430,34 @@ static int load_elf_symbols(pd_module *m, Elf *elf, uint32_t type, struct rawlis
 	return 0;
 }
 
-/* perf names the PLT entries of a file after the functions they call:
- * entry i of .plt.sec (or of .plt, after its 16-byte header) is the i-th
- * relocation of .rela.plt, "NAME@plt" ("@plt" for one without a symbol,
- * such as an IRELATIVE one). */
+/* A .rela.plt relocation: the GOT slot it fills and the symbol's name. */
+struct plt_rel {
+	uint64_t slot;
+	const char *name;
+};
+
+static int by_slot(const void *a, const void *b)
+{
+	const struct plt_rel *x = a, *y = b;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* perf names the PLT entries of a file after the functions they call.
+ * Entry i of .plt.sec (or of .plt, after its 16-byte header) jumps
+ * through the i-th GOT slot of the PLT's, so the entries take the
+ * relocations of .rela.plt in the order of the slots they fill, which is
+ * not always the order of the table: glibc's libc lists its IRELATIVE
+ * ones first. "NAME@plt", "@plt" for one without a symbol. */
 static int plt_symbols(pd_module *m, Elf *elf, struct rawlist *l)
 {
 	GElf_Shdr plt, rela, dynsym;
 	Elf_Scn *rscn, *sscn;
 	Elf_Data *rd, *sd;
 	uint64_t base, entry = 16;
-	size_t i, count;
+	size_t i, count, n = 0;
+	struct plt_rel *rels;
 	char name[512];
-	int err;
+	int err = 0;
 
 	if (!(rscn = find_section(elf, ".rela.plt", &rela)) || rela.sh_type != SHT_RELA ||
 	    !rela.sh_entsize || !(rd = elf_getdata(rscn, NULL)))
@@ -457,23 +472,31 @@ static int plt_symbols(pd_module *m, Elf *elf, struct rawlist *l)
 	    !(sd = elf_getdata(sscn, NULL)))
 		return 0;
 	count = rela.sh_size / rela.sh_entsize;
+	if (!count)
+		return 0;
+	if (!(rels = fg_malloc(count * sizeof(*rels))))
+		return FG_ENOMEM;
 	for (i = 0; i < count; i++) {
 		GElf_Rela r;
 		GElf_Sym sym;
 		const char *sname = "";
-		int len;
 		if (!gelf_getrela(rd, (int)i, &r))
 			continue;
 		if (GELF_R_SYM(r.r_info) && gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) &&
 		    !(sname = elf_strptr(elf, dynsym.sh_link, sym.st_name)))
 			sname = "";
-		len = snprintf(name, sizeof(name), "%s@plt", sname);
+		rels[n].slot = r.r_offset;
+		rels[n++].name = sname;
+	}
+	qsort(rels, n, sizeof(*rels), by_slot);
+	for (i = 0; i < n && !err; i++) {
+		int len = snprintf(name, sizeof(name), "%s@plt", rels[i].name);
 		if (len < 0 || (size_t)len >= sizeof(name))
 			continue;
-		if ((err = raw_add(m, l, base + i * entry, entry, name, (size_t)len, STB_GLOBAL)))
-			return err;
+		err = raw_add(m, l, base + i * entry, entry, name, (size_t)len, STB_GLOBAL);
 	}
-	return 0;
+	free(rels);
+	return err;
 }
 
 /* The PLT sections of elf, for the unwinder (see plt_ra_offset). */
