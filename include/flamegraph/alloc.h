@@ -30,6 +30,12 @@
  *   tracker-bytes N                memory the tracking itself used: its
  *                                  tables, and the blocks' 16-byte
  *                                  headers at the peak
+ *   runtime-kept BYTES BLOCKS      what the C and C++ runtimes kept for
+ *                                  the process's life (libstdc++'s
+ *                                  exception pool, libc's buffers),
+ *                                  released after every destructor by
+ *                                  their own release functions: not in
+ *                                  the leaked figures
  *   map START END OFFSET PATH      an executable map (hex numbers)
  *   s BYTES CALLS LEAKED_BYTES LEAKED_BLOCKS PEAK_BYTES PEAK_BLOCKS PC...
  *                                  one allocating stack: bytes and calls
@@ -115,6 +121,10 @@ int fg_alloc_add_mem(fg_alloc *a, const char *name, const char *buf, size_t len)
 int fg_alloc_add_dir(fg_alloc *a, const char *dir);
 /* What the recordings hold, in total. */
 void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out);
+/* What the C and C++ runtimes kept for the processes' lives and released
+ * at their ends (their "runtime-kept" lines), summed over the processes:
+ * not counted as leaked. Either pointer may be NULL. */
+void fg_alloc_runtime_kept(const fg_alloc *a, uint64_t *bytes, uint64_t *blocks);
 /* Feeds the stacks into c, weighted by view, symbolized with the
  * reader's symbolization (opts: inlined frames, debug folders; may be
  * NULL), each process rooted at its name. Stacks of weight 0 are left

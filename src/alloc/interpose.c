@@ -137,6 +137,12 @@ static bool g_key_made;
 static uint64_t g_threads;
 static bool g_written;
 static pid_t g_pid;                   /* ours: a vfork child (same memory) is not */
+/* What the C and C++ runtimes keep for the process's life (libstdc++'s
+ * emergency exception pool, libc's buffers): released at the very end by
+ * their own release functions, as valgrind does, and counted here, not as
+ * leaks of the program's. */
+static bool g_releasing;
+static struct counts g_runtime; /* bytes and blocks (calls) so released */
 static char g_written_path[PATH_MAX]; /* this process' recording (reserved at its first write) */
 
 /* Sampling (FLAMEGRAPH_ALLOC_SAMPLE=BYTES): 0 records every allocation.
@@ -1138,6 +1144,10 @@ static void note_free(const struct hdr *h)
 
 	if (h->gen != g_gen)
 		return; /* inherited from the parent process */
+	if (g_releasing) {
+		g_runtime.bytes += (uint64_t)w.bytes;
+		g_runtime.calls += (uint64_t)w.calls;
+	}
 	t_busy++;
 	if ((t = thread_table())) {
 		c = counts_of(t, h->stack);
@@ -1737,6 +1747,12 @@ static void write_recording(const char *why, bool from_signal, bool final)
 	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
 	               g_threads * sizeof(struct table) + peak_blocks * HDR +
 	               (g_eh_ready ? g_threads * RULES * sizeof(struct rule) : 0));
+	if (g_runtime.calls) {
+		out_str(o, "\nruntime-kept ");
+		out_dec(o, g_runtime.bytes);
+		out_str(o, " ");
+		out_dec(o, (uint64_t)in_calls((int64_t)g_runtime.calls));
+	}
 	out_str(o, "\n");
 	out_proc_file(o, "/proc/self/maps", map_line);
 	write_stacks(o, n);
@@ -1770,9 +1786,70 @@ __attribute__((constructor)) static void at_start(void)
 		eh_prime();
 }
 
+/* The number of threads of this process (/proc/self/stat's 20th field),
+ * or 0 when it cannot be read. */
+static long threads_now(void)
+{
+	char buf[1024], *p;
+	long n = 0;
+	ssize_t len;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
+
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	/* the name (field 2) may hold spaces and parentheses: count from
+	 * the last ')' */
+	for (p = buf + len; p > buf && p[-1] != ')'; p--)
+		;
+	for (; *p && field < 20; p++)
+		if (*p == ' ')
+			field++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (*p - '0');
+	return n;
+}
+
+extern void __libc_freeres(void);
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+/* Runs after every destructor of every library and every atexit
+ * handler: what is still allocated now is what the program leaked. The
+ * runtimes' own blocks are released first (only when no other thread
+ * runs, which could still use them), and counted apart. */
+static void after_destructors(void *arg)
+{
+	void (*cxx_freeres)(void);
+
+	(void)arg;
+	if (g_state > 0 && !g_written && getpid() == g_pid && threads_now() == 1) {
+		t_busy++; /* dlsym may allocate: straight to libc */
+		cxx_freeres = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
+		t_busy--;
+		g_releasing = true;
+		if (cxx_freeres)
+			cxx_freeres();
+		__libc_freeres();
+		g_releasing = false;
+	}
+	write_recording("exit", false, true);
+}
+
+/* The preloaded library's destructors run before those of the libraries
+ * loaded after it, which may still free what their constructors
+ * allocated: the recording is written from an exit handler registered
+ * now, for no library (a NULL handle: __cxa_finalize of ours leaves it),
+ * which runs once every library's destructors have run. */
 __attribute__((destructor)) static void at_end(void)
 {
-	write_recording("exit", false, true);
+	if (g_state <= 0 || g_written)
+		return;
+	if (__cxa_atexit(after_destructors, NULL, NULL) != 0)
+		after_destructors(NULL);
 }
 
 EXPORT void _exit(int status)

@@ -39,6 +39,7 @@ struct aproc {
 	uint64_t *pcs;
 	size_t npcs, apcs;
 	uint64_t dropped, tracker_bytes, sample;
+	uint64_t runtime_bytes, runtime_blocks; /* "runtime-kept" */
 	bool complete;
 	bool running; /* a snapshot: the process died before its last word */
 };
@@ -230,6 +231,17 @@ static int parse_u64_field(struct parser *ps, fg_view rest, uint64_t *out)
 	return 0;
 }
 
+/* "runtime-kept BYTES BLOCKS" */
+static int parse_runtime_kept(struct parser *ps, fg_view rest, struct aproc *p)
+{
+	fg_view bytes = word(&rest);
+	int err;
+
+	if ((err = parse_u64_field(ps, bytes, &p->runtime_bytes)))
+		return err;
+	return parse_u64_field(ps, rest, &p->runtime_blocks);
+}
+
 static int parse_line(struct parser *ps, fg_view line)
 {
 	fg_view rest = line, key = word(&rest);
@@ -274,6 +286,8 @@ static int parse_line(struct parser *ps, fg_view line)
 		return parse_u64_field(ps, rest, &p->tracker_bytes);
 	if (fg_view_eq(key, "sample"))
 		return parse_u64_field(ps, rest, &p->sample);
+	if (fg_view_eq(key, "runtime-kept"))
+		return parse_runtime_kept(ps, rest, p);
 	if (fg_view_eq(key, "end-reason")) {
 		p->running = fg_view_eq(fg_view_trim(rest), "running");
 		return 0;
@@ -375,6 +389,20 @@ int fg_alloc_add_dir(fg_alloc *a, const char *dir)
 static uint64_t clamp(int64_t v)
 {
 	return v > 0 ? (uint64_t)v : 0;
+}
+
+void fg_alloc_runtime_kept(const fg_alloc *a, uint64_t *bytes, uint64_t *blocks)
+{
+	uint64_t by = 0, bl = 0;
+
+	for (size_t i = 0; i < a->nprocs; i++) {
+		by += a->procs[i].runtime_bytes;
+		bl += a->procs[i].runtime_blocks;
+	}
+	if (bytes)
+		*bytes = by;
+	if (blocks)
+		*blocks = bl;
 }
 
 void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out)

@@ -293,6 +293,24 @@ static int nothing_recorded(run *r)
 	                    r->program);
 }
 
+/* What the C and C++ runtimes kept for the process's life: listed apart
+ * from the leaks, which it is not part of. */
+static void note_runtime_kept(run *r, const fg_alloc *a)
+{
+	uint64_t bytes, blocks;
+	char size[32];
+
+	fg_alloc_runtime_kept(a, &bytes, &blocks);
+	if (!blocks)
+		return;
+	fg_record_format_size(size, sizeof(size), bytes);
+	fg_run_emitf(r, FG_PROFILE_NOTE,
+	             "the C and C++ runtimes kept %s in %llu block%s for the process's life "
+	             "(libstdc++'s exception pool, libc's buffers), released at exit after "
+	             "every destructor: not counted as leaked",
+	             size, (unsigned long long)blocks, blocks == 1 ? "" : "s");
+}
+
 /* Notes on what could not be seen. */
 static void warn_totals(run *r, const fg_alloc_totals *t)
 {
@@ -431,6 +449,7 @@ int fg_run_alloc(run *r)
 		goto done;
 	}
 	warn_totals(r, &r->res->alloc);
+	note_runtime_kept(r, a);
 	fg_run_perfdata_opts(r, &popts);
 	popts.from_exec = false;
 	if ((err = fg_run_new_collapser(r, FG_FORMAT_PERF)) ||
