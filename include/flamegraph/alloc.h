@@ -30,6 +30,10 @@
  *   tracker-bytes N                memory the tracking itself used: its
  *                                  tables, and the blocks' 16-byte
  *                                  headers at the peak
+ *   unrecorded CALLS BYTES         allocations made by signal handlers that
+ *                                  interrupted the tracker's own code,
+ *                                  where no stack can be taken: counted,
+ *                                  in no stack
  *   runtime-kept BYTES BLOCKS      what the C and C++ runtimes kept for
  *                                  the process's life (libstdc++'s
  *                                  exception pool, libc's buffers),
@@ -125,6 +129,10 @@ void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out);
  * at their ends (their "runtime-kept" lines), summed over the processes:
  * not counted as leaked. Either pointer may be NULL. */
 void fg_alloc_runtime_kept(const fg_alloc *a, uint64_t *bytes, uint64_t *blocks);
+/* Allocations that are in no stack (their "unrecorded" lines: made by
+ * signal handlers that interrupted the tracker itself), summed over the
+ * processes. Either pointer may be NULL. */
+void fg_alloc_unrecorded(const fg_alloc *a, uint64_t *calls, uint64_t *bytes);
 /* Feeds the stacks into c, weighted by view, symbolized with the
  * reader's symbolization (opts: inlined frames, debug folders; may be
  * NULL), each process rooted at its name. Stacks of weight 0 are left

@@ -143,6 +143,11 @@ static pid_t g_pid;                   /* ours: a vfork child (same memory) is no
  * leaks of the program's. */
 static bool g_releasing;
 static struct counts g_runtime; /* bytes and blocks (calls) so released */
+/* Allocations made inside the tracker's own code by a signal handler
+ * that interrupted it: their stacks cannot be taken safely there, so they
+ * are counted here, unrecorded (their frees, which need no stack, are
+ * recorded). */
+static _Atomic uint64_t g_unrecorded_calls, g_unrecorded_bytes;
 static char g_written_path[PATH_MAX]; /* this process' recording (reserved at its first write) */
 
 /* Sampling (FLAMEGRAPH_ALLOC_SAMPLE=BYTES): 0 records every allocation.
@@ -182,11 +187,28 @@ static bool g_eh_ready;             /* primed: backtrace() is used */
 static uintptr_t g_self_lo, g_self_hi; /* our own code, left out of the stacks */
 
 static TLS struct table *t_table;
-static TLS int t_busy;  /* inside our own code: nested calls go straight through */
+/* Volatile: a signal handler reads them, and without it the compiler may
+ * drop an increment and decrement around a libc call it believes cannot
+ * reach them (it did around dlsym). */
+static TLS volatile int t_busy; /* inside our own code: nested calls go straight through */
+static TLS volatile int t_libc; /* ... in a libc call of ours (thread keys, dlsym,
+                                   dlopen): what it allocates is libc's own */
 static TLS bool t_gone; /* the thread's table was merged (it is ending) */
 static TLS double t_countdown; /* sampling: bytes to this thread's next sample */
 static TLS uint64_t t_rng;     /* sampling: this thread's random state (0: not drawn yet) */
 static TLS unsigned t_ops;     /* allocations and frees, for the clock's check */
+
+static inline void libc_calls_begin(void)
+{
+	t_busy++;
+	t_libc++;
+}
+
+static inline void libc_calls_end(void)
+{
+	t_libc--;
+	t_busy--;
+}
 
 static void *map_zero(size_t bytes)
 {
@@ -216,6 +238,36 @@ static const char *env_get(const char *name)
 
 static void write_recording(const char *why, bool from_signal, bool final);
 
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* The signals the tracker stands in for at their default action
+ * (catch_fatal_signals), and whether its handler is installed for each:
+ * the program sees SIG_DFL there (sigaction, signal), and asking for
+ * SIG_DFL puts the tracker's handler back. */
+enum { NSIGS = 65 };
+static bool g_catchable[NSIGS];
+static _Atomic bool g_hooked[NSIGS];
+
+static void on_signal(int sig);
+
+/* Installs handler for sig (its mask and flags from act when given), as
+ * the tracker's own libc call. */
+static int install(int sig, void (*handler)(int), const struct sigaction *act,
+                   struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	if (act) {
+		sa.sa_mask = act->sa_mask;
+		sa.sa_flags = act->sa_flags & ~SA_SIGINFO;
+	} else {
+		sigemptyset(&sa.sa_mask);
+	}
+	sa.sa_handler = handler;
+	return __sigaction(sig, &sa, old);
+}
+
 static void on_signal(int sig)
 {
 	char why[16] = "signal ";
@@ -226,9 +278,57 @@ static void on_signal(int sig)
 	why[n++] = (char)('0' + sig % 10);
 	why[n] = '\0';
 	write_recording(why, true, true);
-	signal(sig, SIG_DFL);
+	g_hooked[sig] = false;
+	install(sig, SIG_DFL, NULL, NULL);
 	raise(sig);
 	errno = saved;
+}
+
+/* The program's sigaction: what it would see and do without the
+ * tracker. Its handlers are installed as given; SIG_DFL for a signal the
+ * tracker covers installs the tracker's handler (the default action
+ * follows once the recording is written), which the program is told is
+ * SIG_DFL. */
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction prev;
+	bool covered = sig > 0 && sig < NSIGS && g_catchable[sig] && g_state > 0;
+	bool was = covered && g_hooked[sig];
+	int rc;
+
+	if (covered && act && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
+		rc = install(sig, on_signal, act, &prev);
+		if (rc == 0)
+			g_hooked[sig] = true;
+	} else {
+		rc = __sigaction(sig, act, &prev);
+		if (rc == 0 && covered && act)
+			g_hooked[sig] = false;
+	}
+	if (rc == 0 && old) {
+		*old = prev;
+		if (was && !(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == on_signal)
+			old->sa_handler = SIG_DFL;
+	}
+	return rc;
+}
+
+/* signal() as glibc's: BSD semantics (the handler stays, interrupted
+ * calls restart, the signal is blocked while its handler runs), through
+ * the sigaction above. */
+EXPORT void (*signal(int sig, void (*handler)(int)))(int)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	if (sig > 0 && sig < NSIGS)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = SA_RESTART;
+	if (sigaction(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
 }
 
 static int64_t now_ns(void)
@@ -269,9 +369,12 @@ static void catch_fatal_signals(void)
 	for (int i = 0; i < (int)nsigs + SIGRTMAX - SIGRTMIN + 1; i++) {
 		int sig = i < (int)nsigs ? sigs[i] : SIGRTMIN + (i - (int)nsigs);
 		struct sigaction old;
-		if (sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-		    old.sa_handler == SIG_DFL)
-			signal(sig, on_signal);
+		if (sig >= NSIGS)
+			continue;
+		g_catchable[sig] = true;
+		if (__sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == SIG_DFL && install(sig, on_signal, NULL, NULL) == 0)
+			g_hooked[sig] = true;
 	}
 }
 
@@ -323,12 +426,12 @@ static void setup(void)
 static bool recording(void)
 {
 	if (__builtin_expect(g_state == 0, 0)) {
-		t_busy++;
+		libc_calls_begin();
 		pthread_mutex_lock(&g_lock);
 		if (g_state == 0)
 			setup();
 		pthread_mutex_unlock(&g_lock);
-		t_busy--;
+		libc_calls_end();
 	}
 	return g_state > 0;
 }
@@ -361,7 +464,7 @@ static struct table *thread_table(void)
 
 	if (t_table || t_gone)
 		return t_table;
-	t_busy++;
+	libc_calls_begin();
 	pthread_mutex_lock(&g_lock);
 	if ((t = g_free_tables)) {
 		g_free_tables = t->next;
@@ -384,7 +487,7 @@ static struct table *thread_table(void)
 		if (g_key_made)
 			pthread_setspecific(g_key, t);
 	}
-	t_busy--;
+	libc_calls_end();
 	return t;
 }
 
@@ -401,7 +504,7 @@ static void thread_end(void *arg)
 {
 	struct table *t = arg, **pp;
 
-	t_busy++;
+	libc_calls_begin();
 	pthread_mutex_lock(&g_lock);
 	for (pp = &g_tables; *pp; pp = &(*pp)->next)
 		if (*pp == t) {
@@ -421,7 +524,7 @@ static void thread_end(void *arg)
 	pthread_mutex_unlock(&g_lock);
 	t_table = NULL;
 	t_gone = true;
-	t_busy--;
+	libc_calls_end();
 }
 
 /* The child of a fork is a process of its own: it starts from nothing
@@ -895,7 +998,7 @@ static void eh_prime(void)
 {
 	void *buf[4];
 
-	t_busy++;
+	libc_calls_begin();
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&eh_walk);
 	if (g_self_hi && backtrace(buf, 4) > 0)
 		g_eh_ready = true;
@@ -903,7 +1006,7 @@ static void eh_prime(void)
 	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (gcc)
 		g_find_fde = (const unsigned char *(*)(void *, struct eh_bases *))dlsym(gcc, "_Unwind_Find_FDE");
-	t_busy--;
+	libc_calls_end();
 }
 
 static bool same_stack(const struct stack *s, uint64_t hash, const uintptr_t *pcs, uint32_t n)
@@ -1163,6 +1266,21 @@ static void note_free(const struct hdr *h)
 	t_busy--;
 }
 
+/* A free inside the tracker's own code (a signal handler that
+ * interrupted it, or libc freeing a block of the program's): the
+ * thread's table may be half-updated, so the merged counts take it, with
+ * atomic operations only. */
+static void note_free_nested(const struct hdr *h)
+{
+	struct weight w = weigh(h->size);
+
+	if (h->gen != g_gen)
+		return;
+	__atomic_fetch_sub(&g_merged[h->stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&g_merged[h->stack].live_blocks, w.calls, __ATOMIC_RELAXED);
+	atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
+}
+
 static struct hdr *hdr_of(void *p)
 {
 	struct hdr *h = (struct hdr *)((char *)p - HDR);
@@ -1187,9 +1305,19 @@ static void *finish(void *base, size_t off, size_t size, uint32_t id, uint8_t al
 	return p;
 }
 
-static bool tracked(void)
+/* Whether an allocation of size bytes is recorded: not when it is made
+ * inside the tracker's own code, by a libc call of the tracker's (libc's
+ * own) or by a signal handler that interrupted it (counted unrecorded). */
+static bool tracked(size_t size)
 {
-	return !t_busy && recording();
+	if (__builtin_expect(t_busy != 0, 0)) {
+		if (!t_libc && g_state > 0) {
+			atomic_fetch_add_explicit(&g_unrecorded_calls, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&g_unrecorded_bytes, size, memory_order_relaxed);
+		}
+		return false;
+	}
+	return recording();
 }
 
 static inline __attribute__((always_inline)) void *tracked_malloc(void *fp, size_t size)
@@ -1207,7 +1335,7 @@ static inline __attribute__((always_inline)) void *tracked_malloc(void *fp, size
 
 static void *do_malloc(void *fp, size_t size)
 {
-	if (!tracked() || !take(size))
+	if (!tracked(size) || !take(size))
 		return __libc_malloc(size);
 	return tracked_malloc(fp, size);
 }
@@ -1225,6 +1353,8 @@ static void do_free(void *p)
 	void *base = base_of(p, h);
 	if (!t_busy)
 		note_free(h);
+	else
+		note_free_nested(h);
 	h->magic = 0;
 	__libc_free(base);
 }
@@ -1234,7 +1364,7 @@ static void *do_aligned(void *fp, size_t align, size_t size)
 	unsigned lg = 4;
 	void *base;
 
-	if (!tracked())
+	if (!tracked(size))
 		return __libc_memalign(align, size);
 	if (!take(size))
 		return align <= 16 ? __libc_malloc(size) : __libc_memalign(align, size);
@@ -1265,7 +1395,7 @@ static void *do_realloc(void *fp, void *p, size_t size)
 		return do_malloc(fp, size);
 	if (g_state <= 0 || !(h = hdr_of(p))) {
 		/* libc's block (made before us, or not sampled) */
-		if (g_sample <= 0 || !size || !tracked())
+		if (g_sample <= 0 || !size || !tracked(size))
 			return __libc_realloc(p, size);
 		if (!(q = __libc_realloc(p, size)) || !take(size))
 			return q;
@@ -1281,7 +1411,7 @@ static void *do_realloc(void *fp, void *p, size_t size)
 		return NULL;
 	}
 	old = *h;
-	bool keep = !t_busy && take(size);
+	bool keep = tracked(size) && take(size);
 	if (!keep || old.align_log2) {
 		/* an aligned block moves as a new one (realloc keeps no
 		 * alignment); so does one that is no longer sampled */
@@ -1317,7 +1447,7 @@ EXPORT void *calloc(size_t n, size_t size)
 	size_t total;
 	void *base;
 
-	if (!tracked())
+	if (!tracked(n * size))
 		return __libc_calloc(n, size);
 	if (__builtin_mul_overflow(n, size, &total) || total > SIZE_MAX - HDR) {
 		errno = ENOMEM;
@@ -1398,9 +1528,9 @@ EXPORT size_t malloc_usable_size(void *p)
 	if (g_state > 0 && (h = hdr_of(p)))
 		return h->size;
 	if (!real) {
-		t_busy++;
+		libc_calls_begin();
 		real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
-		t_busy--;
+		libc_calls_end();
 	}
 	return real && real != malloc_usable_size ? real(p) : 0;
 }
@@ -1747,6 +1877,12 @@ static void write_recording(const char *why, bool from_signal, bool final)
 	               (uint64_t)atomic_load(&g_npcs) * sizeof(uintptr_t) +
 	               g_threads * sizeof(struct table) + peak_blocks * HDR +
 	               (g_eh_ready ? g_threads * RULES * sizeof(struct rule) : 0));
+	if (atomic_load(&g_unrecorded_calls)) {
+		out_str(o, "\nunrecorded ");
+		out_dec(o, atomic_load(&g_unrecorded_calls));
+		out_str(o, " ");
+		out_dec(o, atomic_load(&g_unrecorded_bytes));
+	}
 	if (g_runtime.calls) {
 		out_str(o, "\nruntime-kept ");
 		out_dec(o, g_runtime.bytes);
@@ -1827,9 +1963,9 @@ static void after_destructors(void *arg)
 
 	(void)arg;
 	if (g_state > 0 && !g_written && getpid() == g_pid && threads_now() == 1) {
-		t_busy++; /* dlsym may allocate: straight to libc */
+		libc_calls_begin(); /* dlsym may allocate: straight to libc */
 		cxx_freeres = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
-		t_busy--;
+		libc_calls_end();
 		g_releasing = true;
 		if (cxx_freeres)
 			cxx_freeres();
@@ -1894,9 +2030,9 @@ EXPORT int dlclose(void *handle)
 	int r;
 
 	if (!real) {
-		t_busy++;
+		libc_calls_begin();
 		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
-		t_busy--;
+		libc_calls_end();
 	}
 	if (!real) {
 		errno = ENOSYS;

@@ -40,6 +40,7 @@ struct aproc {
 	size_t npcs, apcs;
 	uint64_t dropped, tracker_bytes, sample;
 	uint64_t runtime_bytes, runtime_blocks; /* "runtime-kept" */
+	uint64_t unrecorded_calls, unrecorded_bytes;
 	bool complete;
 	bool running; /* a snapshot: the process died before its last word */
 };
@@ -231,15 +232,15 @@ static int parse_u64_field(struct parser *ps, fg_view rest, uint64_t *out)
 	return 0;
 }
 
-/* "runtime-kept BYTES BLOCKS" */
-static int parse_runtime_kept(struct parser *ps, fg_view rest, struct aproc *p)
+/* Two numbers: "runtime-kept BYTES BLOCKS", "unrecorded CALLS BYTES" */
+static int parse_u64_pair(struct parser *ps, fg_view rest, uint64_t *a, uint64_t *b)
 {
-	fg_view bytes = word(&rest);
+	fg_view first = word(&rest);
 	int err;
 
-	if ((err = parse_u64_field(ps, bytes, &p->runtime_bytes)))
+	if ((err = parse_u64_field(ps, first, a)))
 		return err;
-	return parse_u64_field(ps, rest, &p->runtime_blocks);
+	return parse_u64_field(ps, rest, b);
 }
 
 static int parse_line(struct parser *ps, fg_view line)
@@ -287,7 +288,9 @@ static int parse_line(struct parser *ps, fg_view line)
 	if (fg_view_eq(key, "sample"))
 		return parse_u64_field(ps, rest, &p->sample);
 	if (fg_view_eq(key, "runtime-kept"))
-		return parse_runtime_kept(ps, rest, p);
+		return parse_u64_pair(ps, rest, &p->runtime_bytes, &p->runtime_blocks);
+	if (fg_view_eq(key, "unrecorded"))
+		return parse_u64_pair(ps, rest, &p->unrecorded_calls, &p->unrecorded_bytes);
 	if (fg_view_eq(key, "end-reason")) {
 		p->running = fg_view_eq(fg_view_trim(rest), "running");
 		return 0;
@@ -403,6 +406,20 @@ void fg_alloc_runtime_kept(const fg_alloc *a, uint64_t *bytes, uint64_t *blocks)
 		*bytes = by;
 	if (blocks)
 		*blocks = bl;
+}
+
+void fg_alloc_unrecorded(const fg_alloc *a, uint64_t *calls, uint64_t *bytes)
+{
+	uint64_t c = 0, b = 0;
+
+	for (size_t i = 0; i < a->nprocs; i++) {
+		c += a->procs[i].unrecorded_calls;
+		b += a->procs[i].unrecorded_bytes;
+	}
+	if (calls)
+		*calls = c;
+	if (bytes)
+		*bytes = b;
 }
 
 void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out)

@@ -311,6 +311,23 @@ static void note_runtime_kept(run *r, const fg_alloc *a)
 	             size, (unsigned long long)blocks, blocks == 1 ? "" : "s");
 }
 
+/* Allocations counted but in no stack. */
+static void note_unrecorded(run *r, const fg_alloc *a)
+{
+	uint64_t calls, bytes;
+	char size[32];
+
+	fg_alloc_unrecorded(a, &calls, &bytes);
+	if (!calls)
+		return;
+	fg_record_format_size(size, sizeof(size), bytes);
+	fg_run_emitf(r, FG_PROFILE_WARNING,
+	             "%llu allocation%s (%s) made by signal handlers that interrupted the "
+	             "tracker itself are counted but not in the graph: no stack can be taken "
+	             "there (their frees are counted)",
+	             (unsigned long long)calls, calls == 1 ? "" : "s", size);
+}
+
 /* Notes on what could not be seen. */
 static void warn_totals(run *r, const fg_alloc_totals *t)
 {
@@ -450,6 +467,7 @@ int fg_run_alloc(run *r)
 	}
 	warn_totals(r, &r->res->alloc);
 	note_runtime_kept(r, a);
+	note_unrecorded(r, a);
 	fg_run_perfdata_opts(r, &popts);
 	popts.from_exec = false;
 	if ((err = fg_run_new_collapser(r, FG_FORMAT_PERF)) ||
