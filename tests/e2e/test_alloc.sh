@@ -175,8 +175,14 @@ check_contains "a table of 50: the warning" err "allocations came from more dist
 if cc -static -o static three.c 2>/dev/null; then
 	check_exit "static program" 3 flamegraph --alloc -o static.svg -- ./static
 	check_contains "static program: why" err "linked statically.*link it dynamically"
+	check_not_contains "static program: the error alone, no warning about its build first" err "warning:"
 	[ ! -e static.svg ] && pass || fail "static program: a graph was written"
 fi
+
+# a program that is not there: the path it was given, checked
+check_exit "--alloc, a missing program by its path" 1 flamegraph --alloc -o x.svg -- ./does-not-exist
+check_contains "missing program: said so" err "program './does-not-exist' was not found or is not executable — check the path"
+check_not_contains "missing program: no doubled ./ suggested" err "\./\./"
 
 # what --alloc cannot go with
 check_exit "--alloc --pid" 1 flamegraph --alloc --pid 1

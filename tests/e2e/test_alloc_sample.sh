@@ -59,6 +59,21 @@ check_exit "sampled SVG" 0 flamegraph --alloc --alloc-sample 64K -o s.svg -- ./s
 check_contains "sampled SVG: the subtitle" s.svg "estimates: one allocation sampled per 64 KB allocated, on average"
 
 # bad values
+# a program that allocates less than the mean between samples: said so
+cat > small.c <<'C'
+#include <stdlib.h>
+int main(void)
+{
+	for (int i = 0; i < 100; i++)
+		free(malloc(100));
+	return 0;
+}
+C
+cc -O1 -g -fno-omit-frame-pointer -o small small.c
+check_exit "nothing sampled: the view is empty" 4 flamegraph --alloc --alloc-sample 1M -o small.svg -- ./small
+check_contains "nothing sampled: why" err "no allocation of ./small was sampled: one is recorded per 1.0 MB allocated on average, and it allocated less than that"
+check_not_contains "nothing sampled: not blamed on an allocator of its own" err "made no allocation through malloc"
+
 check_exit "--alloc-sample 0" 1 flamegraph --alloc --alloc-sample 0 -o x.svg -- ./sampled
 check_contains "--alloc-sample 0: what to give" err "give the mean bytes between samples"
 check_exit "--alloc-sample without --alloc" 1 flamegraph --alloc-sample 4K -o x.svg -- ./sampled

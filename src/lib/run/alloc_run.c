@@ -368,7 +368,15 @@ static void warn_totals(run *r, const fg_alloc_totals *t)
 		             "keeps: they are counted under one frame without their stack",
 		             (unsigned long long)t->dropped);
 	}
-	if (!t->allocations) {
+	if (!t->allocations && t->sample_bytes) {
+		char mean[32];
+		fg_record_format_size(mean, sizeof(mean), t->sample_bytes);
+		fg_run_emitf(r, FG_PROFILE_WARNING,
+		             "no allocation of %s was sampled: one is recorded per %s allocated "
+		             "on average, and it allocated less than that (or through an allocator "
+		             "of its own) — run without `opts.alloc_sample` to record every one",
+		             r->program, mean);
+	} else if (!t->allocations) {
 		fg_run_emitf(r, FG_PROFILE_WARNING,
 		             "%s made no allocation through malloc and its relatives: "
 		             "a program with an allocator of its own (jemalloc, tcmalloc, a "
@@ -489,6 +497,8 @@ int fg_run_alloc(run *r)
 		                   fg_alloc_view_name(r->o->alloc), r->program,
 		                   r->o->alloc == FG_ALLOC_LEAKED
 		                       ? "it freed every block it allocated (no leak)"
+		                   : r->res->alloc.sample_bytes
+		                       ? "no allocation was sampled (see above)"
 		                       : "it allocated nothing through malloc and its relatives");
 	/* kept even when the view is empty: another view may not be */
 	if (dir.len && (!err || err == FG_ENODATA)) {

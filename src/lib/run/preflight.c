@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "flamegraph/alloc.h"
 #include "flamegraph/error.h"
 #include "lib/run/capture_notes.h"
 #include "lib/run/run.h"
@@ -89,12 +90,17 @@ int fg_run_check_command(run *r)
 		r->program_path = fg_which(prog);
 	}
 	fg_strbuf_release(&in_cwd);
+	if (!r->program_path && strchr(prog, '/'))
+		return fg_error_set(FG_ENOTFOUND, "program '%s' was not found or is not "
+				    "executable — check the path", prog);
 	if (!r->program_path)
-		return fg_error_set(FG_ENOTFOUND, "program '%s' was not found%s — check the name, "
-				    "or give its path (./%s)", prog,
-				    strchr(prog, '/') ? " or is not executable" : " on PATH", prog);
+		return fg_error_set(FG_ENOTFOUND, "program '%s' was not found on PATH — check "
+				    "the name, or give its path (./%s)", prog, prog);
 	r->program = prog;
-	check_program(r, r->program_path, prog);
+	/* a static program cannot get the allocation tracker: that error
+	 * comes first, alone, not after warnings about its build */
+	if (!(r->o->alloc && fg_alloc_is_static(r->program_path)))
+		check_program(r, r->program_path, prog);
 	return 0;
 }
 
