@@ -1789,13 +1789,39 @@ static void write_stacks(struct out *o, uint32_t n)
  * once), or a snapshot while it runs ("end-reason running"), each into
  * PATH.tmp renamed over the process' file, so the file always holds a
  * whole recording, whenever the process dies. */
+/* The live total now is the last word on the peak, if it is higher: the
+ * blocks live now become the peak's. With g_lock held. Returns the
+ * number of stacks. */
+static uint32_t peak_from_now(void)
+{
+	int64_t live = atomic_load(&g_live);
+	uint32_t n = atomic_load(&g_nstacks);
+
+	for (struct table *t = g_tables; t; t = t->next)
+		live += t->pending;
+	if (n > g_max_stacks)
+		n = g_max_stacks;
+	if (live > g_peak_total) {
+		for (uint32_t i = 0; i < n; i++) {
+			g_peak[i].live_bytes = g_merged[i].live_bytes;
+			g_peak[i].live_blocks = g_merged[i].live_blocks;
+			for (struct table *t = g_tables; t; t = t->next)
+				if (i < t->top) {
+					g_peak[i].live_bytes += t->c[i].live_bytes;
+					g_peak[i].live_blocks += t->c[i].live_blocks;
+				}
+		}
+		g_peak_total = live;
+	}
+	return n;
+}
+
 static void write_recording(const char *why, bool from_signal, bool final)
 {
 	struct out *o = &g_out;
 	char *path = g_written_path, tmp[PATH_MAX];
 	size_t plen;
 	uint32_t n;
-	int64_t live;
 
 	if (g_state <= 0 || g_written || getpid() != g_pid)
 		return;
@@ -1825,25 +1851,7 @@ static void write_recording(const char *why, bool from_signal, bool final)
 		goto done;
 	o->n = 0;
 	o->failed = false;
-	/* the live total now is the last word on the peak, if it is higher */
-	live = atomic_load(&g_live);
-	for (struct table *t = g_tables; t; t = t->next)
-		live += t->pending;
-	n = atomic_load(&g_nstacks);
-	if (n > g_max_stacks)
-		n = g_max_stacks;
-	if (live > g_peak_total) {
-		for (uint32_t i = 0; i < n; i++) {
-			g_peak[i].live_bytes = g_merged[i].live_bytes;
-			g_peak[i].live_blocks = g_merged[i].live_blocks;
-			for (struct table *t = g_tables; t; t = t->next)
-				if (i < t->top) {
-					g_peak[i].live_bytes += t->c[i].live_bytes;
-					g_peak[i].live_blocks += t->c[i].live_blocks;
-				}
-		}
-		g_peak_total = live;
-	}
+	n = peak_from_now();
 	out_str(o, "flamegraph-alloc 1\npid ");
 	out_dec(o, (uint64_t)getpid());
 	out_str(o, "\nppid ");
@@ -1963,6 +1971,11 @@ static void after_destructors(void *arg)
 
 	(void)arg;
 	if (g_state > 0 && !g_written && getpid() == g_pid && threads_now() == 1) {
+		/* the runtimes' blocks count in the peak, as they did in the
+		 * program's life */
+		pthread_mutex_lock(&g_lock);
+		peak_from_now();
+		pthread_mutex_unlock(&g_lock);
 		libc_calls_begin(); /* dlsym may allocate: straight to libc */
 		cxx_freeres = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv");
 		libc_calls_end();

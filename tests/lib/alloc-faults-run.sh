@@ -1,7 +1,8 @@
 # The allocation-failure sweep of the programs (sourced by
 # tests/e2e/test_alloc_faults*.sh with FAULT_STEP set): a small program
 # recorded with frame pointers and with dwarf call graphs, its perf
-# script text and folded stacks, and two example projects; then every
+# script text and folded stacks, its allocation graph (run with the
+# tracker, and from kept recordings), and two example projects; then every
 # FAULT_STEP-th allocation point of each program on them is failed in
 # turn by tests/lib/alloc-faults.sh, which accepts only the exact output
 # or a non-zero exit with a message. Prints one line per program.
@@ -40,6 +41,11 @@ sweep "collapse-perf dwarf.data" -- flamegraph-collapse-perf -n 2 dwarf.data
 sweep "collapse-perf dwarf.data, one thread" -- flamegraph-collapse-perf -n 1 dwarf.data
 # the profile orchestration on a recording: read, fold, render
 sweep "flamegraph --perfdata dwarf.data" -- flamegraph --perfdata dwarf.data --deterministic -o -
+# allocation graphs: a program run with the tracker, then the kept
+# recordings read again (the allocation stage alone)
+sweep "flamegraph --alloc" -- flamegraph --alloc --deterministic -o - -- ./callgraph 30
+check_exit "alloc recordings kept" 0 flamegraph --alloc --perfdata-out alloc-kept -o /dev/null -- ./callgraph 30
+sweep "flamegraph --perfdata DIR --alloc=peak" -- flamegraph --perfdata alloc-kept --alloc=peak --deterministic --format pprof -o alloc.pb
 (cd ex-toml && sweep "build --list (examples/toml)" -- flamegraph-build --list)
 (cd ex-make && sweep "build --list (examples/make)" -- flamegraph-build --list)
 cat table
@@ -55,4 +61,4 @@ for at in 10 30 50 70 90; do
 done
 [ ! -s bad ] || fail "$(cat bad)"
 # every program was swept: a normal run that failed is no pass
-check_eq "programs swept" 9 "$(wc -l <table)"
+check_eq "programs swept" 11 "$(wc -l <table)"
