@@ -107,6 +107,34 @@ static void test_bad(void **state)
 	fg_alloc_free(parse_ok(REC("future-field 1 2 3\nend\n")));
 }
 
+/* What the runtimes kept and what signal handlers allocated unrecorded:
+ * summed over the processes, apart from the stacks' figures. */
+static void test_runtime_and_unrecorded(void **state)
+{
+	(void)state;
+	fg_alloc *a = NULL;
+	const char *one = REC("runtime-kept 72704 1\nunrecorded 3 144\ns 10 1 10 1 10 1 1010\nend\n");
+	const char *two = REC("runtime-kept 4096 2\nend\n");
+	uint64_t x = 0, y = 0;
+	fg_alloc_totals t;
+
+	assert_int_equal(fg_alloc_new(&a), 0);
+	assert_int_equal(fg_alloc_add_mem(a, "one", one, strlen(one)), 0);
+	assert_int_equal(fg_alloc_add_mem(a, "two", two, strlen(two)), 0);
+	fg_alloc_runtime_kept(a, &x, &y);
+	assert_int_equal(x, 76800);
+	assert_int_equal(y, 3);
+	fg_alloc_unrecorded(a, &x, NULL);
+	assert_int_equal(x, 3);
+	fg_alloc_unrecorded(a, NULL, &y);
+	assert_int_equal(y, 144);
+	fg_alloc_totals_get(a, &t);
+	assert_int_equal(t.leaked_bytes, 10);
+	fg_alloc_free(a);
+	expect_error(REC("runtime-kept 12\n"), "rec:6: expected a number");
+	expect_error(REC("unrecorded x 1\n"), "rec:6: expected a number");
+}
+
 static void test_deep_stack(void **state)
 {
 	fg_strbuf sb = FG_STRBUF_INIT;
@@ -348,7 +376,7 @@ int main(void)
 	    cmocka_unit_test(test_bad),    cmocka_unit_test(test_deep_stack),
 	    cmocka_unit_test(test_views),  cmocka_unit_test(test_collapse),
 	    cmocka_unit_test(test_dir),    cmocka_unit_test(test_static),
-	    cmocka_unit_test(test_sample_and_snapshots),
+	    cmocka_unit_test(test_sample_and_snapshots), cmocka_unit_test(test_runtime_and_unrecorded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

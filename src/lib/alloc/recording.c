@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "flamegraph/alloc.h"
@@ -394,32 +395,33 @@ static uint64_t clamp(int64_t v)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
-void fg_alloc_runtime_kept(const fg_alloc *a, uint64_t *bytes, uint64_t *blocks)
+/* Sums two counters of every process, at byte offsets first and second
+ * of struct aproc, into *x and *y (either may be NULL). */
+static void sum_pair(const fg_alloc *a, size_t first, size_t second, uint64_t *x, uint64_t *y)
 {
-	uint64_t by = 0, bl = 0;
+	uint64_t sx = 0, sy = 0;
 
 	for (size_t i = 0; i < a->nprocs; i++) {
-		by += a->procs[i].runtime_bytes;
-		bl += a->procs[i].runtime_blocks;
+		const char *p = (const char *)&a->procs[i];
+		sx += *(const uint64_t *)(p + first);
+		sy += *(const uint64_t *)(p + second);
 	}
-	if (bytes)
-		*bytes = by;
-	if (blocks)
-		*blocks = bl;
+	if (x)
+		*x = sx;
+	if (y)
+		*y = sy;
+}
+
+void fg_alloc_runtime_kept(const fg_alloc *a, uint64_t *bytes, uint64_t *blocks)
+{
+	sum_pair(a, offsetof(struct aproc, runtime_bytes), offsetof(struct aproc, runtime_blocks),
+		 bytes, blocks);
 }
 
 void fg_alloc_unrecorded(const fg_alloc *a, uint64_t *calls, uint64_t *bytes)
 {
-	uint64_t c = 0, b = 0;
-
-	for (size_t i = 0; i < a->nprocs; i++) {
-		c += a->procs[i].unrecorded_calls;
-		b += a->procs[i].unrecorded_bytes;
-	}
-	if (calls)
-		*calls = c;
-	if (bytes)
-		*bytes = b;
+	sum_pair(a, offsetof(struct aproc, unrecorded_calls), offsetof(struct aproc, unrecorded_bytes),
+		 calls, bytes);
 }
 
 void fg_alloc_totals_get(const fg_alloc *a, fg_alloc_totals *out)
