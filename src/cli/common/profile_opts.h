@@ -82,7 +82,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg, stacks.folded, profile.speedscope.json or profile.pb.gz by --format; - for stdout)"), \
 	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|folded|json|pprof", "output format: svg, folded stacks, json (speedscope) or pprof (gzipped profile.proto, for go tool pprof)"), \
 	FG_OPT_STRING(0, "folded", &(pc).folded, "FILE", "also write the folded stacks to FILE"), \
-	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: a temporary file, removed)"), \
+	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: none kept; streamed, no perf.data is written)"), \
 	FG_OPT_BOOL(0, "open", &(pc).open, "open the graph when done ($BROWSER, else xdg-open or open)")
 
 /* -F, -c, --max-size, --keep-running, --buffer-size, --call-graph,
@@ -93,7 +93,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
 	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default " FG_OPT_STR(FG_RECORD_DEFAULT_FREQ) ")"), \
 	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
-	FG_OPT_STRING(0, "max-size", &(pc).max_size, "SIZE", "stop recording at SIZE, e.g. 2G (default: half the free space where the recording goes; none: no cap)"), \
+	FG_OPT_STRING(0, "max-size", &(pc).max_size, "SIZE", "stop recording at SIZE, e.g. 2G (default: no cap when streamed, the default; half the free space where a perf.data file is written; none: no cap)"), \
 	FG_OPT_BOOL(0, "keep-running", &(pc).keep_running, "when --max-size is reached, let the program run on unrecorded (default: stop it)"), \
 	FG_OPT_STRING(0, "buffer-size", &(pc).buffer_size, "SIZE", "perf's ring buffer per CPU, e.g. 64M (default: sized for --call-graph and -F so that no sample is lost)"), \
 	FG_OPT_CHOICE(0, "call-graph", &(pc).call_graph, "MODE", "fp|dwarf|lbr", "stack unwinding: dwarf (default, exact, large files), fp (frame pointers: the fast, small-file choice) or lbr"), \
