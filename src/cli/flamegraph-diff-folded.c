@@ -95,9 +95,10 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		"Examples:\n  flamegraph-diff-folded --normalize old.folded new.folded | flamegraph-render -o diff.svg\n"
 		"  flamegraph-diff-folded --fail-above 5 --report md --report-out report.md old.folded new.folded -o diff.folded\n"
 		"  flamegraph-diff-folded --fail-above 5 -o diff.folded old/run*.folded -- new/run*.folded\n"
-		"\nExit status:\n  0 written (and the gate passed), 1 usage or bad input, 6 the gate failed: a function's\n"
-		"  inclusive cost (or share, --gate-on share) grew by more than --fail-above (significantly,\n"
-		"  given several runs a side), 7 with --first-look: not clear yet, judge more runs\n",
+		"\nExit status:\n  0 written (and the gate passed), 1 usage or bad input, 4 both profiles empty,\n"
+		"  6 the gate failed: a function's inclusive cost (or share, --gate-on share) grew by more\n"
+		"  than --fail-above (significantly, given several runs a side), 7 with --first-look: not\n"
+		"  clear yet, judge more runs\n",
 		options, true, false,
 	};
 
