@@ -92,7 +92,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
  * --off-cpu, --alloc, --alloc-unwind, --alloc-sample, --hot-cold, --post-process, -v */
 #define FG_PROFILE_CLI_RECORD_ROWS(pc) \
 	FG_OPT_INT('F', "freq", &(pc).freq, "HZ", "sampling frequency (default " FG_OPT_STR(FG_RECORD_DEFAULT_FREQ) ")"), \
-	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf/dtrace arguments, e.g. \"record -e cycles -g\" (conflicts with -F)"), \
+	FG_OPT_STRING('c', "cmd", &(pc).cmd, "ARGS", "custom perf record (or dtrace) arguments replacing the defaults, with or without the leading record: \"record -e cycles -g\" or \"-e cycles -g\" (conflicts with -F)"), \
 	FG_OPT_STRING(0, "max-size", &(pc).max_size, "SIZE", "stop recording at SIZE, e.g. 2G (default: no cap when streamed, the default; half the free space where a perf.data file is written; none: no cap)"), \
 	FG_OPT_BOOL(0, "keep-running", &(pc).keep_running, "when --max-size is reached, let the program run on unrecorded (default: stop it)"), \
 	FG_OPT_STRING(0, "buffer-size", &(pc).buffer_size, "SIZE", "perf's ring buffer per CPU, e.g. 64M (default: sized for --call-graph and -F so that no sample is lost)"), \
