@@ -4,10 +4,10 @@
  * prefixes ("main;worker;..."), so comparing keys through pointers with
  * memcmp is slow, and qsort's merge sort would need a copy of the array
  * (160 MB more for 10 million stacks). Instead: a most-significant-digit
- * sort with 8-byte digits. A range of keys that agree on their first
- * `depth` bytes is sorted by the next 8 bytes (one integer compare, the
+ * sort with 16-byte digits. A range of keys that agree on their first
+ * `depth` bytes is sorted by the next 16 bytes (two integer compares, the
  * key's length breaking ties), then each run of equal digits is sorted on
- * from depth + 8. Ranges wait on an explicit work list, so a hostile input
+ * from depth + 16. Ranges wait on an explicit work list, so a hostile input
  * of keys sharing megabytes of prefix needs no deep recursion; the integer
  * sort is an in-place introsort with a heapsort fallback. Ranges of up to
  * 256 keys are sorted by comparing keys, knowing how many bytes each

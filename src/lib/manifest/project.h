@@ -87,7 +87,9 @@ struct fg_project {
 	size_t ntargets, talloc;
 	struct fg_unit *units;
 	size_t nunits, ualloc;
-	fg_strvec bool_options; /* CMake: the project's BOOL options, for messages */
+	/* the project's on/off options, for messages: CMake's BOOL ones,
+	 * Meson's switches, configure's --enable/--with */
+	fg_strvec bool_options;
 	fg_strvec feature_names; /* flamegraph.toml: its [features] (not "default") */
 	fg_strvec profile_names; /* flamegraph.toml: its [profile.*] */
 	fg_strvec libs;         /* extra link libraries (-lfoo or paths) */
@@ -104,11 +106,11 @@ struct fg_project {
 	void (*builder_free)(void *data);
 };
 
-/* Notes a progress line through opts.note (printf-style). */
 /* The manifest discovery would pick in dir itself (no climbing), in
  * *type: 1 when there is one, 0 when none, FG_ENOMEM. */
 int fg_manifest_first_in(const char *dir, fg_manifest_type *type);
 
+/* Notes a progress line through opts.note (printf-style). */
 void fg_project_note(const fg_project *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Appends a target (zeroed) and returns it, or NULL (FG_ENOMEM). */
