@@ -61,12 +61,15 @@ check_eq "tracked files unchanged" "" "$(gitc status --porcelain --untracked-fil
 check_exit "gate: sorting grew" 6 fgb --bin stress2 --compare HEAD~1 --fail-above 10 --report md \
 	--report-out gate.md -o gate.svg -- --rounds 4
 check_gate_runs "gate: five runs a side (ten with a second look)" "$(grep -c 'stress2: 4 rounds' out)"
-# first in the table: the sort, sort_phase, the sort_work it calls or the
-# sift_down that does the work (their time grows by nearly the same
+# at the top of the table: the sort, sort_phase, the sort_work it calls
+# or the sift_down that does the work (their time grows by nearly the same
 # percentage: page faults of the bigger array, which a busy neighbour
-# slows, decide which grew more)
-sed -n 3p gate.md > first.txt
-check_contains "gate: the sort first in the table, over" first.txt '^\| `(sort_phase|sort_work|sift_down)` \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| \*\*\+[0-9.]+%\*\* over \| .* \|$'
+# slows, decide which grew more), first of the functions with 10 ms or
+# more a run after. A kernel function of tiny time may come before it: a
+# run ten times as long takes that many more interrupts, and 0.2 ms grown
+# to 3.4 ms is a larger percentage.
+awk -F'|' 'NR > 2 && $4 + 0 >= 10 { print; exit }' gate.md > first.txt
+check_contains "gate: the sort first of the functions of real time, over" first.txt '^\| `(sort_phase|sort_work|sift_down)` \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| \*\*\+[0-9.]+%\*\* over \| .* \|$'
 check_contains "gate: sort_phase over" gate.md '^\| `sort_phase` \| .* \*\*\+[0-9.]+%\*\* over \|'
 check_contains "gate: the verdict names it" gate.md '^\*\*gate failed\*\*: .*sort_phase'
 check_exit "gate: the graph is still written" 0 test -s gate.svg
