@@ -1239,6 +1239,16 @@ static uint32_t note_alloc(void *fp, size_t size)
 	return id;
 }
 
+/* A free counted straight into the merged counts, with atomic operations
+ * only: a thread past its end, or a free inside the tracker's own code
+ * (note_free_nested). */
+static void free_into_merged(uint32_t stack, struct weight w)
+{
+	__atomic_fetch_sub(&g_merged[stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&g_merged[stack].live_blocks, w.calls, __ATOMIC_RELAXED);
+	atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
+}
+
 static void note_free(const struct hdr *h)
 {
 	struct weight w = weigh(h->size);
@@ -1258,9 +1268,7 @@ static void note_free(const struct hdr *h)
 		c->live_blocks -= w.calls;
 		live_delta(t, -w.bytes);
 	} else {
-		__atomic_fetch_sub(&g_merged[h->stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&g_merged[h->stack].live_blocks, w.calls, __ATOMIC_RELAXED);
-		atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
+		free_into_merged(h->stack, w); /* a thread past its end */
 	}
 	flush_if_due();
 	t_busy--;
@@ -1272,13 +1280,8 @@ static void note_free(const struct hdr *h)
  * atomic operations only. */
 static void note_free_nested(const struct hdr *h)
 {
-	struct weight w = weigh(h->size);
-
-	if (h->gen != g_gen)
-		return;
-	__atomic_fetch_sub(&g_merged[h->stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&g_merged[h->stack].live_blocks, w.calls, __ATOMIC_RELAXED);
-	atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
+	if (h->gen == g_gen)
+		free_into_merged(h->stack, weigh(h->size));
 }
 
 static struct hdr *hdr_of(void *p)
@@ -1785,10 +1788,6 @@ static void write_stacks(struct out *o, uint32_t n)
 	}
 }
 
-/* Writes the recording as it stands: the process' final one (final,
- * once), or a snapshot while it runs ("end-reason running"), each into
- * PATH.tmp renamed over the process' file, so the file always holds a
- * whole recording, whenever the process dies. */
 /* The live total now is the last word on the peak, if it is higher: the
  * blocks live now become the peak's. With g_lock held. Returns the
  * number of stacks. */
@@ -1816,6 +1815,10 @@ static uint32_t peak_from_now(void)
 	return n;
 }
 
+/* Writes the recording as it stands: the process' final one (final,
+ * once), or a snapshot while it runs ("end-reason running"), each into
+ * PATH.tmp renamed over the process' file, so the file always holds a
+ * whole recording, whenever the process dies. */
 static void write_recording(const char *why, bool from_signal, bool final)
 {
 	struct out *o = &g_out;
