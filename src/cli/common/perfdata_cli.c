@@ -169,7 +169,7 @@ int fg_cli_collapse_stdin(fg_collapser *c, const fg_collapse_opts *co, bool forc
 	ssize_t k = 0;
 	int err;
 
-	/* a file: read as a file (mapped), as before; a pipe can only be
+	/* a file: read as a file (mapped); a pipe can only be
 	 * read once, so its first bytes say which way the rest goes */
 	if (stdin_is_file())
 		return stdin_file_is_perfdata() ?
