@@ -21,9 +21,12 @@
  *   - each block carries a 16-byte header (its size and stack), so a free
  *     finds what it releases without any map or lock; the header's magic
  *     tells our blocks from ones that libc made before or around us;
- *   - the peak: when the live total passes the last snapshot by 1/128,
- *     the per-stack live bytes are summed into a snapshot (rare: the
- *     total must grow geometrically for another one);
+ *   - the peak, exact: a thread adds its live bytes to the shared total
+ *     each PEAK_STEP bytes, and sums every thread's share exactly only
+ *     when the total could be within that much a thread of its largest
+ *     (peak_check). The live heap is copied when it first falls from a
+ *     new largest total (peak_fall), not at every allocation that makes
+ *     one, and only the stacks changed since the last copy are copied;
  *   - sampled (FLAMEGRAPH_ALLOC_SAMPLE), an allocation not taken costs a
  *     subtraction: no header, no stack walk, no count;
  *   - the recording's snapshot each second (for a process that is
@@ -75,6 +78,7 @@ extern void *__libc_stack_end;
 enum {
 	MAX_DEPTH = 128,
 	MAX_STACKS = 1 << 18, /* distinct stacks kept; the rest count as one */
+	PEAK_STEP = 4096,     /* a thread's live bytes not yet in the shared total, at most */
 	SLOTS = 1 << 19,      /* the stack table's hash slots */
 	PC_POOL = 1 << 23,    /* return addresses of all stacks */
 	HDR = 16,
@@ -100,12 +104,15 @@ struct stack {
 struct counts {
 	uint64_t bytes, calls;
 	int64_t live_bytes, live_blocks;
+	uint32_t gen; /* the copy of the peak whose dirty list names it (peak_mark) */
 };
 
 struct table {
 	struct counts *c;             /* MAX_STACKS entries, mapped lazily */
 	uint32_t top;                 /* 1 + the highest stack index touched */
-	int64_t pending;              /* live bytes not yet added to g_live */
+	int64_t pending;              /* live bytes not yet added to g_live (others read it) */
+	uint32_t *dirty;              /* the stacks changed since the last copy of the peak */
+	uint32_t ndirty, dirty_gen;   /* ... how many, and the copy they are for */
 	uintptr_t stack_lo, stack_hi; /* this thread's stack */
 	struct rule *rules;           /* the .eh_frame walk's cache (eh only) */
 	uint64_t rules_gen;           /* g_code_gen it was filled in */
@@ -125,13 +132,32 @@ static _Atomic uint64_t g_dropped;         /* allocations whose stack found no r
 static uint32_t g_max_stacks = MAX_STACKS; /* FLAMEGRAPH_ALLOC_MAX_STACKS lowers it (tests) */
 
 static struct counts *g_merged; /* threads that ended */
-static struct counts *g_peak;   /* the snapshot at the largest live total */
-static _Atomic int64_t g_live;
-static int64_t g_peak_total;
-static _Atomic int64_t g_snap_at;                          /* the live total of the last snapshot */
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* registry, merges */
-static pthread_mutex_t g_snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* registry, merges, the peak */
 static struct table *g_tables, *g_free_tables;
+static _Atomic uint32_t g_alive; /* tables in g_tables (read without the lock) */
+/* The live heap at its largest total. The live total is g_live plus
+ * every living thread's pending share, each under PEAK_STEP bytes; the
+ * largest is g_peak_total, and g_at_peak says no free came after it, so
+ * the first free copies the live heap into g_peak (peak_fall). A copy
+ * takes only the stacks named in the dirty lists of its generation
+ * (g_copy_gen): each thread's, and g_merged_dirty for threads that ended;
+ * g_copy_all asks for every stack (a change made outside the lists). */
+static struct counts *g_peak;
+/* the shared total, alone on its cache line: threads add to it often,
+ * and read what would be beside it at every allocation */
+static struct __attribute__((aligned(64))) {
+	_Atomic int64_t n;
+} g_live;
+static int64_t g_peak_total; /* written under g_lock */
+static _Atomic bool g_at_peak, g_copy_all;
+/* g_near: the live total may be within a step a living thread of the
+ * largest, so each allocation compares the two (near_check). Off, the
+ * total is known to be lower: when the shared total or the threads last
+ * changed it was lower by a step a thread, and every change decides
+ * again (near_decide). */
+static _Atomic bool g_near = true;
+static _Atomic uint32_t g_copy_gen;
+static uint32_t *g_merged_dirty, g_nmerged_dirty; /* under g_lock */
 static pthread_key_t g_key;
 static bool g_key_made;
 static uint64_t g_threads;
@@ -352,6 +378,7 @@ static uint64_t env_num(const char *name, uint64_t dflt, uint64_t max)
 }
 
 static void after_fork_child(void);
+static void near_decide(int64_t live);
 static void thread_end(void *arg);
 
 /* A program ended by a signal whose default action ends the process (a
@@ -410,7 +437,9 @@ static void setup(void)
 	g_pcs = map_zero(sizeof(*g_pcs) * PC_POOL);
 	g_merged = map_zero(sizeof(*g_merged) * MAX_STACKS);
 	g_peak = map_zero(sizeof(*g_peak) * MAX_STACKS);
-	if (!g_slots || !g_stacks || !g_pcs || !g_merged || !g_peak) {
+	g_merged_dirty = map_zero(sizeof(*g_merged_dirty) * MAX_STACKS);
+	g_copy_gen = 1;
+	if (!g_slots || !g_stacks || !g_pcs || !g_merged || !g_peak || !g_merged_dirty) {
 		g_state = -1;
 		return;
 	}
@@ -469,7 +498,13 @@ static struct table *thread_table(void)
 	if ((t = g_free_tables)) {
 		g_free_tables = t->next;
 	} else if ((t = map_zero(sizeof(*t)))) {
-		if (!(t->c = map_zero(sizeof(*t->c) * MAX_STACKS))) {
+		t->c = map_zero(sizeof(*t->c) * MAX_STACKS);
+		t->dirty = map_zero(sizeof(*t->dirty) * MAX_STACKS);
+		if (!t->c || !t->dirty) {
+			if (t->c)
+				munmap(t->c, sizeof(*t->c) * MAX_STACKS);
+			if (t->dirty)
+				munmap(t->dirty, sizeof(*t->dirty) * MAX_STACKS);
 			munmap(t, sizeof(*t));
 			t = NULL;
 		}
@@ -479,6 +514,8 @@ static struct table *thread_table(void)
 		t->next = g_tables;
 		g_tables = t;
 		g_threads++;
+		atomic_fetch_add(&g_alive, 1);
+		near_decide(atomic_load(&g_live.n));
 	}
 	pthread_mutex_unlock(&g_lock);
 	if (t) {
@@ -509,14 +546,20 @@ static void thread_end(void *arg)
 	for (pp = &g_tables; *pp; pp = &(*pp)->next)
 		if (*pp == t) {
 			*pp = t->next;
+			atomic_fetch_sub(&g_alive, 1);
 			break;
 		}
 	for (uint32_t i = 0; i < t->top; i++)
 		add_counts(&g_merged[i], &t->c[i]);
-	atomic_fetch_add_explicit(&g_live, t->pending, memory_order_relaxed);
+	/* what changed since the last copy of the peak is copied next time */
+	if (t->dirty_gen == atomic_load(&g_copy_gen))
+		for (uint32_t i = 0; i < t->ndirty; i++)
+			g_merged_dirty[g_nmerged_dirty++] = t->dirty[i];
+	near_decide(atomic_fetch_add(&g_live.n, t->pending) + t->pending);
 	memset(t->c, 0, sizeof(*t->c) * t->top);
 	t->top = 0;
 	t->pending = 0;
+	t->ndirty = 0;
 	t->stack_lo = t->stack_hi = 0;
 	t->alive = false;
 	t->next = g_free_tables;
@@ -535,7 +578,6 @@ static void after_fork_child(void)
 	struct table *self = t_table;
 
 	pthread_mutex_init(&g_lock, NULL);
-	pthread_mutex_init(&g_snap_lock, NULL);
 	g_gen++;
 	g_written = false;
 	g_written_path[0] = '\0';
@@ -550,17 +592,23 @@ static void after_fork_child(void)
 		n = MAX_STACKS;
 	memset(g_merged, 0, sizeof(*g_merged) * n);
 	memset(g_peak, 0, sizeof(*g_peak) * n);
-	g_live = 0;
+	g_live.n = 0;
 	g_peak_total = 0;
-	g_snap_at = 0;
+	g_at_peak = false;
+	g_near = true;
+	g_copy_all = false;
+	g_nmerged_dirty = 0;
+	g_alive = 0;
 	g_dropped = 0;
 	if (self) {
 		memset(self->c, 0, sizeof(*self->c) * self->top);
 		self->top = 0;
 		self->pending = 0;
+		self->ndirty = 0;
 		self->next = NULL;
 		g_tables = self;
 		g_threads = 1;
+		g_alive = 1;
 	}
 }
 
@@ -1055,49 +1103,174 @@ static uint32_t intern(const uintptr_t *pcs, uint32_t n)
 	}
 }
 
-/* The live bytes of every stack, summed now, become the peak snapshot. */
-static void snapshot(int64_t total)
+/* The peak's copy of stack i: what the ended threads and every living
+ * thread hold of it now. With g_lock held. */
+static void peak_copy_stack(uint32_t i)
 {
-	uint32_t n;
+	int64_t bytes = __atomic_load_n(&g_merged[i].live_bytes, __ATOMIC_RELAXED);
+	int64_t blocks = __atomic_load_n(&g_merged[i].live_blocks, __ATOMIC_RELAXED);
 
-	if (pthread_mutex_trylock(&g_snap_lock))
-		return;
-	if (total > g_snap_at && pthread_mutex_trylock(&g_lock) == 0) {
-		n = atomic_load(&g_nstacks);
-		if (n > g_max_stacks)
-			n = g_max_stacks;
-		for (uint32_t i = 0; i < n; i++) {
-			g_peak[i].live_bytes = g_merged[i].live_bytes;
-			g_peak[i].live_blocks = g_merged[i].live_blocks;
+	for (struct table *t = g_tables; t; t = t->next)
+		if (i < __atomic_load_n(&t->top, __ATOMIC_RELAXED)) {
+			bytes += __atomic_load_n(&t->c[i].live_bytes, __ATOMIC_RELAXED);
+			blocks += __atomic_load_n(&t->c[i].live_blocks, __ATOMIC_RELAXED);
 		}
-		for (struct table *t = g_tables; t; t = t->next)
-			for (uint32_t i = 0; i < t->top && i < n; i++) {
-				g_peak[i].live_bytes +=
-				    __atomic_load_n(&t->c[i].live_bytes, __ATOMIC_RELAXED);
-				g_peak[i].live_blocks +=
-				    __atomic_load_n(&t->c[i].live_blocks, __ATOMIC_RELAXED);
-			}
-		g_peak_total = total;
-		atomic_store(&g_snap_at, total);
-		pthread_mutex_unlock(&g_lock);
-	}
-	pthread_mutex_unlock(&g_snap_lock);
+	g_peak[i].live_bytes = bytes;
+	g_peak[i].live_blocks = blocks;
 }
 
-/* A thread's share of the live total joins the global one in batches. */
-static void live_delta(struct table *t, int64_t d)
+/* The live heap now becomes the peak's: every stack (all), or those
+ * changed since the last copy. With g_lock held. Returns the number of
+ * stacks. */
+static uint32_t peak_copy(bool all)
 {
-	int64_t snap, total, step;
+	uint32_t gen = atomic_load(&g_copy_gen), n = atomic_load(&g_nstacks);
 
-	t->pending += d;
-	snap = atomic_load_explicit(&g_snap_at, memory_order_relaxed);
-	step = snap / 512 > 4096 ? snap / 512 : 4096;
-	if (t->pending < step && t->pending > -step)
+	if (n > g_max_stacks)
+		n = g_max_stacks;
+	if (all || atomic_exchange(&g_copy_all, false)) {
+		for (uint32_t i = 0; i < n; i++)
+			peak_copy_stack(i);
+	} else {
+		for (struct table *t = g_tables; t; t = t->next) {
+			if (__atomic_load_n(&t->dirty_gen, __ATOMIC_ACQUIRE) != gen)
+				continue;
+			uint32_t k = __atomic_load_n(&t->ndirty, __ATOMIC_ACQUIRE);
+			for (uint32_t j = 0; j < k; j++)
+				peak_copy_stack(t->dirty[j]);
+		}
+		for (uint32_t j = 0; j < g_nmerged_dirty; j++)
+			peak_copy_stack(g_merged_dirty[j]);
+	}
+	g_nmerged_dirty = 0;
+	atomic_store_explicit(&g_copy_gen, gen + 1, memory_order_release);
+	return n;
+}
+
+/* The live total now, exactly: the shared total and every living
+ * thread's share. With g_lock held. */
+static int64_t live_total(void)
+{
+	int64_t live = atomic_load(&g_live.n);
+
+	for (struct table *t = g_tables; t; t = t->next)
+		live += __atomic_load_n(&t->pending, __ATOMIC_RELAXED);
+	return live;
+}
+
+/* Raises the largest total to live, if it is larger: the heap is then
+ * at a new peak (copied at its first fall). */
+static void peak_raise(int64_t live)
+{
+	int64_t peak = __atomic_load_n(&g_peak_total, __ATOMIC_RELAXED);
+
+	while (live > peak)
+		if (__atomic_compare_exchange_n(&g_peak_total, &peak, live, false, __ATOMIC_RELAXED,
+		                                __ATOMIC_RELAXED)) {
+			atomic_store_explicit(&g_at_peak, true, memory_order_relaxed);
+			return;
+		}
+}
+
+/* Whether the total may be within a step a living thread of the largest. */
+static inline bool near_of(int64_t live, uint32_t alive)
+{
+	return live + (int64_t)alive * PEAK_STEP > __atomic_load_n(&g_peak_total, __ATOMIC_RELAXED);
+}
+
+/* The shared total changed to live (or the threads did): whether the
+ * largest is near is decided again. Turning it off, the total is read
+ * again after, so that a change made meanwhile (whose own decision may
+ * have seen it on) turns it back on. */
+static void near_decide(int64_t live)
+{
+	uint32_t alive = atomic_load(&g_alive);
+	bool near = atomic_load(&g_near);
+
+	if (near_of(live, alive)) {
+		if (!near)
+			atomic_store(&g_near, true);
+	} else if (near && !near_of(live + (int64_t)alive * PEAK_STEP, alive)) {
+		atomic_store(&g_near, false);
+		if (near_of(atomic_load(&g_live.n), atomic_load(&g_alive)))
+			atomic_store(&g_near, true);
+	}
+}
+
+/* Near the largest: this thread's allocation may have passed it. The
+ * total is summed exactly, without a lock when this is the only thread. */
+static __attribute__((noinline)) void near_check(struct table *t)
+{
+	uint32_t alive = atomic_load_explicit(&g_alive, memory_order_relaxed);
+	int64_t live = atomic_load_explicit(&g_live.n, memory_order_relaxed) + t->pending;
+
+	if (live + (int64_t)(alive - 1) * PEAK_STEP <= __atomic_load_n(&g_peak_total, __ATOMIC_RELAXED))
 		return;
-	total = atomic_fetch_add_explicit(&g_live, t->pending, memory_order_relaxed) + t->pending;
-	t->pending = 0;
-	if (total > snap + (snap / 128 > 4096 ? snap / 128 : 4096))
-		snapshot(total);
+	if (alive == 1) {
+		peak_raise(live);
+		return;
+	}
+	pthread_mutex_lock(&g_lock);
+	peak_raise(live_total());
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* The first free after a new peak: the heap before it is the peak's. */
+static __attribute__((noinline)) void peak_fall(void)
+{
+	pthread_mutex_lock(&g_lock);
+	if (atomic_load(&g_at_peak)) {
+		peak_copy(false);
+		atomic_store(&g_at_peak, false);
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* Names stack id in this thread's list of the stacks changed since the
+ * last copy of the peak, once per copy. */
+static inline __attribute__((always_inline)) void peak_mark(struct table *t, struct counts *c,
+                                                            uint32_t id)
+{
+	uint32_t gen = atomic_load_explicit(&g_copy_gen, memory_order_relaxed);
+
+	if (__builtin_expect(c->gen == gen, 1))
+		return;
+	c->gen = gen;
+	if (t->dirty_gen != gen) {
+		__atomic_store_n(&t->ndirty, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->dirty_gen, gen, __ATOMIC_RELEASE);
+	}
+	t->dirty[t->ndirty] = id;
+	__atomic_store_n(&t->ndirty, t->ndirty + 1, __ATOMIC_RELEASE);
+}
+
+/* A thread's allocation of d bytes joins the live total: its share goes
+ * to the shared total each PEAK_STEP bytes; unless the largest is near,
+ * nothing more is done. */
+static inline __attribute__((always_inline)) void live_add(struct table *t, int64_t d)
+{
+	int64_t pend = t->pending + d;
+
+	if (pend >= PEAK_STEP) {
+		near_decide(atomic_fetch_add(&g_live.n, pend) + pend);
+		pend = 0;
+	}
+	__atomic_store_n(&t->pending, pend, __ATOMIC_RELAXED);
+	if (atomic_load_explicit(&g_near, memory_order_relaxed))
+		near_check(t);
+}
+
+/* A thread's free of d bytes leaves the live total (note_free copies
+ * the heap first when it is the first free after a new peak). */
+static inline __attribute__((always_inline)) void live_sub(struct table *t, int64_t d)
+{
+	int64_t pend = t->pending - d;
+
+	if (pend <= -PEAK_STEP) {
+		near_decide(atomic_fetch_add(&g_live.n, pend) + pend);
+		pend = 0;
+	}
+	__atomic_store_n(&t->pending, pend, __ATOMIC_RELAXED);
 }
 
 static struct counts *counts_of(struct table *t, uint32_t id)
@@ -1221,18 +1394,20 @@ static uint32_t note_alloc(void *fp, size_t size)
 		atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
 	if (t) {
 		c = counts_of(t, id);
+		peak_mark(t, c, id);
 		c->bytes += (uint64_t)w.bytes;
 		c->calls += (uint64_t)w.calls;
 		c->live_bytes += w.bytes;
 		c->live_blocks += w.calls;
-		live_delta(t, w.bytes);
+		live_add(t, w.bytes);
 	} else {
 		/* a thread past its end: straight into the merged counts */
 		__atomic_fetch_add(&g_merged[id].bytes, (uint64_t)w.bytes, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_merged[id].calls, (uint64_t)w.calls, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_merged[id].live_bytes, w.bytes, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_merged[id].live_blocks, w.calls, __ATOMIC_RELAXED);
-		atomic_fetch_add_explicit(&g_live, w.bytes, memory_order_relaxed);
+		near_decide(atomic_fetch_add(&g_live.n, w.bytes) + w.bytes);
+		atomic_store(&g_copy_all, true);
 	}
 	flush_if_due();
 	t_busy--;
@@ -1246,7 +1421,8 @@ static void free_into_merged(uint32_t stack, struct weight w)
 {
 	__atomic_fetch_sub(&g_merged[stack].live_bytes, w.bytes, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&g_merged[stack].live_blocks, w.calls, __ATOMIC_RELAXED);
-	atomic_fetch_sub_explicit(&g_live, w.bytes, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&g_live.n, w.bytes, memory_order_relaxed);
+	atomic_store(&g_copy_all, true); /* outside the dirty lists */
 }
 
 static void note_free(const struct hdr *h)
@@ -1263,10 +1439,13 @@ static void note_free(const struct hdr *h)
 	}
 	t_busy++;
 	if ((t = thread_table())) {
+		if (atomic_load_explicit(&g_at_peak, memory_order_relaxed))
+			peak_fall();
 		c = counts_of(t, h->stack);
+		peak_mark(t, c, h->stack);
 		c->live_bytes -= w.bytes;
 		c->live_blocks -= w.calls;
-		live_delta(t, -w.bytes);
+		live_sub(t, w.bytes);
 	} else {
 		free_into_merged(h->stack, w); /* a thread past its end */
 	}
@@ -1788,29 +1967,21 @@ static void write_stacks(struct out *o, uint32_t n)
 	}
 }
 
-/* The live total now is the last word on the peak, if it is higher: the
- * blocks live now become the peak's. With g_lock held. Returns the
- * number of stacks. */
+/* The live heap now is the peak's if its total is the largest, or no
+ * free came since the largest. With g_lock held. Returns the number of
+ * stacks. */
 static uint32_t peak_from_now(void)
 {
-	int64_t live = atomic_load(&g_live);
+	int64_t live = live_total();
 	uint32_t n = atomic_load(&g_nstacks);
 
-	for (struct table *t = g_tables; t; t = t->next)
-		live += t->pending;
 	if (n > g_max_stacks)
 		n = g_max_stacks;
-	if (live > g_peak_total) {
-		for (uint32_t i = 0; i < n; i++) {
-			g_peak[i].live_bytes = g_merged[i].live_bytes;
-			g_peak[i].live_blocks = g_merged[i].live_blocks;
-			for (struct table *t = g_tables; t; t = t->next)
-				if (i < t->top) {
-					g_peak[i].live_bytes += t->c[i].live_bytes;
-					g_peak[i].live_blocks += t->c[i].live_blocks;
-				}
-		}
-		g_peak_total = live;
+	if (live > g_peak_total || atomic_load(&g_at_peak)) {
+		n = peak_copy(true);
+		if (live > g_peak_total)
+			__atomic_store_n(&g_peak_total, live, __ATOMIC_RELAXED);
+		atomic_store(&g_at_peak, false);
 	}
 	return n;
 }
