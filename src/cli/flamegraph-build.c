@@ -93,7 +93,7 @@ static const fg_cli cli = {
 	"this order: flamegraph.toml, CMake, Meson, autotools, a plain Makefile, "
 	"compile_commands.json) with debug info and frame pointers, profiles it "
 	"with perf and writes flamegraph.svg.",
-	FG_PROFILE_CLI_EXIT_HELP
+	FG_BUILD_CLI_EXIT_HELP
 	"\nExamples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
 	"  flamegraph-build --unit-test unit_tests -- hash\n"
 	"  flamegraph-build --unit-bench bench_hash -- 3   (its filter, after its own arguments)\n"

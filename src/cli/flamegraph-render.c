@@ -92,7 +92,9 @@ int cmd_flamegraph_render(int argc, char **argv)
 		"Renders folded stacks ('frame;frame;...;leaf COUNT' lines, or 'stack BEFORE AFTER' "
 		"for a differential graph) from the FILEs, merged, or from stdin, as an interactive "
 		"SVG: hover for details, click to zoom, Ctrl-F to search with a regex.",
-		"Examples:\n  flamegraph-collapse-perf perf.txt | flamegraph-render -o flame.svg\n"
+		"Exit status:\n  0 written, 1 usage, unreadable input or out of memory, 4 no samples in\n"
+		"  the input (an SVG saying so is still written)\n"
+		"\nExamples:\n  flamegraph-collapse-perf perf.txt | flamegraph-render -o flame.svg\n"
 		"  flamegraph-diff-folded before.folded after.folded | flamegraph-render > diff.svg\n",
 		options, true, false,
 	};

@@ -56,6 +56,14 @@ struct collapse_args {
 	FG_OPT_STRING('o', "output", &(a)->output, "FILE", "write to FILE (default: stdout): a file atomically, a device or FIFO in place"), \
 	FG_OPT_BOOL('q', "quiet", &(a)->quiet, "do not warn about skipped lines")
 
+/* the exit statuses, for --help (the man pages' EXIT STATUS lists the
+ * same); the perf.data readers run perf script, which may fail: 3 */
+#define EXIT_HELP_OK_USAGE \
+	"Exit status:\n  0 written (also for empty input), 1 usage, unreadable or bad input, or out\n" \
+	"  of memory"
+#define EXIT_HELP EXIT_HELP_OK_USAGE "\n"
+#define EXIT_HELP_PERF EXIT_HELP_OK_USAGE ", 3 perf script failed on a perf.data FILE read through it\n"
+
 static void report(const fg_collapser *c, const struct collapse_args *a)
 {
 	fg_collapse_stats st;
@@ -179,7 +187,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "into $XDG_CACHE_HOME/flamegraph-build/debug. Recordings it does not read yet (AUX "
 			      "data, other architectures) go through perf script, with a note (from stdin: an "
 			      "error, save the recording to a file).";
-		cli.footer = "Examples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
+		cli.footer = EXIT_HELP_PERF "\nExamples:\n  perf script | " "flamegraph-collapse-perf --all > out.folded\n"
 			     "  flamegraph-collapse-perf perf.data > out.folded\n";
 		cli.options = perf_options;
 		break;
@@ -187,7 +195,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		cli.summary = "Folds DTrace ustack()/stack() aggregation output into one 'frame;frame;... "
 			      "COUNT' line per distinct stack, sorted, for flamegraph-render. Reads the FILEs "
 			      "(gzip is detected) or stdin.";
-		cli.footer = "Example:\n  dtrace -x ustackframes=100 -n 'profile-97 /pid == $target/ "
+		cli.footer = EXIT_HELP "\nExample:\n  dtrace -x ustackframes=100 -n 'profile-97 /pid == $target/ "
 			     "{ @[ustack()] = count(); }' -c ./prog -o out.stacks\n"
 			     "  flamegraph-collapse-dtrace out.stacks > out.folded\n";
 		cli.options = dtrace_options;
@@ -196,7 +204,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		cli.summary = "Folds direct recursion in folded stacks: a frame equal to its caller is "
 			      "dropped ('main;f;f;f;g 3' becomes 'main;f;g 3') and the stacks made equal are "
 			      "summed, sorted. Reads the FILEs (gzip is detected) or stdin.";
-		cli.footer = "Example:\n  flamegraph-collapse-perf perf.txt | flamegraph-collapse-recursive | "
+		cli.footer = EXIT_HELP "\nExample:\n  flamegraph-collapse-perf perf.txt | flamegraph-collapse-recursive | "
 			     "flamegraph-render -o out.svg\n";
 		cli.options = line_options;
 		break;
@@ -205,7 +213,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "'thread;module`function;... COUNT' line per stack, sorted. Stacks that end in "
 			      "a wait (read, __ulock_wait, kevent, mach_msg_trap...) are left out, as inferno "
 			      "does. Reads the FILEs (gzip is detected) or stdin.";
-		cli.footer = "Example:\n  sample PID 10 -file out.sample.txt\n"
+		cli.footer = EXIT_HELP "\nExample:\n  sample PID 10 -file out.sample.txt\n"
 			     "  flamegraph-collapse-sample out.sample.txt | flamegraph-render -o out.svg\n";
 		cli.options = module_options;
 		break;
@@ -214,7 +222,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "Time:Self,Module) into one 'module`function;... MS' line per stack with own "
 			      "time, weighed in milliseconds, sorted. Reads the FILEs (gzip is detected) or "
 			      "stdin.";
-		cli.footer = "Example:\n  vtune -report top-down -call-stack-mode all -column=\"CPU Time:Self\",\"Module\" "
+		cli.footer = EXIT_HELP "\nExample:\n  vtune -report top-down -call-stack-mode all -column=\"CPU Time:Self\",\"Module\" "
 			     "-report-out result.csv -filter \"Function Stack\" -format csv "
 			     "-csv-delimiter comma -r r000hs\n"
 			     "  flamegraph-collapse-vtune result.csv | flamegraph-render -o out.svg\n";
@@ -225,7 +233,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "into one 'function;function;... CALLS' line per stack, weighed by calls as "
 			      "inferno-collapse-vsprof does, sorted. Reads the FILEs (gzip is detected) or "
 			      "stdin.";
-		cli.footer = "Example:\n  VSPerfReport /summary:calltree profile.vsp   (writes *_CallTreeSummary.csv)\n"
+		cli.footer = EXIT_HELP "\nExample:\n  VSPerfReport /summary:calltree profile.vsp   (writes *_CallTreeSummary.csv)\n"
 			     "  flamegraph-collapse-vsprof profile_CallTreeSummary.csv | flamegraph-render -o out.svg\n";
 		cli.options = line_options;
 		break;
@@ -234,7 +242,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "file) into one 'Module.costcentre;... COST' line per cost centre, weighed "
 			      "by its individual %time in tenths of a percent (or --ticks, --bytes; those "
 			      "columns need +RTS -P), sorted. Reads the FILEs (gzip is detected) or stdin.";
-		cli.footer = "Example:\n  ./prog +RTS -P -RTS\n"
+		cli.footer = EXIT_HELP "\nExample:\n  ./prog +RTS -P -RTS\n"
 			     "  flamegraph-collapse-ghcprof --ticks prog.prof | flamegraph-render -o out.svg\n";
 		cli.options = ghc_options;
 		break;
@@ -242,7 +250,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 		cli.summary = "Folds the Time Profiler data of an Instruments trace, exported as XML by "
 			      "xctrace, into one 'frame;frame;... COUNT' line per backtrace (root first, a "
 			      "count per sample row), sorted. Reads the FILEs (gzip is detected) or stdin.";
-		cli.footer = "Example:\n  xctrace record --template 'Time Profiler' --output prof.trace --launch -- ./prog\n"
+		cli.footer = EXIT_HELP "\nExample:\n  xctrace record --template 'Time Profiler' --output prof.trace --launch -- ./prog\n"
 			     "  xctrace export --input prof.trace --xpath "
 			     "'/trace-toc/*/run/data/table[@schema=\"time-profile\"]' > prof.xml\n"
 			     "  flamegraph-collapse-xctrace prof.xml | flamegraph-render -o out.svg\n";
@@ -254,7 +262,7 @@ int fg_collapse_cli_run(int argc, char **argv, const char *prog, fg_format forma
 			      "— and folds it as the collapser for that format does. Reads the FILEs (gzip is "
 			      "detected; together they are one input) or stdin. Folded stacks are not "
 			      "guessed (flamegraph-collapse-recursive takes them).";
-		cli.footer = "Example:\n  flamegraph-collapse-guess profile.txt.gz | flamegraph-render -o out.svg\n";
+		cli.footer = EXIT_HELP_PERF "\nExample:\n  flamegraph-collapse-guess profile.txt.gz | flamegraph-render -o out.svg\n";
 		cli.options = guess_options;
 		break;
 	}

@@ -115,15 +115,22 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_STRING(0, "post-process", &(pc).post_process, "CMD", "filter the folded stacks through CMD (stdin to stdout; no shell)"), \
 	FG_OPT_BOOL('v', "verbose", &(pc).verbose, "print each command run and the time of each stage")
 
-/* The render options. */
-/* The exit statuses of the profiling programs, for their --help. */
+/* The exit statuses of flamegraph and of flamegraph-build, for their
+ * --help: the same as their man pages' EXIT STATUS (tests/tools/check-docs
+ * compares them). flamegraph builds nothing and has no gate: no 2, no 6. */
 #define FG_PROFILE_CLI_EXIT_HELP \
 	"Exit status:\n" \
-	"  0 graph written, 1 usage, 2 build failed (flamegraph-build), 3 recorder\n" \
-	"  failed, 4 no samples, 5 program failed or crashed (graph written),\n" \
-	"  6 the regression gate of a comparison failed (flamegraph-build),\n" \
-	"  128+N interrupted by signal N (graph of what was recorded written)\n"
+	"  0 graph written, 1 usage, 3 recorder failed, 4 no samples, 5 program\n" \
+	"  failed or crashed (graph written), 128+N interrupted by signal N (graph\n" \
+	"  of what was recorded written)\n"
+#define FG_BUILD_CLI_EXIT_HELP \
+	"Exit status:\n" \
+	"  0 graph written, 1 usage, 2 build failed, 3 recorder failed, 4 no samples,\n" \
+	"  5 program failed or crashed (graph written), 6 the regression gate of a\n" \
+	"  comparison failed, 128+N interrupted by signal N (graph of what was\n" \
+	"  recorded written)\n"
 
+/* The render options. */
 #define FG_PROFILE_CLI_RENDER_ROWS(pc) \
 	FG_OPT_STRING(0, "title", &(pc).title, "TEXT", "graph title"), \
 	FG_OPT_STRING(0, "subtitle", &(pc).subtitle, "TEXT", "second line under the title"), \
