@@ -3,11 +3,11 @@
 # (bench/workloads/allocs.c, ROUNDS rounds, default 2000: 9.6 M
 # allocation calls) alone, under `flamegraph --alloc` (the whole run:
 # the program with the interposer, then reading its recording and
-# writing the graph), under `flamegraph --alloc --alloc-sample SAMPLE`
-# (default 512K: about one allocation recorded per 512 KB allocated),
-# under `--alloc --alloc-unwind eh` (stacks walked with the .eh_frame
-# tables instead of frame pointers, the fallback for code built without
-# them) alone and sampled, and under heaptrack when it is installed (its run and its recording, not
+# writing the graph; stacks walked by each frame's .eh_frame rule), under
+# `flamegraph --alloc --alloc-sample SAMPLE` (default 512K: about one
+# allocation recorded per 512 KB allocated), under `--alloc
+# --alloc-unwind fp` (frame pointers alone) alone and sampled, and under
+# heaptrack when it is installed (its run and its recording, not
 # heaptrack_print). Each is run RUNS times
 # (default 5), the three alternating, and the median CPU time (user +
 # system of the process and every process it waited for) is printed with
@@ -34,8 +34,8 @@ cmds = {
     "alone": ["./allocs", rounds],
     "--alloc": [fg, "--alloc", "-o", "alloc.svg", "--", "./allocs", rounds],
     "sampled": [fg, "--alloc", "--alloc-sample", sample, "-o", "sampled.svg", "--", "./allocs", rounds],
-    "eh": [fg, "--alloc", "--alloc-unwind", "eh", "-o", "eh.svg", "--", "./allocs", rounds],
-    "eh sampled": [fg, "--alloc", "--alloc-unwind", "eh", "--alloc-sample", sample, "-o", "ehs.svg", "--", "./allocs", rounds],
+    "fp": [fg, "--alloc", "--alloc-unwind", "fp", "-o", "fp.svg", "--", "./allocs", rounds],
+    "fp sampled": [fg, "--alloc", "--alloc-unwind", "fp", "--alloc-sample", sample, "-o", "fps.svg", "--", "./allocs", rounds],
 }
 if have_ht:
     cmds["heaptrack"] = ["heaptrack", "-o", "ht", "./allocs", rounds]
@@ -55,8 +55,8 @@ for _ in range(runs):
         times[k].append(cpu(c))
 base = statistics.median(times["alone"])
 print(f"allocs {rounds} rounds (3 threads), CPU-time medians of {runs} alternating runs:")
-print(f"  (sampled: --alloc --alloc-sample {sample}; eh: --alloc --alloc-unwind eh)")
-for k in ("alone", "--alloc", "sampled", "eh", "eh sampled", "heaptrack"):
+print(f"  (sampled: --alloc --alloc-sample {sample}; fp: --alloc --alloc-unwind fp)")
+for k in ("alone", "--alloc", "sampled", "fp", "fp sampled", "heaptrack"):
     if k not in times:
         print(f"  {k:<11} skipped (heaptrack is not installed)")
         continue

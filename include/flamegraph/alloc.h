@@ -77,12 +77,12 @@ typedef enum fg_alloc_view {
 
 /* How the interposer walks an allocating stack. */
 typedef enum fg_alloc_unwind {
-	FG_ALLOC_UNWIND_AUTO = 0, /* eh when the program was built without frame
-	                             pointers (its DWARF producer says so), else fp */
-	FG_ALLOC_UNWIND_FP,       /* frame pointers: cheap; code without them cuts
-	                             the stack short */
-	FG_ALLOC_UNWIND_EH,       /* the .eh_frame tables (glibc's backtrace()):
-	                             whole stacks through any code, slower */
+	FG_ALLOC_UNWIND_AUTO = 0, /* the default: eh */
+	FG_ALLOC_UNWIND_FP,       /* frame pointers alone: a little cheaper; code
+	                             without them cuts the stack short */
+	FG_ALLOC_UNWIND_EH,       /* each frame by its .eh_frame rule (the frame
+	                             pointer's where the code has one): whole
+	                             stacks through any code */
 } fg_alloc_unwind;
 
 /* Parses "bytes", "count", "leaked" or "peak" (FG_EINVAL otherwise). */

@@ -9,9 +9,10 @@
  * replaces: its tables live in memory it maps itself.
  *
  * How the cost stays low:
- *   - the allocating stack is the frame-pointer chain, walked within the
- *     thread's stack bounds (a bounded, checked walk; code without frame
- *     pointers loses frames, never the program);
+ *   - the allocating stack is walked frame by frame, each by its call
+ *     site's .eh_frame rule, worked out once and cached per thread (a
+ *     few loads a frame, about a frame-pointer walk's cost), within the
+ *     thread's stack bounds (a bounded, checked walk);
  *   - stacks are interned once in a global table that threads read and
  *     insert into without a lock (compare-and-swap on an empty slot);
  *   - each thread counts into its own array indexed by stack (bytes,
@@ -32,11 +33,12 @@
  *   - the recording's snapshot each second (for a process that is
  *     killed) costs a clock read every 16th allocation of a thread.
  *
- * Code without frame pointers: FLAMEGRAPH_ALLOC_UNWIND=eh walks stacks
- * with the .eh_frame tables: each call site's rule worked out once from
- * its FDE and cached per thread (a few loads a frame), backtrace() for
- * frames whose CFI it does not follow (eh-check runs both and counts
- * where they differ). A crash signal at its default action writes the
+ * The .eh_frame walk (FLAMEGRAPH_ALLOC_UNWIND=eh, the default): the rule
+ * of a frame whose code has frame pointers is the frame pointer's, of
+ * one without them (libc, libstdc++) the stack pointer's, so stacks are
+ * whole through both; backtrace() takes frames whose CFI it does not
+ * follow (eh-check runs both and counts where they differ). =fp walks
+ * frame pointers alone. A crash signal at its default action writes the
  * recording before the process dies.
  *
  * The real allocator is reached through glibc's __libc_* entry points,
@@ -193,15 +195,16 @@ enum { CALL_UNIT = 1 << 16 };
 static int64_t g_flush_ns = 1000000000;
 static _Atomic int64_t g_next_flush; /* INT64_MAX: no snapshots */
 
-/* The unwinder (FLAMEGRAPH_ALLOC_UNWIND): frame pointers (the default:
- * cheap, but code built without them cuts the stack short), or "eh":
- * glibc's backtrace(), libgcc's unwinder reading the code's .eh_frame
- * tables, for programs built without frame pointers. backtrace() loads
+/* The unwinder (FLAMEGRAPH_ALLOC_UNWIND): "eh" (the default), the
+ * .eh_frame rules (fast_walk), with glibc's backtrace(), libgcc's
+ * unwinder reading the same tables, for what they do not follow; or
+ * "fp", frame pointers alone (code built without them cuts the stack
+ * short). backtrace() loads
  * libgcc_s on its first call, so it is primed in the constructor (until
  * then, frame pointers); afterwards it takes no lock (libgcc finds a
  * frame's tables with _dl_find_object) and allocates nothing, and any
  * allocation it made would go straight to libc (t_busy). */
-static bool g_eh;                   /* asked for */
+static bool g_eh = true;            /* not asked for fp */
 static bool g_eh_check;             /* eh-check: both walks, mismatches counted */
 static _Atomic uint64_t g_eh_mismatch, g_eh_slow;
 static _Atomic uint64_t g_code_gen; /* dlclose calls: code may have moved */
@@ -428,7 +431,7 @@ static void setup(void)
 	g_unit = g_sample > 0 ? CALL_UNIT : 1;
 	if ((dir = env_get("FLAMEGRAPH_ALLOC_UNWIND"))) {
 		g_eh_check = !strcmp(dir, "eh-check");
-		g_eh = g_eh_check || !strcmp(dir, "eh");
+		g_eh = strcmp(dir, "fp") != 0;
 	}
 	g_flush_ns = (int64_t)env_num("FLAMEGRAPH_ALLOC_FLUSH_MS", 1000, 86400000) * 1000000;
 	g_next_flush = g_flush_ns ? now_ns() + g_flush_ns : INT64_MAX;

@@ -11,8 +11,9 @@ cc -O1 -g -fno-omit-frame-pointer -o leaks "$FG_SRC/tests/e2e/alloc/leaks.c" \
 # (its destructor runs after the preloaded tracker's)
 check_exit "a library's block freed in its destructor" 0 \
 	flamegraph --alloc=leaked --format folded -o leaks.folded -- ./leaks
-check_eq "only leak()'s block is leaked" "leaks;__libc_start_call_main;main;leak 321" \
-	"$(sed 's/^[^;]*;[^;]*;/leaks;__libc_start_call_main;/' leaks.folded)"
+# (the frames below main are libc's start-up, which differs between releases)
+check_eq "only leak()'s block is leaked" "leaks;...;main;leak 321" \
+	"$(sed 's/^leaks;.*;main;/leaks;...;main;/' leaks.folded)"
 check_contains "the summary's leaked figure" err "321 bytes leaked in 1 blocks"
 check_exit "the same, its allocations" 0 \
 	flamegraph --alloc=bytes --format folded -o bytes.folded -- ./leaks

@@ -203,27 +203,13 @@ static int wait_program(run *r, fg_child *child, fg_exit_status *st)
 	}
 }
 
-/* Whether the interposer walks stacks with the .eh_frame tables: asked
- * for, or (by default) when the program was built without frame
- * pointers, whose frame-pointer walk would stop at its first frame. */
-static bool unwind_eh(run *r)
+/* How the interposer walks allocating stacks: by each frame's
+ * .eh_frame rule (the default: whole stacks through code with and
+ * without frame pointers), or by frame pointers alone when asked. */
+static const char *unwind_env(const run *r)
 {
-	fg_elfcheck_report rep;
-	fg_strbuf sb = FG_STRBUF_INIT;
-
-	if (r->o->alloc_unwind != FG_ALLOC_UNWIND_AUTO)
-		return r->o->alloc_unwind == FG_ALLOC_UNWIND_EH;
-	if (!r->program_path || fg_elfcheck_file(r->program_path, &rep) != 0 ||
-	    rep.frame_pointers != FG_FP_OMITTED)
-		return false;
-	fg_strbuf_addf(&sb,
-	               "%s was built without frame pointers: its allocating stacks are walked "
-	               "with its .eh_frame tables (whole stacks, at a higher cost than frame "
-	               "pointers; `opts.alloc_unwind=fp` for the frame-pointer walk)",
-	               r->program);
-	fg_run_emit(r, FG_PROFILE_NOTE, sb.buf, 0);
-	fg_strbuf_release(&sb);
-	return true;
+	return r->o->alloc_unwind == FG_ALLOC_UNWIND_FP ? "FLAMEGRAPH_ALLOC_UNWIND=fp"
+	                                                : "FLAMEGRAPH_ALLOC_UNWIND=eh";
 }
 
 static int run_program(run *r, const char *dir)
@@ -244,7 +230,7 @@ static int run_program(run *r, const char *dir)
 	    (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_OUT=%s", dir)) ||
 	    (o->alloc_sample && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_SAMPLE=%llu",
 	                                               (unsigned long long)o->alloc_sample))) ||
-	    (unwind_eh(r) && (err = fg_strvec_pushf(&cmd.env, "FLAMEGRAPH_ALLOC_UNWIND=eh"))) ||
+	    (err = fg_strvec_pushf(&cmd.env, "%s", unwind_env(r))) ||
 	    (o->cwd && (err = fg_cmd_set_cwd(&cmd, o->cwd))))
 		goto done;
 	/* the program's argv[0] as found on PATH */
