@@ -185,6 +185,19 @@ static int check_usage(int npos, int dashdash, char **argv)
 	return 0;
 }
 
+/* --compare's gate as the options say (after fg_gate_cli_apply): the
+ * table to stderr or --report-out. */
+static void gate_opts(void)
+{
+	bo.gate = fg_gate_cli_wanted(&gate);
+	bo.gate_opts = gate.opts;
+	bo.report_format =
+	    gate.report && !strcmp(gate.report, "md") ? FG_REGRESS_MARKDOWN : FG_REGRESS_TEXT;
+	bo.report_top = (size_t)gate.top;
+	bo.report_out = gate.report_out;
+	bo.report_stream = stderr;
+}
+
 static int check_compare(void)
 {
 	if ((fg_gate_cli_wanted(&gate) || repeat != -1 || max_repeat != -1) && !bo.compare.rev) {
@@ -266,7 +279,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 	 * has no test to ask) */
 	bo.compare.max_repeat = max_repeat > 0 ? (size_t)max_repeat :
 		bo.compare.repeat > 1 ? 2 * bo.compare.repeat : 0;
-	fg_gate_cli_build_opts(&gate, &bo);
+	gate_opts();
 	fg_profile_cli_build_hooks(&bo, &pc);
 	code = fg_profile_cli_build_done(&bo, &pc, &res, fg_build_and_profile(&bo, &res));
 done:

@@ -120,6 +120,23 @@ printf '#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/flamegraph-render.c
 expect_violation "a filter calling the orchestration" "$t" \
 	'^src/cli/flamegraph-render.c:1: the filter program includes include/flamegraph/pipeline.h'
 
+# ... or reaching it through a helper of src/cli: its header, or the .c
+# beside the header
+clean_tree "$t"
+mkdir -p "$t"/src/cli/common
+printf '/* pipeline */\n' >"$t"/include/flamegraph/pipeline.h
+printf '#include "cli/common/helper.h"\n' >"$t"/src/cli/flamegraph-diff-folded.c
+printf '#include "cli/common/inner.h"\n' >"$t"/src/cli/common/helper.h
+printf '#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/common/inner.h
+expect_violation "a filter reaching the orchestration through helpers' headers" "$t" \
+	'^src/cli/flamegraph-diff-folded.c:1: the filter program reaches include/flamegraph/pipeline.h through src/cli/common/helper.h -> src/cli/common/inner.h -> include/flamegraph/pipeline.h'
+printf '/* inner */\n' >"$t"/src/cli/common/inner.h
+printf '#include "flamegraph/pipeline.h"\n' >"$t"/src/cli/common/helper.c
+expect_violation "a filter reaching the orchestration through a helper's code" "$t" \
+	'^src/cli/flamegraph-diff-folded.c:1: the filter program reaches include/flamegraph/pipeline.h through src/cli/common/helper.h -> src/cli/common/helper.c -> include/flamegraph/pipeline.h'
+printf '/* helper */\n' >"$t"/src/cli/common/helper.c
+check_exit "a filter whose helpers stay below the orchestration passes" 0 bash "$layers" "$t"
+
 clean_tree "$t"
 printf '#include "lib/manifest/project.h"\n' >>"$t"/src/cli/prog.c
 expect_violation "a program including a private header of the library" "$t" \

@@ -105,17 +105,6 @@ int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 	return err;
 }
 
-void fg_gate_cli_build_opts(const fg_gate_cli *g, fg_build_profile_opts *bo)
-{
-	bo->gate = fg_gate_cli_wanted(g);
-	bo->gate_opts = g->opts;
-	bo->report_format = g->report && !strcmp(g->report, "md") ? FG_REGRESS_MARKDOWN :
-								     FG_REGRESS_TEXT;
-	bo->report_top = (size_t)g->top;
-	bo->report_out = g->report_out;
-	bo->report_stream = stderr;
-}
-
 void fg_gate_cli_release(fg_gate_cli *g)
 {
 	fg_strlist_release(&g->watch);

@@ -10,7 +10,6 @@
 
 #include "cli/common/opts.h"
 #include "flamegraph/folded.h"
-#include "flamegraph/pipeline.h"
 #include "flamegraph/regress.h"
 
 typedef struct fg_gate_cli {
@@ -47,10 +46,6 @@ int fg_gate_cli_apply(fg_gate_cli *g);
  * runs could change the verdict) or an FG_E* error. */
 int fg_gate_cli_run(const fg_gate_cli *g, fg_folded *const *before, size_t nb,
 		    fg_folded *const *after, size_t na, bool ns, int *code);
-
-/* The gate of fg_build_and_profile as the options say (after
- * fg_gate_cli_apply): the table to stderr or --report-out. */
-void fg_gate_cli_build_opts(const fg_gate_cli *g, fg_build_profile_opts *bo);
 
 void fg_gate_cli_release(fg_gate_cli *g);
 
