@@ -2,7 +2,8 @@
 # tests/e2e/test_alloc_faults*.sh with FAULT_STEP set): a small program
 # recorded with frame pointers and with dwarf call graphs, its perf
 # script text and folded stacks, its allocation graph (run with the
-# tracker, and from kept recordings), and two example projects; then every
+# tracker, and from kept recordings), two example projects and a
+# comparison of revisions (--alloc --compare); then every
 # FAULT_STEP-th allocation point of each program on them is failed in
 # turn by tests/lib/alloc-faults.sh, which accepts only the exact output
 # or a non-zero exit with a message. Prints one line per program.
@@ -25,6 +26,10 @@ check_exit "fold fp" 0 flamegraph-collapse-perf -o fp.folded fp.data
 check_exit "fold dwarf" 0 flamegraph-collapse-perf -o dwarf.folded dwarf.data
 cp -r "$FG_SRC/examples/toml" ex-toml
 cp -r "$FG_SRC/examples/make" ex-make
+cp -r "$FG_SRC/examples/toml" ex-git
+(cd ex-git && git init -q && git add -A &&
+	git -c user.name=test -c user.email=test@example.org commit -q -m "the example") ||
+	fail "could not make a git repository of examples/toml"
 # the uncompressed debug files cached on the first run are read after
 sweep=$FG_SRC/tests/lib/alloc-faults.sh
 : >table
@@ -46,6 +51,13 @@ sweep "flamegraph --perfdata dwarf.data" -- flamegraph --perfdata dwarf.data --d
 sweep "flamegraph --alloc" -- flamegraph --alloc --deterministic -o - -- ./callgraph 30
 check_exit "alloc recordings kept" 0 flamegraph --alloc --perfdata-out alloc-kept -o /dev/null -- ./callgraph 30
 sweep "flamegraph --perfdata DIR --alloc=peak" -- flamegraph --perfdata alloc-kept --alloc=peak --deterministic --format pprof -o alloc.pb
+# comparing revisions: a project's HEAD exported, built and run with the
+# tracker beside its working tree, and the two diffed (no perf needed).
+# Each run builds and runs twice: the full sweep takes every 3rd point.
+compare_step=$((FAULT_STEP > 3 ? FAULT_STEP : 3))
+(cd ex-git && "$sweep" -s "$compare_step" "build --alloc --compare HEAD (examples/toml)" -- \
+	flamegraph-build --bin crunch --alloc --compare HEAD --deterministic -o - -- --rounds 1 --size 20 \
+	>>"$top/table" 2>>"$top/bad" || true)
 (cd ex-toml && sweep "build --list (examples/toml)" -- flamegraph-build --list)
 (cd ex-make && sweep "build --list (examples/make)" -- flamegraph-build --list)
 cat table
@@ -61,4 +73,4 @@ for at in 10 30 50 70 90; do
 done
 [ ! -s bad ] || fail "$(cat bad)"
 # every program was swept: a normal run that failed is no pass
-check_eq "programs swept" 11 "$(wc -l <table)"
+check_eq "programs swept" 12 "$(wc -l <table)"
