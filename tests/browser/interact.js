@@ -6,7 +6,7 @@
 //   idle 10 | main 90 = parse 50 (read_line 30, tokenize 20)
 //                     + render 40 (draw 25 (b), layout 15)
 "use strict";
-const { chromium } = require("playwright-core");
+const { launch } = require("./chromium");
 
 let failures = 0;
 function check(what, want, got) {
@@ -56,14 +56,7 @@ async function text(page, id) {
 
 (async () => {
 	const [svg, shot, profile] = process.argv.slice(2);
-	const ctx = await chromium.launchPersistentContext(profile, {
-		executablePath: "/usr/bin/chromium",
-		headless: true,
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		       "--disable-component-update", "--disable-sync", "--no-first-run"],
-		viewport: { width: 1200, height: 400 },
-	});
-	const page = ctx.pages()[0] || (await ctx.newPage());
+	const { ctx, page } = await launch(profile, { width: 1200, height: 400 });
 	const requests = [];
 	page.on("request", (r) => { if (!r.url().startsWith("file:")) requests.push(r.url()); });
 	const errors = [];

@@ -3,18 +3,11 @@
 // frame so the details line is filled in, and saves a PNG.
 // Usage: node picture.js GRAPH.svg PICTURE.png PROFILE_DIR [FRAME]
 "use strict";
-const { chromium } = require("playwright-core");
+const { launch } = require("./chromium");
 
 (async () => {
 	const [svg, picture, profile, frame] = process.argv.slice(2);
-	const ctx = await chromium.launchPersistentContext(profile, {
-		executablePath: "/usr/bin/chromium",
-		headless: true,
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		       "--disable-component-update", "--disable-sync", "--no-first-run"],
-		viewport: { width: 1200, height: 600 },
-	});
-	const page = ctx.pages()[0] || (await ctx.newPage());
+	const { ctx, page } = await launch(profile, { width: 1200, height: 600 });
 	await page.goto("file://" + svg);
 	await page.waitForFunction(() => typeof fg !== "undefined" && fg.nodes.length > 0);
 	if (frame) {
