@@ -150,15 +150,7 @@ static unsigned default_threads(void)
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
-int fg_collapse_opts_init(fg_collapse_opts *opts, unsigned version)
-{
-	static const fg_collapse_opts defaults = FG_COLLAPSE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_collapse_opts", version, FG_COLLAPSE_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_collapse_opts, FG_COLLAPSE_OPTS_VERSION, FG_COLLAPSE_OPTS_INIT)
 
 int fg_collapser_new(fg_collapser **out, fg_format format, const fg_collapse_opts *opts)
 {

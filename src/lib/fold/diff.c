@@ -115,15 +115,7 @@ static unsigned long long to_u64(double v)
 	return v < 18446744073709551616.0 ? (unsigned long long)v : ULLONG_MAX;
 }
 
-int fg_diff_opts_init(fg_diff_opts *opts, unsigned version)
-{
-	static const fg_diff_opts defaults = FG_DIFF_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_diff_opts", version, FG_DIFF_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_diff_opts, FG_DIFF_OPTS_VERSION, FG_DIFF_OPTS_INIT)
 
 int fg_diff_folded(fg_folded **out, const fg_folded *before, const fg_folded *after,
 		   const fg_diff_opts *opts)

@@ -398,15 +398,7 @@ static int check_opts(const fg_regress_opts *o, size_t nb, size_t na)
 	return 0;
 }
 
-int fg_regress_opts_init(fg_regress_opts *opts, unsigned version)
-{
-	static const fg_regress_opts defaults = FG_REGRESS_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_regress_opts", version, FG_REGRESS_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_regress_opts, FG_REGRESS_OPTS_VERSION, FG_REGRESS_OPTS_INIT)
 
 int fg_regress_compare_runs(fg_regress **out, const fg_folded *const *before, size_t nb,
 			    const fg_folded *const *after, size_t na, const fg_regress_opts *opts)

@@ -157,15 +157,7 @@ static char *default_build_dir(const fg_project *p, const fg_manifest_loc *loc, 
 	return fg_strbuf_detach(&sb, NULL);
 }
 
-int fg_project_opts_init(fg_project_opts *opts, unsigned version)
-{
-	static const fg_project_opts defaults = FG_PROJECT_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_project_opts", version, FG_PROJECT_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_project_opts, FG_PROJECT_OPTS_VERSION, FG_PROJECT_OPTS_INIT)
 
 int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
 {

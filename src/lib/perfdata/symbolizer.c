@@ -15,15 +15,7 @@ struct fg_symbolizer {
 	fg_perfdata_frame unknown;
 };
 
-int fg_perfdata_opts_init(fg_perfdata_opts *opts, unsigned version)
-{
-	static const fg_perfdata_opts defaults = FG_PERFDATA_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_perfdata_opts", version, FG_PERFDATA_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_perfdata_opts, FG_PERFDATA_OPTS_VERSION, FG_PERFDATA_OPTS_INIT)
 
 int fg_symbolizer_new(fg_symbolizer **out, const fg_perfdata_opts *opts)
 {

@@ -13,15 +13,7 @@
 #include "util/outfile.h"
 #include "util/version.h"
 
-int fg_build_profile_opts_init(fg_build_profile_opts *o, unsigned version)
-{
-	static const fg_build_profile_opts defaults = FG_BUILD_PROFILE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_build_profile_opts", version, FG_BUILD_PROFILE_OPTS_VERSION))
-		return FG_EINVAL;
-	*o = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_build_profile_opts, FG_BUILD_PROFILE_OPTS_VERSION, FG_BUILD_PROFILE_OPTS_INIT)
 
 /* The options o embeds, checked before a build or a run rather than
  * where each is first used (the gate's after both sides ran). */

@@ -372,16 +372,7 @@ static void side_release(side *s, size_t repeat)
 	fg_folded_free(s->merged);
 }
 
-int fg_pipeline_compare_opts_init(fg_pipeline_compare_opts *opts, unsigned version)
-{
-	static const fg_pipeline_compare_opts defaults = FG_PIPELINE_COMPARE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_pipeline_compare_opts", version,
-				  FG_PIPELINE_COMPARE_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_pipeline_compare_opts, FG_PIPELINE_COMPARE_OPTS_VERSION, FG_PIPELINE_COMPARE_OPTS_INIT)
 
 int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
 			const fg_project *p, const fg_target *t)

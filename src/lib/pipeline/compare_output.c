@@ -40,15 +40,7 @@ static int write_svg(const char *path, const fg_folded *diff, const fg_render_op
 	return err;
 }
 
-int fg_compare_opts_init(fg_compare_opts *opts, unsigned version)
-{
-	static const fg_compare_opts defaults = FG_COMPARE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_compare_opts", version, FG_COMPARE_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_compare_opts, FG_COMPARE_OPTS_VERSION, FG_COMPARE_OPTS_INIT)
 
 int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, const char *output,
 			    const fg_compare_opts *opts)

@@ -52,15 +52,7 @@ int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipe
 	return fg_project_select(out, p, sel->kind, sel->name);
 }
 
-int fg_pipeline_opts_init(fg_pipeline_opts *opts, unsigned version)
-{
-	static const fg_pipeline_opts defaults = FG_PIPELINE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_pipeline_opts", version, FG_PIPELINE_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_pipeline_opts, FG_PIPELINE_OPTS_VERSION, FG_PIPELINE_OPTS_INIT)
 
 int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 			 const fg_project *p, const fg_target *t)

@@ -490,15 +490,7 @@ static void warn_line(void *ctx, const char *line)
 	emit(ctx, FG_RECORD_WARNING, line, 0, 0);
 }
 
-int fg_record_run_opts_init(fg_record_run_opts *opts, unsigned version)
-{
-	static const fg_record_run_opts defaults = FG_RECORD_RUN_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_record_run_opts", version, FG_RECORD_RUN_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_record_run_opts, FG_RECORD_RUN_OPTS_VERSION, FG_RECORD_RUN_OPTS_INIT)
 
 int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 {

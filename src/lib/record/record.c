@@ -310,15 +310,7 @@ static int xctrace_command(fg_strvec *sv, const fg_record_opts *o)
 	return fg_strvec_pushv(sv, o->argv, o->argc);
 }
 
-int fg_record_opts_init(fg_record_opts *opts, unsigned version)
-{
-	static const fg_record_opts defaults = FG_RECORD_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_record_opts", version, FG_RECORD_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_record_opts, FG_RECORD_OPTS_VERSION, FG_RECORD_OPTS_INIT)
 
 int fg_record_command(char ***out, const fg_record_opts *opts)
 {

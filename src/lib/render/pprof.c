@@ -294,15 +294,7 @@ static int index_companion(struct enc *e, const fg_folded *c)
 	return err;
 }
 
-int fg_pprof_opts_init(fg_pprof_opts *opts, unsigned version)
-{
-	static const fg_pprof_opts defaults = FG_PPROF_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_pprof_opts", version, FG_PPROF_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_pprof_opts, FG_PPROF_OPTS_VERSION, FG_PPROF_OPTS_INIT)
 
 int fg_pprof_write(const fg_folded *f, const fg_pprof_opts *opts, FILE *out)
 {

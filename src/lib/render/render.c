@@ -95,15 +95,7 @@ int fg_render_color_check(const char *c)
 			    "such as red", c);
 }
 
-int fg_render_opts_init(fg_render_opts *opts, unsigned version)
-{
-	static const fg_render_opts defaults = FG_RENDER_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_render_opts", version, FG_RENDER_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_render_opts, FG_RENDER_OPTS_VERSION, FG_RENDER_OPTS_INIT)
 
 int fg_render_opts_check(const fg_render_opts *o)
 {

@@ -366,15 +366,7 @@ static int pipeline(run *r)
 	return keep_perfdata(r);
 }
 
-int fg_profile_opts_init(fg_profile_opts *opts, unsigned version)
-{
-	static const fg_profile_opts defaults = FG_PROFILE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_profile_opts", version, FG_PROFILE_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_profile_opts, FG_PROFILE_OPTS_VERSION, FG_PROFILE_OPTS_INIT)
 
 int fg_profile_run(const fg_profile_opts *opts, fg_profile_result *res)
 {

@@ -8,15 +8,7 @@
 #include "util/strbuf.h"
 #include "util/version.h"
 
-int fg_perfdata_read_opts_init(fg_perfdata_read_opts *o, unsigned version)
-{
-	static const fg_perfdata_read_opts defaults = FG_PERFDATA_READ_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_perfdata_read_opts", version, FG_PERFDATA_READ_OPTS_VERSION))
-		return FG_EINVAL;
-	*o = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_perfdata_read_opts, FG_PERFDATA_READ_OPTS_VERSION, FG_PERFDATA_READ_OPTS_INIT)
 
 static int feed(void *ctx, const char *buf, size_t len)
 {

@@ -229,15 +229,7 @@ static int write_profiles(FILE *out, fg_strbuf *doc, const builder *b, const cha
 	return 0;
 }
 
-int fg_speedscope_opts_init(fg_speedscope_opts *opts, unsigned version)
-{
-	static const fg_speedscope_opts defaults = FG_SPEEDSCOPE_OPTS_INIT;
-
-	if (fg_opts_version_known("fg_speedscope_opts", version, FG_SPEEDSCOPE_OPTS_VERSION))
-		return FG_EINVAL;
-	*opts = defaults;
-	return 0;
-}
+FG_OPTS_INIT_FUNCTION(fg_speedscope_opts, FG_SPEEDSCOPE_OPTS_VERSION, FG_SPEEDSCOPE_OPTS_INIT)
 
 int fg_speedscope_write_opts(FILE *out, const fg_speedscope_opts *o, const fg_folded *stacks)
 {
