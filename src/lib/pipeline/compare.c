@@ -139,6 +139,8 @@ static int prepare_rev(cmp *c, const fg_project *p, const fg_target *t)
 		fg_strbuf_addstr(&c->base, c->c->build_dir);
 	else
 		fg_strbuf_addf(&c->base, "%s/build/flamegraph", fg_project_root(p));
+	if ((err = fg_strbuf_check(&c->base)))
+		return err;
 	if (!(err = export_rev(c, &dir, fg_project_root(p))) && !(err = open_rev_project(c, dir.buf))) {
 		emitf(c, FG_PROFILE_NOTE, "building %s at %s", fg_target_name(t), c->c->rev);
 		if (!(err = fg_pipeline_select(&c->before.t, c->rp, &c->o->target)))
@@ -150,9 +152,11 @@ static int prepare_rev(cmp *c, const fg_project *p, const fg_target *t)
 }
 
 /* "main @ 1a2b3c4d" (just the id when REV was one), and the working tree's
- * label. */
-static void make_labels(cmp *c)
+ * label. 0 or FG_ENOMEM. */
+static int make_labels(cmp *c)
 {
+	int err;
+
 	char label[512];
 
 	snprintf(label, sizeof(label), "%.8s", c->id);
@@ -168,6 +172,10 @@ static void make_labels(cmp *c)
 		side_output(&c->before.graph, c->output, "before");
 		side_output(&c->after.graph, c->output, "after");
 	}
+	if ((err = fg_strbuf_check(&c->before.label)) || (err = fg_strbuf_check(&c->after.label)) ||
+	    (err = fg_strbuf_check(&c->before.graph)))
+		return err;
+	return fg_strbuf_check(&c->after.graph);
 }
 
 /* Run `run` of one side: its plain graph only with side outputs (of the
@@ -401,8 +409,7 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 	c.repeat = copts->repeat ? copts->repeat : 1;
 	fg_strbuf_init(&c.base, 0);
 	if (!(err = check(&c)) && !(err = prepare_rev(&c, p, t))) {
-		make_labels(&c);
-		if (!(err = profile_runs(&c)))
+		if (!(err = make_labels(&c)) && !(err = profile_runs(&c)))
 			err = write_diff(&c);
 		if (!err && copts->before_out && copts->after_out) {
 			*copts->before_out = c.before.runs;
