@@ -65,7 +65,6 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "post_process", "--post-process" },
 	{ "alloc", "--alloc" },
 	{ "alloc=VIEW", "--alloc[=VIEW]" },
-	{ "alloc_unwind=fp", "--alloc-unwind fp" },
 	{ "alloc_sample", "--alloc-sample" },
 	/* fg_record_opts, inside fg_profile_opts (record.) or alone */
 	{ "record.custom", "-c/--cmd" },

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "flamegraph/alloc.h"
-#include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "lib/run/run.h"
 #include "util/cleanup.h"
