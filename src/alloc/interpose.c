@@ -1106,6 +1106,15 @@ static uint32_t intern(const uintptr_t *pcs, uint32_t n)
 	}
 }
 
+/* The number of stacks interned (ids taken past the table's end by
+ * threads racing for its last one are not). */
+static uint32_t stacks_used(void)
+{
+	uint32_t n = atomic_load(&g_nstacks);
+
+	return n > g_max_stacks ? g_max_stacks : n;
+}
+
 /* The peak's copy of stack i: what the ended threads and every living
  * thread hold of it now. With g_lock held. */
 static void peak_copy_stack(uint32_t i)
@@ -1127,10 +1136,8 @@ static void peak_copy_stack(uint32_t i)
  * stacks. */
 static uint32_t peak_copy(bool all)
 {
-	uint32_t gen = atomic_load(&g_copy_gen), n = atomic_load(&g_nstacks);
+	uint32_t gen = atomic_load(&g_copy_gen), n = stacks_used();
 
-	if (n > g_max_stacks)
-		n = g_max_stacks;
 	if (all || atomic_exchange(&g_copy_all, false)) {
 		for (uint32_t i = 0; i < n; i++)
 			peak_copy_stack(i);
@@ -1976,17 +1983,13 @@ static void write_stacks(struct out *o, uint32_t n)
 static uint32_t peak_from_now(void)
 {
 	int64_t live = live_total();
-	uint32_t n = atomic_load(&g_nstacks);
 
-	if (n > g_max_stacks)
-		n = g_max_stacks;
 	if (live > g_peak_total || atomic_load(&g_at_peak)) {
-		n = peak_copy(true);
-		if (live > g_peak_total)
-			__atomic_store_n(&g_peak_total, live, __ATOMIC_RELAXED);
+		peak_raise(live);
 		atomic_store(&g_at_peak, false);
+		return peak_copy(true);
 	}
-	return n;
+	return stacks_used();
 }
 
 /* Writes the recording as it stands: the process' final one (final,
