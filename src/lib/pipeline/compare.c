@@ -155,9 +155,8 @@ static int prepare_rev(cmp *c, const fg_project *p, const fg_target *t)
  * label. 0 or FG_ENOMEM. */
 static int make_labels(cmp *c)
 {
-	int err;
-
 	char label[512];
+	int err;
 
 	snprintf(label, sizeof(label), "%.8s", c->id);
 	if (!strncmp(c->id, c->c->rev, strlen(c->c->rev)))
