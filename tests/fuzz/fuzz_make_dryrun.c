@@ -11,8 +11,8 @@
  * and every program in the build folder (no "/../" out of them: a
  * dry-run path never makes us write into the user's tree); every link
  * names units and archives that exist; every error has a message. */
-#include "lib/manifest/makefile.h"
-#include "lib/manifest/makevars.h"
+#include "lib/project/make/make.h"
+#include "lib/project/make/vars.h"
 #include "fuzz_project.h"
 
 static bool inside(const char *path, const char *dir, const char *sub)

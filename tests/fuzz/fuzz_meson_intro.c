@@ -14,7 +14,7 @@
  * executables a path and a build name, tests and benchmarks a command
  * and a folder; every error has a message. */
 #include "fuzz_project.h"
-#include "lib/manifest/meson.h"
+#include "lib/project/meson/meson.h"
 
 #define FZ_MAX_FILES 16
 

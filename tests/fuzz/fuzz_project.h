@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/project.h"
+#include "lib/project/project.h"
 #include "util/strbuf.h"
 #include "fuzz_common.h"
 

@@ -3,7 +3,7 @@
  * the tree it built is consistent; a document that fails must leave a
  * "FILE:LINE:COL: ..." message. */
 #include "flamegraph/error.h"
-#include "lib/manifest/toml.h"
+#include "lib/project/toml/toml.h"
 #include "fuzz_common.h"
 
 /* Depth-first walk with an explicit stack: a hostile document may nest

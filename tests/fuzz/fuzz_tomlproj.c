@@ -8,7 +8,7 @@
  * Checks beyond "no crash": a schema or TOML mistake is reported at
  * FILE:LINE:COL of the manifest; every error has a message; a manifest
  * that reads gives targets with names, known kinds and absolute paths. */
-#include "lib/manifest/tomlproj.h"
+#include "lib/project/toml/tomlproj.h"
 #include "fuzz_project.h"
 
 static int write_manifest(const char *path, const uint8_t *data, size_t size)

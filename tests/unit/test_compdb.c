@@ -16,7 +16,7 @@
 #include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
-#include "lib/builder/compdb_link.h"
+#include "lib/project/compdb/link.h"
 
 /* One unit of the synthetic database: defined and undefined symbols,
  * space-separated. */

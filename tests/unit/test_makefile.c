@@ -16,9 +16,9 @@
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/autotools.h"
-#include "lib/manifest/makefile.h"
-#include "lib/manifest/makevars.h"
+#include "lib/project/autotools/autotools.h"
+#include "lib/project/make/make.h"
+#include "lib/project/make/vars.h"
 
 static char *expand(const fg_makevars *mv, const char *text, char *buf, size_t n)
 {

@@ -15,8 +15,8 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
-#include "lib/manifest/meson.h"
-#include "lib/manifest/project.h"
+#include "lib/project/meson/meson.h"
+#include "lib/project/project.h"
 
 #define B "/src/w/build/flamegraph/release"
 

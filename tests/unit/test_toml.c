@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/toml.h"
+#include "lib/project/toml/toml.h"
 #include "util/strbuf.h"
 
 static const char manifest[] =

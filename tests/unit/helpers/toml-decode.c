@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "flamegraph/error.h"
-#include "lib/manifest/toml.h"
+#include "lib/project/toml/toml.h"
 #include "util/input.h"
 #include "util/strbuf.h"
 

@@ -1,0 +1,66 @@
+/* Plain Make projects, shared by the reader
+ * (src/lib/manifest/makefile.c) and the builder (src/lib/builder/make.c).
+ *
+ * The build is learnt from a dry run (`make -nB -w`, which the builder
+ * runs: nothing is built in the user's tree): its compile commands
+ * become units compiled into the flamegraph build folder with the
+ * project's flags and ours appended; its archive commands (ar) become
+ * archives of our objects; its link commands become targets, linked as
+ * the project links them (its objects, archives, -l, -L, link flags). */
+#ifndef FG_LIB_MANIFEST_MAKEFILE_H
+#define FG_LIB_MANIFEST_MAKEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/project/project.h"
+
+/* A static archive the project builds (`ar rcs libx.a a.o b.o`, or a
+ * libtool library), remade from our objects. */
+typedef struct fg_make_archive {
+	char *orig;       /* the project's path (absolute) */
+	char *path;       /* ours, in the build folder */
+	size_t *units;    /* its members: indexes into p->units */
+	size_t nunits;
+} fg_make_archive;
+
+/* How one program is linked (per index into p->targets). */
+typedef struct fg_make_link {
+	char *driver;     /* the compiler that links */
+	size_t *units;    /* its objects: indexes into p->units */
+	size_t nunits;
+	size_t *archives; /* in-tree archives it links: indexes into archives */
+	size_t narchives;
+	fg_strvec libs;   /* -l, -L, -Wl,..., other inputs, as written (paths absolute) */
+} fg_make_link;
+
+typedef struct fg_make_state {
+	fg_make_archive *archives;
+	size_t narchives;
+	fg_make_link *links;
+	size_t nlinks;
+	size_t ncommands; /* compiler and ar commands understood */
+} fg_make_state;
+
+/* Reads the output of `make -nB -w` run in `dir` (absolute): compile,
+ * archive and link commands ("cd DIR && cc ...", libtool's --mode lines,
+ * continuations, `make[1]: Entering directory` lines) into p->units,
+ * the archives and one target per program a link command writes (kind
+ * guessed from its name). Runs nothing. FG_EPARSE when the text holds no
+ * compile or link command (the message says what to do instead),
+ * FG_ENOMEM. */
+int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t len);
+
+/* The files a Makefile's text includes (include, -include, sinclude;
+ * variables expanded as makevars.h does, so a function such as
+ * $(wildcard) names nothing), appended to out: the dry run names them
+ * with -o, as make remakes an included makefile for real even under -n
+ * (it would write into the user's tree). FG_ENOMEM. */
+int fg_make_included(const char *text, size_t len, fg_strvec *out);
+
+/* One dry-run line split into commands (at &&, ||, ;, |, outside quotes)
+ * and words, for tests: `cb` gets each command's words. */
+typedef int (*fg_make_command_fn)(void *ctx, fg_strvec *words);
+int fg_make_split_line(const char *line, fg_make_command_fn cb, void *ctx);
+
+#endif
