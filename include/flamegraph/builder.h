@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "flamegraph/elfcheck.h"
 #include "flamegraph/manifest.h"
 
 #include "flamegraph/api.h"
@@ -27,7 +28,7 @@ typedef struct fg_build_result {
  * configures the project into the flamegraph build directory (the File API
  * needs a configured tree), for a compile database it compiles every
  * entry there (main is found in the objects' symbol tables); the user's
- * own build trees are never touched (src/lib/builder/open.c).
+ * own build trees are never touched (src/lib/project/open.c).
  * Errors: FG_EPARSE (file:line:col), FG_EBUILD (configure failed; CMake's
  * own message went to stderr), FG_EINVAL (unknown feature, listing the
  * known ones), FG_ENOTFOUND. */
@@ -38,6 +39,11 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc,
  * the inherited stderr. Errors: FG_EBUILD (the build failed: the tools
  * already showed why), FG_ENOTFOUND (a tool or source is missing). */
 int fg_project_build(fg_project *p, const fg_target *t, fg_build_result *res);
+
+/* How advice to change the link of p's programs is worded: for CMake
+ * (CMAKE_EXE_LINKER_FLAGS), flamegraph.toml ([build] ldflags) or any
+ * other build (compiler and linker flags). */
+fg_fix_style fg_project_fix_style(const fg_project *p);
 
 /* Reads the linker named in the ELF file's .comment section into buf
  * ("LLD", "mold", "GNU ld" or ""). 0, or FG_EIO when it is no ELF file. */

@@ -149,6 +149,14 @@ const char *fg_target_build_name(const fg_target *t);
 bool fg_target_is_ctest(const fg_target *t);
 /* The filter template ("--filter={}") or NULL when none is declared. */
 const char *fg_target_filter(const fg_target *t);
+/* What a test or benchmark of the build system's own test runner is
+ * called ("CTest test", "Meson benchmark"), for a target it runs
+ * (fg_target_is_ctest); NULL for any other. */
+const char *fg_target_runner_kind(const fg_project *p, const fg_target *t);
+/* True when the project's manifest declares how each test takes a filter
+ * (flamegraph.toml): a test that declares none takes no filter, rather
+ * than one guessed. */
+bool fg_project_declares_filters(const fg_project *p);
 
 /* The command that runs the target: argv (the executable, default
  * arguments or the CTest command, then `extra`), working directory and

@@ -64,7 +64,7 @@ check_contains "unknown bin lists targets" err "test +t"
 # "did you mean": a near name, a target of another kind, a near option, a
 # program's option before --
 check_exit "misspelt feature" 1 fgb --bin a --features extr
-check_contains "misspelt feature: the near one" err "unknown feature 'extr' — did you mean 'extra'\? \(the features of"
+check_contains "misspelt feature: the near one" err "unknown feature 'extr' — did you mean 'extra'\? the features of"
 check_exit "misspelt profile" 1 fgb --bin a --profile quik
 check_contains "misspelt profile: the near one" err "unknown profile 'quik' — did you mean 'quick'\?"
 sed -i 's/^name = "a"$/name = "stress2"/' proj/flamegraph.toml

@@ -8,11 +8,12 @@ check_contains "the checker says what it checked" out 'no violation'
 check_not_contains "no violation printed" out '^src/|^include/|^cycle'
 
 # A tree that follows the rule: util <- stages <- run <- cli, public
-# headers in include/flamegraph/, the shared project model.
+# headers in include/flamegraph/, the project stage with a folder per
+# build system (one of which uses another's reader).
 clean_tree() {
 	rm -rf "$1"
-	mkdir -p "$1"/src/util "$1"/src/cli "$1"/include/flamegraph \
-		"$1"/src/lib/manifest "$1"/src/lib/builder "$1"/src/lib/run "$1"/src/lib/fold
+	mkdir -p "$1"/src/util "$1"/src/cli "$1"/include/flamegraph "$1"/src/lib/project/cmake \
+		"$1"/src/lib/project/make "$1"/src/lib/project/autotools "$1"/src/lib/run "$1"/src/lib/fold
 	printf '#include "util/strbuf.h"\n' >"$1"/src/util/strbuf.c
 	printf '/* strbuf */\n' >"$1"/src/util/strbuf.h
 	printf '#include "flamegraph/error.h"\n' >"$1"/src/util/error.c
@@ -22,10 +23,14 @@ clean_tree() {
 	printf '/* api */\n' >"$1"/include/flamegraph/api.h
 	printf '#include "flamegraph/folded.h"\n' >"$1"/include/flamegraph/render.h
 	printf '/* folded */\n' >"$1"/include/flamegraph/folded.h
-	printf '#include "flamegraph/manifest.h"\n#include "util/strbuf.h"\n' >"$1"/src/lib/manifest/project.h
-	printf '#include "lib/manifest/project.h"\n#include "lib/manifest/reader.h"\n' >"$1"/src/lib/manifest/cmake.c
-	printf '/* private */\n' >"$1"/src/lib/manifest/reader.h
-	printf '#include "flamegraph/builder.h"\n#include "lib/manifest/project.h"\n' >"$1"/src/lib/builder/build.c
+	printf '#include "flamegraph/manifest.h"\n#include "util/strbuf.h"\n' >"$1"/src/lib/project/project.h
+	printf '#include "flamegraph/builder.h"\n' >"$1"/src/lib/project/system.h
+	printf '#include "lib/project/project.h"\n#include "lib/project/system.h"\n' >"$1"/src/lib/project/open.c
+	printf '#include "lib/project/project.h"\n#include "lib/project/cmake/cmake.h"\n' >"$1"/src/lib/project/cmake/read.c
+	printf '#include "lib/project/system.h"\n' >"$1"/src/lib/project/cmake/cmake.h
+	printf '#include "lib/project/make/make.h"\n' >"$1"/src/lib/project/make/read.c
+	printf '#include "lib/project/project.h"\n' >"$1"/src/lib/project/make/make.h
+	printf '#include "lib/project/make/make.h"\n' >"$1"/src/lib/project/autotools/read.c
 	printf '#include "flamegraph/folded.h"\n#include "folded_impl.h"\n' >"$1"/src/lib/fold/folded.c
 	printf '/* private */\n' >"$1"/src/lib/fold/folded_impl.h
 	printf '#include "flamegraph/builder.h"\n#include "flamegraph/render.h"\n' >"$1"/src/lib/run/profile.c
@@ -51,9 +56,9 @@ expect_violation "the interposer including our code" "$t" \
 	'^src/alloc/interpose.c:2: the allocation interposer includes src/util/strbuf.h'
 
 clean_tree "$t"
-printf '#include "lib/manifest/project.h"\n' >>"$t"/src/util/strbuf.c
+printf '#include "lib/project/project.h"\n' >>"$t"/src/util/strbuf.c
 expect_violation "util including lib" "$t" \
-	'^src/util/strbuf.c:2: util includes src/lib/manifest/project.h'
+	'^src/util/strbuf.c:2: util includes src/lib/project/project.h'
 
 clean_tree "$t"
 printf '#include "cli/prog.c"\n' >>"$t"/src/util/error.c
@@ -70,9 +75,9 @@ expect_violation "lib including cli" "$t" \
 	'^src/lib/fold/folded.c:3: the library includes src/cli/prog.c'
 
 clean_tree "$t"
-printf '#include "lib/manifest/reader.h"\n' >>"$t"/src/lib/builder/build.c
+printf '#include "lib/project/project.h"\n' >>"$t"/src/lib/fold/folded.c
 expect_violation "a stage including another's private header" "$t" \
-	'^src/lib/builder/build.c:3: stage builder includes src/lib/manifest/reader.h, a private header of stage manifest'
+	'^src/lib/fold/folded.c:3: stage fold includes src/lib/project/project.h, a private header of stage project'
 
 clean_tree "$t"
 printf '#include "../fold/folded_impl.h"\n' >>"$t"/src/lib/run/profile.c
@@ -80,9 +85,10 @@ expect_violation "a relative include of another stage's private header" "$t" \
 	'^src/lib/run/profile.c:3: stage run includes src/lib/fold/folded_impl.h, a private header'
 
 clean_tree "$t"
-printf '#include "flamegraph/builder.h"\n' >>"$t"/src/lib/manifest/project.h
-expect_violation "a cycle through public headers" "$t" '^cycle between stage folders: builder, manifest$'
-check_contains "the cycle's edges are shown" out 'manifest -> builder: src/lib/manifest/project.h:3 includes include/flamegraph/builder.h'
+printf '#include "flamegraph/builder.h"\n' >>"$t"/src/lib/fold/folded.c
+printf '#include "flamegraph/folded.h"\n' >>"$t"/src/lib/project/project.h
+expect_violation "a cycle through public headers" "$t" '^cycle between stage folders: project, fold$'
+check_contains "the cycle's edges are shown" out 'project -> fold: src/lib/project/project.h:3 includes include/flamegraph/folded.h'
 
 clean_tree "$t"
 printf '#include "flamegraph/render.h"\n' >>"$t"/include/flamegraph/folded.h
@@ -92,8 +98,8 @@ clean_tree "$t"
 mkdir -p "$t"/src/lib/render
 printf '#include "flamegraph/render.h"\n' >"$t"/src/lib/render/render.c
 printf '#include "flamegraph/builder.h"\n' >>"$t"/src/lib/fold/folded.c
-printf '#include "flamegraph/render.h"\n' >>"$t"/src/lib/manifest/cmake.c
-expect_violation "a cycle of three stages" "$t" '^cycle between stage folders: builder, fold, manifest, render$'
+printf '#include "flamegraph/render.h"\n' >>"$t"/src/lib/project/cmake/read.c
+expect_violation "a cycle of three stages" "$t" '^cycle between stage folders: project, fold, render$'
 
 clean_tree "$t"
 printf '#include "lib/run/profile.h"\n' >>"$t"/src/lib/fold/folded.c
@@ -138,6 +144,18 @@ printf '/* helper */\n' >"$t"/src/cli/common/helper.c
 check_exit "a filter whose helpers stay below the orchestration passes" 0 bash "$layers" "$t"
 
 clean_tree "$t"
-printf '#include "lib/manifest/project.h"\n' >>"$t"/src/cli/prog.c
+printf '#include "lib/project/project.h"\n' >>"$t"/src/cli/prog.c
 expect_violation "a program including a private header of the library" "$t" \
-	'^src/cli/prog.c:3: the program includes src/lib/manifest/project.h, a private header'
+	'^src/cli/prog.c:3: the program includes src/lib/project/project.h, a private header'
+
+# the build systems: reached through their tables, one way between them
+clean_tree "$t"
+printf '#include "lib/project/cmake/cmake.h"\n' >>"$t"/src/lib/project/open.c
+expect_violation "the project stage reaching into a build system's folder" "$t" \
+	'^src/lib/project/open.c:3: includes src/lib/project/cmake/cmake.h, a header of build system cmake'
+
+clean_tree "$t"
+printf '/* autotools */\n' >"$t"/src/lib/project/autotools/autotools.h
+printf '#include "lib/project/autotools/autotools.h"\n' >>"$t"/src/lib/project/make/read.c
+expect_violation "two build systems using each other" "$t" '^cycle between build systems: autotools, make$'
+check_contains "the build systems' cycle's edges are shown" out 'autotools -> make: src/lib/project/autotools/read.c:1 includes src/lib/project/make/make.h'

@@ -11,6 +11,7 @@
  * Checks beyond "no crash": targets have names and a known kind,
  * executables an absolute path, CTest targets a command; every error has
  * a message. */
+#include "lib/project/cmake/cmake.h"
 #include "fuzz_project.h"
 
 #define FZ_MAX_FILES 64

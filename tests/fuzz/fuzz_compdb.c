@@ -10,7 +10,7 @@
  * object under <build>/obj/ with no "/../" climbing out of it: a recorded
  * path must never make us write into the user's tree); target names are
  * distinct; every error has a message. */
-#include "lib/project/project.h"
+#include "lib/project/compdb/compdb.h"
 #include "fuzz_project.h"
 
 static void check_unit(const fg_project *p, const struct fg_unit *u)

@@ -1,4 +1,4 @@
-/* Unit tests of the Meson reader (src/lib/manifest/meson.c): targets,
+/* Unit tests of the Meson reader (src/lib/project/meson/read.c): targets,
  * tests and benchmarks from introspection JSON held in memory, the
  * arguments of the configure step (profiles, flags, the user's options,
  * --features), packages, and discovery of meson.build and build folders. */
@@ -16,6 +16,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 #include "lib/project/meson/meson.h"
+#include "lib/project/system.h"
 #include "lib/project/project.h"
 
 #define B "/src/w/build/flamegraph/release"
@@ -77,6 +78,7 @@ static fg_project *new_project(const fg_project_opts *opts)
 	assert_non_null(p);
 	p->opts = *opts;
 	p->loc.type = FG_MANIFEST_MESON;
+	p->system = fg_build_system_of(FG_MANIFEST_MESON);
 	p->loc.file = fg_strdup("/src/w/meson.build");
 	p->loc.root = fg_strdup("/src/w");
 	p->build_dir = fg_strdup(B);

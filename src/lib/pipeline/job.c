@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
 #include "util/process.h"
@@ -21,8 +22,7 @@ static void note(const fg_profile_opts *po, const char *msg)
  * obviously what the graph shows. */
 static void note_ctest(const fg_pipeline_job *job, const fg_project *p, const fg_target *t)
 {
-	const char *what = fg_project_type(p) != FG_MANIFEST_MESON ? "CTest test" :
-			   fg_target_kind_of(t) == FG_TARGET_BENCH ? "Meson benchmark" : "Meson test";
+	const char *what = fg_target_runner_kind(p, t);
 	fg_strvec argv = { .v = job->spec.argv, .n = job->spec.argc, .alloc = job->spec.argc };
 	fg_strbuf shown = FG_STRBUF_INIT, msg = FG_STRBUF_INIT;
 
@@ -32,15 +32,6 @@ static void note_ctest(const fg_pipeline_job *job, const fg_project *p, const fg
 	note(&job->profile, msg.buf);
 	fg_strbuf_release(&shown);
 	fg_strbuf_release(&msg);
-}
-
-static fg_fix_style fix_style(const fg_project *p)
-{
-	switch (fg_project_type(p)) {
-	case FG_MANIFEST_CMAKE: return FG_FIX_CMAKE;
-	case FG_MANIFEST_TOML: return FG_FIX_TOML;
-	default: return FG_FIX_GENERIC;
-	}
 }
 
 int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel)
@@ -67,7 +58,7 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 	if ((err = fg_opts_version_check("fg_pipeline_opts", opts->version,
 					 FG_PIPELINE_OPTS_VERSION)))
 		return err;
-	if (unit && opts->nargs && !fg_target_filter(t) && fg_project_type(p) == FG_MANIFEST_TOML)
+	if (unit && opts->nargs && !fg_target_filter(t) && fg_project_declares_filters(p))
 		return fg_error_set(FG_EINVAL, "%s '%s' declares no filter — add filter = "
 				    "\"--filter={}\" (its own syntax) to its [[%s]] entry in "
 				    "flamegraph.toml, or run it without one",
@@ -89,7 +80,7 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 	 * /usr/bin/sh, not the project's code */
 	if (fg_target_is_ctest(t) && !fg_target_build_name(t))
 		po->check_elf = false;
-	po->fix_style = fix_style(p);
+	po->fix_style = fg_project_fix_style(p);
 	if (fg_git_provenance(&job->git, fg_project_root(p)) == 0) {
 		po->git = &job->git;
 		if (!po->render.subtitle) {

@@ -1,9 +1,9 @@
-/* The builder's internals (src/lib/builder): everything that runs a build
- * tool -- cmake's configure and build, the compiler, the linker -- and
- * reads what they made. It reads the project model of the manifest stage
- * (lib/manifest/project.h) and never the other way round. */
-#ifndef FG_LIB_BUILDER_BUILDER_H
-#define FG_LIB_BUILDER_BUILDER_H
+/* What the build systems share to build (src/lib/project): running a
+ * build tool, asking the compiler, the compile engine over the project's
+ * units, and the link-layout fix. Each kind's own steps are in its
+ * folder's header. */
+#ifndef FG_LIB_PROJECT_BUILD_H
+#define FG_LIB_PROJECT_BUILD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,30 +15,12 @@
  * program does not exist. `quiet`: its stdout is discarded. Notes the
  * command line with opts.verbose. */
 int fg_build_tool_run(const fg_project *p, fg_cmd *cmd, bool quiet, fg_exit_status *st);
-/* its name before fg_run_* became the profiling run's prefix alone */
-#define fg_run_checked fg_build_tool_run
 
 /* Whether compiler `cc` (words: "ccache gcc") accepts `flag`, asked by
  * compiling a one-line file in p->build_dir with -Werror. */
 bool fg_cc_accepts(const fg_project *p, const fg_strvec *cc, const char *flag);
-/* Whether the user asked for lld or mold (builder/rosegment.c). */
+/* Whether the user asked for lld or mold (rosegment.c). */
 bool fg_wants_lld(const fg_project *p);
-
-/* (Re)configures a CMake project into p->build_dir when its arguments
- * changed since the last configure (cmake_configure.c). */
-int fg_cmake_configure(fg_project *p);
-
-/* The build of one target, by p->system. */
-int fg_cmake_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-int fg_cc_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-int fg_command_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-int fg_compdb_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-
-/* Compiles every unit of a compile database and reads the objects' symbol
- * tables: sets each unit's has_main, keeps the tables for linking
- * (p->builder_data). Errors as fg_units_compile; FG_EIO for an object
- * that is no ELF file. */
-int fg_compdb_compile_all(fg_project *p);
 
 /* The compile engine (units.c), generic over struct fg_unit.
  *
@@ -59,6 +41,11 @@ int fg_compdb_compile_all(fg_project *p);
  * than an object, or the link command changed (<exe>.link); then the
  * link-layout fix below. Sets res->rebuilt, res->linker,
  * res->no_rosegment. */
+/* The builds of a flamegraph.toml project (units_cc.c, called by toml/system.c): system = "cc"
+ * compiles p->units and links, system = "command" runs the command. */
+int fg_cc_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+int fg_command_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+
 int fg_units_compile(fg_project *p, const size_t *units, size_t n, bool *changed);
 int fg_units_link(fg_project *p, const struct fg_target *t, const size_t *units, size_t n,
 		  bool changed, fg_build_result *res);
@@ -85,35 +72,5 @@ void fg_rosegment_load(fg_project *p);
 void fg_rosegment_mark(const fg_project *p);
 void fg_rosegment_after_link(fg_project *p, const char *exe, const char *name, const char *where,
 			     fg_build_result *res, bool *relink);
-
-/* Meson (builder/meson.c, builder/meson_configure.c). */
-/* Builds a target (p->system FG_BUILD_MESON): meson compile NAME:TYPE. */
-int fg_meson_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-/* (Re)configures the flamegraph build folder when its arguments changed. */
-int fg_meson_configure(fg_project *p);
-
-/* Autotools (builder/autotools*.c). fg_autotools_check_profile refuses
- * a profile other than release and dev (FG_EINVAL); fg_autotools_source decides where
- * configure runs from (the user's tree, or a copy regenerated with
- * autoreconf -fi); fg_autotools_configure (re)configures the build
- * folder when its arguments changed (FG_EBUILD with configure's last
- * lines and config.log's path when it fails); fg_autotools_build makes a
- * program (p->system FG_BUILD_AUTOTOOLS). */
-int fg_autotools_check_profile(const fg_project *p);
-int fg_autotools_source(fg_project *p);
-int fg_autotools_configure(fg_project *p);
-/* When the configured build's Makefile was written by hand (no
- * automake), reads its programs from a dry run (make -nB -w) in the
- * build folder: fg_autotools_read_links. 0 for an automake build. */
-int fg_autotools_dryrun(fg_project *p);
-int fg_autotools_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
-
-/* Plain Make (builder/make.c): fg_make_open learns the build from a dry
- * run (make -nB -w) and reads it (FG_EPARSE when it cannot be
- * understood: the message suggests bear); fg_make_build compiles a
- * program's units and archives and links it as its link line does
- * (p->system FG_BUILD_MAKE). */
-int fg_make_open(fg_project *p);
-int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 
 #endif

@@ -1,7 +1,6 @@
 /* The target model: a project and its targets (filled by the readers),
  * selecting a target by name, and turning a target into the command that
- * runs it. Opening a project, which may need a configure or a compile
- * first, is the builder's (src/lib/builder/open.c). */
+ * runs it. Opening a project walks its build system's table (open.c). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/project/project.h"
+#include "lib/project/system.h"
 #include "util/suggest.h"
 #include "util/version.h"
 #include "util/banned.h"
@@ -134,11 +134,6 @@ void fg_build_recipe_release(struct fg_build_recipe *r)
  * Makefile beside it: both compile through the same units and stamps. */
 static char *default_build_dir(const fg_project *p, const fg_manifest_loc *loc, const char *profile)
 {
-	static const char *const systems[] = {
-		[FG_MANIFEST_TOML] = "toml", [FG_MANIFEST_CMAKE] = "cmake",
-		[FG_MANIFEST_COMPDB] = "compdb", [FG_MANIFEST_MESON] = "meson",
-		[FG_MANIFEST_AUTOTOOLS] = "autotools", [FG_MANIFEST_MAKE] = "make",
-	};
 	fg_manifest_type first = loc->type;
 	fg_strbuf sb = FG_STRBUF_INIT;
 
@@ -146,12 +141,12 @@ static char *default_build_dir(const fg_project *p, const fg_manifest_loc *loc, 
 		first = loc->type;
 	fg_error_clear();
 	fg_strbuf_addf(&sb, "%s/build/flamegraph/", loc->root);
-	if (first != loc->type && loc->type != FG_MANIFEST_COMPDB &&
-	    (unsigned)loc->type < sizeof(systems) / sizeof(systems[0])) {
-		fg_strbuf_addf(&sb, "%s/", systems[loc->type]);
+	if (first != loc->type && !p->system->shares_build_dir) {
+		const char *name = p->system->name, *other = fg_build_system_of(first)->name;
+		fg_strbuf_addf(&sb, "%s/", name);
 		fg_project_note(p, "%s: building with %s in build/flamegraph/%s/%s, apart from the %s "
-				"build found first in %s", fg_path_base(loc->file), systems[loc->type],
-				systems[loc->type], profile, systems[first], loc->root);
+				"build found first in %s", fg_path_base(loc->file), name, name, profile,
+				other, loc->root);
 	}
 	fg_strbuf_addstr(&sb, profile);
 	return fg_strbuf_detach(&sb, NULL);
@@ -168,6 +163,11 @@ int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_projec
 	*out = NULL;
 	if (!p)
 		return FG_ENOMEM;
+	if (!(p->system = fg_build_system_of(loc->type))) {
+		free(p);
+		return fg_error_set(FG_EINVAL, "manifest type %d is not one of fg_manifest_type's",
+				    (int)loc->type);
+	}
 	p->opts = *opts;
 	p->loc.type = loc->type;
 	p->loc.file = fg_strdup(loc->file);
@@ -263,6 +263,15 @@ const char *fg_target_exe(const fg_target *t) { return t->exe; }
 const char *fg_target_build_name(const fg_target *t) { return t->build_name; }
 bool fg_target_is_ctest(const fg_target *t) { return t->ctest; }
 const char *fg_target_filter(const fg_target *t) { return t->filter; }
+bool fg_project_declares_filters(const fg_project *p) { return p->system->filters_declared; }
+fg_fix_style fg_project_fix_style(const fg_project *p) { return p->system->fix_style; }
+
+const char *fg_target_runner_kind(const fg_project *p, const fg_target *t)
+{
+	if (!t->ctest)
+		return NULL;
+	return t->kind == FG_TARGET_BENCH ? p->system->runs_bench : p->system->runs_test;
+}
 
 /* A target's required-features that are off, as --features takes them */
 static void join_features(const struct fg_target *t, fg_strbuf *sb)
@@ -328,8 +337,8 @@ static void describe_kind(const fg_project *p, fg_target_kind k, fg_strbuf *sb)
 		if (t->exe && strcmp(fg_path_base(t->exe), t->name) && !t->ctest)
 			fg_strbuf_addf(sb, " (%s)", fg_path_base(t->exe));
 		if (t->ctest)
-			fg_strbuf_addstr(sb, p->loc.type != FG_MANIFEST_MESON ? " (ctest)" :
-					 k == FG_TARGET_BENCH ? " (meson benchmark)" : " (meson test)");
+			fg_strbuf_addstr(sb, k == FG_TARGET_BENCH ? p->system->listed_bench :
+					 p->system->listed_test);
 		if (t->missing_features.n) {
 			fg_strbuf_addstr(sb, " (needs `opts.features` ");
 			join_features(t, sb);
@@ -524,8 +533,7 @@ static int select_kind(const fg_target **out, const fg_project *p, fg_target_kin
 	}
 	/* a compile database declares no kinds: the guessed one is a hint, and
 	 * any program answers to its name */
-	if (!n && name && kind != FG_TARGET_KIND_COUNT &&
-	    (p->loc.type == FG_MANIFEST_COMPDB || p->loc.type == FG_MANIFEST_MAKE)) {
+	if (!n && name && kind != FG_TARGET_KIND_COUNT && p->system->kinds_guessed) {
 		fg_strbuf_release(&names);
 		err = select_kind(out, p, FG_TARGET_KIND_COUNT, name, no_ctest);
 		return err == FG_ENOTFOUND ? not_found(p, kind, name) : err;
@@ -652,4 +660,32 @@ void fg_run_spec_release(fg_run_spec *spec)
 	fg_strvec_clear(&v);
 	free(spec->cwd);
 	memset(spec, 0, sizeof(*spec));
+}
+
+int fg_feature_unknown(const char *feature, const char *near, const char *near_as,
+		       const fg_strvec *known, const char *whose_fmt, ...)
+{
+	fg_strbuf hint = FG_STRBUF_INIT, whose = FG_STRBUF_INIT, list = FG_STRBUF_INIT;
+	va_list ap;
+	int err;
+
+	if (near && near_as)
+		fg_strbuf_addf(&hint, "did you mean '%s' (%s)? ", near_as, near);
+	else if (near)
+		fg_strbuf_addf(&hint, "did you mean '%s'? ", near);
+	va_start(ap, whose_fmt);
+	fg_strbuf_vaddf(&whose, whose_fmt, ap);
+	va_end(ap);
+	for (size_t k = 0; k < known->n; k++)
+		fg_strbuf_addf(&list, "%s%s", k ? ", " : "", known->v[k]);
+	if ((err = fg_strbuf_check(&hint)) || (err = fg_strbuf_check(&whose)) ||
+	    (err = fg_strbuf_check(&list)))
+		goto done;
+	err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s: %s", feature, hint.buf, whose.buf,
+			   list.len ? list.buf : "(none)");
+done:
+	fg_strbuf_release(&hint);
+	fg_strbuf_release(&whose);
+	fg_strbuf_release(&list);
+	return err;
 }

@@ -1,15 +1,12 @@
-/* The project model: what the manifest readers (src/lib/manifest) make of
- * a project and the builder (src/lib/builder) turns into executables.
+/* The project model: what the build systems' readers
+ * (src/lib/project/KIND/) make of a project and their builds turn into
+ * executables.
  *
- * This is the one header of a stage that other stages include (see
- * docs/ARCHITECTURE.md): it holds data and the readers' entry points,
- * nothing that runs a tool. The readers only read and describe (manifest
- * files, File API replies, introspection); configuring, compiling,
- * linking and reading the symbols of built objects are the builder's, and
- * src/lib/builder/open.c calls the two in turn when a project is opened.
- * Implemented by src/lib/manifest/project.c and the readers. */
-#ifndef FG_LIB_MANIFEST_PROJECT_H
-#define FG_LIB_MANIFEST_PROJECT_H
+ * It holds data and what every kind shares: discovery's helpers
+ * (discover.c), the model's functions (project.c), nothing that runs a
+ * tool. How a kind is found, read and built is its table's (system.h). */
+#ifndef FG_LIB_PROJECT_PROJECT_H
+#define FG_LIB_PROJECT_PROJECT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,20 +49,8 @@ struct fg_unit {
 				links (they belong to its program) */
 };
 
-/* How a project is built; the reader decides, the builder follows. */
-enum fg_build_system {
-	FG_BUILD_NONE = 0,  /* not read yet */
-	FG_BUILD_CMAKE,     /* cmake --build in the configured build_dir */
-	FG_BUILD_CC,        /* flamegraph.toml system = "cc": p->units, compiled and linked */
-	FG_BUILD_COMMAND,   /* flamegraph.toml system = "command": run it, use each `path` */
-	FG_BUILD_COMPDB,    /* compile_commands.json: rerun each compile, link by symbols */
-	FG_BUILD_MESON,     /* meson compile NAME:TYPE in the configured build_dir */
-	FG_BUILD_AUTOTOOLS, /* make -C DIR PROGRAM in the configured build_dir */
-	FG_BUILD_MAKE,      /* plain Make: the dry run's units, archives and link lines */
-};
-
 /* flamegraph.toml's [build], features and profile, resolved by the reader
- * for FG_BUILD_CC and FG_BUILD_COMMAND. */
+ * for its compile engine or command (toml/). */
 struct fg_build_recipe {
 	char *cc;                 /* [build] cc or NULL */
 	char *command;            /* [build] command or NULL */
@@ -97,14 +82,37 @@ struct fg_project {
 	bool no_rosegment;      /* link with -Wl,--no-rosegment */
 	char *cc;               /* link driver for the builder; NULL: the first
 				 * unit's compiler, else opts.cc, else "cc" */
-	enum fg_build_system system;
-	struct fg_build_recipe recipe; /* FG_BUILD_CC, FG_BUILD_COMMAND */
+	const struct fg_build_system *system; /* how it is found, read and built (system.h) */
+	struct fg_build_recipe recipe; /* flamegraph.toml's build (toml/) */
 	void *reader_data;      /* the reader's own state, freed by reader_free */
 	void (*reader_free)(void *data);
 	void *builder_data;     /* the builder's own state (compile db symbol
 				 * tables), freed by builder_free */
 	void (*builder_free)(void *data);
 };
+
+/* Discovery's helpers for the kinds' detect operations (discover.c):
+ * fg_manifest_loc_set fills *out with the manifest `file` in `dir`
+ * (FG_ENOMEM); fg_dir_has_file tells whether dir/name is a file;
+ * fg_dir_parent is dir's parent (malloc'd; NULL at / or out of memory);
+ * fg_manifest_top is the outermost folder of the chain of `file`s above
+ * dir whose file calls project() (`calls` tells; a subproject's does
+ * not), or dir (malloc'd, NULL: FG_ENOMEM). */
+int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char *dir, const char *file);
+bool fg_dir_has_file(const char *dir, const char *name);
+char *fg_dir_parent(const char *dir);
+char *fg_manifest_top(const char *dir, const char *file, bool (*calls)(const char *dir));
+
+/* FG_EINVAL for a feature asked for that the project does not offer, in
+ * one wording for every kind: "unknown feature 'F' — did you mean 'N'?
+ * WHOSE: KNOWN". `near`: the nearest known name or NULL; `near_as`: how
+ * the user would spell it when that differs (CMake's ENABLE_FAST_HASH
+ * asked for as fast-hash), else NULL; `known`: the names offered
+ * ("(none)" when empty); whose_fmt: printf-style, whose they are
+ * ("zlib's BOOL options are"). */
+int fg_feature_unknown(const char *feature, const char *near, const char *near_as,
+		       const fg_strvec *known, const char *whose_fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* The manifest discovery would pick in dir itself (no climbing), in
  * *type: 1 when there is one, 0 when none, FG_ENOMEM. */
@@ -129,82 +137,5 @@ fg_target_kind fg_kind_by_name(const fg_project *p, const char *name, const char
 /* A fresh project for the manifest at loc (no targets yet): name, profile
  * and build_dir decided, the profile name checked. FG_ENOMEM, FG_EINVAL. */
 int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts);
-
-/* The readers. Each fills p's targets (and p->system, p->units, p->recipe
- * for the builder) from what is on disk; none configures, compiles or
- * links (the one program they may run is `ctest --show-only`, which only
- * lists the tests).
- *
- * fg_tomlproj_open reads a flamegraph.toml project. A CMake project is
- * read from its configured build_dir (the builder configures it first):
- * fg_tomlproj_cmake_pre, before the configure, turns a flamegraph.toml
- * beside the CMakeLists.txt into -D entries (p->opts.defines/features are
- * pointed at arrays owned by p->reader_data); fg_cmake_read reads the File
- * API replies and `ctest --show-only=json-v1`; fg_tomlproj_cmake_post
- * then applies the toml's [[bin]]/[[test]]/... tables to those targets.
- * A compile database is read in two steps around the builder's compile:
- * fg_compdb_load reads the entries into p->units (and [build] libs and
- * ldflags of a flamegraph.toml beside it); fg_compdb_add_targets, once
- * the units' has_main flags are known, names a target after each. */
-int fg_tomlproj_open(fg_project *p);
-int fg_tomlproj_cmake_pre(fg_project *p);
-int fg_cmake_read(fg_project *p);
-int fg_tomlproj_cmake_post(fg_project *p);
-int fg_compdb_load(fg_project *p);
-int fg_compdb_add_targets(fg_project *p);
-
-/* Memory entry points of the readers, for fuzzing and tests: they parse
- * what the readers above read from disk, but run nothing. p needs
- * loc.file, loc.root and build_dir set, and no reader state yet (or only
- * state these functions made).
- *
- * fg_compdb_parse_memory reads compile_commands.json text (the contents
- * of p->loc.file; relative folders resolve against its folder) into
- * p->units, as fg_compdb_load does. Errors as that. */
-int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len);
-
-/* The CMake File API, for the builder's configure step (the replies are
- * the manifest's to read):
- *  - fg_cmake_write_queries asks for codemodel-v2 and cache-v2 replies in
- *    p->build_dir (FG_EIO);
- *  - fg_cmake_has_reply: whether a configure has answered them yet;
- *  - fg_cmake_load_cache: the newest cache-v2 reply (cJSON_Delete it), or
- *    NULL with the error set;
- *  - fg_cmake_cache_value: the value of cache entry `name`, or NULL;
- *  - fg_cmake_cache_defaults: the cache's BOOL entries as "\nNAME=ON\n..."
- *    (malloc'd), the defaults a first configure chose;
- *  - fg_cmake_feature_args resolves p->opts' features against the cache's
- *    BOOL options (kept in p->bool_options) into -DNAME=ON|OFF entries
- *    appended to args; feature-like options not asked for get their
- *    default from `defaults`. FG_EINVAL (listing the options) for an
- *    unknown feature;
- *  - fg_cmake_features_in_cache: whether every -DNAME=VALUE of
- *    args[from..] already is the cache's value. */
-struct cJSON;
-int fg_cmake_write_queries(const fg_project *p);
-bool fg_cmake_has_reply(const fg_project *p);
-struct cJSON *fg_cmake_load_cache(const fg_project *p);
-const char *fg_cmake_cache_value(const struct cJSON *cache, const char *name);
-char *fg_cmake_cache_defaults(const struct cJSON *cache);
-int fg_cmake_feature_args(fg_project *p, const struct cJSON *cache, const char *defaults,
-			  fg_strvec *args);
-bool fg_cmake_features_in_cache(const struct cJSON *cache, const fg_strvec *args, size_t from);
-
-/* A CMake File API reply file held in memory: its name in the reply
- * folder (.cmake/api/v1/reply) and its JSON text. */
-typedef struct fg_cmake_reply {
-	const char *name;
-	const char *data;
-	size_t len;
-} fg_cmake_reply;
-
-/* Reads a configured CMake project's targets from reply files in memory
- * instead of p->build_dir: the newest index-*.json, its cache-v2 reply
- * (BOOL options, p->opts.features resolved into -D switches as the
- * configure step does) and its codemodel-v2 reply with the target
- * replies it names (executables; p->opts.package applied). A file named
- * "ctest.json" stands for the output of `ctest --show-only=json-v1`
- * (tests become targets). Errors as fg_cmake_read. */
-int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n);
 
 #endif

@@ -1,6 +1,6 @@
-/* Autotools projects, shared by the reader
- * (src/lib/manifest/autotools.c) and the builder
- * (src/lib/builder/autotools*.c).
+/* Autotools projects (src/lib/project/autotools): the reader (read.c),
+ * where configure runs from (source.c), the configure (configure.c) and
+ * the build (build.c).
  *
  * The project is configured out of tree into the flamegraph build folder
  * (from the user's tree when its `configure` is current, else from a copy
@@ -8,12 +8,13 @@
  * written), its targets are read from the generated Makefiles'
  * *_PROGRAMS variables, and a target is built with `make -C DIR PROGRAM`
  * after the in-tree libraries it depends on. */
-#ifndef FG_LIB_MANIFEST_AUTOTOOLS_H
-#define FG_LIB_MANIFEST_AUTOTOOLS_H
+#ifndef FG_LIB_PROJECT_AUTOTOOLS_AUTOTOOLS_H
+#define FG_LIB_PROJECT_AUTOTOOLS_AUTOTOOLS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flamegraph/builder.h"
 #include "lib/project/project.h"
 
 /* The folder of our copy of the source tree, inside the build folder. */
@@ -85,7 +86,7 @@ int fg_autotools_read_links(fg_project *p, const char *text, size_t len);
 bool fg_autotools_generic_option(const char *name);
 
 /* The arguments of configure (implemented by the builder,
- * builder/autotools_configure.c; runs nothing): CFLAGS and CXXFLAGS (the
+ * configure.c; runs nothing): CFLAGS and CXXFLAGS (the
  * user's $CFLAGS, else -O2 for release; -O0 added for dev; then "-g" and
  * `fp_flags`), LDFLAGS (the user's, -Wl,--no-rosegment when needed), CC,
  * --enable-X/--with-X per --features (--all-features: every --enable-X
@@ -95,5 +96,21 @@ bool fg_autotools_generic_option(const char *name);
  * FG_EINVAL for an unknown feature, option or profile, with a "did you
  * mean". */
 int fg_autotools_configure_args(fg_project *p, const char *fp_flags, fg_strvec *args);
+
+/* Opening and building (system.c): fg_autotools_check_profile refuses
+ * a profile other than release and dev (FG_EINVAL); fg_autotools_source decides where
+ * configure runs from (the user's tree, or a copy regenerated with
+ * autoreconf -fi); fg_autotools_configure (re)configures the build
+ * folder when its arguments changed (FG_EBUILD with configure's last
+ * lines and config.log's path when it fails); fg_autotools_build makes a
+ * program (build.c). */
+int fg_autotools_check_profile(const fg_project *p);
+int fg_autotools_source(fg_project *p);
+int fg_autotools_configure(fg_project *p);
+/* When the configured build's Makefile was written by hand (no
+ * automake), reads its programs from a dry run (make -nB -w) in the
+ * build folder: fg_autotools_read_links. 0 for an automake build. */
+int fg_autotools_dryrun(fg_project *p);
+int fg_autotools_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 
 #endif

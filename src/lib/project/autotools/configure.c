@@ -72,17 +72,10 @@ static int profile_flags(const fg_project *p, const char *fp_flags, fg_strbuf *o
 
 static int unknown_feature(const fg_project *p, const char *f)
 {
-	fg_strbuf list = FG_STRBUF_INIT;
 	const char *near = fg_suggest(f, (const char *const *)p->bool_options.v, p->bool_options.n);
-	int err;
 
-	for (size_t k = 0; k < p->bool_options.n; k++)
-		fg_strbuf_addf(&list, "%s%s", k ? ", " : "", p->bool_options.v[k]);
-	err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s%s%s's configure offers "
-			   "--enable/--with for: %s", f, near ? "did you mean '" : "", near ? near : "",
-			   near ? "'? " : "", p->name, list.len ? list.buf : "(none)");
-	fg_strbuf_release(&list);
-	return err;
+	return fg_feature_unknown(f, near, NULL, &p->bool_options,
+				  "%s's configure offers --enable/--with for", p->name);
 }
 
 static int feature_args(const fg_project *p, const fg_autotools_state *st, fg_strvec *args)

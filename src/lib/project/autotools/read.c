@@ -1,7 +1,7 @@
 /* The autotools reader: the targets of a configured build
  * folder, read from its generated Makefiles' *_PROGRAMS variables, and
  * the options `configure --help` lists. Running configure, autoreconf
- * and make is the builder's (src/lib/builder/autotools*.c). */
+ * and make is source.c's, configure.c's and build.c's. */
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>

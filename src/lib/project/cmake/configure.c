@@ -2,7 +2,7 @@
  * the build type of the profile, the user's flags with -g and the frame
  * pointer flags appended, -Wl,--no-rosegment once lld or mold was seen,
  * the user's -D entries and the features as BOOL options. The File API
- * queries and replies are the manifest's (cmake_reply.c); this file runs
+ * queries and replies are reply.c's; this file runs
  * cmake and keeps the stamps that make a re-run configure only when its
  * arguments changed. */
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/project/build.h"
+#include "lib/project/cmake/cmake.h"
 #include "util/input.h"
 #include "util/banned.h"
 

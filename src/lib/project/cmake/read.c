@@ -1,8 +1,8 @@
 /* CMake projects: the targets of a configured build folder,
  * from the File API's codemodel-v2 reply (executables, classified by
  * name and folder) and `ctest --show-only=json-v1` (tests, with their
- * exact command, folder and environment). The configure itself is the
- * builder's; see cmake_reply.c for the replies. */
+ * exact command, folder and environment). The configure itself is
+ * configure.c's; see reply.c for the replies. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,7 +362,6 @@ int fg_cmake_read(fg_project *p)
 	char *pkg_dir = NULL;
 	int err;
 
-	p->system = FG_BUILD_CMAKE;
 	if (!(model = fg_cmake_load_reply(p, NULL, "codemodel")))
 		return fg_error_last_code() ? fg_error_last_code() : FG_EPARSE;
 	err = add_executables(p, NULL, model, &pkg_dir);
@@ -381,7 +380,6 @@ int fg_cmake_read_replies(fg_project *p, const fg_cmake_reply *files, size_t n)
 	char *defaults = NULL, *pkg_dir = NULL;
 	int err;
 
-	p->system = FG_BUILD_CMAKE;
 	if (!(cache = fg_cmake_load_reply(p, &mem, "cache")) || !(model = fg_cmake_load_reply(p, &mem, "codemodel"))) {
 		err = fg_error_last_code() ? fg_error_last_code() : FG_EPARSE;
 		goto done;

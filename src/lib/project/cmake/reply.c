@@ -1,8 +1,8 @@
-/* The CMake File API as the manifest reads it: the queries
+/* The CMake File API as the reader sees it: the queries
  * (codemodel-v2, cache-v2) a configure answers, the reply files (from the
  * build folder or, for tests and fuzzing, from memory), and the cache's
- * BOOL options matched against --features. Running cmake is the
- * builder's (src/lib/builder/cmake_configure.c). */
+ * BOOL options matched against --features. Running cmake is
+ * configure.c's. */
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -244,13 +244,12 @@ static void feature_spelling(const char *option, const char *project, fg_strbuf 
  * spelling (fast-hsh -> ENABLE_FAST_HASH), then all of them. */
 static int unknown_feature(const fg_project *p, const char *f, const char *project)
 {
-	fg_strbuf list = FG_STRBUF_INIT, sb = FG_STRBUF_INIT;
+	fg_strbuf sb = FG_STRBUF_INIT;
 	fg_strvec spelt = FG_STRVEC_INIT;
 	const char *near = NULL, *as = NULL;
 	int err;
 
 	for (size_t k = 0; k < p->bool_options.n; k++) {
-		fg_strbuf_addf(&list, "%s%s", k ? ", " : "", p->bool_options.v[k]);
 		fg_strbuf_reset(&sb);
 		feature_spelling(p->bool_options.v[k], project, &sb);
 		fg_strvec_push(&spelt, sb.buf);
@@ -262,16 +261,9 @@ static int unknown_feature(const fg_project *p, const char *f, const char *proje
 			if (spelt.v[k] == as)
 				near = p->bool_options.v[k];
 	}
-	fg_strbuf_reset(&sb);
-	if (as)
-		fg_strbuf_addf(&sb, "did you mean '%s' (%s)? ", as, near);
-	else if (near)
-		fg_strbuf_addf(&sb, "did you mean '%s'? ", near);
-	err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s's BOOL options are: %s", f, sb.buf,
-			   p->name, list.len ? list.buf : "(none)");
+	err = fg_feature_unknown(f, near, as, &p->bool_options, "%s's BOOL options are", p->name);
 	fg_strvec_clear(&spelt);
 	fg_strbuf_release(&sb);
-	fg_strbuf_release(&list);
 	return err;
 }
 

@@ -1,8 +1,8 @@
-/* compile_commands.json projects, the builder's side: the
- * objects' symbol tables (read once the project is opened, see open.c)
- * and the choice of objects a target's link needs (compdb_link.c). */
-#ifndef FG_LIB_BUILDER_COMPDB_LINK_H
-#define FG_LIB_BUILDER_COMPDB_LINK_H
+/* compile_commands.json projects, the build: the objects' symbol
+ * tables (read once the project is opened, see system.c) and the
+ * choice of objects a target's link needs (link.c). */
+#ifndef FG_LIB_PROJECT_COMPDB_LINK_H
+#define FG_LIB_PROJECT_COMPDB_LINK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,9 +1,9 @@
 /* compile_commands.json projects: each entry becomes a compile
  * unit whose command is rerun into the flamegraph build directory with
  * `-g -fno-omit-frame-pointer` appended last; every unit whose object
- * defines main becomes a target. The builder compiles the units and reads
+ * defines main becomes a target. link.c compiles the units and reads
  * their symbol tables between fg_compdb_load and fg_compdb_add_targets
- * (src/lib/builder/open.c says why). */
+ * (system.c says why). */
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -634,7 +634,6 @@ done:
 
 int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len)
 {
-	p->system = FG_BUILD_COMPDB;
 	return parse_entries(p, data, len);
 }
 
@@ -660,7 +659,6 @@ int fg_compdb_load(fg_project *p)
 {
 	int err;
 
-	p->system = FG_BUILD_COMPDB;
 	if ((err = refuse_variants(p)) || (err = load_entries(p)))
 		return err;
 	return read_toml(p);

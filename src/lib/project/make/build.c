@@ -1,4 +1,4 @@
-/* Plain Make projects, the builder's side: the dry run that shows how
+/* Plain Make projects, the build: the dry run that shows how
  * the project builds (`make -nB -w`: printed, not run, so the user's
  * tree gets nothing), and a program's build from it -- its units
  * compiled into the flamegraph build folder, the in-tree archives it
@@ -47,7 +47,6 @@ int fg_make_open(fg_project *p)
 	fg_exit_status st = { 0, 0 };
 	int err;
 
-	p->system = FG_BUILD_MAKE;
 	fg_strvec_push(&cmd.argv, "make");
 	fg_strvec_push(&cmd.argv, "-nB");
 	fg_strvec_push(&cmd.argv, "-w");

@@ -1,18 +1,20 @@
-/* Plain Make projects, shared by the reader
- * (src/lib/manifest/makefile.c) and the builder (src/lib/builder/make.c).
+/* Plain Make projects (src/lib/project/make): the dry-run reader
+ * (dryrun.c) and the build (build.c); the autotools reader uses the
+ * dry-run reader for a Makefile.in written by hand.
  *
- * The build is learnt from a dry run (`make -nB -w`, which the builder
+ * The build is learnt from a dry run (`make -nB -w`, which build.c
  * runs: nothing is built in the user's tree): its compile commands
  * become units compiled into the flamegraph build folder with the
  * project's flags and ours appended; its archive commands (ar) become
  * archives of our objects; its link commands become targets, linked as
  * the project links them (its objects, archives, -l, -L, link flags). */
-#ifndef FG_LIB_MANIFEST_MAKEFILE_H
-#define FG_LIB_MANIFEST_MAKEFILE_H
+#ifndef FG_LIB_PROJECT_MAKE_MAKE_H
+#define FG_LIB_PROJECT_MAKE_MAKE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flamegraph/builder.h"
 #include "lib/project/project.h"
 
 /* A static archive the project builds (`ar rcs libx.a a.o b.o`, or a
@@ -62,5 +64,13 @@ int fg_make_included(const char *text, size_t len, fg_strvec *out);
  * and words, for tests: `cb` gets each command's words. */
 typedef int (*fg_make_command_fn)(void *ctx, fg_strvec *words);
 int fg_make_split_line(const char *line, fg_make_command_fn cb, void *ctx);
+
+/* Opening and building (build.c): fg_make_open learns the build from a dry
+ * run (make -nB -w) and reads it (FG_EPARSE when it cannot be
+ * understood: the message suggests bear); fg_make_build compiles a
+ * program's units and archives and links it as its link line does
+ * (system.c). */
+int fg_make_open(fg_project *p);
+int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
 
 #endif

@@ -1,12 +1,11 @@
-/* Reading the variables of a Makefile (src/lib/manifest/makevars.c): the
+/* Reading the variables of a Makefile (vars.c): the
  * assignments of a generated automake Makefile (bin_PROGRAMS,
  * gzip_DEPENDENCIES, BUILT_SOURCES...) and their expansion. This is not
  * make: rules, conditionals and functions are not evaluated (a function
  * call expands to nothing), which is all a generated Makefile's
- * variables need. Used by the autotools reader; private to the manifest
- * stage. */
-#ifndef FG_LIB_MANIFEST_MAKEVARS_H
-#define FG_LIB_MANIFEST_MAKEVARS_H
+ * variables need. Used by the autotools reader. */
+#ifndef FG_LIB_PROJECT_MAKE_VARS_H
+#define FG_LIB_PROJECT_MAKE_VARS_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* Configuring a Meson project into the flamegraph build folder: the
  * `meson setup` arguments (debug info, frame pointers, the user's
  * options, features as options) and the (re)configure itself, run only
- * when its arguments changed. The reader (src/lib/manifest/meson.c) reads
+ * when its arguments changed. The reader (read.c) reads
  * what this writes. */
 #include <ctype.h>
 #include <dirent.h>
@@ -228,17 +228,10 @@ static const char *default_of(const char *defaults, const char *name, fg_strbuf 
 
 static int unknown_feature(const fg_project *p, const char *f)
 {
-	fg_strbuf list = FG_STRBUF_INIT;
 	const char *near = fg_suggest(f, (const char *const *)p->bool_options.v, p->bool_options.n);
-	int err;
 
-	for (size_t k = 0; k < p->bool_options.n; k++)
-		fg_strbuf_addf(&list, "%s%s", k ? ", " : "", p->bool_options.v[k]);
-	err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%s%s%s's boolean and feature options "
-			   "are: %s", f, near ? "did you mean '" : "", near ? near : "", near ? "'? " : "",
-			   p->name, list.len ? list.buf : "(none)");
-	fg_strbuf_release(&list);
-	return err;
+	return fg_feature_unknown(f, near, NULL, &p->bool_options,
+				  "%s's boolean and feature options are", p->name);
 }
 
 /* One -D per boolean or feature option of the project: on when asked

@@ -1,5 +1,5 @@
-/* Meson projects, shared by the reader (src/lib/manifest/meson.c)
- * and the builder (src/lib/builder/meson.c).
+/* Meson projects (src/lib/project/meson): the reader (read.c), the
+ * configure (configure.c) and the build (build.c).
  *
  * The project is configured into the flamegraph build folder with
  * `meson setup` (debug info, frame pointers, the user's options), read
@@ -7,13 +7,16 @@
  * (intro-targets.json, intro-tests.json, intro-benchmarks.json,
  * intro-buildoptions.json, intro-projectinfo.json), and built with
  * `meson compile -C BUILD NAME:TYPE...`. */
-#ifndef FG_LIB_MANIFEST_MESON_H
-#define FG_LIB_MANIFEST_MESON_H
+#ifndef FG_LIB_PROJECT_MESON_MESON_H
+#define FG_LIB_PROJECT_MESON_MESON_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flamegraph/builder.h"
 #include "lib/project/project.h"
+
+struct cJSON;
 
 /* One introspection file held in memory: its name in meson-info/
  * ("intro-targets.json") and its JSON text. */
@@ -33,9 +36,9 @@ typedef struct fg_meson_state {
 	fg_strvec user_opts; /* "-DNAME=VALUE" read from user_build */
 } fg_meson_state;
 
-/* Opening a Meson project (builder/open.c): fg_meson_prepare finds the
+/* Opening a Meson project (system.c): fg_meson_prepare finds the
  * project's name and the user's build folder whose options are carried
- * over; fg_meson_configure (builder/meson_configure.c) runs meson setup
+ * over; fg_meson_configure (configure.c) runs meson setup
  * when needed; fg_meson_read reads the introspection files. Errors:
  * FG_ENOTFOUND (meson or ninja missing: says what to install), FG_EBUILD
  * (meson setup failed: its message is in the error), FG_EINVAL (unknown
@@ -63,7 +66,7 @@ int fg_meson_read_intro(fg_project *p, const fg_meson_file *files, size_t n);
 int fg_meson_setup_args(fg_project *p, const char *fp_flags, const char *user_options,
 			const char *options, const char *defaults, fg_strvec *args);
 
-/* Helpers of the reader that the builder's configure shares: a string
+/* Helpers of the reader that the configure shares: a string
  * member of a JSON object (or NULL), a whole text file (NULL when missing),
  * writing one, and DIR/meson-info/NAME. */
 const char *fg_meson_jstr(const struct cJSON *o, const char *key);
@@ -90,5 +93,10 @@ bool fg_meson_is_build_dir(const char *dir);
 char *fg_meson_source_of(const char *build_dir);
 /* Whether dir's meson.build calls project(). */
 bool fg_meson_calls_project(const char *dir);
+
+/* Builds a target (build.c): meson compile NAME:TYPE. */
+int fg_meson_build(fg_project *p, const struct fg_target *t, fg_build_result *res);
+/* (Re)configures the flamegraph build folder (configure.c) when its arguments changed. */
+int fg_meson_configure(fg_project *p);
 
 #endif

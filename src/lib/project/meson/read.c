@@ -585,7 +585,6 @@ int fg_meson_prepare(fg_project *p)
 
 	if (!st)
 		return FG_ENOMEM;
-	p->system = FG_BUILD_MESON;
 	if ((st->user_build = user_build_of(p)) && fg_same_path(st->user_build, p->build_dir)) {
 		free(st->user_build);
 		st->user_build = NULL;

@@ -98,6 +98,23 @@ static int names_declared(const fg_toml *doc, const fg_toml_value *feats, const 
 	return 0;
 }
 
+/* A feature asked for that [features] does not declare. */
+static int unknown_feature(const fg_project *p, const char *f, const fg_toml_value *feats)
+{
+	fg_strvec names = FG_STRVEC_INIT;
+	const char *key;
+	int err = 0;
+
+	for (size_t i = 0; !err && (key = fg_toml_table_key(feats, i, NULL, NULL)); i++)
+		if (strcmp(key, "default"))
+			err = fg_strvec_push(&names, key);
+	if (!err)
+		err = fg_feature_unknown(f, fg_suggest(f, (const char *const *)names.v, names.n), NULL,
+					 &names, "the features of %s are", p->loc.file);
+	fg_strvec_clear(&names);
+	return err;
+}
+
 /* The features feature `v` turns on too: its array, or its `enables`. */
 static const fg_toml_value *enables_of(const fg_toml_value *v)
 {
@@ -212,15 +229,7 @@ int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_toml
 				return err;
 			continue;
 		}
-		fg_strbuf list = FG_STRBUF_INIT, near = FG_STRBUF_INIT;
-		feature_list(feats, &list);
-		add_near_key(&near, o->features[i], feats, NULL, 0);
-		err = fg_error_set(FG_EINVAL, "unknown feature '%s' — %s%sthe features of %s are: %s%s",
-				   o->features[i], near.len ? near.buf : "", near.len ? "(" : "", p->loc.file,
-				   list.buf, near.len ? ")" : "");
-		fg_strbuf_release(&near);
-		fg_strbuf_release(&list);
-		return err;
+		return unknown_feature(p, o->features[i], feats);
 	}
 	if (!n)
 		return 0;

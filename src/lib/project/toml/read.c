@@ -1,8 +1,8 @@
 /* flamegraph.toml projects: the schema reader. It checks every
  * table against the keys it knows, so a typo is an error pointing at the
  * key (file:line:col) rather than a silently ignored setting, then
- * resolves features and the profile chain into the flags the builders
- * (tomlproj_build.c) use. */
+ * resolves features and the profile chain into the flags the build
+ * (system.c, the compile engine) uses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,7 +444,6 @@ int fg_tomlproj_open(fg_project *p)
 		return fg_error_set(FG_ENOTFOUND, "no package '%s' here: %s holds the single package "
 				    "'%s'", p->opts.package, p->loc.file, p->name);
 	/* what the builder needs, handed over */
-	p->system = tp->system == FG_TOMLPROJ_COMMAND ? FG_BUILD_COMMAND : FG_BUILD_CC;
 	p->recipe = tp->build;
 	memset(&tp->build, 0, sizeof(tp->build));
 	return 0;

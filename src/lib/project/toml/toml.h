@@ -15,8 +15,8 @@
  * Every value remembers where it was written (line and column, both
  * 1-based, the column counted in characters) so that a schema reader can
  * point at the offending value; fg_toml_error() formats such a message. */
-#ifndef FG_MANIFEST_TOML_H
-#define FG_MANIFEST_TOML_H
+#ifndef FG_LIB_PROJECT_TOML_TOML_H
+#define FG_LIB_PROJECT_TOML_TOML_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,9 @@
-/* flamegraph.toml projects: the schema reader's state (tomlproj*.c), also
- * read by the CMake reader when a flamegraph.toml augments a CMake project.
- * The builder sees only what it hands on: p->system and p->recipe. */
-#ifndef FG_LIB_MANIFEST_TOMLPROJ_H
-#define FG_LIB_MANIFEST_TOMLPROJ_H
+/* flamegraph.toml projects (src/lib/project/toml): the schema reader's
+ * state (read.c, features.c), also read by the CMake reader when a
+ * flamegraph.toml augments a CMake project. Its build is the compile
+ * engine's over p->recipe, or the command it gives (system.c). */
+#ifndef FG_LIB_PROJECT_TOML_TOMLPROJ_H
+#define FG_LIB_PROJECT_TOML_TOMLPROJ_H
 
 #include "lib/project/toml/toml.h"
 #include "lib/project/project.h"
@@ -34,5 +35,9 @@ void fg_tomlproj_free(struct fg_tomlproj *tp);
 int fg_tomlproj_features(const fg_project *p, const fg_toml *doc, struct fg_tomlproj *tp);
 /* Resolves profile `name` through its inherits chain into tp. */
 int fg_tomlproj_profile(const char *name, const fg_toml *doc, struct fg_tomlproj *tp);
+
+/* Opens a flamegraph.toml project: reads it (fg_tomlproj_read) and hands
+ * its build to the project (p->recipe). */
+int fg_tomlproj_open(fg_project *p);
 
 #endif

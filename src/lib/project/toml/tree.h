@@ -1,7 +1,7 @@
 /* Internal to the TOML reader: the tree's layout, shared by the parser
- * (toml.c) and the tree builders and accessors (toml_tree.c). */
-#ifndef FG_LIB_MANIFEST_TOML_TREE_H
-#define FG_LIB_MANIFEST_TOML_TREE_H
+ * (parse.c) and the tree builders and accessors (tree.c). */
+#ifndef FG_LIB_PROJECT_TOML_TREE_H
+#define FG_LIB_PROJECT_TOML_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
