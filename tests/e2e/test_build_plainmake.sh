@@ -52,3 +52,20 @@ mkdir nocc
 printf 'all:\n\tpython3 build.py\n' > nocc/Makefile
 check_exit "a dry run without compiler commands" 1 flamegraph-build --manifest-path nocc --list
 check_contains "no compiler: says so and suggests bear" err "shows no compiler command it understands .*\(bear -- make\)"
+
+# programs only another goal builds: `make test_programs` (`make check`
+# runs them) and `make bench`, whose dry run fails on a missing input;
+# the default listing stands
+mkdir goals
+printf 'int main(void) { return 0; }\n' > goals/app.c
+printf 'int main(void) { volatile unsigned s = 0; for (unsigned i = 0; i < 100000000u; i++) s += i; return (int)(s & 1); }\n' > goals/test_sum.c
+printf 'all: app\napp: app.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O1 -c -o $@ $<\ntest_programs: test_sum\ntest_sum: test_sum.o\n\t$(CC) -o $@ $^\ncheck: test_programs\n\t./test_sum\nbench: speed\nspeed: speed.o missing.a\n\t$(CC) -o $@ $^\n.PHONY: all check test_programs bench\n' > goals/Makefile
+snapshot goals > goals-before.txt
+check_exit "goals: --list" 0 flamegraph-build --manifest-path goals --list
+check_contains "goals: the default goal's program" out "^bin +app$"
+check_contains "goals: make test_programs' program, a test" out "^test +test_sum$"
+check_contains "goals: make bench fails in its dry run: nothing from it" out "^bench +\(none\)$"
+check_exit "goals: --test test_sum" 0 flamegraph-build --manifest-path goals --test test_sum -F 499 -o goals.svg --folded goals.folded
+check_contains "goals: test_sum's graph" goals.folded "^test_sum;.*main"
+snapshot goals > goals-after.txt
+check_same_file "goals: the user's tree is unchanged" goals-before.txt goals-after.txt

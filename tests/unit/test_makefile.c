@@ -463,6 +463,101 @@ static void test_dryrun_nothing(void **state)
 	fg_project_free(p);
 }
 
+static void test_extra_goals(void **state)
+{
+	static const char db[] =
+		"# Variables\n"
+		"check = a variable, not a rule\n"
+		"bench: before the files part\n"
+		"# Files\n"
+		"\n"
+		"# Not a target:\n"
+		"tests:\n"
+		"#  Implicit rule search has not been done.\n"
+		"\n"
+		"bench_programs:= x\n"
+		"benchmark: benchmark.o libx.a\n"
+		"\n"
+		"check: test_programs\n"
+		"#  Phony target (prerequisite of .PHONY).\n"
+		"\n"
+		"test_programs: t1 t2\n"
+		"test_programs_extra: t3\n";
+	fg_strvec tests = FG_STRVEC_INIT, benches = FG_STRVEC_INIT;
+	(void)state;
+
+	assert_int_equal(fg_make_extra_goals(db, sizeof(db) - 1, &tests, &benches), 0);
+	assert_int_equal(tests.n, 2);
+	assert_string_equal(tests.v[0], "check");
+	assert_string_equal(tests.v[1], "test_programs");
+	assert_int_equal(benches.n, 1);
+	assert_string_equal(benches.v[0], "benchmark");
+	fg_strvec_clear(&tests);
+	fg_strvec_clear(&benches);
+	/* no database: no goals */
+	assert_int_equal(fg_make_extra_goals("check: x\n", 9, &tests, &benches), 0);
+	assert_int_equal(tests.n + benches.n, 0);
+}
+
+static void test_goal_dryrun(void **state)
+{
+	static const char all[] =
+		"make: Entering directory '/src/proj'\n"
+		"echo '  GEN  ' src/config.h; CC=\"cc\" CFLAGS=\"-O2 -DX\" scripts/detect.sh > src/config.h\n"
+		"cc -O2 -c -o src/util.o src/util.c\n"
+		"ar cr libx.a src/util.o\n"
+		"cc -O2 -c -o gzip.o gzip.c\n"
+		"cc -o gzip gzip.o libx.a\n"
+		"echo \"$flags\" > .build-config\n";
+	static const char check[] =
+		"make: Entering directory '/src/proj'\n"
+		"cc -O2 -c -o src/util.o src/util.c\n"
+		"ar cr libx.a src/util.o\n"
+		"cc -O2 -c -o t_one.o t_one.c\n"
+		"cc -o t_one t_one.o libx.a -lz\n"
+		"cc -O2 -c -o benchmark.o benchmark.c\n"
+		"cc -o benchmark benchmark.o libx.a -lz\n"
+		"cc -O3 -DCHECK -c -o gzip.o gzip.c\n"
+		"cc -o gzip gzip.o libx.a -lcheck\n"
+		"./t_one\n";
+	fg_project *p = project(FG_MANIFEST_MAKE, "/src/proj/Makefile");
+	const fg_make_state *st;
+	const fg_make_link *l;
+	(void)state;
+
+	assert_int_equal(fg_make_read_dryrun(p, "/src/proj", all, sizeof(all) - 1), 0);
+	assert_int_equal(fg_make_read_goal_dryrun(p, "/src/proj", FG_TARGET_TEST, check,
+						  sizeof(check) - 1), 0);
+	assert_int_equal(fg_project_target_count(p), 3);
+	assert_int_equal(fg_target_kind_of(target(p, "gzip")), FG_TARGET_BIN);
+	assert_int_equal(fg_target_kind_of(target(p, "t_one")), FG_TARGET_TEST);
+	/* a test goal's program named as a benchmark is a bench */
+	assert_int_equal(fg_target_kind_of(target(p, "benchmark")), FG_TARGET_BENCH);
+	/* the default goal's program keeps its own link, not the goal's */
+	l = link_of(p, "gzip");
+	assert_int_equal(l->libs.n, 0);
+	st = p->reader_data;
+	assert_int_equal(st->narchives, 1);
+	l = link_of(p, "t_one");
+	assert_int_equal(l->narchives, 1);
+	assert_string_equal(l->libs.v[0], "-lz");
+	/* the shared object compiled once */
+	assert_int_equal(p->nunits, 5);
+	/* the header a command writes, to be run again into our folder */
+	assert_int_equal(st->nheaders, 1);
+	assert_string_equal(st->headers[0].orig, "/src/proj/src/config.h");
+	assert_string_equal(st->headers[0].path, "/src/proj/build/flamegraph/release/gen/src/config.h");
+	assert_string_equal(st->headers[0].dir, "/src/proj");
+	assert_int_equal(st->headers[0].argv.n, 1);
+	assert_string_equal(st->headers[0].argv.v[0], "scripts/detect.sh");
+	assert_int_equal(st->headers[0].env.n, 2);
+	assert_string_equal(st->headers[0].env.v[1], "CFLAGS=-O2 -DX");
+	/* a goal that links nothing new: no error, nothing added */
+	assert_int_equal(fg_make_read_goal_dryrun(p, "/src/proj", FG_TARGET_BENCH, "./t_one\n", 8), 0);
+	assert_int_equal(fg_project_target_count(p), 3);
+	fg_project_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +570,8 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_dryrun),
 		cmocka_unit_test(test_dryrun_nothing),
+		cmocka_unit_test(test_extra_goals),
+		cmocka_unit_test(test_goal_dryrun),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

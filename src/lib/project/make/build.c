@@ -3,6 +3,8 @@
  * tree gets nothing), and a program's build from it -- its units
  * compiled into the flamegraph build folder, the in-tree archives it
  * links made again from our objects, and its link line. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,91 @@ static int keep_makefiles(const fg_project *p, fg_strvec *argv)
 	return err;
 }
 
+/* make -f FILE, its makefiles kept as they are (-o), LC_ALL=C for the
+ * "Entering directory" lines the reader knows, in the project's root. */
+static int make_cmd(const fg_project *p, const char *flags, fg_cmd *cmd)
+{
+	int err;
+
+	fg_strvec_push(&cmd->argv, "make");
+	fg_strvec_push(&cmd->argv, flags);
+	fg_strvec_push(&cmd->argv, "-f");
+	fg_strvec_push(&cmd->argv, p->loc.file);
+	if ((err = keep_makefiles(p, &cmd->argv)))
+		return err;
+	fg_strvec_push(&cmd->env, "LC_ALL=C");
+	return fg_cmd_set_cwd(cmd, p->loc.root);
+}
+
+/* Runs a make for what it prints, its messages dropped: the reading of
+ * goals beyond the default is a best effort. */
+static int capture_quietly(fg_cmd *cmd, fg_strbuf *out, fg_exit_status *st)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC), err;
+
+	cmd->stderr_fd = null;
+	err = fg_cmd_capture(cmd, out, st);
+	if (null >= 0)
+		close(null);
+	return err;
+}
+
+/* The dry run of the goals that build tests (then benchmarks), when the
+ * Makefile has them: the database (make -pq, which runs nothing; the goal
+ * is the Makefile itself, taken as current) says which it has. */
+static int read_extra_goals(fg_project *p)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_strbuf out = FG_STRBUF_INIT;
+	fg_exit_status st = { 0, 0 };
+	fg_strvec goals[2] = { FG_STRVEC_INIT, FG_STRVEC_INIT };
+	static const fg_target_kind kinds[2] = { FG_TARGET_TEST, FG_TARGET_BENCH };
+	int err;
+
+	if ((err = make_cmd(p, "-pq", &cmd)))
+		goto done;
+	fg_strvec_push(&cmd.argv, fg_path_base(p->loc.file));
+	if ((err = capture_quietly(&cmd, &out, &st)))
+		goto done;
+	if ((err = fg_strbuf_check(&out)) ||
+	    (err = fg_make_extra_goals(out.buf ? out.buf : "", out.len, &goals[0], &goals[1])))
+		goto done;
+	for (int k = 0; !err && k < 2; k++) {
+		if (!goals[k].n)
+			continue;
+		fg_cmd_clear(&cmd);
+		cmd = (fg_cmd)FG_CMD_INIT;
+		fg_strbuf_reset(&out);
+		/* -k: what the goals show up to a rule make cannot follow */
+		if ((err = make_cmd(p, "-nBk", &cmd)))
+			break;
+		fg_strvec_push(&cmd.argv, "-w");
+		fg_strvec_pushv(&cmd.argv, (const char *const *)goals[k].v, goals[k].n);
+		if (p->opts.verbose) {
+			fg_strbuf names = FG_STRBUF_INIT;
+			fg_strvec_join_quoted(&goals[k], &names);
+			fg_project_note(p, "running make -nBk -w %s (a dry run of the goals that build "
+					"%s)", names.buf ? names.buf : "", k ? "benchmarks" : "tests");
+			fg_strbuf_release(&names);
+		}
+		if (!(err = capture_quietly(&cmd, &out, &st)) && !(err = fg_strbuf_check(&out)))
+			err = fg_make_read_goal_dryrun(p, p->loc.root, kinds[k], out.buf ? out.buf : "",
+						       out.len);
+	}
+done:
+	/* make missing or failing here ran fine for the default goal:
+	 * only running out of memory counts */
+	if (err && err != FG_ENOMEM) {
+		fg_error_clear();
+		err = 0;
+	}
+	fg_cmd_clear(&cmd);
+	fg_strbuf_release(&out);
+	fg_strvec_clear(&goals[0]);
+	fg_strvec_clear(&goals[1]);
+	return err;
+}
+
 int fg_make_open(fg_project *p)
 {
 	fg_cmd cmd = FG_CMD_INIT;
@@ -47,21 +134,13 @@ int fg_make_open(fg_project *p)
 	fg_exit_status st = { 0, 0 };
 	int err;
 
-	fg_strvec_push(&cmd.argv, "make");
-	fg_strvec_push(&cmd.argv, "-nB");
-	fg_strvec_push(&cmd.argv, "-w");
-	fg_strvec_push(&cmd.argv, "-f");
-	fg_strvec_push(&cmd.argv, p->loc.file);
-	if ((err = keep_makefiles(p, &cmd.argv)))
+	if ((err = make_cmd(p, "-nB", &cmd)))
 		goto done;
-	/* "Entering directory" in the words the reader knows */
-	fg_strvec_push(&cmd.env, "LC_ALL=C");
-	if (!(err = fg_cmd_set_cwd(&cmd, p->loc.root))) {
-		if (p->opts.verbose)
-			fg_project_note(p, "running make -nB -w -f %s (a dry run: nothing is built)",
-					p->loc.file);
-		err = fg_cmd_capture(&cmd, &out, &st);
-	}
+	fg_strvec_push(&cmd.argv, "-w");
+	if (p->opts.verbose)
+		fg_project_note(p, "running make -nB -w -f %s (a dry run: nothing is built)",
+				p->loc.file);
+	err = fg_cmd_capture(&cmd, &out, &st);
 	if (err == FG_ENOTFOUND)
 		err = fg_error_set(FG_ENOTFOUND, "make is not installed — install it "
 				   "(Debian/Ubuntu: apt-get install make)");
@@ -75,6 +154,8 @@ int fg_make_open(fg_project *p)
 	else if (!err && st.code != 0)
 		fg_project_note(p, "the dry run of %s stopped early (make's message is above): using the "
 				"commands it showed", p->loc.file);
+	if (!err)
+		err = read_extra_goals(p);
 done:
 	fg_cmd_clear(&cmd);
 	fg_strbuf_release(&out);
@@ -116,6 +197,80 @@ done:
 	return err;
 }
 
+/* A header the project generates, made again into our build folder when
+ * missing: its command run where the dry run runs it, output to ours. */
+static int make_header(fg_project *p, const fg_make_header *h)
+{
+	fg_cmd cmd = FG_CMD_INIT;
+	fg_exit_status st = { 0, 0 };
+	char *dir = NULL;
+	int fd = -1, err = 0;
+
+	if (fg_path_is_file(h->path))
+		return 0;
+	if (!(dir = fg_strndup(h->path, (size_t)(fg_path_base(h->path) - h->path))))
+		return FG_ENOMEM;
+	if ((err = fg_mkdir_p(dir)))
+		goto done;
+	if ((fd = open(h->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", h->path, strerror(errno));
+		goto done;
+	}
+	fg_project_note(p, "generating %s", fg_path_base(h->path));
+	fg_strvec_pushv(&cmd.argv, (const char *const *)h->argv.v, h->argv.n);
+	fg_strvec_pushv(&cmd.env, (const char *const *)h->env.v, h->env.n);
+	cmd.stdout_fd = fd;
+	if (!(err = fg_cmd_set_cwd(&cmd, h->dir)))
+		err = fg_build_tool_run(p, &cmd, false, &st);
+	if (err == FG_ENOTFOUND)
+		err = fg_error_set(FG_ENOTFOUND, "%s, which writes %s, was not found", h->argv.v[0],
+				   h->orig);
+	else if (!err && st.code != 0)
+		err = fg_error_set(FG_EBUILD, "generating %s failed (%s's output is above)", h->orig,
+				   fg_path_base(h->argv.v[0]));
+done:
+	if (fd >= 0)
+		close(fd);
+	/* a header half written is not one */
+	if (err && fd >= 0)
+		unlink(h->path);
+	free(dir);
+	fg_cmd_clear(&cmd);
+	return err;
+}
+
+static bool has_word(const fg_strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return true;
+	return false;
+}
+
+/* The units to compile find the generated headers: the folder of our
+ * copy of each, last (-I), so a copy the project built comes first. */
+static int units_see_headers(fg_project *p, const fg_make_state *st, const size_t *units, size_t n)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	int err = 0;
+
+	for (size_t k = 0; !err && k < st->nheaders; k++) {
+		const char *path = st->headers[k].path;
+		fg_strbuf_reset(&sb);
+		fg_strbuf_addstr(&sb, "-I");
+		fg_strbuf_add(&sb, path, (size_t)(fg_path_base(path) - path));
+		if ((err = fg_strbuf_check(&sb)))
+			break;
+		if (sb.len > 3 && sb.buf[sb.len - 1] == '/')
+			sb.buf[--sb.len] = '\0';
+		for (size_t i = 0; !err && i < n; i++)
+			if (!has_word(&p->units[units[i]].argv, sb.buf))
+				err = fg_strvec_push(&p->units[units[i]].argv, sb.buf);
+	}
+	fg_strbuf_release(&sb);
+	return err;
+}
+
 int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
 	fg_make_state *st = p->reader_data;
@@ -141,7 +296,11 @@ int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res
 				all[n++] = a->units[i];
 		}
 	}
-	if ((err = fg_units_compile(p, all, n, &changed)))
+	for (size_t i = 0; !err && i < st->nheaders; i++)
+		err = make_header(p, &st->headers[i]);
+	if (!err)
+		err = units_see_headers(p, st, all, n);
+	if (err || (err = fg_units_compile(p, all, n, &changed)))
 		goto done;
 	fg_strvec_clear(&p->libs);
 	for (size_t k = 0; !err && k < l->narchives; k++) {

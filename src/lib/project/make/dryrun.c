@@ -29,9 +29,10 @@ struct reader {
 	char *dirs[MAX_DIRS];  /* Entering directory ... stack; dirs[0] the start */
 	size_t ndirs;
 	char *cwd;             /* of the command being read (cd changes it) */
-	fg_strmap objects;     /* the project's object path -> 1 + unit index */
-	fg_strmap seen;        /* numbering of one source compiled twice */
 	size_t understood;
+	bool goal;             /* the dry run of a test or bench goal */
+	fg_target_kind kind;   /* goal: the kind of the programs it adds */
+	size_t before;         /* goal: the targets of the default dry run */
 };
 
 static bool is_source(const char *path)
@@ -241,7 +242,7 @@ static void strip_wrappers(fg_strvec *w, bool *libtool)
 
 static int remember_object(struct reader *r, const char *path, size_t unit)
 {
-	fg_strmap_entry *e = fg_strmap_put(&r->objects, path, strlen(path));
+	fg_strmap_entry *e = fg_strmap_put(&r->st->objects, path, strlen(path));
 	if (!e)
 		return FG_ENOMEM;
 	e->value.u = unit + 1;
@@ -250,7 +251,7 @@ static int remember_object(struct reader *r, const char *path, size_t unit)
 
 static size_t object_unit(const struct reader *r, const char *path)
 {
-	fg_strmap_entry *e = fg_strmap_get(&r->objects, path, strlen(path));
+	fg_strmap_entry *e = fg_strmap_get(&r->st->objects, path, strlen(path));
 	return e ? (size_t)e->value.u - 1 : (size_t)-1;
 }
 
@@ -297,7 +298,7 @@ static int compile_source(struct reader *r, const fg_strvec *w, const char *src,
 	if (!source)
 		return FG_ENOMEM;
 	object = out ? resolve(r->cwd, out) : stem_object(r->cwd, src, libtool ? ".lo" : ".o");
-	err = object ? fg_compdb_add_command(r->p, r->cwd, w, source, out, &r->seen, unit) : FG_ENOMEM;
+	err = object ? fg_compdb_add_command(r->p, r->cwd, w, source, out, &r->st->seen, unit) : FG_ENOMEM;
 	if (!err && *unit != (size_t)-1)
 		err = remember_object(r, object, *unit);
 	free(source);
@@ -537,15 +538,22 @@ static int add_link_target(struct reader *r, const char *orig, fg_make_link *l)
 		return FG_ENOMEM;
 	for (size_t i = 0; i < p->ntargets; i++)
 		if (!strcmp(p->targets[i].exe, exe)) {
-			/* linked twice (make -B runs every rule): the last says */
-			link_release(&r->st->links[i]);
-			r->st->links[i] = *l;
-			memset(l, 0, sizeof(*l));
+			/* linked twice (make -B runs every rule): the last says;
+			 * a goal's link of a program of the default goal (with
+			 * the goal's target-specific flags) does not count */
+			if (!r->goal || i >= r->before) {
+				link_release(&r->st->links[i]);
+				r->st->links[i] = *l;
+				memset(l, 0, sizeof(*l));
+			}
 			free(exe);
 			return 0;
 		}
 	const char *name = fg_path_base(orig);
-	if (!(t = fg_project_add_target(p, name, fg_kind_by_name(p, name, orig)))) {
+	fg_target_kind kind = fg_kind_by_name(p, name, orig);
+	if (r->goal)
+		kind = r->kind == FG_TARGET_TEST && kind == FG_TARGET_BENCH ? kind : r->kind;
+	if (!(t = fg_project_add_target(p, name, kind))) {
 		free(exe);
 		return FG_ENOMEM;
 	}
@@ -604,12 +612,103 @@ done:
 	return err;
 }
 
+/* ---- generated headers -------------------------------------------------------- */
+
+static bool is_header(const char *path)
+{
+	static const char *const exts[] = { "h", "hh", "hpp", "hxx", NULL };
+	return fg_str_in_list(exts, fg_path_ext(path));
+}
+
+static void header_release(fg_make_header *h)
+{
+	free(h->orig);
+	free(h->path);
+	free(h->dir);
+	fg_strvec_clear(&h->argv);
+	fg_strvec_clear(&h->env);
+}
+
+/* Our copy of a generated header: <build>/gen/<its path below the root>. */
+static char *our_header_path(const fg_project *p, const char *orig)
+{
+	size_t n = strlen(p->loc.root);
+	const char *rel = !strncmp(orig, p->loc.root, n) && orig[n] == '/' ? orig + n + 1 : orig + 1;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	fg_strbuf_addf(&sb, "%s/gen/%s", p->build_dir, rel);
+	return fg_strbuf_detach(&sb, NULL);
+}
+
+/* A command whose output, and nothing else, goes to a header of the
+ * project ("[NAME=VALUE...] cmd args > dir/config.h"): recorded. *taken
+ * tells whether the command was one. */
+static int header_command(struct reader *r, const fg_strvec *w, bool *taken)
+{
+	fg_make_header h = { 0 }, *grown;
+	const char *target = NULL;
+	size_t i = 0;
+	int err = 0;
+
+	*taken = false;
+	for (size_t k = 0; k < w->n; k++) {
+		const char *a = w->v[k];
+		if (a[0] == '<' || strstr(a, ">>") || (a[0] == '2' && a[1] == '>'))
+			return 0;
+		if (!strcmp(a, ">") || !strcmp(a, "1>")) {
+			if (target || k + 1 != w->n - 1)
+				return 0;
+			target = w->v[k + 1];
+		} else if ((a[0] == '>' || (a[0] == '1' && a[1] == '>')) && !target && k == w->n - 1) {
+			target = a + (a[0] == '>' ? 1 : 2);
+		}
+	}
+	if (!target || !*target || !is_header(target))
+		return 0;
+	for (; i < w->n; i++) {
+		const char *a = w->v[i], *eq = strchr(a, '=');
+		if (!eq || eq == a || memchr(a, '/', (size_t)(eq - a)) || a[0] == '-')
+			break;
+		err = fg_strvec_push(&h.env, a);
+	}
+	for (; !err && i < w->n && w->v[i][0] != '>' && strcmp(w->v[i], "1>"); i++)
+		err = fg_strvec_push(&h.argv, w->v[i]);
+	if (!err && (!h.argv.n || is_compiler(h.argv.v[0]) || is_archiver(h.argv.v[0]))) {
+		header_release(&h);
+		return 0;
+	}
+	if (!err && (!(h.orig = resolve(r->cwd, target)) || !(h.path = our_header_path(r->p, h.orig)) ||
+		     !(h.dir = fg_strdup(r->cwd))))
+		err = FG_ENOMEM;
+	for (size_t k = 0; !err && k < r->st->nheaders; k++)
+		if (!strcmp(r->st->headers[k].orig, h.orig)) {
+			/* written twice: the last says */
+			header_release(&r->st->headers[k]);
+			r->st->headers[k] = h;
+			*taken = true;
+			return 0;
+		}
+	if (!err && !(grown = fg_realloc_array(r->st->headers, r->st->nheaders + 1, sizeof(*grown))))
+		err = FG_ENOMEM;
+	if (err) {
+		header_release(&h);
+		return err;
+	}
+	r->st->headers = grown;
+	r->st->headers[r->st->nheaders++] = h;
+	*taken = true;
+	return 0;
+}
+
 static int command(void *ctx, fg_strvec *w)
 {
 	struct reader *r = ctx;
-	bool libtool, compile_only;
+	bool libtool, compile_only, header;
 	const char *out;
+	int err;
 
+	if ((err = header_command(r, w, &header)) || header)
+		return err;
 	strip_wrappers(w, &libtool);
 	if (!w->n)
 		return 0;
@@ -670,6 +769,11 @@ static void state_free(void *data)
 	}
 	for (size_t i = 0; i < st->nlinks; i++)
 		link_release(&st->links[i]);
+	for (size_t i = 0; i < st->nheaders; i++)
+		header_release(&st->headers[i]);
+	free(st->headers);
+	fg_strmap_release(&st->objects);
+	fg_strmap_release(&st->seen);
 	free(st->archives);
 	free(st->links);
 	free(st);
@@ -713,9 +817,9 @@ static int read_lines(struct reader *r, const char *text, size_t len)
 	return err;
 }
 
-int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t len)
+static int read_text(struct reader *r, const char *dir, const char *text, size_t len)
 {
-	struct reader r = { .p = p, .objects = FG_STRMAP_INIT, .seen = FG_STRMAP_INIT };
+	fg_project *p = r->p;
 	int err;
 
 	if (!p->reader_data) {
@@ -723,23 +827,80 @@ int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t
 			return FG_ENOMEM;
 		p->reader_free = state_free;
 	}
-	r.st = p->reader_data;
-	if (!(r.dirs[0] = fg_strdup(dir)))
+	r->st = p->reader_data;
+	if (!(r->dirs[0] = fg_strdup(dir)))
 		return FG_ENOMEM;
-	r.ndirs = 1;
-	err = read_lines(&r, text, len);
-	r.st->ncommands += r.understood;
+	r->ndirs = 1;
+	err = read_lines(r, text, len);
+	r->st->ncommands += r->understood;
+	for (size_t i = 0; i < r->ndirs; i++)
+		free(r->dirs[i]);
+	free(r->cwd);
+	return err;
+}
+
+int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t len)
+{
+	struct reader r = { .p = p };
+	int err = read_text(&r, dir, text, len);
+
 	if (!err && !p->ntargets)
 		err = fg_error_set(FG_EPARSE, "the dry run of %s (make -nB) shows %s — flamegraph-build "
 				   "cannot tell how its programs are built. Build it once under bear "
 				   "(bear -- make) and point `opts.manifest_path` at the compile_commands.json "
 				   "it writes", p->loc.file, r.understood ? "compile commands but no "
 				   "command that links a program" : "no compiler command it understands");
-	for (size_t i = 0; i < r.ndirs; i++)
-		free(r.dirs[i]);
-	free(r.cwd);
-	fg_strmap_release(&r.objects);
-	fg_strmap_release(&r.seen);
+	return err;
+}
+
+int fg_make_read_goal_dryrun(fg_project *p, const char *dir, fg_target_kind kind,
+			     const char *text, size_t len)
+{
+	struct reader r = { .p = p, .goal = true, .kind = kind, .before = p->ntargets };
+
+	return read_text(&r, dir, text, len);
+}
+
+/* ---- goals ------------------------------------------------------------------- */
+
+static const char *const test_goals[] = { "check", "test", "tests", "test_programs",
+					  "test-programs", "check_programs", NULL };
+static const char *const bench_goals[] = { "bench", "benches", "benchmark", "benchmarks",
+					   "bench_programs", NULL };
+
+/* "NAME:" or "NAME::" starting a line of the database: a rule's target */
+static bool rule_of(const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && !memcmp(line, name, k) && line[k] == ':' && (k + 1 == n || line[k + 1] != '=');
+}
+
+int fg_make_extra_goals(const char *db, size_t len, fg_strvec *tests, fg_strvec *benches)
+{
+	const char *const *lists[2] = { test_goals, bench_goals };
+	fg_strvec *out[2] = { tests, benches };
+	bool found[2][8] = { { false } }, files = false, not_target = false;
+	size_t pos = 0;
+	int err = 0;
+
+	while (pos < len) {
+		const char *line = db + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + (nl != NULL);
+		if (!files) {
+			files = n == 7 && !memcmp(line, "# Files", 7);
+			continue;
+		}
+		for (int k = 0; k < 2 && !not_target; k++)
+			for (size_t i = 0; lists[k][i]; i++)
+				found[k][i] = found[k][i] || rule_of(line, n, lists[k][i]);
+		not_target = n == 15 && !memcmp(line, "# Not a target:", 15);
+	}
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; !err && lists[k][i]; i++)
+			if (found[k][i])
+				err = fg_strvec_push(out[k], lists[k][i]);
 	return err;
 }
 

@@ -16,6 +16,7 @@
 
 #include "flamegraph/builder.h"
 #include "lib/project/project.h"
+#include "util/hashmap.h"
 
 /* A static archive the project builds (`ar rcs libx.a a.o b.o`, or a
  * libtool library), remade from our objects. */
@@ -36,22 +37,59 @@ typedef struct fg_make_link {
 	fg_strvec libs;   /* -l, -L, -Wl,..., other inputs, as written (paths absolute) */
 } fg_make_link;
 
+/* A header a command of the dry run writes with its output
+ * (`scripts/detect.sh > programs/config.h`): the command is run again
+ * with its output into our build folder, whose folder of it every unit
+ * gets last as -I (so that the project's own copy, when built, comes
+ * first). */
+typedef struct fg_make_header {
+	char *orig;       /* the project's path (absolute) */
+	char *path;       /* ours: <build>/gen/<its path below the root> */
+	char *dir;        /* where the command runs */
+	fg_strvec argv;   /* the command, its redirection left out */
+	fg_strvec env;    /* its leading NAME=VALUE words */
+} fg_make_header;
+
 typedef struct fg_make_state {
 	fg_make_archive *archives;
 	size_t narchives;
 	fg_make_link *links;
 	size_t nlinks;
+	fg_make_header *headers;
+	size_t nheaders;
 	size_t ncommands; /* compiler and ar commands understood */
+	fg_strmap objects; /* the project's object path -> 1 + unit index */
+	fg_strmap seen;    /* numbering of one source compiled twice */
 } fg_make_state;
 
 /* Reads the output of `make -nB -w` run in `dir` (absolute): compile,
  * archive and link commands ("cd DIR && cc ...", libtool's --mode lines,
  * continuations, `make[1]: Entering directory` lines) into p->units,
- * the archives and one target per program a link command writes (kind
- * guessed from its name). Runs nothing. FG_EPARSE when the text holds no
+ * the archives, the headers commands write (fg_make_header) and one
+ * target per program a link command writes (kind guessed from its
+ * name). Runs nothing. FG_EPARSE when the text holds no
  * compile or link command (the message says what to do instead),
  * FG_ENOMEM. */
 int fg_make_read_dryrun(fg_project *p, const char *dir, const char *text, size_t len);
+
+/* The goals other than the default whose programs are tests or
+ * benchmarks, among those the database `make -pq` prints (`db`, its
+ * "# Files" part) lists as targets, appended to `tests` ("check", "test",
+ * "tests", "test_programs", "test-programs", "check_programs") and
+ * `benches` ("bench", "benches", "benchmark", "benchmarks",
+ * "bench_programs") in that order. A name the database lists only as a
+ * prerequisite ("# Not a target:") is no goal. FG_ENOMEM. */
+int fg_make_extra_goals(const char *db, size_t len, fg_strvec *tests, fg_strvec *benches);
+
+/* Reads the output of `make -nB -w GOAL...` run in `dir` after the
+ * default goal's dry run was read (fg_make_read_dryrun), for goals that
+ * build tests or benchmarks: each program its link commands write that
+ * the default goal does not build becomes a target of `kind` (for
+ * FG_TARGET_TEST, a bench when its name says benchmark), with the units
+ * and archives it needs; the programs of the default goal keep theirs.
+ * A dry run that links nothing new adds nothing (no error). FG_ENOMEM. */
+int fg_make_read_goal_dryrun(fg_project *p, const char *dir, fg_target_kind kind,
+			     const char *text, size_t len);
 
 /* The files a Makefile's text includes (include, -include, sinclude;
  * variables expanded as makevars.h does, so a function such as
