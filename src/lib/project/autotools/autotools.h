@@ -31,8 +31,10 @@ typedef struct fg_autotools_goal {
 			       automake's _DEPENDENCIES leaves out
 			       configure substitutions and -l */
 	fg_strvec libs;     /* the in-tree libraries it links that its own
-			       folder builds ("libfoo.la"): made before it,
-			       as its _DEPENDENCIES may not list them */
+			       Makefile builds ("libfoo.la", or
+			       "lib/libfoo.a" in a folder with no Makefile):
+			       made before it, as its _DEPENDENCIES may not
+			       list them */
 	fg_strvec built;    /* its folder's BUILT_SOURCES, made before it */
 } fg_autotools_goal;
 

@@ -196,9 +196,33 @@ static bool below(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
 }
 
+/* The folder of the nearest Makefile at or above exe's folder, inside
+ * the build folder (what `make -C` is given), or NULL. */
+static char *makefile_dir(const fg_project *p, const char *exe)
+{
+	char *dir = dir_of(exe);
+
+	while (dir && below(dir, p->build_dir)) {
+		char *mk = fg_path_join(dir, "Makefile");
+		bool found = mk && fg_path_is_file(mk);
+		free(mk);
+		if (found)
+			return dir;
+		if (!strcmp(dir, p->build_dir))
+			break;
+		char *up = dir_of(dir);
+		free(dir);
+		dir = up;
+	}
+	free(dir);
+	return NULL;
+}
+
 /* The in-tree libraries a program links, from its variables: the build
  * folders of those in other folders (made with `make -C` first) and
- * those in its own folder (made as goals first). A -L folder inside the
+ * those its own Makefile makes (made as goals first: "libfoo.la", or
+ * "lib/libfoo.a" in a folder with no Makefile of its own, as a
+ * non-recursive Makefile builds gnulib's lib/). A -L folder inside the
  * build counts as one that holds such a library. */
 static int dependencies(const fg_project *p, const fg_makevars *mv, const char *dir,
 			const char *prog, fg_strvec *dirs, fg_strvec *here)
@@ -220,15 +244,25 @@ static int dependencies(const fg_project *p, const fg_makevars *mv, const char *
 			normalize(path);
 			folder = ldir ? fg_strdup(path) : dir_of(path);
 		}
-		if (!path || !folder)
+		if (!path || !folder) {
 			err = FG_ENOMEM;
-		else if (!below(folder, p->build_dir))
-			;
-		else if (strcmp(folder, dir)) {
-			if (!has(dirs, folder))
-				err = fg_strvec_push(dirs, folder);
-		} else if (lib && !has(here, fg_path_base(path)))
+		} else if (below(folder, p->build_dir) && strcmp(folder, dir)) {
+			/* a folder without a Makefile is the nearest one's above */
+			char *mk = fg_path_join(folder, "Makefile"), *owner = NULL;
+			if (!mk)
+				err = FG_ENOMEM;
+			else if (!fg_path_is_file(mk) && (owner = makefile_dir(p, path)) &&
+				 !strcmp(owner, dir)) {
+				const char *rel = path + strlen(dir) + 1;
+				if (lib && !has(here, rel))
+					err = fg_strvec_push(here, rel);
+			} else if (!has(dirs, owner ? owner : folder))
+				err = fg_strvec_push(dirs, owner ? owner : folder);
+			free(mk);
+			free(owner);
+		} else if (below(folder, p->build_dir) && lib && !has(here, fg_path_base(path))) {
 			err = fg_strvec_push(here, fg_path_base(path));
+		}
 		free(path);
 		free(folder);
 	}
@@ -466,28 +500,6 @@ int fg_autotools_read(fg_project *p)
 				    "autotools project? Point `opts.manifest_path` at its Makefile or "
 				    "compile_commands.json instead", p->build_dir, p->loc.root);
 	return 0;
-}
-
-/* The folder of the nearest Makefile at or above exe's folder, inside
- * the build folder (what `make -C` is given), or NULL. */
-static char *makefile_dir(const fg_project *p, const char *exe)
-{
-	char *dir = dir_of(exe);
-
-	while (dir && below(dir, p->build_dir)) {
-		char *mk = fg_path_join(dir, "Makefile");
-		bool found = mk && fg_path_is_file(mk);
-		free(mk);
-		if (found)
-			return dir;
-		if (!strcmp(dir, p->build_dir))
-			break;
-		char *up = dir_of(dir);
-		free(dir);
-		dir = up;
-	}
-	free(dir);
-	return NULL;
 }
 
 int fg_autotools_read_links(fg_project *p, const char *text, size_t len)
