@@ -70,8 +70,8 @@ typedef enum fg_ghc_source {
 } fg_ghc_source;
 
 /* The layout of fg_collapse_opts this header describes:
- * fg_collapse_opts_init and the functions handed one refuse another
- * (FG_EINVAL). */
+ * fg_collapse_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_COLLAPSE_OPTS_VERSION 1
 
 typedef struct fg_collapse_opts {

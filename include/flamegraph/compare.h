@@ -19,8 +19,9 @@ extern "C" {
 #endif
 FG_API_BEGIN
 
-/* The layout of fg_compare_opts this header describes: fg_compare_opts_init
- * and the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_compare_opts this header describes:
+ * fg_compare_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_COMPARE_OPTS_VERSION 1
 
 typedef struct fg_compare_opts {

@@ -4,7 +4,14 @@
  *
  * Each stage has its own header; this umbrella includes them all. Every
  * function returns 0 or a negative FG_E* code, with the detail in
- * fg_error_last() (error.h). */
+ * fg_error_last() (error.h).
+ *
+ * Options come in versioned structs (FG_*_OPTS_VERSION, set up with
+ * fg_*_opts_init or FG_*_OPTS_INIT). A new version adds its fields at the
+ * end of its struct, and raises the version of every struct that embeds
+ * it; the library takes every version from 1 to its own, reading only the
+ * fields of the caller's version, and refuses 0 and later versions
+ * (FG_EINVAL). */
 #ifndef FLAMEGRAPH_FLAMEGRAPH_H
 #define FLAMEGRAPH_FLAMEGRAPH_H
 

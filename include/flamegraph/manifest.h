@@ -65,8 +65,9 @@ void fg_manifest_loc_release(fg_manifest_loc *loc);
 typedef void (*fg_note_cb)(void *ctx, const char *line);
 typedef fg_note_cb fg_note_fn; /* its earlier name */
 
-/* The layout of fg_project_opts this header describes: fg_project_opts_init
- * and the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_project_opts this header describes:
+ * fg_project_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_PROJECT_OPTS_VERSION 1
 
 /* How to open (and, for CMake, configure) a project. */

@@ -84,8 +84,8 @@ extern "C" {
 FG_API_BEGIN
 
 /* The layout of fg_perfdata_opts this header describes:
- * fg_perfdata_opts_init and the functions handed one refuse another
- * (FG_EINVAL). */
+ * fg_perfdata_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_PERFDATA_OPTS_VERSION 1
 
 typedef struct fg_perfdata_opts {

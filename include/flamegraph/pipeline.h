@@ -47,8 +47,8 @@ typedef struct fg_pipeline_target {
 int fg_pipeline_select(const fg_target **out, const fg_project *p, const fg_pipeline_target *sel);
 
 /* The layout of fg_pipeline_opts this header describes:
- * fg_pipeline_opts_init and the functions handed one refuse another
- * (FG_EINVAL). */
+ * fg_pipeline_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_PIPELINE_OPTS_VERSION 1
 
 /* What the caller decides for every run of a target. */
@@ -101,8 +101,9 @@ int fg_pipeline_job_init(fg_pipeline_job *job, const fg_pipeline_opts *opts,
 void fg_pipeline_job_release(fg_pipeline_job *job);
 
 /* The layout of fg_pipeline_compare_opts this header describes:
- * fg_pipeline_compare_opts_init and the functions handed one refuse another
- * (FG_EINVAL). */
+ * fg_pipeline_compare_opts_init and the functions handed one take it and
+ * every older version, and refuse 0 and later ones (FG_EINVAL). Version 1
+ * ends at after_out; version 2 adds runs_out and the second look. */
 #define FG_PIPELINE_COMPARE_OPTS_VERSION 2
 
 /* A comparison: the target profiled at a git revision and in the working
@@ -131,6 +132,14 @@ typedef struct fg_pipeline_compare_opts {
 	 * adds the runs of each side up; the plain graphs (side_outputs)
 	 * and the kept recording are of the last run. */
 	size_t repeat;
+	/* When not NULL, receive each side's runs' folded stacks, one per
+	 * run, after the differential graph is written, for a regression
+	 * gate (flamegraph/regress.h): arrays the caller frees with
+	 * fg_pipeline_runs_free, max(repeat, 1) of them unless a second look
+	 * made more (their length in *runs_out). */
+	fg_folded ***before_out, ***after_out;
+	/* Version 2 adds the fields from here on. */
+	size_t *runs_out;
 	/* A second look: after the runs so far, undecided_cb (NULL: none)
 	 * is asked whether more runs could change the verdict; while it
 	 * says so (1, with what is undecided in `what`) and fewer than
@@ -141,19 +150,13 @@ typedef struct fg_pipeline_compare_opts {
 	int (*undecided_cb)(void *ctx, fg_folded *const *before, fg_folded *const *after,
 			    size_t runs, char *what, size_t what_size);
 	void *undecided_ctx;
-	/* When not NULL, receive each side's runs' folded stacks, one per
-	 * run, after the differential graph is written, for a regression
-	 * gate (flamegraph/regress.h): arrays the caller frees with
-	 * fg_pipeline_runs_free, their length in *runs_out. */
-	fg_folded ***before_out, ***after_out;
-	size_t *runs_out;
 } fg_pipeline_compare_opts;
 
 #define FG_PIPELINE_COMPARE_OPTS_INIT { .version = FG_PIPELINE_COMPARE_OPTS_VERSION, .rev = NULL, \
 	.side_outputs = false, .build_dir = NULL, \
 	.loc = NULL, .project = NULL, .before_run = NULL, \
-	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .max_repeat = 0, .undecided_cb = NULL, \
-	.undecided_ctx = NULL, .before_out = NULL, .after_out = NULL, .runs_out = NULL }
+	.after_run = NULL, .run_ctx = NULL, .repeat = 1, .before_out = NULL, .after_out = NULL, \
+	.runs_out = NULL, .max_repeat = 0, .undecided_cb = NULL, .undecided_ctx = NULL }
 
 /* Sets *opts to the defaults (FG_PIPELINE_COMPARE_OPTS_INIT); version:
  * FG_PIPELINE_COMPARE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
@@ -177,7 +180,15 @@ void fg_pipeline_runs_free(fg_folded **runs, size_t n);
 int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
 			const fg_project *p, const fg_target *t);
 
-/* flamegraph-build's job in one call: fg_build_and_profile. */
+/* flamegraph-build's job in one call: fg_build_and_profile.
+ *
+ * The layout of fg_build_profile_opts this header describes:
+ * fg_build_profile_opts_init and fg_build_and_profile take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). A version fixes
+ * the versions of the structs it embeds: version 2 holds
+ * fg_pipeline_compare_opts version 2, version 1 its version 1 (so the
+ * fields after `compare` lie further on in version 2); the others are at
+ * version 1 in both. */
 #define FG_BUILD_PROFILE_OPTS_VERSION 2
 
 typedef struct fg_build_profile_opts {

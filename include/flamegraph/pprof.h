@@ -21,8 +21,9 @@ extern "C" {
 
 FG_API_BEGIN
 
-/* The layout of fg_pprof_opts this header describes: fg_pprof_opts_init and
- * the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_pprof_opts this header describes: fg_pprof_opts_init
+ * and the functions handed one take it and every older version, and refuse
+ * 0 and later ones (FG_EINVAL). */
 #define FG_PPROF_OPTS_VERSION 1
 
 typedef struct fg_pprof_opts {

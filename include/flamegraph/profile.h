@@ -100,8 +100,9 @@ typedef void (*fg_profile_event_cb)(void *ctx, fg_profile_event kind,
 
 /* The layout of fg_profile_opts this header describes. A caller sets
  * its options up with fg_profile_opts_init (or FG_PROFILE_OPTS_INIT),
- * which records the version it was compiled with; a library of another
- * layout refuses them instead of misreading them. The structs it embeds
+ * which records the version it was compiled with; a library takes that
+ * version and every older one, and refuses 0 and later ones (FG_EINVAL)
+ * instead of misreading them. The structs it embeds
  * (record, render) are set up with it; their own versions are checked
  * too (one put in their place is set up with its own _init). */
 #define FG_PROFILE_OPTS_VERSION 1
@@ -363,8 +364,8 @@ int fg_speedscope_write(FILE *out, const char *name, const fg_folded *stacks,
 			const fg_git_info *git);
 
 /* The layout of fg_speedscope_opts this header describes:
- * fg_speedscope_opts_init and the functions handed one refuse another
- * (FG_EINVAL). */
+ * fg_speedscope_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_SPEEDSCOPE_OPTS_VERSION 1
 
 typedef struct fg_speedscope_opts {

@@ -72,7 +72,8 @@ typedef enum fg_record_mode {
 struct fg_runner; /* how child processes run: see fg_record_opts.runner */
 
 /* The layout of fg_record_opts this header describes: fg_record_opts_init
- * and the functions handed one refuse another (FG_EINVAL). */
+ * and the functions handed one take it and every older version, and refuse
+ * 0 and later ones (FG_EINVAL). */
 #define FG_RECORD_OPTS_VERSION 1
 
 typedef struct fg_record_opts {
@@ -257,8 +258,8 @@ typedef void (*fg_record_event_cb)(void *ctx, fg_record_event kind, const char *
 				   double elapsed, uint64_t bytes);
 
 /* The layout of fg_record_run_opts this header describes:
- * fg_record_run_opts_init and the functions handed one refuse another
- * (FG_EINVAL). */
+ * fg_record_run_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_RECORD_RUN_OPTS_VERSION 1
 
 typedef struct fg_record_run_opts {

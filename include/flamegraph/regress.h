@@ -36,8 +36,9 @@ enum fg_regress_measure {
 			     percentage points */
 };
 
-/* The layout of fg_regress_opts this header describes: fg_regress_opts_init
- * and the functions handed one refuse another (FG_EINVAL). */
+/* The layout of fg_regress_opts this header describes:
+ * fg_regress_opts_init and the functions handed one take it and every
+ * older version, and refuse 0 and later ones (FG_EINVAL). */
 #define FG_REGRESS_OPTS_VERSION 1
 
 typedef struct fg_regress_opts {

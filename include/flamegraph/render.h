@@ -19,7 +19,8 @@ extern "C" {
 FG_API_BEGIN
 
 /* The layout of fg_render_opts this header describes: fg_render_opts_init
- * and the functions handed one refuse another (FG_EINVAL). */
+ * and the functions handed one take it and every older version, and refuse
+ * 0 and later ones (FG_EINVAL). */
 #define FG_RENDER_OPTS_VERSION 1
 
 typedef struct fg_render_opts {

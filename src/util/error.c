@@ -4,7 +4,6 @@
 
 #include "flamegraph/error.h"
 #include "util/error.h"
-#include "util/version.h"
 
 static _Thread_local char last_message[1024];
 static _Thread_local int last_code;
@@ -64,20 +63,4 @@ void fg_error_clear(void)
 	last_message[0] = '\0';
 	last_code = 0;
 	last_reason = FG_REASON_NONE;
-}
-
-int fg_opts_version_known(const char *type, unsigned version, unsigned known)
-{
-	if (version == known)
-		return 0;
-	return fg_error_set(FG_EINVAL, "%s version %u is not %u, the version of this library", type,
-			    version, known);
-}
-
-int fg_opts_version_check(const char *type, unsigned have, unsigned known)
-{
-	if (have == known)
-		return 0;
-	return fg_error_set(FG_EINVAL, "%s version %u is not %u: set the options up with %s_init",
-			    type, have, known, type);
 }

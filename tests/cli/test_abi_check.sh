@@ -1,8 +1,9 @@
 # The library as an embedder gets it (cmake --install): every public
 # header compiles alone in C and in C++ (extern "C"), a C and a C++
 # program build against the installed headers and shared library and run
-# (options set up with the versioned _init functions; options of another
-# version, alone or embedded, refused), no private header
+# (options set up with the versioned _init functions; options of an
+# unknown version, alone or embedded, refused), a program compiled against
+# version 1 of options now at version 2 runs, no private header
 # is installed, and the exported symbols are the list kept in
 # tests/abi/symbols.txt: a change of the exported surface is a decision,
 # made by updating that list with it.
@@ -136,6 +137,130 @@ for p in app-c app-cpp; do
 	[ ! -e ran ] && [ ! -e never.svg ] && pass || fail "$p: a run with refused options ran"
 	check_contains "$p: the library works" out '^2 stacks$'
 done
+
+# a program compiled against version 1 of the options that are now at
+# version 2 (the comparison's and flamegraph-build's): its structs are
+# those of a version 1 header, smaller, and end where memory ends (an
+# unreadable page follows each), so the library runs the job reading
+# only version 1's fields, or crashes
+cat > app-v1.c <<'C'
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <flamegraph/flamegraph.h>
+
+/* the two structs as the version 1 header declared them */
+typedef struct {
+	unsigned version;
+	const char *rev;
+	bool side_outputs;
+	const char *build_dir;
+	const fg_manifest_loc *loc;
+	const fg_project_opts *project;
+	void (*before_run)(void *ctx, const fg_profile_opts *po);
+	int (*after_run)(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			 int err);
+	void *run_ctx;
+	size_t repeat;
+	fg_folded ***before_out, ***after_out;
+} compare_v1;
+
+typedef struct {
+	unsigned version;
+	const char *manifest_path;
+	fg_project_opts project;
+	fg_pipeline_opts run;
+	const char *list;
+	void (*on_text)(void *ctx, const char *text);
+	void *text_ctx;
+	void (*before_run)(void *ctx, const fg_profile_opts *po);
+	int (*after_run)(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			 int err);
+	void *run_ctx;
+	compare_v1 compare;
+	bool gate;
+	fg_regress_opts gate_opts;
+	enum fg_regress_format report_format;
+	size_t report_top;
+	const char *report_out;
+	FILE *report_stream;
+} build_profile_v1;
+
+/* size bytes that end where a page nobody may read begins */
+static void *at_the_edge(size_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED || mprotect(m + page, page, PROT_NONE))
+		return NULL;
+	return m + page - size;
+}
+
+static void print_text(void *ctx, const char *text)
+{
+	(void)ctx;
+	fputs(text, stdout);
+}
+
+int main(int argc, char **argv)
+{
+	compare_v1 *c = at_the_edge(sizeof(compare_v1));
+	build_profile_v1 *b = at_the_edge(sizeof(build_profile_v1));
+	const unsigned refused[] = { 0, FG_BUILD_PROFILE_OPTS_VERSION + 1 };
+	fg_pipeline_opts po;
+	int err;
+
+	if (argc != 2 || !c || !b || fg_pipeline_opts_init(&po, FG_PIPELINE_OPTS_VERSION))
+		return 1;
+	if ((err = fg_pipeline_compare_opts_init((fg_pipeline_compare_opts *)c, 1)) ||
+	    (err = fg_build_profile_opts_init((fg_build_profile_opts *)b, 1))) {
+		fprintf(stderr, "app-v1: %s\n", fg_error_last());
+		return 2;
+	}
+	printf("v1 defaults: repeat %zu, rows %zu, versions %u %u\n", c->repeat, b->report_top,
+	       b->compare.version, b->gate_opts.version);
+	/* taken, then judged on what it asks: a JSON differential is none */
+	po.profile.format = FG_OUTPUT_JSON;
+	c->rev = "HEAD";
+	err = fg_pipeline_compare(&po, (const fg_pipeline_compare_opts *)c, NULL, NULL);
+	printf("compare v1: %d %s\n", err, fg_error_last());
+	b->manifest_path = argv[1];
+	b->list = "";
+	b->on_text = print_text;
+	if ((err = fg_build_and_profile((const fg_build_profile_opts *)b, NULL))) {
+		fprintf(stderr, "app-v1: %s\n", fg_error_last());
+		return 3;
+	}
+	/* 0 and a version from the future are refused, init and function */
+	for (size_t i = 0; i < 2; i++) {
+		unsigned v = refused[i];
+
+		b->version = v;
+		c->version = v;
+		if (fg_build_profile_opts_init((fg_build_profile_opts *)b, v) != FG_EINVAL ||
+		    fg_pipeline_compare_opts_init((fg_pipeline_compare_opts *)c, v) != FG_EINVAL ||
+		    fg_pipeline_compare(&po, (const fg_pipeline_compare_opts *)c, NULL, NULL) != FG_EINVAL ||
+		    fg_build_and_profile((const fg_build_profile_opts *)b, NULL) != FG_EINVAL)
+			return 4;
+		printf("refused: %s\n", fg_error_last());
+	}
+	return 0;
+}
+C
+check_exit "a version 1 program builds against the install" 0 \
+	cc -std=c11 -D_DEFAULT_SOURCE -Wall -Werror -I "$inc" -o app-v1 app-v1.c -L "$lib" -lflamegraph
+check_exit "a version 1 program runs" 0 env LD_LIBRARY_PATH="$lib" ./app-v1 "$FG_SRC/examples/gate"
+check_contains "app-v1: version 1's defaults, in version 1's layout" out \
+	'^v1 defaults: repeat 1, rows 10, versions 1 1$'
+check_contains "app-v1: a version 1 comparison taken" out '^compare v1: -[0-9]+ a differential graph has no speedscope form'
+check_contains "app-v1: the job ran: the project's targets listed" out '^bin +phases$'
+check_contains "app-v1: version 0 refused" out \
+	'^refused: fg_build_profile_opts version 0 is not 1 to 2: set the options up with fg_build_profile_opts_init$'
+check_contains "app-v1: a version from the future refused" out \
+	'^refused: fg_build_profile_opts version 3 is not 1 to 2: set the options up with fg_build_profile_opts_init$'
 
 # the exported surface
 nm -D --defined-only "$lib/libflamegraph.so" | awk '{ print $3 }' | LC_ALL=C sort > exported.txt

@@ -1,7 +1,9 @@
 /* The versioned options structs (docs/ARCHITECTURE.md, "The public
- * API"): every _init() knows its own version only, and every function
- * handed options refuses another version — alone or embedded — before it
- * does anything, in the library's words. */
+ * API"): every _init() takes every version from 1 to its own and writes
+ * no more than that version holds, every function handed options takes
+ * those versions too, reading only the fields of the caller's version,
+ * and refuses 0 and later versions — alone or embedded — before it does
+ * anything, in the library's words. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "flamegraph/flamegraph.h"
+#include "lib/pipeline/opts_v1.h"
 
 /* Each _init through one signature: the version it leaves in a struct
  * filled with 0xa5 first (untouched when refused). */
@@ -68,21 +71,86 @@ static const struct {
 #undef ROW
 };
 
-static void inits_know_their_version_only(void **state)
+/* "1" or "1 to K": the versions a library of version K takes */
+static const char *range(char *buf, size_t size, unsigned known)
 {
-	char want[160];
+	if (known == 1)
+		return "1";
+	snprintf(buf, size, "1 to %u", known);
+	return buf;
+}
+
+static void inits_take_every_version_they_know(void **state)
+{
+	char want[160], r[32];
 	unsigned got;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); i++) {
-		assert_int_equal(inits[i].init(inits[i].version, &got), 0);
-		assert_int_equal(got, inits[i].version);
-		assert_int_equal(inits[i].init(inits[i].version + 1, &got), FG_EINVAL);
-		assert_int_equal(got, 0xa5a5a5a5u);
-		snprintf(want, sizeof(want), "%s version %u is not %u, the version of this library",
-			 inits[i].type, inits[i].version + 1, inits[i].version);
-		assert_string_equal(fg_error_last(), want);
+		unsigned known = inits[i].version;
+		const unsigned bad[] = { 0, known + 1 };
+
+		for (unsigned v = 1; v <= known; v++) {
+			assert_int_equal(inits[i].init(v, &got), 0);
+			assert_int_equal(got, v);
+		}
+		for (size_t j = 0; j < 2; j++) {
+			unsigned v = bad[j];
+
+			assert_int_equal(inits[i].init(v, &got), FG_EINVAL);
+			assert_int_equal(got, 0xa5a5a5a5u);
+			snprintf(want, sizeof(want), "%s version %u is not %s, the version%s of this library",
+				 inits[i].type, v, range(r, sizeof(r), known), known == 1 ? "" : "s");
+			assert_string_equal(fg_error_last(), want);
+		}
 	}
+}
+
+/* Whether n bytes from p are all 0xa5: memory an _init must not write. */
+static int untouched(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != 0xa5)
+			return 0;
+	return 1;
+}
+
+/* An _init of an older version writes that version's fields, no more: a
+ * program of that version has a smaller struct. */
+static void older_inits_write_their_version_only(void **state)
+{
+	fg_pipeline_compare_opts big, now;
+	fg_build_profile_opts bbig;
+	fg_build_profile_opts_v1 b1;
+	size_t v1 = offsetof(fg_pipeline_compare_opts, runs_out);
+
+	(void)state;
+	memset(&big, 0xa5, sizeof(big));
+	assert_int_equal(fg_pipeline_compare_opts_init(&big, 1), 0);
+	assert_true(untouched((char *)&big + v1, sizeof(big) - v1));
+	assert_int_equal(fg_pipeline_compare_opts_init(&now, FG_PIPELINE_COMPARE_OPTS_VERSION), 0);
+	now.version = 1;
+	assert_memory_equal(&big, &now, v1);
+
+	/* version 1 of flamegraph-build's options holds version 1 of the
+	 * comparison's: the fields after it lie nearer */
+	memset(&bbig, 0xa5, sizeof(bbig));
+	assert_int_equal(fg_build_profile_opts_init(&bbig, 1), 0);
+	assert_true(untouched((char *)&bbig + sizeof(b1), sizeof(bbig) - sizeof(b1)));
+	memcpy(&b1, &bbig, sizeof(b1));
+	assert_int_equal(b1.version, 1);
+	assert_int_equal(b1.compare.version, 1);
+	assert_int_equal(b1.compare.repeat, 1);
+	assert_int_equal(b1.project.version, FG_PROJECT_OPTS_VERSION);
+	assert_int_equal(b1.run.profile.version, FG_PROFILE_OPTS_VERSION);
+	assert_int_equal(b1.run.profile.record.version, FG_RECORD_OPTS_VERSION);
+	assert_int_equal(b1.gate_opts.version, FG_REGRESS_OPTS_VERSION);
+	assert_int_equal(b1.report_format, FG_REGRESS_TEXT);
+	assert_int_equal(b1.report_top, FG_REGRESS_DEFAULT_TOP);
+	assert_false(b1.gate);
+	assert_null(b1.report_out);
 }
 
 /* The macros and the _init functions agree, embedded structs included. */
@@ -128,13 +196,14 @@ static void refused(int err, const char *type)
 {
 	char want[160];
 
+	char r[32];
 	/* the options of a comparison grew a second look (version 2), and so
 	 * did flamegraph-build's, which hold them */
 	unsigned now = !strcmp(type, "fg_pipeline_compare_opts") ? FG_PIPELINE_COMPARE_OPTS_VERSION :
 		       !strcmp(type, "fg_build_profile_opts") ? FG_BUILD_PROFILE_OPTS_VERSION : 1;
 
-	snprintf(want, sizeof(want), "%s version 0 is not %u: set the options up with %s_init", type,
-		 now, type);
+	snprintf(want, sizeof(want), "%s version 0 is not %s: set the options up with %s_init", type,
+		 range(r, sizeof(r), now), type);
 	assert_int_equal(err, FG_EINVAL);
 	assert_string_equal(fg_error_last(), want);
 }
@@ -241,12 +310,91 @@ static void functions_refuse_another_version(void **state)
 	fg_folded_free(f);
 }
 
+/* The text fg_build_and_profile lists, kept. */
+static void keep_text(void *ctx, const char *text)
+{
+	snprintf(ctx, 256, "%s", text);
+}
+
+/* A program compiled against version 1 of the comparison's options and
+ * flamegraph-build's: structs of version 1's size alone (so a sanitizer
+ * sees a read past them), read at version 1's offsets, the later fields
+ * their defaults. */
+static void functions_take_older_versions(void **state)
+{
+	fg_pipeline_compare_opts_v1 *c1 = malloc(sizeof(*c1));
+	fg_build_profile_opts_v1 *b1 = malloc(sizeof(*b1));
+	fg_build_profile_opts b2;
+	fg_pipeline_compare_opts cur;
+	fg_pipeline_opts pl = FG_PIPELINE_OPTS_INIT;
+	fg_folded **runs = NULL;
+	char listed[256] = "";
+
+	(void)state;
+	assert_non_null(c1);
+	assert_non_null(b1);
+	assert_int_equal(fg_pipeline_compare_opts_init((fg_pipeline_compare_opts *)c1, 1), 0);
+	c1->rev = "HEAD~1";
+	c1->repeat = 3;
+	c1->after_out = &runs;
+	assert_int_equal(fg_pipeline_compare_opts_upgrade(&cur, (fg_pipeline_compare_opts *)c1), 0);
+	assert_int_equal(cur.version, FG_PIPELINE_COMPARE_OPTS_VERSION);
+	assert_string_equal(cur.rev, "HEAD~1");
+	assert_int_equal(cur.repeat, 3);
+	assert_ptr_equal(cur.after_out, &runs);
+	assert_null(cur.runs_out);
+	assert_int_equal(cur.max_repeat, 0);
+	assert_null(cur.undecided_cb);
+	/* taken, then judged on what it asks: no JSON differential */
+	pl.profile.format = FG_OUTPUT_JSON;
+	assert_int_equal(fg_pipeline_compare(&pl, (fg_pipeline_compare_opts *)c1, NULL, NULL),
+			 FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "a differential graph has no speedscope form"));
+
+	/* flamegraph-build's job at version 1: the project's targets listed */
+	assert_int_equal(fg_build_profile_opts_init((fg_build_profile_opts *)b1, 1), 0);
+	b1->manifest_path = FG_TEST_DATA_DIR "/../../examples/gate";
+	b1->list = "";
+	b1->on_text = keep_text;
+	b1->text_ctx = listed;
+	assert_int_equal(fg_build_and_profile((fg_build_profile_opts *)b1, NULL), 0);
+	assert_non_null(strstr(listed, "phases"));
+	/* a field after the comparison's options, read where version 1 has it */
+	b1->gate_opts.version = 0;
+	assert_int_equal(fg_build_and_profile((fg_build_profile_opts *)b1, NULL), FG_EINVAL);
+	assert_string_equal(fg_error_last(), "fg_regress_opts version 0 is not 1, the version "
+			    "fg_build_profile_opts version 1 holds: set the options up with "
+			    "fg_regress_opts_init");
+	/* an embedded struct is at the version its outer one holds */
+	b1->gate_opts.version = FG_REGRESS_OPTS_VERSION;
+	b1->compare.version = 2;
+	assert_int_equal(fg_build_and_profile((fg_build_profile_opts *)b1, NULL), FG_EINVAL);
+	assert_string_equal(fg_error_last(), "fg_pipeline_compare_opts version 2 is not 1, the "
+			    "version fg_build_profile_opts version 1 holds: set the options up "
+			    "with fg_pipeline_compare_opts_init");
+	assert_int_equal(fg_build_profile_opts_init(&b2, FG_BUILD_PROFILE_OPTS_VERSION), 0);
+	assert_int_equal(fg_pipeline_compare_opts_init(&b2.compare, 1), 0);
+	b2.manifest_path = b1->manifest_path;
+	assert_int_equal(fg_build_and_profile(&b2, NULL), FG_EINVAL);
+	assert_non_null(strstr(fg_error_last(), "fg_pipeline_compare_opts version 1 is not 2"));
+	/* and a version from the future is refused */
+	b2.compare.version = FG_PIPELINE_COMPARE_OPTS_VERSION;
+	b2.version = FG_BUILD_PROFILE_OPTS_VERSION + 1;
+	assert_int_equal(fg_build_and_profile(&b2, NULL), FG_EINVAL);
+	assert_string_equal(fg_error_last(), "fg_build_profile_opts version 3 is not 1 to 2: set "
+			    "the options up with fg_build_profile_opts_init");
+	free(c1);
+	free(b1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(inits_know_their_version_only),
+		cmocka_unit_test(inits_take_every_version_they_know),
+		cmocka_unit_test(older_inits_write_their_version_only),
 		cmocka_unit_test(macros_set_the_versions_too),
 		cmocka_unit_test(functions_refuse_another_version),
+		cmocka_unit_test(functions_take_older_versions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,28 +10,88 @@
 #include "flamegraph/manifest.h"
 #include "flamegraph/pipeline.h"
 #include "flamegraph/regress.h"
+#include "lib/pipeline/opts_v1.h"
 #include "util/outfile.h"
 #include "util/version.h"
 
-FG_OPTS_INIT_FUNCTION(fg_build_profile_opts, FG_BUILD_PROFILE_OPTS_VERSION, FG_BUILD_PROFILE_OPTS_INIT)
+static const fg_build_profile_opts build_profile_defaults = FG_BUILD_PROFILE_OPTS_INIT;
+static const fg_build_profile_opts_v1 build_profile_v1_defaults = FG_BUILD_PROFILE_OPTS_V1_INIT;
+static const fg_opts_layout build_profile_layouts[] = {
+	{ sizeof(fg_build_profile_opts_v1), &build_profile_v1_defaults },
+	{ sizeof(fg_build_profile_opts), &build_profile_defaults },
+};
 
-/* The options o embeds, checked before a build or a run rather than
- * where each is first used (the gate's after both sides ran). */
-static int check_embedded(const fg_build_profile_opts *o)
+FG_OPTS_INIT_FUNCTION_OF(fg_build_profile_opts, FG_BUILD_PROFILE_OPTS_VERSION,
+			 build_profile_layouts)
+
+/* The structs o embeds are at the versions its version (caller_version)
+ * holds: checked before a build or a run rather than where each is
+ * first used (the gate's after both sides ran). */
+static int check_embedded(const fg_build_profile_opts *o, unsigned caller_version)
+{
+	static const char outer[] = "fg_build_profile_opts";
+	unsigned v = caller_version;
+	int err;
+
+	if ((err = fg_opts_version_embedded(outer, v, "fg_project_opts", o->project.version,
+					    FG_PROJECT_OPTS_VERSION)) ||
+	    (err = fg_opts_version_embedded(outer, v, "fg_pipeline_opts", o->run.version,
+					    FG_PIPELINE_OPTS_VERSION)) ||
+	    (err = fg_opts_version_embedded(outer, v, "fg_pipeline_compare_opts",
+					    o->compare.version, FG_PIPELINE_COMPARE_OPTS_VERSION)) ||
+	    (err = fg_opts_version_embedded(outer, v, "fg_regress_opts", o->gate_opts.version,
+					    FG_REGRESS_OPTS_VERSION)))
+		return err;
+	return fg_opts_version_embedded(outer, v, "fg_profile_opts", o->run.profile.version,
+					FG_PROFILE_OPTS_VERSION);
+}
+
+/* *out from a caller's version 1: its fields one by one (those after
+ * compare lie elsewhere in version 2), its compare brought up to date. */
+static int from_v1(fg_build_profile_opts *out, const fg_build_profile_opts_v1 *in)
 {
 	int err;
 
-	if ((err = fg_opts_version_check("fg_project_opts", o->project.version,
-					 FG_PROJECT_OPTS_VERSION)) ||
-	    (err = fg_opts_version_check("fg_pipeline_opts", o->run.version,
-					 FG_PIPELINE_OPTS_VERSION)) ||
-	    (err = fg_opts_version_check("fg_pipeline_compare_opts", o->compare.version,
-					 FG_PIPELINE_COMPARE_OPTS_VERSION)) ||
-	    (err = fg_opts_version_check("fg_regress_opts", o->gate_opts.version,
-					 FG_REGRESS_OPTS_VERSION)))
+	if ((err = fg_opts_version_embedded("fg_build_profile_opts", 1, "fg_pipeline_compare_opts",
+					    in->compare.version, 1)))
 		return err;
-	return fg_opts_version_check("fg_profile_opts", o->run.profile.version,
-				     FG_PROFILE_OPTS_VERSION);
+	*out = build_profile_defaults;
+	out->manifest_path = in->manifest_path;
+	out->project = in->project;
+	out->run = in->run;
+	out->list = in->list;
+	out->on_text = in->on_text;
+	out->text_ctx = in->text_ctx;
+	out->before_run = in->before_run;
+	out->after_run = in->after_run;
+	out->run_ctx = in->run_ctx;
+	if ((err = fg_pipeline_compare_opts_upgrade(&out->compare,
+						    (const fg_pipeline_compare_opts *)&in->compare)))
+		return err;
+	out->gate = in->gate;
+	out->gate_opts = in->gate_opts;
+	out->report_format = in->report_format;
+	out->report_top = in->report_top;
+	out->report_out = in->report_out;
+	out->report_stream = in->report_stream;
+	return 0;
+}
+
+/* *out, of this version, from the caller's options of any version this
+ * library knows; nothing is read past the caller's version. */
+static int upgrade(fg_build_profile_opts *out, const fg_build_profile_opts *in)
+{
+	unsigned v = in->version;
+	int err;
+
+	if ((err = fg_opts_version_check("fg_build_profile_opts", v,
+					 FG_BUILD_PROFILE_OPTS_VERSION)))
+		return err;
+	if (v == 1)
+		err = from_v1(out, (const fg_build_profile_opts_v1 *)in);
+	else
+		*out = *in;
+	return err ? err : check_embedded(out, v);
 }
 
 /* Whether the folded weights are nanoseconds of CPU time: perf's
@@ -170,8 +230,10 @@ static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
 	return err;
 }
 
-int fg_build_and_profile(const fg_build_profile_opts *o, fg_build_profile_result *res)
+int fg_build_and_profile(const fg_build_profile_opts *caller, fg_build_profile_result *res)
 {
+	fg_build_profile_opts cur;
+	const fg_build_profile_opts *o = &cur;
 	fg_build_profile_result none;
 	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
 	fg_build_result br = FG_BUILD_RESULT_INIT;
@@ -183,12 +245,10 @@ int fg_build_and_profile(const fg_build_profile_opts *o, fg_build_profile_result
 	if (!res)
 		res = &none;
 	memset(res, 0, sizeof(*res));
-	if (!o)
+	if (!caller)
 		return fg_error_set(FG_EINVAL, "no fg_build_profile_opts: set them up with "
 				    "fg_build_profile_opts_init");
-	if ((err = fg_opts_version_check("fg_build_profile_opts", o->version,
-					 FG_BUILD_PROFILE_OPTS_VERSION)) ||
-	    (err = check_embedded(o)))
+	if ((err = upgrade(&cur, caller)))
 		return err;
 	/* a kept recording: its graph, with no project */
 	if (o->run.profile.perfdata)

@@ -9,6 +9,7 @@
 #include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
+#include "lib/pipeline/opts_v1.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -379,20 +380,35 @@ static void side_release(side *s, size_t repeat)
 	fg_folded_free(s->merged);
 }
 
-FG_OPTS_INIT_FUNCTION(fg_pipeline_compare_opts, FG_PIPELINE_COMPARE_OPTS_VERSION, FG_PIPELINE_COMPARE_OPTS_INIT)
+static const fg_pipeline_compare_opts compare_defaults = FG_PIPELINE_COMPARE_OPTS_INIT;
+/* version 1 ends where runs_out, the first field of version 2, begins */
+static const fg_opts_layout compare_layouts[] = {
+	{ offsetof(fg_pipeline_compare_opts, runs_out), &compare_defaults },
+	{ sizeof(fg_pipeline_compare_opts), &compare_defaults },
+};
+
+FG_OPTS_INIT_FUNCTION_OF(fg_pipeline_compare_opts, FG_PIPELINE_COMPARE_OPTS_VERSION, compare_layouts)
+
+int fg_pipeline_compare_opts_upgrade(fg_pipeline_compare_opts *out,
+				     const fg_pipeline_compare_opts *in)
+{
+	return fg_opts_upgrade("fg_pipeline_compare_opts", out, in, compare_layouts,
+			       FG_PIPELINE_COMPARE_OPTS_VERSION);
+}
 
 int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_opts *copts,
 			const fg_project *p, const fg_target *t)
 {
 	cmp c;
 	fg_git_info gi = FG_GIT_INFO_INIT;
+	fg_pipeline_compare_opts cur;
 	int err;
 
 	if ((err = fg_opts_version_check("fg_pipeline_opts", opts->version,
 					 FG_PIPELINE_OPTS_VERSION)) ||
-	    (err = fg_opts_version_check("fg_pipeline_compare_opts", copts->version,
-					  FG_PIPELINE_COMPARE_OPTS_VERSION)))
+	    (err = fg_pipeline_compare_opts_upgrade(&cur, copts)))
 		return err;
+	copts = &cur;
 	memset(&c, 0, sizeof(c));
 	fg_strbuf_init(&c.before.label, 0);
 	fg_strbuf_init(&c.before.graph, 0);
