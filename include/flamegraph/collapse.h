@@ -257,7 +257,6 @@ int fg_collapser_end_input(fg_collapser *c);
 #define FG_ONCPU_ROOT "[on-cpu]"
 
 typedef int (*fg_text_cb)(void *ctx, const char *buf, size_t len);
-typedef fg_text_cb fg_text_sink; /* its earlier name */
 typedef struct fg_offcpu fg_offcpu;
 
 typedef struct fg_offcpu_stats {
@@ -279,8 +278,6 @@ int fg_offcpu_feed(fg_offcpu *o, const char *buf, size_t len);
 /* Ends the input and flushes the output. */
 int fg_offcpu_finish(fg_offcpu *o);
 void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out);
-/* its earlier name */
-void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out);
 void fg_offcpu_free(fg_offcpu *o);
 
 FG_API_END

@@ -63,7 +63,6 @@ void fg_manifest_loc_release(fg_manifest_loc *loc);
 
 /* Called with one line of progress; may be NULL. */
 typedef void (*fg_note_cb)(void *ctx, const char *line);
-typedef fg_note_cb fg_note_fn; /* its earlier name */
 
 /* The layout of fg_project_opts this header describes:
  * fg_project_opts_init and the functions handed one take it and every

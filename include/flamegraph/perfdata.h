@@ -170,7 +170,6 @@ int fg_perfdata_open_mem(fg_perfdata **out, const char *name, const void *buf, s
 /* Reads up to cap bytes of a stream into buf: returns the count, 0 at
  * its end, or a negative FG_E* code (with its message set). */
 typedef ssize_t (*fg_perfdata_read_cb)(void *ctx, void *buf, size_t cap);
-typedef fg_perfdata_read_cb fg_perfdata_read_fn; /* its earlier name */
 
 /* Opens a recording in the pipe form read from a stream (perf record
  * -o - | ...): its header and the records perf writes before the data
@@ -220,8 +219,6 @@ int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_p
 
 /* Fills *out; complete after fg_perfdata_foreach. */
 void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out);
-/* its earlier name */
-void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out);
 
 void fg_perfdata_free(fg_perfdata *r);
 
@@ -248,20 +245,6 @@ int fg_symbolizer_add_map(fg_symbolizer *s, int32_t space, uint64_t start, uint6
 int fg_symbolizer_resolve(fg_symbolizer *s, int32_t space, uint64_t addr,
 			  const fg_perfdata_frame **frames, size_t *n);
 void fg_symbolizer_free(fg_symbolizer *s);
-
-/* Samples made elsewhere, fed to a collapser: the earlier spelling of
- * fg_collapser_add_sample (collapse.h), which each add calls (flush has
- * nothing left to hand over). */
-typedef struct fg_sample_feed fg_sample_feed;
-
-/* A feed into c (which must outlive it). Returns 0 or FG_ENOMEM. */
-int fg_sample_feed_new(fg_sample_feed **out, fg_collapser *c);
-/* Adds one sample (its period is its weight). Returns 0, FG_ENOMEM or
- * the collapser's error. */
-int fg_sample_feed_add(fg_sample_feed *f, const fg_perfdata_sample *s);
-/* Hands what is left to the collapser. Returns 0 or its error. */
-int fg_sample_feed_flush(fg_sample_feed *f);
-void fg_sample_feed_free(fg_sample_feed *f);
 
 FG_API_END
 #ifdef __cplusplus

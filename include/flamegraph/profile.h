@@ -282,7 +282,7 @@ int fg_profile_collapse_perfdata(fg_collapser *c, const char *path,
  * read; FG_EINVAL with perf_script or a recording the native reader does
  * not read yet. */
 int fg_profile_collapse_perfdata_stream(fg_collapser *c, const char *name,
-					fg_perfdata_read_fn read, void *read_ctx,
+					fg_perfdata_read_cb read, void *read_ctx,
 					const fg_perfdata_read_opts *opts);
 
 #define FG_PROFILE_OPTS_INIT { .version = FG_PROFILE_OPTS_VERSION, .record = FG_RECORD_OPTS_INIT, .format = FG_OUTPUT_SVG, \

@@ -38,7 +38,7 @@ enum event_kind { EV_NONE, EV_DROP, EV_HOLD, EV_PASS };
 struct fg_offcpu {
 	bool hot_cold;
 	uint64_t us_per_sample;
-	fg_text_sink sink;
+	fg_text_cb sink;
 	void *ctx;
 	int error;
 
@@ -312,7 +312,7 @@ static void one_line(fg_offcpu *o, fg_view line)
 		stack_line(o, line);
 }
 
-int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_text_sink sink,
+int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_text_cb sink,
 		  void *ctx)
 {
 	fg_offcpu *o = fg_calloc(1, sizeof(*o));
@@ -384,11 +384,6 @@ int fg_offcpu_finish(fg_offcpu *o)
 void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out)
 {
 	*out = o->st;
-}
-
-void fg_offcpu_get_stats(const fg_offcpu *o, fg_offcpu_stats *out)
-{
-	fg_offcpu_filter_stats(o, out);
 }
 
 void fg_offcpu_free(fg_offcpu *o)

@@ -47,35 +47,3 @@ int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_p
 
 	return fg_perfdata_foreach(r, on_sample, &k);
 }
-
-struct fg_sample_feed {
-	fg_collapser *c;
-};
-
-int fg_sample_feed_new(fg_sample_feed **out, fg_collapser *c)
-{
-	fg_sample_feed *f = fg_calloc(1, sizeof(*f));
-
-	*out = NULL;
-	if (!f)
-		return FG_ENOMEM;
-	f->c = c;
-	*out = f;
-	return 0;
-}
-
-int fg_sample_feed_add(fg_sample_feed *f, const fg_perfdata_sample *s)
-{
-	return fg_collapser_add_sample(f->c, s);
-}
-
-int fg_sample_feed_flush(fg_sample_feed *f)
-{
-	(void)f;
-	return 0;
-}
-
-void fg_sample_feed_free(fg_sample_feed *f)
-{
-	free(f);
-}

@@ -513,11 +513,6 @@ void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out)
 	out->modules = r->syms.loaded;
 }
 
-void fg_perfdata_stats_get(const fg_perfdata *r, fg_perfdata_stats *out)
-{
-	fg_perfdata_reader_stats(r, out);
-}
-
 void fg_perfdata_free(fg_perfdata *r)
 {
 	if (!r)
