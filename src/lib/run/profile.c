@@ -1,5 +1,5 @@
 /* The run as a whole (fg_profile_run) and its recording step; the other
- * steps are in preflight.c, process.c and outputs.c (run.h). */
+ * steps are in preflight.c, read_recording.c and outputs.c (run.h). */
 #include <stdarg.h>
 #include <errno.h>
 #include <ftw.h>

@@ -1,7 +1,7 @@
 /* The state of one fg_profile_run and the steps that share it, one file
  * a job: preflight.c (options, tools, programs, limits checked before
  * anything runs), profile.c (recording, and the run as a whole),
- * process.c (the recording read, folded into stacks, post-processed),
+ * read_recording.c (the recording read, folded into stacks, post-processed),
  * outputs.c (the graph and the other files written). */
 #ifndef FG_PROFILE_RUN_H
 #define FG_PROFILE_RUN_H
@@ -80,7 +80,7 @@ int fg_run_plan_recording(run *r);
 /* The error for a recorder that is not installed where it was looked for. */
 int fg_run_fail_tool_missing(const char *tool, const fg_record_opts *rec);
 
-/* process.c */
+/* read_recording.c */
 bool fg_run_is_perf_data(const char *path);
 /* The native reader's options for this run. */
 void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts);
