@@ -13,6 +13,7 @@
  * a message. */
 #include "lib/project/cmake/cmake.h"
 #include "fuzz_project.h"
+#include "util/strvec.h"
 
 #define FZ_MAX_FILES 64
 

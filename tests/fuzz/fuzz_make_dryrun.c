@@ -14,6 +14,7 @@
 #include "lib/project/make/make.h"
 #include "lib/project/make/vars.h"
 #include "fuzz_project.h"
+#include "util/strvec.h"
 
 static bool inside(const char *path, const char *dir, const char *sub)
 {

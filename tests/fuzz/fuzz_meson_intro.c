@@ -15,6 +15,7 @@
  * and a folder; every error has a message. */
 #include "fuzz_project.h"
 #include "lib/project/meson/meson.h"
+#include "util/strvec.h"
 
 #define FZ_MAX_FILES 16
 

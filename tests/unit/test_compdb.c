@@ -17,6 +17,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/manifest.h"
 #include "lib/project/compdb/link.h"
+#include "util/strvec.h"
 
 /* One unit of the synthetic database: defined and undefined symbols,
  * space-separated. */

@@ -18,6 +18,7 @@
 #include "flamegraph/git.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 static char root[PATH_MAX];   /* private temp dir, also $HOME */
 static int serial;

@@ -19,6 +19,7 @@
 #include "lib/project/autotools/autotools.h"
 #include "lib/project/make/make.h"
 #include "lib/project/make/vars.h"
+#include "util/strvec.h"
 
 static char *expand(const fg_makevars *mv, const char *text, char *buf, size_t n)
 {

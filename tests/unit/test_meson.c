@@ -18,6 +18,7 @@
 #include "lib/project/meson/meson.h"
 #include "lib/project/system.h"
 #include "lib/project/project.h"
+#include "util/strvec.h"
 
 #define B "/src/w/build/flamegraph/release"
 

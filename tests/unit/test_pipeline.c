@@ -20,6 +20,7 @@
 #include "flamegraph/profile.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 /* What perf script prints for the fake recording: two samples. */
 static const char script_text[] =

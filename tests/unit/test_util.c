@@ -15,6 +15,7 @@
 #include "util/input.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 static void strbuf_grows_and_caps(void **state)
 {

@@ -13,6 +13,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
 #include "util/process.h"
+#include "util/strvec.h"
 #include "util/banned.h"
 
 int fg_profile_cli_root_cb(const fg_option *opt, const char *arg, void *target)

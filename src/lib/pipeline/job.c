@@ -6,8 +6,8 @@
 #include "flamegraph/builder.h"
 #include "flamegraph/error.h"
 #include "flamegraph/pipeline.h"
-#include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 #include "util/version.h"
 #include "util/banned.h"
 

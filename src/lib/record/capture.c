@@ -26,6 +26,7 @@
 #include "util/interrupt.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 #include "util/version.h"
 #include "util/banned.h"
 

@@ -5,6 +5,7 @@
 #include "flamegraph/error.h"
 #include "lib/record/capture_msgs.h"
 #include "util/error.h"
+#include "util/strvec.h"
 #include "util/banned.h"
 
 void fg_capture_msgs_init(fg_capture_msgs *m, void (*warn)(void *ctx, const char *line), void *ctx)

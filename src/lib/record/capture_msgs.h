@@ -11,6 +11,7 @@
 #include "flamegraph/record.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 typedef struct fg_capture_msgs {
 	fg_strbuf partial;  /* a line not yet ended */

@@ -7,7 +7,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
-#include "util/process.h"
+#include "util/strvec.h"
 #include "util/version.h"
 #include "util/banned.h"
 

@@ -17,6 +17,7 @@
 #include "util/interrupt.h"
 #include "util/outfile.h"
 #include "util/process.h"
+#include "util/strvec.h"
 #include "util/banned.h"
 
 /* The recordings' folder: beside the folder --perfdata-out leads to (so

@@ -16,6 +16,7 @@
 #include "util/input.h"
 #include "util/interrupt.h"
 #include "util/process.h"
+#include "util/strvec.h"
 #include "util/banned.h"
 
 /* perf script output is read in chunks this big: large enough that the
