@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "flamegraph/perfdata.h"
 #include "flamegraph/record.h"
 #include "util/banned.h"
 
@@ -19,7 +20,7 @@ struct file_section {
 };
 
 struct file_header {
-	char magic[8];            /* "PERFILE2" */
+	char magic[8];            /* fg_perfdata_magic */
 	uint64_t size;            /* of this header */
 	uint64_t attr_size;
 	struct file_section attrs, data, event_types;
@@ -113,7 +114,7 @@ static int read_header(int fd, struct file_header *fh, const char *path)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return fg_error_set(FG_EIO, "cannot read %s: %s", path, strerror(errno));
-	if ((size_t)n < 16 || memcmp(fh->magic, "PERFILE2", 8) != 0)
+	if ((size_t)n < 16 || !fg_perfdata_magic(fh->magic, (size_t)n))
 		return fg_error_set(FG_EPARSE, "%s is not a perf.data file (no PERFILE2 header)", path);
 	if (fh->size != sizeof(*fh) && fh->size < sizeof(*fh))
 		return fg_error_set(FG_EINVAL, "%s is a perf.data in pipe form; only files are counted",

@@ -253,7 +253,7 @@ bool fg_run_is_perf_data(const char *path)
 		return false;
 	n = read(fd, magic, sizeof(magic));
 	close(fd);
-	return n == 8 && !memcmp(magic, "PERFILE2", 8);
+	return n == 8 && fg_perfdata_magic(magic, (size_t)n);
 }
 
 static int offcpu_sink(void *ctx, const char *buf, size_t len)
