@@ -159,3 +159,13 @@ printf '/* autotools */\n' >"$t"/src/lib/project/autotools/autotools.h
 printf '#include "lib/project/autotools/autotools.h"\n' >>"$t"/src/lib/project/make/read.c
 expect_violation "two build systems using each other" "$t" '^cycle between build systems: autotools, make$'
 check_contains "the build systems' cycle's edges are shown" out 'autotools -> make: src/lib/project/autotools/read.c:1 includes src/lib/project/make/make.h'
+
+# Include guards name their header's path: include/flamegraph/X.h is
+# FLAMEGRAPH_X_H, src/DIR/X.h FG_DIR_X_H, tests/DIR/X.h FG_TESTS_DIR_X_H
+guards=$(cd "$FG_SRC" && find include src tests -name '*.h' | LC_ALL=C sort | while read -r h; do
+	want=$(printf '%s' "$h" | tr 'a-z/.' 'A-Z__' | sed 's/^INCLUDE_//; s/^SRC_/FG_/; s/^TESTS_/FG_TESTS_/')
+	got=$(sed -n 's/^#ifndef \([A-Z0-9_]*\)$/\1/p' "$h" | head -1)
+	[ "$got" = "$want" ] || echo "$h: include guard ${got:-none}, expected $want"
+done)
+[ -z "$guards" ] && pass || fail "include guards that do not name their header's path:
+$guards"

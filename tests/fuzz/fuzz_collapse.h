@@ -2,8 +2,8 @@
  * in pieces, and capture its folded output so that two runs (whole input
  * vs. random pieces, one thread vs. several) can be compared byte for
  * byte. The library promises both are identical (collapse.h). */
-#ifndef FG_FUZZ_COLLAPSE_H
-#define FG_FUZZ_COLLAPSE_H
+#ifndef FG_TESTS_FUZZ_FUZZ_COLLAPSE_H
+#define FG_TESTS_FUZZ_FUZZ_COLLAPSE_H
 
 #include "flamegraph/collapse.h"
 #include "flamegraph/error.h"

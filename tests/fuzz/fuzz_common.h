@@ -9,8 +9,8 @@
  * leading "control" bytes: the seed corpora stay plain profiler text,
  * every reproducer stays a single self-describing file, and the fuzzer
  * still reaches every option through its mutations. */
-#ifndef FG_FUZZ_COMMON_H
-#define FG_FUZZ_COMMON_H
+#ifndef FG_TESTS_FUZZ_FUZZ_COMMON_H
+#define FG_TESTS_FUZZ_FUZZ_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>

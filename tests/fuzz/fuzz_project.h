@@ -6,8 +6,8 @@
  * source exist"), so the scratch folder holds empty files named like the
  * examples' sources: seeds taken from examples/ then reach the code past
  * those checks. */
-#ifndef FG_FUZZ_PROJECT_H
-#define FG_FUZZ_PROJECT_H
+#ifndef FG_TESTS_FUZZ_FUZZ_PROJECT_H
+#define FG_TESTS_FUZZ_FUZZ_PROJECT_H
 
 #include <fcntl.h>
 #include <stdbool.h>

@@ -4,8 +4,8 @@
  * frame of fewer than min samples is left out, and each frame drawn is
  * one "depth name start end" line, in the order frames close. Two
  * listings that give the same lines draw the same graph. */
-#ifndef FG_TESTS_DRAWN_FRAMES_H
-#define FG_TESTS_DRAWN_FRAMES_H
+#ifndef FG_TESTS_LIB_DRAWN_FRAMES_H
+#define FG_TESTS_LIB_DRAWN_FRAMES_H
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* The shared body of flamegraph-collapse-{perf,dtrace,guess}: one option
  * table per format, input files (or stdin) fed into one collapser, one
  * warning per kind of bad line, sorted folded stacks out. */
-#ifndef FG_CLI_COLLAPSE_CLI_H
-#define FG_CLI_COLLAPSE_CLI_H
+#ifndef FG_CLI_COMMON_COLLAPSE_CLI_H
+#define FG_CLI_COMMON_COLLAPSE_CLI_H
 
 #include "flamegraph/collapse.h"
 

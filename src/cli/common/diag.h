@@ -1,7 +1,7 @@
 /* Messages from the programs: "prog: error: what happened — what to do".
  * Colour only when stderr is a terminal and NO_COLOR is unset. */
-#ifndef FG_CLI_DIAG_H
-#define FG_CLI_DIAG_H
+#ifndef FG_CLI_COMMON_DIAG_H
+#define FG_CLI_COMMON_DIAG_H
 
 /* Exit codes shared by every program (each man page lists them). */
 enum {

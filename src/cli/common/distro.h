@@ -1,7 +1,7 @@
 /* The system the program runs on, from os-release, for advice that
  * depends on it: the command that installs perf (man 5 os-release). */
-#ifndef FG_CLI_DISTRO_H
-#define FG_CLI_DISTRO_H
+#ifndef FG_CLI_COMMON_DISTRO_H
+#define FG_CLI_COMMON_DISTRO_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * --report-out, --top (and flamegraph-build's --repeat, which is its
  * own). The table goes to stderr or --report-out; a failed gate is exit
  * status 6 (FG_EXIT_REGRESSION). */
-#ifndef FG_CLI_GATE_H
-#define FG_CLI_GATE_H
+#ifndef FG_CLI_COMMON_GATE_H
+#define FG_CLI_COMMON_GATE_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* How the programs that read recordings ask for memory. */
-#ifndef FG_CLI_MEMORY_H
-#define FG_CLI_MEMORY_H
+#ifndef FG_CLI_COMMON_MEMORY_H
+#define FG_CLI_COMMON_MEMORY_H
 
 /* Makes the heap grow in large steps, backed by transparent huge pages
  * where the kernel gives them on request: a reader of a recording

@@ -8,8 +8,8 @@
  *       FG_OPT_END(),
  *   };
  */
-#ifndef FG_CLI_OPTS_H
-#define FG_CLI_OPTS_H
+#ifndef FG_CLI_COMMON_OPTS_H
+#define FG_CLI_COMMON_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* Collapse input that is a perf.data recording: read natively
  * (flamegraph/perfdata.h) or, when asked or when the recording holds
  * what the reader does not support, through `perf script`. */
-#ifndef FG_CLI_PERFDATA_CLI_H
-#define FG_CLI_PERFDATA_CLI_H
+#ifndef FG_CLI_COMMON_PERFDATA_CLI_H
+#define FG_CLI_COMMON_PERFDATA_CLI_H
 
 #include <stdbool.h>
 

@@ -18,8 +18,8 @@
  *   po.argv = ...;
  *   return fg_profile_cli_run(&po, &pc);
  */
-#ifndef FG_CLI_PROFILE_OPTS_H
-#define FG_CLI_PROFILE_OPTS_H
+#ifndef FG_CLI_COMMON_PROFILE_OPTS_H
+#define FG_CLI_COMMON_PROFILE_OPTS_H
 
 #include <stdbool.h>
 

@@ -2,8 +2,8 @@
  * flamegraph-build: the minimum width (pixels or a percentage) and the
  * option rows that accept the spellings of inferno-flamegraph and
  * flamegraph.pl. */
-#ifndef FG_CLI_RENDER_CLI_H
-#define FG_CLI_RENDER_CLI_H
+#ifndef FG_CLI_COMMON_RENDER_CLI_H
+#define FG_CLI_COMMON_RENDER_CLI_H
 
 #include <stdbool.h>
 

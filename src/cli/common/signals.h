@@ -3,8 +3,8 @@
  * a second request, a request outside a run and every other catchable
  * fatal signal abort: the library's children are killed, its temporary
  * files removed, and the program dies by the signal as it would have. */
-#ifndef FG_CLI_SIGNALS_H
-#define FG_CLI_SIGNALS_H
+#ifndef FG_CLI_COMMON_SIGNALS_H
+#define FG_CLI_COMMON_SIGNALS_H
 
 void fg_cli_signals_init(void);
 

@@ -5,8 +5,8 @@
  * again, and most stacks not assembled, hashed and compared as keys of a
  * few KB. See stack_line and emit_cached in perf.c for when they are
  * used, and docs/design-notes.md ("The collapser"). */
-#ifndef FG_COLLAPSE_CACHES_H
-#define FG_COLLAPSE_CACHES_H
+#ifndef FG_LIB_COLLAPSE_CACHES_H
+#define FG_LIB_COLLAPSE_CACHES_H
 
 #include <stdbool.h>
 #include <stddef.h>

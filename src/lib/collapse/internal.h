@@ -6,8 +6,8 @@
  * count line for DTrace). Every chunk is parsed independently into the
  * stack map of whichever worker picks it up, so the result does not
  * depend on how many threads there are. */
-#ifndef FG_COLLAPSE_INTERNAL_H
-#define FG_COLLAPSE_INTERNAL_H
+#ifndef FG_LIB_COLLAPSE_INTERNAL_H
+#define FG_LIB_COLLAPSE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* Small-sample statistics for the regression gate: the regularized
  * incomplete beta function, Student's t distribution, Welch's two-sample
  * t-test and Holm's adjustment of several p-values. Private to fold/. */
-#ifndef FG_FOLD_STATS_H
-#define FG_FOLD_STATS_H
+#ifndef FG_LIB_FOLD_STATS_H
+#define FG_LIB_FOLD_STATS_H
 
 #include <stddef.h>
 

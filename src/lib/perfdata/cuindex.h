@@ -1,6 +1,6 @@
 /* The compile unit of an address in a module's DWARF (cuindex.c). */
-#ifndef FG_PERFDATA_CUINDEX_H
-#define FG_PERFDATA_CUINDEX_H
+#ifndef FG_LIB_PERFDATA_CUINDEX_H
+#define FG_LIB_PERFDATA_CUINDEX_H
 
 #include <elfutils/libdw.h>
 #include <stdbool.h>

@@ -7,8 +7,8 @@
  * the ordering queue; pipe.c: the pipe form and streams), with the
  * records of compressed records decompressed by compressed.c; collapse.c hands samples to the
  * collapser. */
-#ifndef FG_PERFDATA_INTERNAL_H
-#define FG_PERFDATA_INTERNAL_H
+#ifndef FG_LIB_PERFDATA_INTERNAL_H
+#define FG_LIB_PERFDATA_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

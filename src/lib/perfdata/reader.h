@@ -1,8 +1,8 @@
 /* The perf.data reader's state, shared by reader.c (the file form, the
  * records, the time-ordered walk) and pipe.c (the pipe form's prologue,
  * streams read in blocks). */
-#ifndef FG_PERFDATA_READER_H
-#define FG_PERFDATA_READER_H
+#ifndef FG_LIB_PERFDATA_READER_H
+#define FG_LIB_PERFDATA_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>

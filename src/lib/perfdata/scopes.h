@@ -1,6 +1,6 @@
 /* The scopes around an address in a compile unit (scopes.c). */
-#ifndef FG_PERFDATA_SCOPES_H
-#define FG_PERFDATA_SCOPES_H
+#ifndef FG_LIB_PERFDATA_SCOPES_H
+#define FG_LIB_PERFDATA_SCOPES_H
 
 #include <elfutils/libdw.h>
 #include <stddef.h>

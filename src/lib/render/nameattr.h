@@ -1,6 +1,6 @@
 /* The renderer's --nameattr file (nameattr.c). */
-#ifndef FG_RENDER_NAMEATTR_H
-#define FG_RENDER_NAMEATTR_H
+#ifndef FG_LIB_RENDER_NAMEATTR_H
+#define FG_LIB_RENDER_NAMEATTR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* Frame colours for the renderer. Colours are 0xRRGGBB. */
-#ifndef FG_RENDER_PALETTE_H
-#define FG_RENDER_PALETTE_H
+#ifndef FG_LIB_RENDER_PALETTE_H
+#define FG_LIB_RENDER_PALETTE_H
 
 #include <stddef.h>
 #include <stdint.h>

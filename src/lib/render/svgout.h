@@ -1,7 +1,7 @@
 /* Output helpers for the SVG writer: a large buffer flushed to the FILE in
  * big writes, fast number formatting and XML/JS escaping. */
-#ifndef FG_RENDER_SVGOUT_H
-#define FG_RENDER_SVGOUT_H
+#ifndef FG_LIB_RENDER_SVGOUT_H
+#define FG_LIB_RENDER_SVGOUT_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* What the pipeline tells about a recording in words: the note before a
  * costly recording, and the subtitle line of a graph whose recording was
  * capped, lost samples or was interrupted. */
-#ifndef FG_LIB_PROFILE_CAPTURE_NOTES_H
-#define FG_LIB_PROFILE_CAPTURE_NOTES_H
+#ifndef FG_LIB_RUN_CAPTURE_NOTES_H
+#define FG_LIB_RUN_CAPTURE_NOTES_H
 
 #include <stdint.h>
 

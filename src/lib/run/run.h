@@ -3,8 +3,8 @@
  * anything runs), profile.c (recording, and the run as a whole),
  * read_recording.c (the recording read, folded into stacks, post-processed),
  * outputs.c (the graph and the other files written). */
-#ifndef FG_PROFILE_RUN_H
-#define FG_PROFILE_RUN_H
+#ifndef FG_LIB_RUN_RUN_H
+#define FG_LIB_RUN_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
