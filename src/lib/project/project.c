@@ -300,7 +300,7 @@ static size_t ctest_group_size(const fg_project *p, fg_target_kind k, const char
 	return n;
 }
 
-/* "PROG: N ctest tests (a, b, c, ...)" at the first test of a large group,
+/* "PROG: N ctest tests (a, b, c, ...)" (or meson tests) at the first test of a large group,
  * nothing at the others: hundreds of generated names stay one line */
 static bool describe_ctest_group(const fg_project *p, fg_target_kind k, size_t at, fg_strbuf *sb,
 				 size_t *n)
@@ -314,7 +314,7 @@ static bool describe_ctest_group(const fg_project *p, fg_target_kind k, size_t a
 		if (p->targets[i].kind == k && ctest_program(&p->targets[i]) &&
 		    !strcmp(ctest_program(&p->targets[i]), prog))
 			return true; /* listed with the group's first */
-	fg_strbuf_addf(sb, "%s%s: %zu ctest tests (", (*n)++ ? ", " : "", prog, size);
+	fg_strbuf_addf(sb, "%s%s: %zu %s tests (", (*n)++ ? ", " : "", prog, size, p->system->runner);
 	for (size_t i = at; i < p->ntargets && shown < CTEST_GROUP_SHOWN; i++)
 		if (p->targets[i].kind == k && ctest_program(&p->targets[i]) &&
 		    !strcmp(ctest_program(&p->targets[i]), prog))

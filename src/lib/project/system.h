@@ -43,6 +43,7 @@ struct fg_build_system {
 	 * bench. NULL: the kind has none. */
 	const char *listed_test, *listed_bench; /* " (ctest)" */
 	const char *runs_test, *runs_bench;     /* "CTest test" */
+	const char *runner;                     /* "ctest": "N ctest tests" */
 	/* How a link-layout warning says to fix the link */
 	fg_fix_style fix_style;
 	/* The manifest declares no kinds (they are guessed from names): any

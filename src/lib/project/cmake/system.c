@@ -112,5 +112,6 @@ const struct fg_build_system fg_system_cmake = {
 	.listed_bench = " (ctest)",
 	.runs_test = "CTest test",
 	.runs_bench = "CTest test",
+	.runner = "ctest",
 	.fix_style = FG_FIX_CMAKE,
 };

@@ -74,5 +74,6 @@ const struct fg_build_system fg_system_meson = {
 	.listed_bench = " (meson benchmark)",
 	.runs_test = "Meson test",
 	.runs_bench = "Meson benchmark",
+	.runner = "meson",
 	.fix_style = FG_FIX_GENERIC,
 };
