@@ -22,7 +22,8 @@ void fg_manifest_loc_release(fg_manifest_loc *loc)
 	loc->file = loc->root = loc->toml = NULL;
 }
 
-int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char *dir, const char *file)
+int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
+			const char *file)
 {
 	out->type = type;
 	out->root = fg_strdup(dir);

@@ -24,8 +24,8 @@ int fg_project_open(fg_project **out, const fg_manifest_loc *loc, const fg_proje
 	if ((err = fg_project_new(&p, loc, opts)))
 		return err;
 	sys = p->system;
-	if ((sys->prepare && (err = sys->prepare(p))) || (sys->configure && (err = sys->configure(p))) ||
-	    (err = sys->read(p))) {
+	if ((sys->prepare && (err = sys->prepare(p))) ||
+	    (sys->configure && (err = sys->configure(p))) || (err = sys->read(p))) {
 		fg_project_free(p);
 		return err;
 	}

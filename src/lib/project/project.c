@@ -300,8 +300,9 @@ static size_t ctest_group_size(const fg_project *p, fg_target_kind k, const char
 	return n;
 }
 
-/* "PROG: N ctest tests (a, b, c, ...)" (or meson tests) at the first test of a large group,
- * nothing at the others: hundreds of generated names stay one line */
+/* "PROG: N ctest tests (a, b, c, ...)" (or meson tests) at the first
+ * test of a large group, nothing at the others: hundreds of generated
+ * names stay one line */
 static bool describe_ctest_group(const fg_project *p, fg_target_kind k, size_t at, fg_strbuf *sb,
 				 size_t *n)
 {

@@ -98,7 +98,8 @@ struct fg_project {
  * fg_manifest_top is the outermost folder of the chain of `file`s above
  * dir whose file calls project() (`calls` tells; a subproject's does
  * not), or dir (malloc'd, NULL: FG_ENOMEM). */
-int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char *dir, const char *file);
+int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
+			const char *file);
 bool fg_dir_has_file(const char *dir, const char *name);
 char *fg_dir_parent(const char *dir);
 char *fg_manifest_top(const char *dir, const char *file, bool (*calls)(const char *dir));
