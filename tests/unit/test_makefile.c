@@ -559,6 +559,105 @@ static void test_goal_dryrun(void **state)
 	fg_project_free(p);
 }
 
+static bool has(const fg_strvec *v, const char *word)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], word))
+			return true;
+	return false;
+}
+
+static const struct fg_unit *unit_of(const fg_project *p, const char *source)
+{
+	for (size_t i = 0; i < p->nunits; i++)
+		if (!strcmp(p->units[i].source, source))
+			return &p->units[i];
+	fail_msg("no unit %s", source);
+	return NULL;
+}
+
+/* Compiles and links through libtool in each way it is written: options
+ * as one word or two, the bare mode word and its prefixes, libtool's own
+ * options before the mode, modes that build nothing, and libtool's link
+ * flags made into the driver's. */
+static void test_dryrun_libtool(void **state)
+{
+	static const char out[] =
+		"make: Entering directory '/src/proj'\n"
+		"libtool --mode compile --tag CC gcc -O2 -c -o a.lo a.c\n"
+		"/usr/bin/libtool compile gcc -O2 -c b.c\n"
+		"sh ./libtool co gcc -O2 -c -static -o s.lo s.c\n"
+		"/bin/sh ../proj/libtool --quiet --tag=CC --mode=compile gcc -prefer-pic "
+		"-Wc,-fno-common,-DW -Xcompiler -DX -c -o c.lo c.c\n"
+		"libtool --silent --no-silent --preserve-dup-deps -W none --tag=CC --mode=compile "
+		"ccache gcc -no-suppress -shared -c -o d.lo d.c\n"
+		"libtool --tag=CC --mode=link gcc -O2 -o libc.la c.lo d.lo -rpath /usr/lib "
+		"-version-info 2:0:1 -no-undefined\n"
+		"libtool link gcc -static -o prog a.lo b.lo libc.la -export-dynamic -no-install "
+		"-avoid-version -rpath /usr/local/lib -R /opt/lib -dlopen mod.la -lm\n"
+		"libtool l gcc -o short s.lo\n"
+		"libtool --mode=link gcc -all-static -XCClinker -pthread -o sprog a.lo\n"
+		"libtool --mode=install /usr/bin/install -c prog /usr/bin/prog\n"
+		"libtool --mode=execute gcc -o run_exec e.c\n"
+		"libtool --mode=clean rm -f a.lo\n"
+		"libtool --finish gcc -o run_finish e.c\n"
+		"libtool --mode=uninstall gcc -o run_uninstall e.c\n"
+		"libtool --mode=bogus gcc -o run_bogus e.c\n";
+	fg_project *p = project(FG_MANIFEST_MAKE, "/src/proj/Makefile");
+	const fg_make_state *st;
+	const fg_make_link *l;
+	const struct fg_unit *u;
+	(void)state;
+
+	assert_int_equal(fg_make_read_dryrun(p, "/src/proj", out, sizeof(out) - 1), 0);
+	/* the install, execute, clean, finish, uninstall and unknown modes add nothing */
+	assert_int_equal(fg_project_target_count(p), 3);
+	assert_int_equal(p->nunits, 5);
+	/* --tag CC and --mode compile as two words each; the bare mode word */
+	u = unit_of(p, "/src/proj/a.c");
+	assert_string_equal(u->argv.v[0], "gcc");
+	assert_true(has(&u->argv, "-O2"));
+	assert_false(has(&u->argv, "CC"));
+	assert_false(has(&u->argv, "compile"));
+	unit_of(p, "/src/proj/b.c");
+	/* libtool's compile options go; -Wc, and -Xcompiler reach the compiler */
+	u = unit_of(p, "/src/proj/s.c");
+	assert_false(has(&u->argv, "-static"));
+	u = unit_of(p, "/src/proj/c.c");
+	assert_false(has(&u->argv, "-prefer-pic"));
+	assert_true(has(&u->argv, "-fno-common"));
+	assert_true(has(&u->argv, "-DW"));
+	assert_true(has(&u->argv, "-DX"));
+	assert_false(has(&u->argv, "-Xcompiler"));
+	u = unit_of(p, "/src/proj/d.c");
+	assert_string_equal(u->argv.v[0], "gcc");
+	assert_false(has(&u->argv, "-no-suppress"));
+	assert_false(has(&u->argv, "-shared"));
+	/* the libtool library: an archive of its objects, -rpath and its version gone */
+	st = p->reader_data;
+	assert_int_equal(st->narchives, 1);
+	assert_string_equal(st->archives[0].orig, "/src/proj/libc.la");
+	assert_int_equal(st->archives[0].nunits, 2);
+	/* -static is libtool's (libtool libraries linked statically), not the
+	 * driver's; -export-dynamic is -rdynamic, -R a run path */
+	l = link_of(p, "prog");
+	assert_int_equal(l->nunits, 2);
+	assert_int_equal(l->narchives, 1);
+	assert_int_equal(l->libs.n, 3);
+	assert_string_equal(l->libs.v[0], "-rdynamic");
+	assert_string_equal(l->libs.v[1], "-Wl,-rpath,/opt/lib");
+	assert_string_equal(l->libs.v[2], "-lm");
+	/* "l" is link */
+	l = link_of(p, "short");
+	assert_int_equal(l->nunits, 1);
+	/* -all-static is the driver's -static; -XCClinker hands it a flag */
+	l = link_of(p, "sprog");
+	assert_int_equal(l->libs.n, 2);
+	assert_string_equal(l->libs.v[0], "-static");
+	assert_string_equal(l->libs.v[1], "-pthread");
+	fg_project_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_dryrun),
+		cmocka_unit_test(test_dryrun_libtool),
 		cmocka_unit_test(test_dryrun_nothing),
 		cmocka_unit_test(test_extra_goals),
 		cmocka_unit_test(test_goal_dryrun),

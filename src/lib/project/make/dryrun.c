@@ -194,14 +194,78 @@ int fg_make_split_line(const char *line, fg_make_command_fn cb, void *ctx)
 
 /* ---- commands ------------------------------------------------------------- */
 
-/* Leading VAR=value words, launchers (ccache), `exec`/`env`, libtool's
- * wrapper ("/bin/bash ../libtool --tag=CC --mode=link gcc ..."), and
- * redirections go; *libtool tells whether libtool ran it. */
-static void strip_wrappers(fg_strvec *w, bool *libtool)
+/* ---- libtool ------------------------------------------------------------- */
+
+/* What a libtool command does: not one (LT_NOT), one with no mode
+ * (libtool refuses it; older ones guessed, so the command is read as it
+ * stands), compile, link, or a mode that builds nothing we need
+ * (install, execute, clean, finish, uninstall, relink). */
+enum lt_mode { LT_NOT, LT_NONE, LT_COMPILE, LT_LINK, LT_OTHER };
+
+static bool is_libtool(const char *word)
+{
+	const char *b = fg_path_base(word);
+	return !strcmp(b, "libtool") || !strcmp(b, "glibtool") || ends_with(b, "-libtool");
+}
+
+/* A mode by its name; as the first argument, libtool also takes a
+ * prefix of it ("c" and "co" compile, "cl" clean, "l" link). relink is
+ * only ever named in full, after --mode. */
+static enum lt_mode lt_mode_named(const char *word, bool prefix)
+{
+	static const struct {
+		const char *name;
+		enum lt_mode mode;
+	} modes[] = { { "compile", LT_COMPILE }, { "clean", LT_OTHER },   { "execute", LT_OTHER },
+		      { "finish", LT_OTHER },    { "install", LT_OTHER }, { "link", LT_LINK },
+		      { "uninstall", LT_OTHER }, { "relink", LT_OTHER } };
+	size_t n = strlen(word);
+
+	for (size_t i = 0; n && i < sizeof(modes) / sizeof(modes[0]); i++) {
+		bool full = !strcmp(word, modes[i].name);
+		if (full || (prefix && i < 7 && !strncmp(word, modes[i].name, n)))
+			return modes[i].mode;
+	}
+	return LT_NONE;
+}
+
+/* libtool's own arguments before the command it runs: the mode word
+ * (first only), --mode=M or --mode M, --finish, options taking a value
+ * (--tag CC, -W CATEGORY, --dlopen FILE) and those taking none (--quiet,
+ * --silent, --no-silent, --preserve-dup-deps, -n, -v, --debug...). A
+ * mode libtool does not know makes it fail: nothing to read. */
+static enum lt_mode libtool_options(fg_strvec *w)
+{
+	static const char *const valued[] = { "--tag", "--warnings", "--warning", "-W", "--dlopen",
+					      "-dlopen", NULL };
+	enum lt_mode mode = w->n ? lt_mode_named(w->v[0], true) : LT_NONE, named;
+	size_t i = mode != LT_NONE;
+
+	while (i < w->n && w->v[i][0] == '-') {
+		const char *a = w->v[i++];
+		if (!strcmp(a, "--mode") || !strncmp(a, "--mode=", 7)) {
+			const char *m = a[6] == '=' ? a + 7 : i < w->n ? w->v[i++] : "";
+			named = lt_mode_named(m, false);
+			mode = named == LT_NONE ? LT_OTHER : named;
+		} else if (!strcmp(a, "--finish")) {
+			mode = LT_OTHER;
+		} else if (fg_str_in_list(valued, a) && i < w->n) {
+			i++;
+		}
+	}
+	drop_first(w, i);
+	return mode;
+}
+
+/* Leading VAR=value words, launchers (ccache), `exec`/`env`, libtool and
+ * its options ("/bin/bash ../libtool --tag=CC --mode=link gcc ..."), and
+ * redirections go; *lt tells what libtool runs, if it runs it. */
+static void strip_wrappers(fg_strvec *w, enum lt_mode *lt)
 {
 	static const char *const launchers[] = { "ccache", "distcc", "icecc", "sccache", "exec",
 						  "env", "nice", "time", NULL };
-	*libtool = false;
+	static const char *const shells[] = { "sh", "bash", "dash", NULL };
+	*lt = LT_NOT;
 	while (w->n) {
 		const char *a = w->v[0], *eq = strchr(a, '=');
 		const char *b = fg_path_base(a);
@@ -209,14 +273,11 @@ static void strip_wrappers(fg_strvec *w, bool *libtool)
 			drop_first(w, 1);
 		else if (fg_str_in_list(launchers, b))
 			drop_first(w, 1);
-		else if ((!strcmp(b, "sh") || !strcmp(b, "bash")) && w->n > 1 &&
-			 !strcmp(fg_path_base(w->v[1]), "libtool"))
+		else if (fg_str_in_list(shells, b) && w->n > 1 && is_libtool(w->v[1]))
 			drop_first(w, 1);
-		else if (!strcmp(b, "libtool")) {
-			*libtool = true;
+		else if (is_libtool(a)) {
 			drop_first(w, 1);
-			while (w->n && !strncmp(w->v[0], "--", 2))
-				drop_first(w, 1);
+			*lt = libtool_options(w);
 		} else
 			break;
 	}
@@ -239,6 +300,76 @@ static void strip_wrappers(fg_strvec *w, bool *libtool)
 	if (w->v)
 		w->v[o] = NULL;
 }
+
+/* -Wc,A,B: A and B, for the compiler driver. */
+static int push_commas(fg_strvec *out, const char *list)
+{
+	int err = 0;
+
+	while (!err && *list) {
+		size_t n = strcspn(list, ",");
+		char *one = n ? fg_strndup(list, n) : NULL;
+		if (n)
+			err = one ? fg_strvec_push(out, one) : FG_ENOMEM;
+		free(one);
+		list += n + (list[n] == ',');
+	}
+	return err;
+}
+
+/* The words libtool itself takes from a command it compiles or links,
+ * made into what it hands the compiler driver. Compiling: -static,
+ * -shared, -prefer-pic, -prefer-non-pic and -no-suppress choose libtool's
+ * objects and go. Linking: -static, -static-libtool-libs and -shared say
+ * how libtool libraries are linked (ours are archives anyway) and go,
+ * -all-static is the driver's -static, -export-dynamic its -rdynamic,
+ * -R DIR a run path; the options about the library's version, install
+ * folder or dlopen'ed modules go with their value. -Xcompiler X,
+ * -XCClinker X and -Wc,X reach the driver as X. */
+static int libtool_args(fg_strvec *w, bool compiling)
+{
+	static const char *const compile_only[] = { "-static", "-shared", "-prefer-pic",
+						    "-prefer-non-pic", "-no-suppress", NULL };
+	static const char *const link_only[] = {
+		"-static", "-static-libtool-libs", "-shared", "-avoid-version", "-module",
+		"-no-fast-install", "-fast-install", "-no-install", "-no-undefined", NULL
+	};
+	static const char *const link_valued[] = {
+		"-rpath", "-version-info", "-version-number", "-release", "-bindir", "-dlopen",
+		"-dlpreopen", "-export-symbols", "-export-symbols-regex", "-shrext", "-weak",
+		"-precious-files-regex", "-objectlist", "-os2dllname", "-inst-prefix-dir", NULL
+	};
+	fg_strvec out = FG_STRVEC_INIT;
+	int err = w->n ? fg_strvec_push(&out, w->v[0]) : 0;
+
+	for (size_t i = 1; !err && i < w->n; i++) {
+		const char *a = w->v[i], *next = i + 1 < w->n ? w->v[i + 1] : NULL;
+		if (fg_str_in_list(compiling ? compile_only : link_only, a))
+			continue;
+		if (!compiling && fg_str_in_list(link_valued, a) && next)
+			i++;
+		else if (next && (!strcmp(a, "-Xcompiler") ||
+				  (!compiling && !strcmp(a, "-XCClinker"))))
+			err = fg_strvec_push(&out, w->v[++i]);
+		else if (!strncmp(a, "-Wc,", 4))
+			err = push_commas(&out, a + 4);
+		else if (!compiling && !strcmp(a, "-all-static"))
+			err = fg_strvec_push(&out, "-static");
+		else if (!compiling && !strcmp(a, "-export-dynamic"))
+			err = fg_strvec_push(&out, "-rdynamic");
+		else if (!compiling && !strcmp(a, "-R") && next)
+			err = fg_strvec_pushf(&out, "-Wl,-rpath,%s", w->v[++i]);
+		else if (!compiling && !strncmp(a, "-R", 2) && a[2])
+			err = fg_strvec_pushf(&out, "-Wl,-rpath,%s", a + 2);
+		else
+			err = fg_strvec_push(&out, a);
+	}
+	fg_strvec_clear(w);
+	*w = out;
+	return err;
+}
+
+/* ---- objects ---------------------------------------------------------------- */
 
 static int remember_object(struct reader *r, const char *path, size_t unit)
 {
@@ -268,17 +399,18 @@ static char *stem_object(const char *cwd, const char *source, const char *ext)
 	return path;
 }
 
-/* The -o value of a command, and whether it only compiles. */
+/* The -o value of a command, and whether it only compiles (when
+ * compile_only is not NULL). */
 static const char *output_of(const fg_strvec *w, bool *compile_only)
 {
 	const char *out = NULL;
+	bool only = false;
 
-	*compile_only = false;
 	for (size_t i = 1; i < w->n; i++) {
 		const char *a = w->v[i];
 		if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
 		    !strcmp(a, "-MM"))
-			*compile_only = true;
+			only = true;
 		if (!strcmp(a, "-o") && i + 1 < w->n)
 			out = w->v[++i];
 		else if (!strncmp(a, "-o", 2) && a[2])
@@ -286,6 +418,8 @@ static const char *output_of(const fg_strvec *w, bool *compile_only)
 		else if (a[0] == '-' && fg_str_in_list(with_value, a))
 			i++;
 	}
+	if (compile_only)
+		*compile_only = only;
 	return out;
 }
 
@@ -703,14 +837,15 @@ static int header_command(struct reader *r, const fg_strvec *w, bool *taken)
 static int command(void *ctx, fg_strvec *w)
 {
 	struct reader *r = ctx;
-	bool libtool, compile_only, header;
+	bool compile_only, header;
+	enum lt_mode lt;
 	const char *out;
 	int err;
 
 	if ((err = header_command(r, w, &header)) || header)
 		return err;
-	strip_wrappers(w, &libtool);
-	if (!w->n)
+	strip_wrappers(w, &lt);
+	if (!w->n || lt == LT_OTHER)
 		return 0;
 	if (!strcmp(w->v[0], "cd") && w->n > 1) {
 		char *dir = resolve(r->cwd, w->v[1]);
@@ -724,8 +859,14 @@ static int command(void *ctx, fg_strvec *w)
 		return archive_command(r, w);
 	if (!is_compiler(w->v[0]))
 		return 0;
-	out = output_of(w, &compile_only);
-	return compile_only ? compile_command(r, w, out, libtool) : link_command(r, w, out, libtool);
+	output_of(w, &compile_only);
+	/* libtool's compile mode compiles, whatever the command says */
+	compile_only = lt == LT_COMPILE || (compile_only && lt != LT_LINK);
+	if (lt != LT_NOT && (err = libtool_args(w, compile_only)))
+		return err;
+	out = output_of(w, NULL);
+	return compile_only ? compile_command(r, w, out, lt != LT_NOT) :
+			      link_command(r, w, out, lt != LT_NOT);
 }
 
 /* ---- lines ---------------------------------------------------------------- */

@@ -63,8 +63,10 @@ typedef struct fg_make_state {
 } fg_make_state;
 
 /* Reads the output of `make -nB -w` run in `dir` (absolute): compile,
- * archive and link commands ("cd DIR && cc ...", libtool's --mode lines,
- * continuations, `make[1]: Entering directory` lines) into p->units,
+ * archive and link commands ("cd DIR && cc ...", continuations,
+ * `make[1]: Entering directory` lines; libtool's compile and link
+ * commands, its own flags made into the compiler driver's, and its other
+ * modes -- install, execute, clean, finish -- passed over) into p->units,
  * the archives, the headers commands write (fg_make_header) and one
  * target per program a link command writes (kind guessed from its
  * name). Runs nothing. FG_EPARSE when the text holds no
