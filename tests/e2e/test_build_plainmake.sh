@@ -1,6 +1,7 @@
 # flamegraph-build on plain Make projects, without bear: the build learnt
 # from make's dry run, each unit compiled into our folder with the
-# project's flags and ours last, programs linked as their link lines say.
+# project's flags and ours last, programs linked as their link lines say;
+# recipes that go through libtool.
 # examples/make without its compile_commands.json and a Makefile whose dry
 # run shows no compiler (Debian's bzip2: test_thirdparty_plainmake.sh).
 require_perf
@@ -46,6 +47,41 @@ check_exit "an included .depend with a rule: --list" 0 flamegraph-build --manife
 check_contains "included .depend: the program" out "^bin +tiny$"
 snapshot dep > dep-after.txt
 check_same_file "included .depend: not written into the tree" dep-before.txt dep-after.txt
+
+# every compile and link through libtool, as some distributions' patches
+# have it (the dry run prints these commands and never runs libtool): its
+# options in each form, its modes that build nothing, and libtool's -static
+# (libtool libraries linked statically), which is not the driver's
+mkdir lt
+printf 'int lt_mix(int x) { return x * 31 + 7; }\n' > lt/mix.c
+printf '#include <stdio.h>\nint lt_mix(int x);\nint main(void) { volatile int s = 0; for (int i = 0; i < 50000000; i++) s = lt_mix(s); printf("ltprog: %%d\\n", s != 0); return 0; }\n' > lt/main.c
+cat > lt/Makefile <<'EOF'
+LIBTOOL = $(SHELL) ./libtool
+CC = cc
+all: ltprog
+libmix.la: mix.lo
+	$(LIBTOOL) --tag CC --mode link $(CC) -o $@ mix.lo -rpath /usr/local/lib -version-info 1:0:0
+ltprog: main.lo libmix.la
+	$(LIBTOOL) --quiet --tag=CC --mode=link $(CC) -static -export-dynamic -no-install -o $@ main.lo libmix.la
+	$(LIBTOOL) --mode=install install -c ltprog $(DESTDIR)/usr/local/bin/ltprog
+	$(LIBTOOL) --mode=execute $(CC) -o ltcheck main.c
+%.lo: %.c
+	$(LIBTOOL) compile --tag CC $(CC) -O1 -c -o $@ $<
+EOF
+snapshot lt > lt-before.txt
+check_exit "libtool: --list" 0 flamegraph-build --manifest-path lt --list
+check_contains "libtool: the program its link mode writes" out "^bin +ltprog$"
+check_not_contains "libtool: nothing from its execute mode" out "ltcheck"
+check_exit "libtool: --bin ltprog" 0 flamegraph-build --manifest-path lt --bin ltprog -F 499 -o lt.svg --folded lt.folded
+check_contains "libtool: ran" out "^ltprog: 1$"
+check_contains "libtool: the library's function" lt.folded "main;lt_mix"
+tr '\0' ' ' < lt/build/flamegraph/release/ltprog.link > lt-link.txt
+check_contains "libtool: -export-dynamic is the driver's -rdynamic" lt-link.txt " -rdynamic"
+check_not_contains "libtool: its -static never reaches the driver" lt-link.txt " -static( |$)"
+readelf -d lt/build/flamegraph/release/ltprog > lt-dynamic.txt 2>&1 || true
+check_contains "libtool: linked dynamically (libc shared)" lt-dynamic.txt "NEEDED.*libc\.so"
+snapshot lt > lt-after.txt
+check_same_file "libtool: the user's tree is unchanged" lt-before.txt lt-after.txt
 
 # a Makefile that builds nothing with a compiler
 mkdir nocc
