@@ -32,6 +32,18 @@ check_exit "--bench primes (kinds are guesses: any flag takes a program)" 0 fb -
 check_exit "--bin primes again" 0 fb --bin primes -F 499 -o again.svg -- 1
 check_contains "again: up to date" err "primes is up to date"
 check_not_contains "again: nothing compiled or linked" err "compiling|linking"
+# -D NAME=VALUE: a variable on make's command line, in every dry run
+check_exit "-D FAST=1: --bin primes" 0 fb --verbose -D FAST=1 --bin primes -F 499 -o fast.svg -- 1
+check_contains "-D FAST=1: the Makefile's conditional saw it" err "running cc -O2 -Wall -DFG_FAST -I[^ ]*/mk/src [^ ]*/src/primes.c -c"
+check_contains "-D FAST=1: the changed commands recompile" err "compiling src/primes.c"
+check_exit "-D CFLAGS=-O1: --bin primes" 0 fb -D CFLAGS=-O1 --bin primes -F 499 -o o1.svg -- 1
+tr '\0' ' ' < mk/build/flamegraph/release/obj/src/primes.c.o.cmd > primes-o1.txt
+check_contains "-D CFLAGS=-O1: replaces the Makefile's CFLAGS" primes-o1.txt "^cc -O1 -I[^ ]*/mk/src [^ ]*/src/primes.c -c "
+check_not_contains "-D CFLAGS=-O1: nothing of the Makefile's CFLAGS" primes-o1.txt "-O2|-Wall"
+check_exit "-D FAST (no =)" 1 fb -D FAST --bin primes
+check_contains "-D without =: says what to write" err "error: -D FAST: a Make variable is set as -D NAME=VALUE .*-D FAST=1 sets it to 1"
+check_exit "--bin primes without -D" 0 fb --bin primes -F 499 -o plain.svg -- 1
+check_contains "without -D: recompiled with the Makefile's flags" err "compiling src/primes.c"
 check_exit "--bin prims (a typo)" 1 fb --bin prims
 check_contains "typo: did you mean" err "did you mean 'primes'"
 snapshot mk > after.txt
@@ -48,13 +60,28 @@ check_contains "included .depend: the program" out "^bin +tiny$"
 snapshot dep > dep-after.txt
 check_same_file "included .depend: not written into the tree" dep-before.txt dep-after.txt
 
+# a variable given with -D reaches a header a command of the dry run
+# writes: made again when the variable changes, and what includes it
+# compiled again
+mkdir lvl
+printf '#include <stdio.h>\n#include "level.h"\nint main(void) { volatile unsigned s = 0; for (unsigned i = 0; i < 30000000u; i++) s += i; printf("level %%d\\n", LEVEL); return (int)(s & 0); }\n' > lvl/lvl.c
+printf 'LEVEL = 1\nall: lvl\nlevel.h:\n\techo "#define LEVEL $(LEVEL)" > level.h\nlvl: lvl.c level.h\n\t$(CC) -O1 -o $@ lvl.c\n' > lvl/Makefile
+check_exit "-D LEVEL=5: a generated header" 0 flamegraph-build --manifest-path lvl -D LEVEL=5 --bin lvl -F 499 -o lvl.svg
+check_contains "-D LEVEL=5: the header has it" out "^level 5$"
+check_exit "-D LEVEL=7: the header made again" 0 flamegraph-build --manifest-path lvl -D LEVEL=7 --bin lvl -F 499 -o lvl.svg
+check_contains "-D LEVEL=7: generated again" err "generating level.h"
+check_contains "-D LEVEL=7: the program has it" out "^level 7$"
+check_exit "-D LEVEL=7 again: up to date" 0 flamegraph-build --manifest-path lvl -D LEVEL=7 --bin lvl -F 499 -o lvl.svg
+check_not_contains "-D LEVEL=7 again: nothing generated or compiled" err "generating|compiling"
+check_eq "-D: the user's tree has no header" "no" "$([ -e lvl/level.h ] && echo yes || echo no)"
+
 # every compile and link through libtool, as some distributions' patches
 # have it (the dry run prints these commands and never runs libtool): its
 # options in each form, its modes that build nothing, and libtool's -static
 # (libtool libraries linked statically), which is not the driver's
 mkdir lt
-printf 'int lt_mix(int x) { return x * 31 + 7; }\n' > lt/mix.c
-printf '#include <stdio.h>\nint lt_mix(int x);\nint main(void) { volatile int s = 0; for (int i = 0; i < 50000000; i++) s = lt_mix(s); printf("ltprog: %%d\\n", s != 0); return 0; }\n' > lt/main.c
+printf 'int lt_mix(int x) { volatile int s = x; for (int i = 0; i < 100000000; i++) s = s * 31 + i; return s; }\n' > lt/mix.c
+printf '#include <stdio.h>\nint lt_mix(int x);\nint main(void) { lt_mix(1); printf("ltprog: 1\\n"); return 0; }\n' > lt/main.c
 cat > lt/Makefile <<'EOF'
 LIBTOOL = $(SHELL) ./libtool
 CC = cc

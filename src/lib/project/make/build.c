@@ -42,8 +42,28 @@ static int keep_makefiles(const fg_project *p, fg_strvec *argv)
 	return err;
 }
 
-/* make -f FILE, its makefiles kept as they are (-o), LC_ALL=C for the
- * "Entering directory" lines the reader knows, in the project's root. */
+/* The user's defines are make's command-line variables: NAME=VALUE (or
+ * NAME+=VALUE, NAME:=VALUE... as make takes them), NAME a word without
+ * blanks, ':' or '#'. */
+static int check_defines(const fg_project *p)
+{
+	for (size_t i = 0; i < p->opts.ndefines; i++) {
+		const char *d = p->opts.defines[i];
+		size_t n = strcspn(d, "="), k = n;
+		while (k && n - k < 2 && strchr("+:?!", d[k - 1]))
+			k--;
+		if (!d[n] || !k || d[0] == '-' || strcspn(d, ": \t#") < k)
+			return fg_error_set(FG_EINVAL, "-D %s: a Make variable is set as -D NAME=VALUE "
+					    "(such as -D CFLAGS=-O1; -D %.*s=1 sets it to 1)", d,
+					    k ? (int)k : 4, k ? d : "NAME");
+	}
+	return 0;
+}
+
+/* make -f FILE, its makefiles kept as they are (-o), the user's
+ * variables (NAME=VALUE, which override the Makefile's assignments),
+ * LC_ALL=C for the "Entering directory" lines the reader knows, in the
+ * project's root. */
 static int make_cmd(const fg_project *p, const char *flags, fg_cmd *cmd)
 {
 	int err;
@@ -53,6 +73,9 @@ static int make_cmd(const fg_project *p, const char *flags, fg_cmd *cmd)
 	fg_strvec_push(&cmd->argv, "-f");
 	fg_strvec_push(&cmd->argv, p->loc.file);
 	if ((err = keep_makefiles(p, &cmd->argv)))
+		return err;
+	if ((err = fg_strvec_pushv(&cmd->argv, (const char *const *)p->opts.defines,
+				   p->opts.ndefines)))
 		return err;
 	fg_strvec_push(&cmd->env, "LC_ALL=C");
 	return fg_cmd_set_cwd(cmd, p->loc.root);
@@ -134,7 +157,7 @@ int fg_make_open(fg_project *p)
 	fg_exit_status st = { 0, 0 };
 	int err;
 
-	if ((err = make_cmd(p, "-nB", &cmd)))
+	if ((err = check_defines(p)) || (err = make_cmd(p, "-nB", &cmd)))
 		goto done;
 	fg_strvec_push(&cmd.argv, "-w");
 	if (p->opts.verbose)
@@ -197,19 +220,71 @@ done:
 	return err;
 }
 
+/* What made a generated header: its command's environment, folder and
+ * words, each ended by a NUL. */
+static int header_stamp(const fg_make_header *h, fg_strbuf *out)
+{
+	for (size_t i = 0; i < h->env.n; i++)
+		fg_strbuf_add(out, h->env.v[i], strlen(h->env.v[i]) + 1);
+	fg_strbuf_add(out, h->dir, strlen(h->dir) + 1);
+	for (size_t i = 0; i < h->argv.n; i++)
+		fg_strbuf_add(out, h->argv.v[i], strlen(h->argv.v[i]) + 1);
+	return fg_strbuf_check(out);
+}
+
+/* Whether a header, and its stamp (<header>.cmd), say it was made by this
+ * command: a Make variable given with -D can change the command. */
+static bool header_current(const char *path, const char *stampfile, const fg_strbuf *stamp)
+{
+	char *text = NULL;
+	size_t len = 0;
+	bool same;
+
+	if (!fg_path_is_file(path) || fg_read_file(stampfile, &text, &len)) {
+		fg_error_clear();
+		return false;
+	}
+	same = len == stamp->len && !memcmp(text, stamp->buf, len);
+	free(text);
+	return same;
+}
+
+static int write_stamp(const char *path, const fg_strbuf *stamp)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), err = 0;
+
+	if (fd < 0 || fg_write_all(fd, stamp->buf, stamp->len))
+		err = fg_error_set(FG_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 /* A header the project generates, made again into our build folder when
- * missing: its command run where the dry run runs it, output to ours. */
+ * missing or made by another command: its command run where the dry run
+ * runs it, output to ours. */
 static int make_header(fg_project *p, const fg_make_header *h)
 {
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_exit_status st = { 0, 0 };
-	char *dir = NULL;
+	fg_strbuf stamp = FG_STRBUF_INIT, stamp_path = FG_STRBUF_INIT;
+	char *dir = NULL, *stampfile = NULL;
 	int fd = -1, err = 0;
 
-	if (fg_path_is_file(h->path))
-		return 0;
-	if (!(dir = fg_strndup(h->path, (size_t)(fg_path_base(h->path) - h->path))))
-		return FG_ENOMEM;
+	if ((err = header_stamp(h, &stamp)))
+		goto done;
+	fg_strbuf_addf(&stamp_path, "%s.cmd", h->path);
+	if (!(stampfile = fg_strbuf_detach(&stamp_path, NULL))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	if (header_current(h->path, stampfile, &stamp))
+		goto done;
+	unlink(stampfile);
+	if (!(dir = fg_strndup(h->path, (size_t)(fg_path_base(h->path) - h->path)))) {
+		err = FG_ENOMEM;
+		goto done;
+	}
 	if ((err = fg_mkdir_p(dir)))
 		goto done;
 	if ((fd = open(h->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
@@ -228,6 +303,8 @@ static int make_header(fg_project *p, const fg_make_header *h)
 	else if (!err && st.code != 0)
 		err = fg_error_set(FG_EBUILD, "generating %s failed (%s's output is above)", h->orig,
 				   fg_path_base(h->argv.v[0]));
+	if (!err)
+		err = write_stamp(stampfile, &stamp);
 done:
 	if (fd >= 0)
 		close(fd);
@@ -235,6 +312,8 @@ done:
 	if (err && fd >= 0)
 		unlink(h->path);
 	free(dir);
+	free(stampfile);
+	fg_strbuf_release(&stamp);
 	fg_cmd_clear(&cmd);
 	return err;
 }
