@@ -68,7 +68,7 @@ static const fg_option options[] = {
 	FG_OPT_NAMED(0, "profile", &o.profile, "NAME", "profile", "build with profile NAME (default: release)"),
 	FG_OPT_BOOL('r', "release", &o.release, "build with the release profile (the default)"),
 	FG_OPT_STRING(0, "build-dir", &bo.project.build_dir, "DIR", "build here (default: build/flamegraph/PROFILE, or SYSTEM/PROFILE when another build system is found first)"),
-	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry, Meson option or configure option --NAME=VALUE (repeatable)"),
+	FG_OPT_LIST('D', "define", &o.defines, "NAME=VALUE", "set a CMake cache entry, Meson option, configure option --NAME=VALUE or plain-Make variable (repeatable)"),
 	FG_OPT_GROUP("Output"),
 	FG_PROFILE_CLI_OUTPUT_ROWS(pc),
 	FG_OPT_STRING(0, "perfdata", &o.perfdata, "FILE",
