@@ -72,8 +72,8 @@ typedef void (*fg_note_cb)(void *ctx, const char *line);
 /* How to open (and, for CMake, configure) a project. */
 typedef struct fg_project_opts {
 	unsigned version;           /* FG_PROJECT_OPTS_VERSION */
-	const char *profile;        /* "release" (default), "dev", or a custom name */
-	const char *build_dir;      /* NULL: <root>/build/flamegraph/<profile> */
+	const char *build_profile;  /* "release" (default), "dev", or a custom name */
+	const char *build_dir;      /* NULL: <root>/build/flamegraph/<build_profile> */
 	const char *package;        /* -p: a sub-project directory or name, or NULL */
 	const char *const *features; /* --features, already split at commas */
 	size_t nfeatures;
@@ -90,7 +90,7 @@ typedef struct fg_project_opts {
 	void *note_ctx;
 } fg_project_opts;
 /* Fields not named are 0, false or NULL. */
-#define FG_PROJECT_OPTS_INIT { .version = FG_PROJECT_OPTS_VERSION, .profile = "release" }
+#define FG_PROJECT_OPTS_INIT { .version = FG_PROJECT_OPTS_VERSION, .build_profile = "release" }
 
 /* Sets *opts to the defaults (FG_PROJECT_OPTS_INIT); version:
  * FG_PROJECT_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
@@ -133,7 +133,8 @@ char *fg_project_describe(const fg_project *p);
 /* The names of one kind, one per line, for completions and scripts (free()
  * it): "bin", "test", "bench", "example", "unit-test" (test executables
  * that are not CTest tests), "unit-bench" (bench executables that
- * are not Meson benchmark entries), "feature" or "profile". NULL with FG_EINVAL
+ * are not Meson benchmark entries), "feature" or "profile" (the build
+ * profiles, fg_project_opts.build_profile's values). NULL with FG_EINVAL
  * for another word. */
 char *fg_project_names(const fg_project *p, const char *what);
 

@@ -182,17 +182,17 @@ int fg_pipeline_compare(const fg_pipeline_opts *opts, const fg_pipeline_compare_
 
 /* flamegraph-build's job in one call: fg_build_and_profile.
  *
- * The layout of fg_build_profile_opts this header describes:
- * fg_build_profile_opts_init and fg_build_and_profile take it and every
+ * The layout of fg_build_and_profile_opts this header describes:
+ * fg_build_and_profile_opts_init and fg_build_and_profile take it and every
  * older version, and refuse 0 and later ones (FG_EINVAL). A version fixes
  * the versions of the structs it embeds: version 2 holds
  * fg_pipeline_compare_opts version 2, version 1 its version 1 (so the
  * fields after `compare` lie further on in version 2); the others are at
  * version 1 in both. */
-#define FG_BUILD_PROFILE_OPTS_VERSION 2
+#define FG_BUILD_AND_PROFILE_OPTS_VERSION 2
 
-typedef struct fg_build_profile_opts {
-	unsigned version;          /* FG_BUILD_PROFILE_OPTS_VERSION */
+typedef struct fg_build_and_profile_opts {
+	unsigned version;          /* FG_BUILD_AND_PROFILE_OPTS_VERSION */
 	const char *manifest_path; /* a manifest, or a folder holding one,
 				      given by the user (NULL: searched from
 				      the current folder upward) */
@@ -229,23 +229,23 @@ typedef struct fg_build_profile_opts {
 	size_t report_top;
 	const char *report_out;
 	FILE *report_stream;
-} fg_build_profile_opts;
+} fg_build_and_profile_opts;
 
-#define FG_BUILD_PROFILE_OPTS_INIT                                                 \
-	{ .version = FG_BUILD_PROFILE_OPTS_VERSION, .project = FG_PROJECT_OPTS_INIT, \
-	  .run = FG_PIPELINE_OPTS_INIT, .compare = FG_PIPELINE_COMPARE_OPTS_INIT,    \
-	  .gate_opts = FG_REGRESS_OPTS_INIT, .report_format = FG_REGRESS_TEXT,        \
+#define FG_BUILD_AND_PROFILE_OPTS_INIT                                                   \
+	{ .version = FG_BUILD_AND_PROFILE_OPTS_VERSION, .project = FG_PROJECT_OPTS_INIT, \
+	  .run = FG_PIPELINE_OPTS_INIT, .compare = FG_PIPELINE_COMPARE_OPTS_INIT,        \
+	  .gate_opts = FG_REGRESS_OPTS_INIT, .report_format = FG_REGRESS_TEXT,           \
 	  .report_top = FG_REGRESS_DEFAULT_TOP }
 
-/* Sets *opts to the defaults (FG_BUILD_PROFILE_OPTS_INIT); version:
- * FG_BUILD_PROFILE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for
- * one this library does not know). */
-int fg_build_profile_opts_init(fg_build_profile_opts *opts, unsigned version);
+/* Sets *opts to the defaults (FG_BUILD_AND_PROFILE_OPTS_INIT); version:
+ * FG_BUILD_AND_PROFILE_OPTS_VERSION, as the caller was compiled (FG_EINVAL
+ * for one this library does not know). */
+int fg_build_and_profile_opts_init(fg_build_and_profile_opts *opts, unsigned version);
 
-typedef struct fg_build_profile_result {
+typedef struct fg_build_and_profile_result {
 	bool gate_failed;          /* a function grew past gate_opts.fail_above */
 	size_t gate_failures;      /* how many */
-} fg_build_profile_result;
+} fg_build_and_profile_result;
 
 /* Finds the project's manifest, opens the project, lists it (opts->list)
  * or builds the chosen target with debug info and profiles it (one run,
@@ -253,7 +253,7 @@ typedef struct fg_build_profile_result {
  * opts->run.profile. Returns 0, a negative FG_E* code (detail in
  * fg_error_last; nothing printed), or the non-zero value after_run
  * returned. */
-int fg_build_and_profile(const fg_build_profile_opts *opts, fg_build_profile_result *res);
+int fg_build_and_profile(const fg_build_and_profile_opts *opts, fg_build_and_profile_result *res);
 
 FG_API_END
 #ifdef __cplusplus

@@ -185,7 +185,7 @@ bool fg_regress_undecided(const fg_regress *r, char *what, size_t what_size);
 
 enum fg_regress_format { FG_REGRESS_TEXT, FG_REGRESS_MARKDOWN };
 
-/* The rows of the report's table by default (fg_build_profile_opts.
+/* The rows of the report's table by default (fg_build_and_profile_opts.
  * report_top; the programs' default too). */
 #define FG_REGRESS_DEFAULT_TOP 10
 

@@ -20,7 +20,7 @@ static struct {
 	fg_strlist features, defines;
 } o;
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
-static fg_build_profile_opts bo;                                /* the rows fill its
+static fg_build_and_profile_opts bo;                            /* the rows fill its
 								   project and compare */
 static fg_gate_cli gate = FG_GATE_CLI_INIT;                     /* --compare's gate */
 static long long repeat = -1;                                   /* -1: not given */
@@ -225,13 +225,13 @@ static int check_compare(void)
 
 int cmd_flamegraph_build(int argc, char **argv)
 {
-	fg_build_profile_result res;
+	fg_build_and_profile_result res;
 	fg_strlist feats = FG_STRLIST_INIT;
 	int npos = 0, dashdash = 0, r, code = 0;
 
 	fg_diag_init(cli.prog);
 	fg_cli_signals_init();
-	if (fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION))
+	if (fg_build_and_profile_opts_init(&bo, FG_BUILD_AND_PROFILE_OPTS_VERSION))
 		return fg_die_lib(FG_EINVAL);
 	if ((r = fg_opts_parse(&cli, argc, argv, &npos, &dashdash)))
 		return r == FG_OPTS_EXIT ? 0 : FG_EXIT_USAGE;
@@ -254,7 +254,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 		goto done;
 	}
 	bo.manifest_path = o.manifest;
-	bo.project.profile = o.profile ? o.profile : o.dev ? "dev" : "release";
+	bo.project.build_profile = o.profile ? o.profile : o.dev ? "dev" : "release";
 	bo.project.features = feats.items;
 	bo.project.nfeatures = feats.count;
 	bo.project.defines = o.defines.items;

@@ -51,7 +51,7 @@ static int refused(int err, const char *init)
 int main(void)
 {
 	fg_profile_opts po;
-	fg_build_profile_opts bo;
+	fg_build_and_profile_opts bo;
 	fg_record_opts rec;
 	fg_render_opts ro;
 	fg_collapse_opts co;
@@ -67,7 +67,7 @@ int main(void)
 	int bad = 0;
 
 	if (fg_profile_opts_init(&po, FG_PROFILE_OPTS_VERSION) ||
-	    fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION) ||
+	    fg_build_and_profile_opts_init(&bo, FG_BUILD_AND_PROFILE_OPTS_VERSION) ||
 	    fg_record_opts_init(&rec, FG_RECORD_OPTS_VERSION) ||
 	    fg_render_opts_init(&ro, FG_RENDER_OPTS_VERSION) ||
 	    fg_collapse_opts_init(&co, FG_COLLAPSE_OPTS_VERSION) ||
@@ -96,7 +96,7 @@ int main(void)
 	dfo.version = 0;
 	bo.version = 0;
 	bad |= refused(fg_profile_run(&po, NULL), "fg_profile_opts_init");
-	bad |= refused(fg_build_and_profile(&bo, NULL), "fg_build_profile_opts_init");
+	bad |= refused(fg_build_and_profile(&bo, NULL), "fg_build_and_profile_opts_init");
 	bad |= refused(fg_record_command(&argv, &rec), "fg_record_opts_init");
 	bad |= refused(fg_render_svg(f, &ro, stdout), "fg_render_opts_init");
 	bad |= refused(fg_collapser_new(&c, FG_FORMAT_PERF, &co), "fg_collapse_opts_init");
@@ -114,7 +114,7 @@ int main(void)
 	po.output = "never.svg";
 	po.render.version = 0;
 	bad |= refused(fg_profile_run(&po, NULL), "fg_render_opts_init");
-	fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION);
+	fg_build_and_profile_opts_init(&bo, FG_BUILD_AND_PROFILE_OPTS_VERSION);
 	bo.manifest_path = "no-such-project";
 	bo.gate_opts.version = 0; /* the gate's: refused before the build, not after */
 	bad |= refused(fg_build_and_profile(&bo, NULL), "fg_regress_opts_init");
@@ -186,7 +186,7 @@ typedef struct {
 	size_t report_top;
 	const char *report_out;
 	FILE *report_stream;
-} build_profile_v1;
+} build_and_profile_v1;
 
 /* size bytes that end where a page nobody may read begins */
 static void *at_the_edge(size_t size)
@@ -208,15 +208,15 @@ static void print_text(void *ctx, const char *text)
 int main(int argc, char **argv)
 {
 	compare_v1 *c = at_the_edge(sizeof(compare_v1));
-	build_profile_v1 *b = at_the_edge(sizeof(build_profile_v1));
-	const unsigned refused[] = { 0, FG_BUILD_PROFILE_OPTS_VERSION + 1 };
+	build_and_profile_v1 *b = at_the_edge(sizeof(build_and_profile_v1));
+	const unsigned refused[] = { 0, FG_BUILD_AND_PROFILE_OPTS_VERSION + 1 };
 	fg_pipeline_opts po;
 	int err;
 
 	if (argc != 2 || !c || !b || fg_pipeline_opts_init(&po, FG_PIPELINE_OPTS_VERSION))
 		return 1;
 	if ((err = fg_pipeline_compare_opts_init((fg_pipeline_compare_opts *)c, 1)) ||
-	    (err = fg_build_profile_opts_init((fg_build_profile_opts *)b, 1))) {
+	    (err = fg_build_and_profile_opts_init((fg_build_and_profile_opts *)b, 1))) {
 		fprintf(stderr, "app-v1: %s\n", fg_error_last());
 		return 2;
 	}
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	b->manifest_path = argv[1];
 	b->list = "";
 	b->on_text = print_text;
-	if ((err = fg_build_and_profile((const fg_build_profile_opts *)b, NULL))) {
+	if ((err = fg_build_and_profile((const fg_build_and_profile_opts *)b, NULL))) {
 		fprintf(stderr, "app-v1: %s\n", fg_error_last());
 		return 3;
 	}
@@ -240,10 +240,10 @@ int main(int argc, char **argv)
 
 		b->version = v;
 		c->version = v;
-		if (fg_build_profile_opts_init((fg_build_profile_opts *)b, v) != FG_EINVAL ||
+		if (fg_build_and_profile_opts_init((fg_build_and_profile_opts *)b, v) != FG_EINVAL ||
 		    fg_pipeline_compare_opts_init((fg_pipeline_compare_opts *)c, v) != FG_EINVAL ||
 		    fg_pipeline_compare(&po, (const fg_pipeline_compare_opts *)c, NULL, NULL) != FG_EINVAL ||
-		    fg_build_and_profile((const fg_build_profile_opts *)b, NULL) != FG_EINVAL)
+		    fg_build_and_profile((const fg_build_and_profile_opts *)b, NULL) != FG_EINVAL)
 			return 4;
 		printf("refused: %s\n", fg_error_last());
 	}
@@ -258,9 +258,9 @@ check_contains "app-v1: version 1's defaults, in version 1's layout" out \
 check_contains "app-v1: a version 1 comparison taken" out '^compare v1: -[0-9]+ a differential graph has no speedscope form'
 check_contains "app-v1: the job ran: the project's targets listed" out '^bin +phases$'
 check_contains "app-v1: version 0 refused" out \
-	'^refused: fg_build_profile_opts version 0 is not 1 to 2: set the options up with fg_build_profile_opts_init$'
+	'^refused: fg_build_and_profile_opts version 0 is not 1 to 2: set the options up with fg_build_and_profile_opts_init$'
 check_contains "app-v1: a version from the future refused" out \
-	'^refused: fg_build_profile_opts version 3 is not 1 to 2: set the options up with fg_build_profile_opts_init$'
+	'^refused: fg_build_and_profile_opts version 3 is not 1 to 2: set the options up with fg_build_and_profile_opts_init$'
 
 # the exported surface
 nm -D --defined-only "$lib/libflamegraph.so" | awk '{ print $3 }' | LC_ALL=C sort > exported.txt

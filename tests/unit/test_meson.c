@@ -84,7 +84,7 @@ static fg_project *new_project(const fg_project_opts *opts)
 	p->loc.root = fg_strdup("/src/w");
 	p->build_dir = fg_strdup(B);
 	p->name = fg_strdup("w");
-	p->profile = fg_strdup(opts->profile ? opts->profile : "release");
+	p->profile = fg_strdup(opts->build_profile ? opts->build_profile : "release");
 	return p;
 }
 
@@ -321,7 +321,7 @@ static void configure_arguments(void **state)
 
 	opts.all_features = false;
 	opts.no_default_features = true;
-	opts.profile = "dev";
+	opts.build_profile = "dev";
 	p = new_project(&opts);
 	p->no_rosegment = true;
 	assert_string_equal(setup_args(p, NULL, NULL, &err),
@@ -331,7 +331,7 @@ static void configure_arguments(void **state)
 	fg_project_free(p);
 
 	opts.no_default_features = false;
-	opts.profile = "minsize";
+	opts.build_profile = "minsize";
 	p = new_project(&opts);
 	assert_string_equal(setup_args(p, NULL, NULL, &err),
 			    "-Dbuildtype=minsize|-Ddebug=true|-Dc_args=-DENV -fno-omit-frame-pointer|"
@@ -358,7 +358,7 @@ static void configure_errors(void **state)
 	fg_project_free(p);
 
 	opts.nfeatures = 0;
-	opts.profile = "debugoptimised";
+	opts.build_profile = "debugoptimised";
 	p = new_project(&opts);
 	setup_args(p, NULL, NULL, &err);
 	assert_int_equal(err, FG_EINVAL);
@@ -366,7 +366,7 @@ static void configure_errors(void **state)
 				"did you mean 'debugoptimized'?"));
 	fg_project_free(p);
 
-	opts.profile = "release";
+	opts.build_profile = "release";
 	opts.defines = defines;
 	opts.ndefines = 1;
 	p = new_project(&opts);

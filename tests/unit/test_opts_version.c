@@ -29,7 +29,7 @@
 		*got = o.version;                                 \
 		return err;                                       \
 	}
-INIT_CASE(fg_build_profile_opts)
+INIT_CASE(fg_build_and_profile_opts)
 INIT_CASE(fg_pipeline_opts)
 INIT_CASE(fg_pipeline_compare_opts)
 INIT_CASE(fg_profile_opts)
@@ -52,7 +52,7 @@ static const struct {
 	unsigned version;
 } inits[] = {
 #define ROW(t, V) { #t, init_##t, V }
-	ROW(fg_build_profile_opts, FG_BUILD_PROFILE_OPTS_VERSION),
+	ROW(fg_build_and_profile_opts, FG_BUILD_AND_PROFILE_OPTS_VERSION),
 	ROW(fg_pipeline_opts, FG_PIPELINE_OPTS_VERSION),
 	ROW(fg_pipeline_compare_opts, FG_PIPELINE_COMPARE_OPTS_VERSION),
 	ROW(fg_profile_opts, FG_PROFILE_OPTS_VERSION),
@@ -122,8 +122,8 @@ static int untouched(const void *p, size_t n)
 static void older_inits_write_their_version_only(void **state)
 {
 	fg_pipeline_compare_opts big, now;
-	fg_build_profile_opts bbig;
-	fg_build_profile_opts_v1 b1;
+	fg_build_and_profile_opts bbig;
+	fg_build_and_profile_opts_v1 b1;
 	size_t v1 = offsetof(fg_pipeline_compare_opts, runs_out);
 
 	(void)state;
@@ -137,7 +137,7 @@ static void older_inits_write_their_version_only(void **state)
 	/* version 1 of flamegraph-build's options holds version 1 of the
 	 * comparison's: the fields after it lie nearer */
 	memset(&bbig, 0xa5, sizeof(bbig));
-	assert_int_equal(fg_build_profile_opts_init(&bbig, 1), 0);
+	assert_int_equal(fg_build_and_profile_opts_init(&bbig, 1), 0);
 	assert_true(untouched((char *)&bbig + sizeof(b1), sizeof(bbig) - sizeof(b1)));
 	memcpy(&b1, &bbig, sizeof(b1));
 	assert_int_equal(b1.version, 1);
@@ -156,12 +156,12 @@ static void older_inits_write_their_version_only(void **state)
 /* The macros and the _init functions agree, embedded structs included. */
 static void macros_set_the_versions_too(void **state)
 {
-	fg_build_profile_opts bo = FG_BUILD_PROFILE_OPTS_INIT;
+	fg_build_and_profile_opts bo = FG_BUILD_AND_PROFILE_OPTS_INIT;
 	fg_compare_opts co = FG_COMPARE_OPTS_INIT;
 	fg_record_run_opts rr = FG_RECORD_RUN_OPTS_INIT;
 
 	(void)state;
-	assert_int_equal(bo.version, FG_BUILD_PROFILE_OPTS_VERSION);
+	assert_int_equal(bo.version, FG_BUILD_AND_PROFILE_OPTS_VERSION);
 	assert_int_equal(bo.project.version, FG_PROJECT_OPTS_VERSION);
 	assert_int_equal(bo.run.version, FG_PIPELINE_OPTS_VERSION);
 	assert_int_equal(bo.run.profile.version, FG_PROFILE_OPTS_VERSION);
@@ -199,8 +199,9 @@ static void refused(int err, const char *type)
 	char r[32];
 	/* the options of a comparison grew a second look (version 2), and so
 	 * did flamegraph-build's, which hold them */
-	unsigned now = !strcmp(type, "fg_pipeline_compare_opts") ? FG_PIPELINE_COMPARE_OPTS_VERSION :
-		       !strcmp(type, "fg_build_profile_opts") ? FG_BUILD_PROFILE_OPTS_VERSION : 1;
+	unsigned now = !strcmp(type, "fg_pipeline_compare_opts")  ? FG_PIPELINE_COMPARE_OPTS_VERSION :
+		       !strcmp(type, "fg_build_and_profile_opts") ? FG_BUILD_AND_PROFILE_OPTS_VERSION :
+								    1;
 
 	snprintf(want, sizeof(want), "%s version 0 is not %s: set the options up with %s_init", type,
 		 range(r, sizeof(r), now), type);
@@ -323,8 +324,8 @@ static void keep_text(void *ctx, const char *text)
 static void functions_take_older_versions(void **state)
 {
 	fg_pipeline_compare_opts_v1 *c1 = malloc(sizeof(*c1));
-	fg_build_profile_opts_v1 *b1 = malloc(sizeof(*b1));
-	fg_build_profile_opts b2;
+	fg_build_and_profile_opts_v1 *b1 = malloc(sizeof(*b1));
+	fg_build_and_profile_opts b2;
 	fg_pipeline_compare_opts cur;
 	fg_pipeline_opts pl = FG_PIPELINE_OPTS_INIT;
 	fg_folded **runs = NULL;
@@ -352,37 +353,37 @@ static void functions_take_older_versions(void **state)
 	assert_non_null(strstr(fg_error_last(), "a differential graph has no speedscope form"));
 
 	/* flamegraph-build's job at version 1: the project's targets listed */
-	assert_int_equal(fg_build_profile_opts_init((fg_build_profile_opts *)b1, 1), 0);
+	assert_int_equal(fg_build_and_profile_opts_init((fg_build_and_profile_opts *)b1, 1), 0);
 	b1->manifest_path = FG_TEST_DATA_DIR "/../../examples/gate";
 	b1->list = "";
 	b1->on_text = keep_text;
 	b1->text_ctx = listed;
-	assert_int_equal(fg_build_and_profile((fg_build_profile_opts *)b1, NULL), 0);
+	assert_int_equal(fg_build_and_profile((fg_build_and_profile_opts *)b1, NULL), 0);
 	assert_non_null(strstr(listed, "phases"));
 	/* a field after the comparison's options, read where version 1 has it */
 	b1->gate_opts.version = 0;
-	assert_int_equal(fg_build_and_profile((fg_build_profile_opts *)b1, NULL), FG_EINVAL);
+	assert_int_equal(fg_build_and_profile((fg_build_and_profile_opts *)b1, NULL), FG_EINVAL);
 	assert_string_equal(fg_error_last(), "fg_regress_opts version 0 is not 1, the version "
-			    "fg_build_profile_opts version 1 holds: set the options up with "
+			    "fg_build_and_profile_opts version 1 holds: set the options up with "
 			    "fg_regress_opts_init");
 	/* an embedded struct is at the version its outer one holds */
 	b1->gate_opts.version = FG_REGRESS_OPTS_VERSION;
 	b1->compare.version = 2;
-	assert_int_equal(fg_build_and_profile((fg_build_profile_opts *)b1, NULL), FG_EINVAL);
+	assert_int_equal(fg_build_and_profile((fg_build_and_profile_opts *)b1, NULL), FG_EINVAL);
 	assert_string_equal(fg_error_last(), "fg_pipeline_compare_opts version 2 is not 1, the "
-			    "version fg_build_profile_opts version 1 holds: set the options up "
+			    "version fg_build_and_profile_opts version 1 holds: set the options up "
 			    "with fg_pipeline_compare_opts_init");
-	assert_int_equal(fg_build_profile_opts_init(&b2, FG_BUILD_PROFILE_OPTS_VERSION), 0);
+	assert_int_equal(fg_build_and_profile_opts_init(&b2, FG_BUILD_AND_PROFILE_OPTS_VERSION), 0);
 	assert_int_equal(fg_pipeline_compare_opts_init(&b2.compare, 1), 0);
 	b2.manifest_path = b1->manifest_path;
 	assert_int_equal(fg_build_and_profile(&b2, NULL), FG_EINVAL);
 	assert_non_null(strstr(fg_error_last(), "fg_pipeline_compare_opts version 1 is not 2"));
 	/* and a version from the future is refused */
 	b2.compare.version = FG_PIPELINE_COMPARE_OPTS_VERSION;
-	b2.version = FG_BUILD_PROFILE_OPTS_VERSION + 1;
+	b2.version = FG_BUILD_AND_PROFILE_OPTS_VERSION + 1;
 	assert_int_equal(fg_build_and_profile(&b2, NULL), FG_EINVAL);
-	assert_string_equal(fg_error_last(), "fg_build_profile_opts version 3 is not 1 to 2: set "
-			    "the options up with fg_build_profile_opts_init");
+	assert_string_equal(fg_error_last(), "fg_build_and_profile_opts version 3 is not 1 to 2: "
+			    "set the options up with fg_build_and_profile_opts_init");
 	free(c1);
 	free(b1);
 }

@@ -321,8 +321,8 @@ static void collect_text(void *ctx, const char *text)
 
 static void test_build_and_profile_entry(void **state)
 {
-	fg_build_profile_opts bo;
-	fg_build_profile_result res;
+	fg_build_and_profile_opts bo;
+	fg_build_and_profile_result res;
 	fg_strbuf text = FG_STRBUF_INIT;
 	char dir[256], path[300];
 	FILE *f;
@@ -330,8 +330,9 @@ static void test_build_and_profile_entry(void **state)
 	(void)state;
 	memset(&bo, 0, sizeof(bo));
 	assert_int_equal(fg_build_and_profile(&bo, &res), FG_EINVAL);
-	assert_int_equal(fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION + 1), FG_EINVAL);
-	assert_int_equal(fg_build_profile_opts_init(&bo, FG_BUILD_PROFILE_OPTS_VERSION), 0);
+	assert_int_equal(fg_build_and_profile_opts_init(&bo, FG_BUILD_AND_PROFILE_OPTS_VERSION + 1),
+			 FG_EINVAL);
+	assert_int_equal(fg_build_and_profile_opts_init(&bo, FG_BUILD_AND_PROFILE_OPTS_VERSION), 0);
 	assert_int_equal(bo.run.profile.version, FG_PROFILE_OPTS_VERSION);
 	assert_int_equal(bo.run.profile.render.image_width, FG_RENDER_DEFAULT_IMAGE_WIDTH);
 

@@ -184,17 +184,17 @@ static void unknown_feature_and_profile(void **state)
 	assert_non_null(strstr(fg_error_last(), "are: base, extra, all"));
 
 	opts.nfeatures = 0;
-	opts.profile = "fastest";
+	opts.build_profile = "fastest";
 	assert_int_equal(open_text(&p, good, &opts), FG_EINVAL);
 	assert_non_null(strstr(fg_error_last(), "unknown profile 'fastest'"));
 	assert_non_null(strstr(fg_error_last(), "release, dev, quick"));
 
-	opts.profile = "quick";
+	opts.build_profile = "quick";
 	assert_int_equal(open_text(&p, good, &opts), 0);
 	assert_non_null(strstr(fg_project_build_dir(p), "/build/flamegraph/quick"));
 	fg_project_free(p);
 
-	opts.profile = "release";
+	opts.build_profile = "release";
 	opts.package = "other";
 	assert_int_equal(open_text(&p, good, &opts), FG_ENOTFOUND);
 	assert_non_null(strstr(fg_error_last(), "no package 'other'"));

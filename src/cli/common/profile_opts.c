@@ -601,15 +601,15 @@ static int after_build_run(void *ctx, const fg_profile_opts *po, const fg_profil
 	return after_run(ctx, po, res, err);
 }
 
-void fg_profile_cli_build_hooks(fg_build_profile_opts *bo, const fg_profile_cli *pc)
+void fg_profile_cli_build_hooks(fg_build_and_profile_opts *bo, const fg_profile_cli *pc)
 {
 	bo->before_run = before_run;
 	bo->after_run = after_build_run;
 	bo->run_ctx = (void *)pc;
 }
 
-int fg_profile_cli_build_done(const fg_build_profile_opts *bo, const fg_profile_cli *pc,
-			      const fg_build_profile_result *res, int r)
+int fg_profile_cli_build_done(const fg_build_and_profile_opts *bo, const fg_profile_cli *pc,
+			      const fg_build_and_profile_result *res, int r)
 {
 	if (r < 0)
 		return fg_die_lib(r);

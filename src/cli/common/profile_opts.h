@@ -171,12 +171,12 @@ int fg_profile_cli_open(const char *path);
 /* Reports the runs of fg_build_and_profile as fg_profile_cli_run reports
  * one (a failed run of a comparison stops it with its exit code); pc must
  * outlive the call. */
-void fg_profile_cli_build_hooks(fg_build_profile_opts *bo, const fg_profile_cli *pc);
+void fg_profile_cli_build_hooks(fg_build_and_profile_opts *bo, const fg_profile_cli *pc);
 /* The exit code of fg_build_and_profile's return r (an error printed) and
  * result: FG_EXIT_REGRESSION for a failed gate; with --open, opens the
  * graph written. */
-int fg_profile_cli_build_done(const fg_build_profile_opts *bo, const fg_profile_cli *pc,
-			      const fg_build_profile_result *res, int r);
+int fg_profile_cli_build_done(const fg_build_and_profile_opts *bo, const fg_profile_cli *pc,
+			      const fg_build_and_profile_result *res, int r);
 
 /* With --open, opens the graph po wrote (not stdout). */
 void fg_profile_cli_open_graph(const fg_profile_opts *po, const fg_profile_cli *pc);

@@ -14,22 +14,23 @@
 #include "util/outfile.h"
 #include "util/version.h"
 
-static const fg_build_profile_opts build_profile_defaults = FG_BUILD_PROFILE_OPTS_INIT;
-static const fg_build_profile_opts_v1 build_profile_v1_defaults = FG_BUILD_PROFILE_OPTS_V1_INIT;
-static const fg_opts_layout build_profile_layouts[] = {
-	{ sizeof(fg_build_profile_opts_v1), &build_profile_v1_defaults },
-	{ sizeof(fg_build_profile_opts), &build_profile_defaults },
+static const fg_build_and_profile_opts build_and_profile_defaults = FG_BUILD_AND_PROFILE_OPTS_INIT;
+static const fg_build_and_profile_opts_v1 build_and_profile_v1_defaults =
+	FG_BUILD_AND_PROFILE_OPTS_V1_INIT;
+static const fg_opts_layout build_and_profile_layouts[] = {
+	{ sizeof(fg_build_and_profile_opts_v1), &build_and_profile_v1_defaults },
+	{ sizeof(fg_build_and_profile_opts), &build_and_profile_defaults },
 };
 
-FG_OPTS_INIT_FUNCTION_OF(fg_build_profile_opts, FG_BUILD_PROFILE_OPTS_VERSION,
-			 build_profile_layouts)
+FG_OPTS_INIT_FUNCTION_OF(fg_build_and_profile_opts, FG_BUILD_AND_PROFILE_OPTS_VERSION,
+			 build_and_profile_layouts)
 
 /* The structs o embeds are at the versions its version (caller_version)
  * holds: checked before a build or a run rather than where each is
  * first used (the gate's after both sides ran). */
-static int check_embedded(const fg_build_profile_opts *o, unsigned caller_version)
+static int check_embedded(const fg_build_and_profile_opts *o, unsigned caller_version)
 {
-	static const char outer[] = "fg_build_profile_opts";
+	static const char outer[] = "fg_build_and_profile_opts";
 	unsigned v = caller_version;
 	int err;
 
@@ -48,14 +49,14 @@ static int check_embedded(const fg_build_profile_opts *o, unsigned caller_versio
 
 /* *out from a caller's version 1: its fields one by one (those after
  * compare lie elsewhere in version 2), its compare brought up to date. */
-static int from_v1(fg_build_profile_opts *out, const fg_build_profile_opts_v1 *in)
+static int from_v1(fg_build_and_profile_opts *out, const fg_build_and_profile_opts_v1 *in)
 {
 	int err;
 
-	if ((err = fg_opts_version_embedded("fg_build_profile_opts", 1, "fg_pipeline_compare_opts",
-					    in->compare.version, 1)))
+	if ((err = fg_opts_version_embedded("fg_build_and_profile_opts", 1,
+					    "fg_pipeline_compare_opts", in->compare.version, 1)))
 		return err;
-	*out = build_profile_defaults;
+	*out = build_and_profile_defaults;
 	out->manifest_path = in->manifest_path;
 	out->project = in->project;
 	out->run = in->run;
@@ -79,16 +80,16 @@ static int from_v1(fg_build_profile_opts *out, const fg_build_profile_opts_v1 *i
 
 /* *out, of this version, from the caller's options of any version this
  * library knows; nothing is read past the caller's version. */
-static int upgrade(fg_build_profile_opts *out, const fg_build_profile_opts *in)
+static int upgrade(fg_build_and_profile_opts *out, const fg_build_and_profile_opts *in)
 {
 	unsigned v = in->version;
 	int err;
 
-	if ((err = fg_opts_version_check("fg_build_profile_opts", v,
-					 FG_BUILD_PROFILE_OPTS_VERSION)))
+	if ((err = fg_opts_version_check("fg_build_and_profile_opts", v,
+					 FG_BUILD_AND_PROFILE_OPTS_VERSION)))
 		return err;
 	if (v == 1)
-		err = from_v1(out, (const fg_build_profile_opts_v1 *)in);
+		err = from_v1(out, (const fg_build_and_profile_opts_v1 *)in);
 	else
 		*out = *in;
 	return err ? err : check_embedded(out, v);
@@ -102,7 +103,7 @@ static bool weights_are_ns(const fg_profile_opts *po)
 	       po->record.mode == FG_RECORD_ON_CPU;
 }
 
-static int one_run(const fg_build_profile_opts *o, const fg_profile_opts *po)
+static int one_run(const fg_build_and_profile_opts *o, const fg_profile_opts *po)
 {
 	fg_profile_result res = FG_PROFILE_RESULT_INIT;
 	int err;
@@ -113,7 +114,7 @@ static int one_run(const fg_build_profile_opts *o, const fg_profile_opts *po)
 	return o->after_run ? o->after_run(o->run_ctx, po, &res, err) : err;
 }
 
-static int profile(const fg_build_profile_opts *o, const fg_project *p, const fg_target *t)
+static int profile(const fg_build_and_profile_opts *o, const fg_project *p, const fg_target *t)
 {
 	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
 	int err = fg_pipeline_job_init(&job, &o->run, p, t);
@@ -126,7 +127,7 @@ static int profile(const fg_build_profile_opts *o, const fg_project *p, const fg
 
 /* The table of the gate: to report_out (replaced atomically) or
  * report_stream. */
-static int report(const fg_build_profile_opts *o, const fg_regress *r)
+static int report(const fg_build_and_profile_opts *o, const fg_regress *r)
 {
 	fg_outfile *of = NULL;
 	int err;
@@ -144,7 +145,7 @@ static int report(const fg_build_profile_opts *o, const fg_regress *r)
 
 /* The gate's options as the runs need them: milliseconds for a cost in
  * nanoseconds. */
-static fg_regress_opts gate_opts(const fg_build_profile_opts *o)
+static fg_regress_opts gate_opts(const fg_build_and_profile_opts *o)
 {
 	fg_regress_opts ro = o->gate_opts;
 
@@ -155,8 +156,8 @@ static fg_regress_opts gate_opts(const fg_build_profile_opts *o)
 	return ro;
 }
 
-static int gate(const fg_build_profile_opts *o, fg_folded **before, fg_folded **after, size_t n,
-		fg_build_profile_result *res)
+static int gate(const fg_build_and_profile_opts *o, fg_folded **before, fg_folded **after, size_t n,
+		fg_build_and_profile_result *res)
 {
 	fg_regress_opts ro = gate_opts(o);
 	fg_regress *r = NULL;
@@ -179,7 +180,7 @@ static int gate(const fg_build_profile_opts *o, fg_folded **before, fg_folded **
 static int undecided(void *ctx, fg_folded *const *before, fg_folded *const *after, size_t n,
 		     char *what, size_t what_size)
 {
-	const fg_build_profile_opts *o = ctx;
+	const fg_build_and_profile_opts *o = ctx;
 	fg_regress_opts ro = gate_opts(o);
 	fg_regress *r = NULL;
 	bool open;
@@ -193,8 +194,8 @@ static int undecided(void *ctx, fg_folded *const *before, fg_folded *const *afte
 	return open;
 }
 
-static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
-		   const fg_project *p, const fg_target *t, fg_build_profile_result *res)
+static int compare(const fg_build_and_profile_opts *o, const fg_manifest_loc *loc,
+		   const fg_project *p, const fg_target *t, fg_build_and_profile_result *res)
 {
 	fg_pipeline_compare_opts c = o->compare;
 	fg_folded **before = NULL, **after = NULL;
@@ -230,11 +231,11 @@ static int compare(const fg_build_profile_opts *o, const fg_manifest_loc *loc,
 	return err;
 }
 
-int fg_build_and_profile(const fg_build_profile_opts *caller, fg_build_profile_result *res)
+int fg_build_and_profile(const fg_build_and_profile_opts *caller, fg_build_and_profile_result *res)
 {
-	fg_build_profile_opts cur;
-	const fg_build_profile_opts *o = &cur;
-	fg_build_profile_result none;
+	fg_build_and_profile_opts cur;
+	const fg_build_and_profile_opts *o = &cur;
+	fg_build_and_profile_result none;
 	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
 	fg_build_result br = FG_BUILD_RESULT_INIT;
 	fg_project *p = NULL;
@@ -246,8 +247,8 @@ int fg_build_and_profile(const fg_build_profile_opts *caller, fg_build_profile_r
 		res = &none;
 	memset(res, 0, sizeof(*res));
 	if (!caller)
-		return fg_error_set(FG_EINVAL, "no fg_build_profile_opts: set them up with "
-				    "fg_build_profile_opts_init");
+		return fg_error_set(FG_EINVAL, "no fg_build_and_profile_opts: set them up with "
+				    "fg_build_and_profile_opts_init");
 	if ((err = upgrade(&cur, caller)))
 		return err;
 	/* a kept recording: its graph, with no project */

@@ -34,9 +34,9 @@ _Static_assert(offsetof(fg_pipeline_compare_opts_v1, after_out) ==
 	       sizeof(fg_pipeline_compare_opts_v1) == offsetof(fg_pipeline_compare_opts, runs_out),
 	       "version 1 of fg_pipeline_compare_opts is the prefix of version 2 before runs_out");
 
-/* fg_build_profile_opts holding fg_pipeline_compare_opts version 1: the
+/* fg_build_and_profile_opts holding fg_pipeline_compare_opts version 1: the
  * fields after compare lie nearer the start than in version 2. */
-typedef struct fg_build_profile_opts_v1 {
+typedef struct fg_build_and_profile_opts_v1 {
 	unsigned version;
 	const char *manifest_path;
 	fg_project_opts project;
@@ -55,10 +55,10 @@ typedef struct fg_build_profile_opts_v1 {
 	size_t report_top;
 	const char *report_out;
 	FILE *report_stream;
-} fg_build_profile_opts_v1;
+} fg_build_and_profile_opts_v1;
 
-#define FG_BUILD_PROFILE_OPTS_V1_INIT                                                    \
-	{ .version = 1, .project = FG_PROJECT_OPTS_INIT, .run = FG_PIPELINE_OPTS_INIT,     \
+#define FG_BUILD_AND_PROFILE_OPTS_V1_INIT                                                 \
+	{ .version = 1, .project = FG_PROJECT_OPTS_INIT, .run = FG_PIPELINE_OPTS_INIT,    \
 	  .compare = FG_PIPELINE_COMPARE_OPTS_V1_INIT, .gate_opts = FG_REGRESS_OPTS_INIT, \
 	  .report_format = FG_REGRESS_TEXT, .report_top = FG_REGRESS_DEFAULT_TOP }
 

@@ -157,7 +157,8 @@ FG_OPTS_INIT_FUNCTION(fg_project_opts, FG_PROJECT_OPTS_VERSION, FG_PROJECT_OPTS_
 int fg_project_new(fg_project **out, const fg_manifest_loc *loc, const fg_project_opts *opts)
 {
 	fg_project *p = fg_calloc(1, sizeof(*p));
-	const char *profile = opts->profile && *opts->profile ? opts->profile : "release";
+	const char *profile =
+		opts->build_profile && *opts->build_profile ? opts->build_profile : "release";
 	int err = FG_ENOMEM;
 
 	*out = NULL;

@@ -642,10 +642,11 @@ int fg_compdb_parse_memory(fg_project *p, const char *data, size_t len)
 static int refuse_variants(const fg_project *p)
 {
 	const fg_project_opts *o = &p->opts;
+	const char *bp = o->build_profile;
 	const char *what = o->nfeatures ? "`opts.features`" : o->all_features ? "`opts.all_features`" :
 			   o->no_default_features ? "`opts.no_default_features`" :
-			   o->profile && !strcmp(o->profile, "dev") ? "`opts.profile=dev`" :
-			   o->profile && strcmp(o->profile, "release") ? "`opts.profile`" : NULL;
+			   bp && !strcmp(bp, "dev") ? "`opts.build_profile=dev`" :
+			   bp && strcmp(bp, "release") ? "`opts.build_profile`" : NULL;
 
 	if (!what)
 		return 0;
