@@ -15,7 +15,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/folded.h"
 #include "util/strbuf.h"
-#include "lib/fold/folded_impl.h" /* the carry buffer's size, for the line cap */
+#include "lib/fold/internal.h" /* the carry buffer's size, for the line cap */
 #include "../lib/drawn_frames.h"
 
 static const char sample[] =

@@ -7,7 +7,7 @@
 
 #include "flamegraph/diff.h"
 #include "flamegraph/error.h"
-#include "folded_impl.h"
+#include "lib/fold/internal.h"
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 #include "util/version.h"

@@ -14,7 +14,7 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/folded.h"
-#include "folded_impl.h"
+#include "lib/fold/internal.h"
 #include "util/input.h"
 #include "util/strbuf.h"
 #include "util/banned.h"

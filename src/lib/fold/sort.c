@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "flamegraph/error.h"
-#include "folded_impl.h"
+#include "lib/fold/internal.h"
 #include "util/bytes.h"
 #include "util/banned.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/git/git_internal.h"
+#include "lib/git/internal.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 

@@ -17,7 +17,7 @@
 
 #include <git2/sys/repository.h>
 
-#include "lib/git/git_internal.h"
+#include "lib/git/internal.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/banned.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/git/git_internal.h"
+#include "lib/git/internal.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* Shared plumbing of the git stage: libgit2 set-up, error mapping,
  * repository discovery and revision lookup. Not part of the public API. */
-#ifndef FG_LIB_GIT_GIT_INTERNAL_H
-#define FG_LIB_GIT_GIT_INTERNAL_H
+#ifndef FG_LIB_GIT_INTERNAL_H
+#define FG_LIB_GIT_INTERNAL_H
 
 #include <git2.h>
 

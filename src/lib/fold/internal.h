@@ -1,7 +1,7 @@
 /* Internals of fg_folded, shared by the files of the fold stage only
  * (folded.c, sort.c, diff.c). Other stages use flamegraph/folded.h. */
-#ifndef FG_LIB_FOLD_FOLDED_IMPL_H
-#define FG_LIB_FOLD_FOLDED_IMPL_H
+#ifndef FG_LIB_FOLD_INTERNAL_H
+#define FG_LIB_FOLD_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
