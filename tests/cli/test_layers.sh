@@ -31,8 +31,8 @@ clean_tree() {
 	printf '#include "lib/project/make/make.h"\n' >"$1"/src/lib/project/make/read.c
 	printf '#include "lib/project/project.h"\n' >"$1"/src/lib/project/make/make.h
 	printf '#include "lib/project/make/make.h"\n' >"$1"/src/lib/project/autotools/read.c
-	printf '#include "flamegraph/folded.h"\n#include "folded_impl.h"\n' >"$1"/src/lib/fold/folded.c
-	printf '/* private */\n' >"$1"/src/lib/fold/folded_impl.h
+	printf '#include "flamegraph/folded.h"\n#include "internal.h"\n' >"$1"/src/lib/fold/folded.c
+	printf '/* private */\n' >"$1"/src/lib/fold/internal.h
 	printf '#include "flamegraph/builder.h"\n#include "flamegraph/render.h"\n' >"$1"/src/lib/run/profile.c
 	printf '#include "flamegraph/builder.h"\n#include "util/strbuf.h"\n' >"$1"/src/cli/prog.c
 }
@@ -80,9 +80,9 @@ expect_violation "a stage including another's private header" "$t" \
 	'^src/lib/fold/folded.c:3: stage fold includes src/lib/project/project.h, a private header of stage project'
 
 clean_tree "$t"
-printf '#include "../fold/folded_impl.h"\n' >>"$t"/src/lib/run/profile.c
+printf '#include "../fold/internal.h"\n' >>"$t"/src/lib/run/profile.c
 expect_violation "a relative include of another stage's private header" "$t" \
-	'^src/lib/run/profile.c:3: stage run includes src/lib/fold/folded_impl.h, a private header'
+	'^src/lib/run/profile.c:3: stage run includes src/lib/fold/internal.h, a private header'
 
 clean_tree "$t"
 printf '#include "flamegraph/builder.h"\n' >>"$t"/src/lib/fold/folded.c
