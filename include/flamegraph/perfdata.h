@@ -157,6 +157,24 @@ typedef struct fg_perfdata fg_perfdata;
 /* True when buf starts with perf.data's magic ("PERFILE2"). */
 bool fg_perfdata_magic(const void *buf, size_t len);
 
+/* What a perf.data file holds, read from its records without decoding the
+ * samples. */
+typedef struct fg_perfdata_counts {
+	uint64_t samples;      /* PERF_RECORD_SAMPLE records */
+	uint64_t lost;         /* samples the kernel dropped because the ring
+				  buffer was full (LOST and LOST_SAMPLES) */
+	uint64_t lost_records; /* LOST records ("chunks" in perf's words) */
+	bool complete;         /* false: part of the file could not be read
+				  (compressed records, a truncated file) */
+} fg_perfdata_counts;
+
+/* Counts samples and lost samples in a perf.data file (file form; the
+ * pipe form gives FG_EINVAL), reading only the records' headers, so a
+ * large recording is counted quickly; not re-entrant. FG_EIO when it
+ * cannot be read, FG_EPARSE when it is not a perf.data (or its header is
+ * cut short or of an unknown size). */
+int fg_perfdata_count(const char *path, fg_perfdata_counts *out);
+
 /* Opens the recording at path (mapped read-only) and reads its header,
  * attributes and features. opts may be NULL; its strings must outlive r.
  * Returns 0, FG_ENOTFOUND / FG_EIO (the file), FG_EPARSE ("PATH: offset

@@ -207,22 +207,6 @@ int fg_record_parse_size(uint64_t *out, const char *text);
 /* Writes a size for people ("417 MB", "2.5 GB", "980 KB") into buf. */
 void fg_record_format_size(char *buf, size_t len, uint64_t bytes);
 
-/* What a perf.data file holds, read from its records without decoding the
- * samples. */
-typedef struct fg_perfdata_counts {
-	uint64_t samples;      /* PERF_RECORD_SAMPLE records */
-	uint64_t lost;         /* samples the kernel dropped because the ring
-				  buffer was full (LOST and LOST_SAMPLES) */
-	uint64_t lost_records; /* LOST records ("chunks" in perf's words) */
-	bool complete;         /* false: part of the file could not be read
-				  (compressed records, a truncated file) */
-} fg_perfdata_counts;
-
-/* Counts samples and lost samples in a perf.data file (file form; the
- * pipe form gives FG_EINVAL). FG_EIO when it cannot be read, FG_EPARSE
- * when it is not a perf.data. */
-int fg_perfdata_count(const char *path, fg_perfdata_counts *out);
-
 /* What a recording will cost and may use on this machine. */
 typedef struct fg_record_plan {
 	uint64_t max_size;         /* the cap: opts->max_size, else half of

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
+#include "flamegraph/perfdata.h"
 #include "flamegraph/record.h"
 #include "lib/record/capture_msgs.h"
 #include "util/strbuf.h"

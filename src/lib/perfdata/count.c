@@ -11,20 +11,8 @@
 
 #include "flamegraph/error.h"
 #include "flamegraph/perfdata.h"
-#include "flamegraph/record.h"
+#include "lib/perfdata/file_header.h"
 #include "util/banned.h"
-
-/* perf.data's fixed header (file form), as the format documents it. */
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	char magic[8];            /* fg_perfdata_magic */
-	uint64_t size;            /* of this header */
-	uint64_t attr_size;
-	struct file_section attrs, data, event_types;
-};
 
 /* The kernel's record header (linux/perf_event.h layout). */
 struct record_header {
@@ -105,29 +93,38 @@ static void count_record(reader *r, uint64_t off, const struct record_header *h,
 	}
 }
 
-static int read_header(int fd, struct file_header *fh, const char *path)
+static int read_header(int fd, struct pd_file_header *fh, const char *path)
 {
+	unsigned char buf[PD_FILE_HEADER_SIZE];
 	ssize_t n;
 
 	do
-		n = pread(fd, fh, sizeof(*fh), 0);
+		n = pread(fd, buf, sizeof(buf), 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return fg_error_set(FG_EIO, "cannot read %s: %s", path, strerror(errno));
-	if ((size_t)n < 16 || !fg_perfdata_magic(fh->magic, (size_t)n))
+	switch (pd_file_header_read(fh, buf, (size_t)n)) {
+	case PD_FORM_NONE:
+	case PD_FORM_SWAPPED:
 		return fg_error_set(FG_EPARSE, "%s is not a perf.data file (no PERFILE2 header)", path);
-	if (fh->size != sizeof(*fh) && fh->size < sizeof(*fh))
+	case PD_FORM_PIPE:
 		return fg_error_set(FG_EINVAL, "%s is a perf.data in pipe form; only files are counted",
 				    path);
-	if ((size_t)n < sizeof(*fh))
+	case PD_FORM_ODD_SIZE:
+		return fg_error_set(FG_EPARSE, "%s: the perf.data header's size is unknown (%llu bytes)",
+				    path, (unsigned long long)fh->size);
+	case PD_FORM_SHORT:
 		return fg_error_set(FG_EPARSE, "%s: the perf.data header is truncated", path);
+	case PD_FORM_FILE:
+		break;
+	}
 	return 0;
 }
 
 int fg_perfdata_count(const char *path, fg_perfdata_counts *out)
 {
 	static reader r; /* the window is big; counting is not re-entrant */
-	struct file_header fh;
+	struct pd_file_header fh;
 	struct stat st;
 	uint64_t off;
 	int err;

@@ -15,16 +15,30 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "lib/perfdata/file_header.h"
 #include "lib/perfdata/reader.h"
 #include "util/version.h"
 #include "util/banned.h"
 
-#define HEADER_SIZE 104
-
-
 bool fg_perfdata_magic(const void *buf, size_t len)
 {
 	return len >= 8 && !memcmp(buf, "PERFILE2", 8);
+}
+
+enum pd_file_form pd_file_header_read(struct pd_file_header *h, const void *buf, size_t len)
+{
+	size_t n = len < sizeof(*h) ? len : sizeof(*h);
+
+	memset(h, 0, sizeof(*h));
+	if (n)
+		memcpy(h, buf, n);
+	if (len < PD_PIPE_HEADER_SIZE || !fg_perfdata_magic(buf, len))
+		return len >= 8 && !memcmp(buf, "2ELIFREP", 8) ? PD_FORM_SWAPPED : PD_FORM_NONE;
+	if (h->size == PD_PIPE_HEADER_SIZE)
+		return PD_FORM_PIPE;
+	if (h->size != PD_FILE_HEADER_SIZE)
+		return PD_FORM_ODD_SIZE;
+	return len < PD_FILE_HEADER_SIZE ? PD_FORM_SHORT : PD_FORM_FILE;
 }
 
 int pd_bad(const fg_perfdata *r, uint64_t off, const char *what)
@@ -374,41 +388,38 @@ static int read_features(fg_perfdata *r, const unsigned char *bits)
 
 static int parse_header(fg_perfdata *r)
 {
-	const unsigned char *h = r->base;
-	uint64_t hsize, data_off, data_size;
+	struct pd_file_header h;
+	int err;
 
-	if (r->size < 16 || !fg_perfdata_magic(h, r->size)) {
-		if (r->size >= 8 && !memcmp(h, "2ELIFREP", 8)) {
-			r->unsupported = "perf.data of the other byte order";
-			return 0;
-		}
+	switch (pd_file_header_read(&h, r->base, r->size)) {
+	case PD_FORM_NONE:
 		return pd_bad(r, 0, "not a perf.data file (no PERFILE2 magic)");
-	}
-	hsize = pd_u64(h + 8);
-	if (hsize == 16) {
+	case PD_FORM_SWAPPED:
+		r->unsupported = "perf.data of the other byte order";
+		return 0;
+	case PD_FORM_PIPE:
 		r->pipe = true;
-		r->data_off = 16;
+		r->data_off = PD_PIPE_HEADER_SIZE;
 		r->data_end = r->size;
 		return pd_read_pipe_prologue(r);
-	}
-	if (hsize != HEADER_SIZE)
-		return pd_bad(r, 8, "unknown header size");
-	if (r->size < HEADER_SIZE)
+	case PD_FORM_ODD_SIZE:
+		return pd_bad(r, offsetof(struct pd_file_header, size), "unknown header size");
+	case PD_FORM_SHORT:
 		return pd_bad(r, r->size, "file ends inside its header");
-	data_off = pd_u64(h + 40);
-	data_size = pd_u64(h + 48);
-	if (!in_file(r, data_off, data_size))
-		return pd_bad(r, 40, "data section outside the file (truncated recording?)");
-	r->data_off = data_off;
-	r->data_end = data_off + data_size;
-	if (pd_u64(h + 16) > 4096)
-		return pd_bad(r, 16, "attribute size out of range");
-	{
-		int err = read_attrs(r, pd_u64(h + 16), pd_u64(h + 24), pd_u64(h + 32));
-		if (err)
-			return err;
+	case PD_FORM_FILE:
+		break;
 	}
-	return read_features(r, h + 72);
+	if (!in_file(r, h.data.offset, h.data.size))
+		return pd_bad(r, offsetof(struct pd_file_header, data),
+			      "data section outside the file (truncated recording?)");
+	r->data_off = h.data.offset;
+	r->data_end = h.data.offset + h.data.size;
+	if (h.attr_size > 4096)
+		return pd_bad(r, offsetof(struct pd_file_header, attr_size),
+			      "attribute size out of range");
+	if ((err = read_attrs(r, h.attr_size, h.attrs.offset, h.attrs.size)))
+		return err;
+	return read_features(r, h.features);
 }
 
 int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
