@@ -401,6 +401,37 @@ static void not_a_perfdata(void **state)
 	fg_strbuf_release(&d);
 }
 
+/* The count of a file that starts as magic, then a header size, then
+ * rest bytes of zeros: err, with want in the message. */
+static void check_header(const char *magic, uint64_t size, size_t rest, int err, const char *want)
+{
+	char path[] = "/tmp/fg-unit-perfdata.XXXXXX";
+	fg_strbuf f = FG_STRBUF_INIT;
+	fg_perfdata_counts c;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	fg_strbuf_add(&f, magic, 8);
+	put_u64(&f, size);
+	for (size_t i = 0; i < rest; i++)
+		fg_strbuf_addch(&f, 0);
+	assert_int_equal(write(fd, f.buf, f.len), (ssize_t)f.len);
+	close(fd);
+	assert_int_equal(fg_perfdata_count(path, &c), err);
+	assert_non_null(strstr(fg_error_last(), want));
+	unlink(path);
+	fg_strbuf_release(&f);
+}
+
+static void headers_of_other_forms(void **state)
+{
+	(void)state;
+	check_header("PERFILE2", 16, 64, FG_EINVAL, "in pipe form; only files are counted");
+	check_header("2ELIFREP", 104, 88, FG_EPARSE, "is not a perf.data file");
+	check_header("PERFILE2", 104, 40, FG_EPARSE, "the perf.data header is truncated");
+	check_header("PERFILE2", 96, 88, FG_EPARSE, "header's size is unknown (96 bytes)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +447,7 @@ int main(void)
 		cmocka_unit_test(failures_in_our_words),
 		cmocka_unit_test(lost_counted),
 		cmocka_unit_test(not_a_perfdata),
+		cmocka_unit_test(headers_of_other_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
