@@ -24,7 +24,7 @@ static bool inside(const char *path, const char *dir, const char *sub)
 
 static void check(const fg_project *p)
 {
-	const fg_make_state *st = p->reader_data;
+	const fg_make_state *st = p->state;
 
 	for (size_t i = 0; i < p->nunits; i++) {
 		const struct fg_unit *u = &p->units[i];

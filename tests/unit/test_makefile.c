@@ -142,7 +142,7 @@ static void test_automake(void **state)
 	fg_run_spec_release(&spec);
 	assert_int_equal(fg_target_kind_of(target(p, "demo")), FG_TARGET_EXAMPLE);
 	assert_int_equal(fg_target_kind_of(target(p, "bench-speed")), FG_TARGET_BENCH);
-	st = p->reader_data;
+	st = p->state;
 	assert_int_equal(st->goals[0].deps.n, 1);
 	assert_string_equal(st->goals[0].deps.v[0], "/src/proj/build/flamegraph/release/lib");
 	assert_string_equal(st->goals[0].built.v[0], "version.h");
@@ -176,7 +176,7 @@ static void test_automake_deps(void **state)
 	(void)state;
 
 	assert_int_equal(fg_autotools_read_makefile(p, dir, mk, sizeof(mk) - 1), 0);
-	st = p->reader_data;
+	st = p->state;
 	assert_int_equal(st->goals[0].deps.n, 1);
 	assert_string_equal(st->goals[0].deps.v[0], "/src/proj/build/flamegraph/release/lib");
 	assert_int_equal(st->goals[0].libs.n, 1);
@@ -234,7 +234,7 @@ static void test_handwritten(void **state)
 	opts.build_dir = build;
 	assert_int_equal(fg_project_new(&p, &loc, &opts), 0);
 	assert_int_equal(fg_autotools_read_makefile(p, build, top, sizeof(top) - 1), 0);
-	st = p->reader_data;
+	st = p->state;
 	assert_true(st->handwritten);
 	assert_int_equal(fg_autotools_read_links(p, dry, strlen(dry)), 0);
 	assert_int_equal(fg_project_target_count(p), 2);
@@ -371,7 +371,7 @@ static void test_split(void **state)
 
 static const fg_make_link *link_of(const fg_project *p, const char *name)
 {
-	const fg_make_state *st = p->reader_data;
+	const fg_make_state *st = p->state;
 	const struct fg_target *t = target(p, name);
 	return &st->links[t - p->targets];
 }
@@ -407,7 +407,7 @@ static void test_dryrun(void **state)
 
 	assert_int_equal(fg_make_read_dryrun(p, "/src/proj", out, sizeof(out) - 1), 0);
 	assert_int_equal(fg_project_target_count(p), 5);
-	st = p->reader_data;
+	st = p->state;
 	/* libbz2.a (ar) and libutil.la (libtool), made from our objects */
 	assert_int_equal(st->narchives, 2);
 	assert_string_equal(st->archives[0].orig, "/src/proj/libbz2.a");
@@ -537,7 +537,7 @@ static void test_goal_dryrun(void **state)
 	/* the default goal's program keeps its own link, not the goal's */
 	l = link_of(p, "gzip");
 	assert_int_equal(l->libs.n, 0);
-	st = p->reader_data;
+	st = p->state;
 	assert_int_equal(st->narchives, 1);
 	l = link_of(p, "t_one");
 	assert_int_equal(l->narchives, 1);
@@ -634,7 +634,7 @@ static void test_dryrun_libtool(void **state)
 	assert_false(has(&u->argv, "-no-suppress"));
 	assert_false(has(&u->argv, "-shared"));
 	/* the libtool library: an archive of its objects, -rpath and its version gone */
-	st = p->reader_data;
+	st = p->state;
 	assert_int_equal(st->narchives, 1);
 	assert_string_equal(st->archives[0].orig, "/src/proj/libc.la");
 	assert_int_equal(st->archives[0].nunits, 2);

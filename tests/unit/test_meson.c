@@ -110,7 +110,7 @@ static const struct fg_target *find(const fg_project *p, const char *name, bool 
 
 static const fg_strvec *compile_list(const fg_project *p, const struct fg_target *t)
 {
-	const fg_meson_state *st = p->reader_data;
+	const fg_meson_state *st = p->state;
 	size_t i = (size_t)(t - p->targets);
 	assert_true(i < st->ncompile);
 	return &st->compile[i];

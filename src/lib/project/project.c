@@ -218,10 +218,8 @@ void fg_project_free(fg_project *p)
 
 	if (!p)
 		return;
-	if (p->reader_free)
-		p->reader_free(p->reader_data);
-	if (p->builder_free)
-		p->builder_free(p->builder_data);
+	if (p->state_free)
+		p->state_free(p->state);
 	for (i = 0; i < p->ntargets; i++)
 		target_release(&p->targets[i]);
 	for (i = 0; i < p->nunits; i++) {

@@ -16,6 +16,7 @@
 #include "util/path.h"
 #include "util/process.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 struct fg_target {
 	char *name;
@@ -84,11 +85,11 @@ struct fg_project {
 				 * unit's compiler, else opts.cc, else "cc" */
 	const struct fg_build_system *system; /* how it is found, read and built (system.h) */
 	struct fg_build_recipe recipe; /* flamegraph.toml's build (toml/) */
-	void *reader_data;      /* the reader's own state, freed by reader_free */
-	void (*reader_free)(void *data);
-	void *builder_data;     /* the builder's own state (compile db symbol
-				 * tables), freed by builder_free */
-	void (*builder_free)(void *data);
+	/* the build system's own state (its folder's types: what its reader
+	 * learnt for its build, a compile database's symbol tables), freed by
+	 * state_free */
+	void *state;
+	void (*state_free)(void *data);
 };
 
 /* Discovery's helpers for the kinds' detect operations (discover.c):

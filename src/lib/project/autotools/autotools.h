@@ -38,7 +38,7 @@ typedef struct fg_autotools_goal {
 	fg_strvec built;    /* its folder's BUILT_SOURCES, made before it */
 } fg_autotools_goal;
 
-/* The reader's state (p->reader_data). */
+/* The reader's state (p->state). */
 typedef struct fg_autotools_state {
 	char *srcdir;       /* where configure runs from: p->loc.root or
 			       our copy (absolute) */

@@ -42,7 +42,7 @@ static int make(fg_project *p, const char *dir, const fg_strvec *goals, const ch
 
 int fg_autotools_dryrun(fg_project *p)
 {
-	fg_autotools_state *st = p->reader_data;
+	fg_autotools_state *st = p->state;
 	fg_cmd cmd = FG_CMD_INIT;
 	fg_strbuf out = FG_STRBUF_INIT;
 	fg_exit_status es = { 0, 0 };
@@ -185,7 +185,7 @@ static int build_goal(fg_project *p, const struct fg_target *t, const fg_autotoo
 
 int fg_autotools_build(fg_project *p, const struct fg_target *ct, fg_build_result *res)
 {
-	fg_autotools_state *st = p->reader_data;
+	fg_autotools_state *st = p->state;
 	size_t i = (size_t)(ct - p->targets);
 	struct fg_target *t = &p->targets[i];
 	char *made = NULL;

@@ -38,11 +38,11 @@ static void state_free(void *data)
 
 fg_autotools_state *fg_autotools_state_of(fg_project *p)
 {
-	if (!p->reader_data) {
-		p->reader_data = fg_calloc(1, sizeof(fg_autotools_state));
-		p->reader_free = state_free;
+	if (!p->state) {
+		p->state = fg_calloc(1, sizeof(fg_autotools_state));
+		p->state_free = state_free;
 	}
-	return p->reader_data;
+	return p->state;
 }
 
 /* ---- configure --help ------------------------------------------------------ */

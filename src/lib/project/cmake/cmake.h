@@ -55,7 +55,7 @@ cJSON *fg_cmake_load_reply(const fg_project *p, const struct fg_cmake_replies *m
 /* Opening (system.c): fg_tomlproj_cmake_pre, before the configure, turns
  * a flamegraph.toml beside the CMakeLists.txt into -D entries
  * (p->opts.defines/features are pointed at arrays owned by
- * p->reader_data); fg_cmake_configure (re)configures p->build_dir when
+ * p->state); fg_cmake_configure (re)configures p->build_dir when
  * its arguments changed since the last configure (configure.c);
  * fg_cmake_read reads the File API replies and `ctest
  * --show-only=json-v1`; fg_tomlproj_cmake_post then applies the toml's

@@ -36,8 +36,8 @@ int fg_tomlproj_cmake_pre(fg_project *p)
 
 	if (err)
 		return err;
-	p->reader_data = tp;
-	p->reader_free = free_tomlproj;
+	p->state = tp;
+	p->state_free = free_tomlproj;
 	/* later entries win in CMake: the manifest's, then the features', then
 	 * the user's own -D */
 	for (i = 0; !err && i < tp->cmake_args.n; i++) {
@@ -85,7 +85,7 @@ static int copy_vec(fg_strvec *to, const fg_strvec *from)
 
 int fg_tomlproj_cmake_post(fg_project *p)
 {
-	struct fg_tomlproj *tp = p->reader_data;
+	struct fg_tomlproj *tp = p->state;
 	int err = 0;
 
 	if (!tp || !tp->overrides)

@@ -26,7 +26,7 @@ int fg_compdb_add_command(fg_project *p, const char *dir, const fg_strvec *argv,
  * reads the entries into p->units (and [build] libs and ldflags of a
  * flamegraph.toml beside it); fg_compdb_compile_all compiles every unit
  * and reads the objects' symbol tables: sets each unit's has_main, keeps
- * the tables for linking (p->builder_data; errors as fg_units_compile,
+ * the tables for linking (p->state; errors as fg_units_compile,
  * FG_EIO for an object that is no ELF file); fg_compdb_add_targets, once
  * the units' has_main flags are known, names a target after each.
  * fg_compdb_build links a target from the objects its main needs. */

@@ -365,7 +365,7 @@ static void describe_left(const fg_project *p, const struct fg_compdb *db, const
 
 int fg_compdb_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	struct fg_compdb *db = p->builder_data;
+	struct fg_compdb *db = p->state;
 	fg_strvec missing = FG_STRVEC_INIT, libs = FG_STRVEC_INIT, left = FG_STRVEC_INIT;
 	fg_strbuf why = FG_STRBUF_INIT;
 	const struct fg_unit *tx = &p->units[t->unit];
@@ -446,10 +446,10 @@ int fg_compdb_compile_all(fg_project *p)
 		return FG_ENOMEM;
 	}
 	db->n = p->nunits;
-	if (p->builder_free)
-		p->builder_free(p->builder_data);
-	p->builder_data = db;
-	p->builder_free = compdb_free;
+	if (p->state_free)
+		p->state_free(p->state);
+	p->state = db;
+	p->state_free = compdb_free;
 	for (size_t i = 0; i < p->nunits; i++)
 		all[i] = i;
 	err = fg_units_compile(p, all, p->nunits, &changed);

@@ -19,7 +19,7 @@ struct fg_compdb_unit {
 	bool has_main;
 };
 
-/* p->builder_data of a compile-database project. */
+/* p->state of a compile-database project. */
 struct fg_compdb {
 	struct fg_compdb_unit *ux; /* parallel to p->units */
 	size_t n;

@@ -352,7 +352,7 @@ static int units_see_headers(fg_project *p, const fg_make_state *st, const size_
 
 int fg_make_build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	fg_make_state *st = p->reader_data;
+	fg_make_state *st = p->state;
 	size_t ti = (size_t)(t - p->targets), *all = NULL, n = 0;
 	const fg_make_link *l;
 	bool changed = false;

@@ -963,12 +963,12 @@ static int read_text(struct reader *r, const char *dir, const char *text, size_t
 	fg_project *p = r->p;
 	int err;
 
-	if (!p->reader_data) {
-		if (!(p->reader_data = fg_calloc(1, sizeof(fg_make_state))))
+	if (!p->state) {
+		if (!(p->state = fg_calloc(1, sizeof(fg_make_state))))
 			return FG_ENOMEM;
-		p->reader_free = state_free;
+		p->state_free = state_free;
 	}
-	r->st = p->reader_data;
+	r->st = p->state;
 	if (!(r->dirs[0] = fg_strdup(dir)))
 		return FG_ENOMEM;
 	r->ndirs = 1;

@@ -16,7 +16,7 @@
 
 static const fg_strvec *needs(const fg_project *p, const struct fg_target *t)
 {
-	const fg_meson_state *st = p->reader_data;
+	const fg_meson_state *st = p->state;
 	size_t i = (size_t)(t - p->targets);
 
 	return st && i < st->ncompile ? &st->compile[i] : NULL;

@@ -26,7 +26,7 @@ typedef struct fg_meson_file {
 	size_t len;
 } fg_meson_file;
 
-/* The reader's state (p->reader_data). */
+/* The reader's state (p->state). */
 typedef struct fg_meson_state {
 	char *user_build;    /* the user's own build folder whose options are
 				carried over, or NULL; never written to */

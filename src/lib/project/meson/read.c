@@ -123,12 +123,12 @@ static void state_free(void *data)
 
 fg_meson_state *fg_meson_state_of(fg_project *p)
 {
-	if (!p->reader_data) {
-		if (!(p->reader_data = fg_calloc(1, sizeof(fg_meson_state))))
+	if (!p->state) {
+		if (!(p->state = fg_calloc(1, sizeof(fg_meson_state))))
 			return NULL;
-		p->reader_free = state_free;
+		p->state_free = state_free;
 	}
-	return p->reader_data;
+	return p->state;
 }
 
 /* The compile list of target i, grown to cover it. */

@@ -434,8 +434,8 @@ int fg_tomlproj_open(fg_project *p)
 
 	if (err)
 		return err;
-	p->reader_data = tp;
-	p->reader_free = tomlproj_free;
+	p->state = tp;
+	p->state_free = tomlproj_free;
 	if (tp->system == FG_TOMLPROJ_CMAKE)
 		return fg_error_set(FG_EINVAL, "%s says system = \"cmake\" but there is no "
 				    "CMakeLists.txt beside it — put flamegraph.toml in the CMake "

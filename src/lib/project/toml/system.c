@@ -26,7 +26,7 @@ static int detect_file(fg_manifest_loc *out, const char *dir, const char *base)
 
 static int build(fg_project *p, const struct fg_target *t, fg_build_result *res)
 {
-	const struct fg_tomlproj *tp = p->reader_data;
+	const struct fg_tomlproj *tp = p->state;
 
 	if (tp->system == FG_TOMLPROJ_COMMAND)
 		return fg_command_build(p, t, res);
