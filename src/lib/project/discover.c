@@ -31,6 +31,24 @@ int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char 
 	return out->root && out->file ? 0 : FG_ENOMEM;
 }
 
+int fg_manifest_detect_names(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
+			     const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fg_dir_has_file(dir, names[i]))
+			return fg_manifest_loc_set(out, type, dir, names[i]) ? FG_ENOMEM : 1;
+	return 0;
+}
+
+int fg_manifest_detect_base(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
+			    const char *base, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(base, names[i]))
+			return fg_manifest_loc_set(out, type, dir, base) ? FG_ENOMEM : 1;
+	return 0;
+}
+
 bool fg_dir_has_file(const char *dir, const char *name)
 {
 	char *path = fg_path_join(dir, name);

@@ -102,6 +102,14 @@ struct fg_project {
 int fg_manifest_loc_set(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
 			const char *file);
 bool fg_dir_has_file(const char *dir, const char *name);
+/* The detect operation of a kind known by its manifests' names, tried in
+ * order: 1 with *out set for the first of names[0..n) in dir (or, for
+ * fg_manifest_detect_base, when `base` is one of them), 0 when none,
+ * FG_ENOMEM. */
+int fg_manifest_detect_names(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
+			     const char *const *names, size_t n);
+int fg_manifest_detect_base(fg_manifest_loc *out, fg_manifest_type type, const char *dir,
+			    const char *base, const char *const *names, size_t n);
 char *fg_dir_parent(const char *dir);
 char *fg_manifest_top(const char *dir, const char *file, bool (*calls)(const char *dir));
 

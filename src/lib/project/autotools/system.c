@@ -14,18 +14,14 @@ static const char *const manifests[] = { "configure", "configure.ac", "configure
 static int detect(fg_manifest_loc *out, const char *dir, bool climb)
 {
 	(void)climb;
-	for (size_t i = 0; i < sizeof(manifests) / sizeof(manifests[0]); i++)
-		if (fg_dir_has_file(dir, manifests[i]))
-			return fg_manifest_loc_set(out, FG_MANIFEST_AUTOTOOLS, dir, manifests[i]) ? FG_ENOMEM : 1;
-	return 0;
+	return fg_manifest_detect_names(out, FG_MANIFEST_AUTOTOOLS, dir, manifests,
+					sizeof(manifests) / sizeof(manifests[0]));
 }
 
 static int detect_file(fg_manifest_loc *out, const char *dir, const char *base)
 {
-	for (size_t i = 0; i < sizeof(manifests) / sizeof(manifests[0]); i++)
-		if (!strcmp(base, manifests[i]))
-			return fg_manifest_loc_set(out, FG_MANIFEST_AUTOTOOLS, dir, base) ? FG_ENOMEM : 1;
-	return 0;
+	return fg_manifest_detect_base(out, FG_MANIFEST_AUTOTOOLS, dir, base, manifests,
+				       sizeof(manifests) / sizeof(manifests[0]));
 }
 
 /* an unknown profile is refused before any copy or autoreconf */

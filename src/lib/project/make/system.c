@@ -15,18 +15,14 @@ static const char *const manifests[] = { "GNUmakefile", "makefile", "Makefile" }
 static int detect(fg_manifest_loc *out, const char *dir, bool climb)
 {
 	(void)climb;
-	for (size_t i = 0; i < sizeof(manifests) / sizeof(manifests[0]); i++)
-		if (fg_dir_has_file(dir, manifests[i]))
-			return fg_manifest_loc_set(out, FG_MANIFEST_MAKE, dir, manifests[i]) ? FG_ENOMEM : 1;
-	return 0;
+	return fg_manifest_detect_names(out, FG_MANIFEST_MAKE, dir, manifests,
+					sizeof(manifests) / sizeof(manifests[0]));
 }
 
 static int detect_file(fg_manifest_loc *out, const char *dir, const char *base)
 {
-	for (size_t i = 0; i < sizeof(manifests) / sizeof(manifests[0]); i++)
-		if (!strcmp(base, manifests[i]))
-			return fg_manifest_loc_set(out, FG_MANIFEST_MAKE, dir, base) ? FG_ENOMEM : 1;
-	return 0;
+	return fg_manifest_detect_base(out, FG_MANIFEST_MAKE, dir, base, manifests,
+				       sizeof(manifests) / sizeof(manifests[0]));
 }
 
 const struct fg_build_system fg_system_make = {
