@@ -255,6 +255,58 @@ typedef struct fg_build_and_profile_result {
  * returned. */
 int fg_build_and_profile(const fg_build_and_profile_opts *opts, fg_build_and_profile_result *res);
 
+/* flamegraph-build's suite mode in one call: fg_build_and_profile_suite.
+ *
+ * The layout of fg_suite_opts this header describes: fg_suite_opts_init
+ * and fg_build_and_profile_suite take it and every older version, and
+ * refuse 0 and later ones (FG_EINVAL). */
+#define FG_SUITE_OPTS_VERSION 1
+
+typedef struct fg_suite_opts {
+	unsigned version;          /* FG_SUITE_OPTS_VERSION */
+	fg_target_kind kind;       /* FG_TARGET_TEST or FG_TARGET_BENCH */
+	const char *pattern;       /* a POSIX extended regular expression a
+				      target's name must match (anywhere in
+				      it); NULL or "": every one */
+	const char *out_dir;       /* the folder of the outputs, made when
+				      missing (NULL: "flamegraph-tests") */
+} fg_suite_opts;
+
+#define FG_SUITE_OPTS_INIT { .version = FG_SUITE_OPTS_VERSION, .kind = FG_TARGET_TEST }
+
+/* Sets *opts to the defaults (FG_SUITE_OPTS_INIT); version:
+ * FG_SUITE_OPTS_VERSION, as the caller was compiled (FG_EINVAL for 0 or
+ * a later version). */
+int fg_suite_opts_init(fg_suite_opts *opts, unsigned version);
+
+typedef struct fg_suite_result {
+	size_t tests;              /* selected */
+	size_t passed;             /* exited 0 with a graph */
+	size_t failed;             /* exited non-zero or crashed (graph kept) */
+	size_t no_samples;         /* too short to be sampled */
+	size_t errors;             /* not built, or could not be profiled */
+	bool interrupted;          /* stopped early by a signal ... */
+	int interrupt_signal;      /* ... this one */
+} fg_suite_result;
+
+/* Finds the project's manifest and opens it as fg_build_and_profile
+ * does, selects every target of suite->kind whose name matches
+ * suite->pattern, and builds each once and profiles each in turn with the
+ * template opts->run (its output names aside), before_run and after_run
+ * around each run (after_run's return value is not used: a failing test
+ * is recorded, not fatal). In suite->out_dir: NAME.svg and NAME.folded
+ * per test (NAME: its name with characters other than letters, digits,
+ * '.', '_' and '-' made '_'), all.svg (every test under a root frame of
+ * its name), index.html (a sortable table: status, times, samples, the
+ * hottest functions, links to the graphs) and summary.json (the same
+ * figures; docs/test-suites.md lists its fields). An interrupted run ends
+ * the suite; the outputs then describe the tests done. Returns 0 or a
+ * negative FG_E* code (FG_ENOTFOUND: no target matches; FG_EINVAL: a bad
+ * pattern; the stages' errors, and the recorder's when it cannot run at
+ * all). */
+int fg_build_and_profile_suite(const fg_build_and_profile_opts *opts, const fg_suite_opts *suite,
+			       fg_suite_result *res);
+
 FG_API_END
 #ifdef __cplusplus
 }

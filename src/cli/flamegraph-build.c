@@ -16,7 +16,8 @@
 static struct {
 	const char *bin, *example, *test, *bench, *unit_test, *unit_bench, *manifest;
 	const char *profile, *perfdata, *list_names;
-	bool unit_test_given, unit_bench_given, dev, release, list;
+	const char *tests, *benches; /* --tests[=REGEX], --benches[=REGEX] */
+	bool unit_test_given, unit_bench_given, dev, release, list, tests_given, benches_given;
 	fg_strlist features, defines;
 } o;
 static fg_profile_cli pc = FG_PROFILE_CLI_INIT;
@@ -42,6 +43,18 @@ static int unit_bench_cb(const fg_option *opt, const char *arg, void *target)
 	return 0;
 }
 
+/* --tests[=REGEX], --benches[=REGEX]: given, with or without a pattern */
+static int suite_cb(const fg_option *opt, const char *arg, void *target)
+{
+	if (target == &o.tests)
+		o.tests_given = true;
+	else
+		o.benches_given = true;
+	(void)opt;
+	*(const char **)target = arg;
+	return 0;
+}
+
 static const fg_option options[] = {
 	FG_OPT_GROUP("Target selection"),
 	FG_OPT_NAMED('b', "bin", &o.bin, "NAME", "bin", "profile the bin target NAME"),
@@ -54,6 +67,13 @@ static const fg_option options[] = {
 	{ FG_OPT_CALLBACK_, 0, "unit-bench", &o.unit_bench, "NAME",
 	  "run bench executable NAME directly; arguments after -- are its filter",
 	  FG_OPTF_OPTARG, unit_bench_cb, NULL, "unit-bench" },
+	{ FG_OPT_CALLBACK_, 0, "tests", &o.tests, "REGEX",
+	  "profile every test (whose name matches REGEX) in turn into one folder: -o DIR "
+	  "(default flamegraph-tests) gets a graph per test, all.svg, index.html and summary.json",
+	  FG_OPTF_OPTARG, suite_cb, NULL, NULL },
+	{ FG_OPT_CALLBACK_, 0, "benches", &o.benches, "REGEX",
+	  "the same for every bench (Meson: benchmark) whose name matches REGEX",
+	  FG_OPTF_OPTARG, suite_cb, NULL, NULL },
 	FG_OPT_STRING('p', "package", &bo.project.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, meson.build, configure(.ac), Makefile or compile_commands.json, or a folder holding one (a Meson build folder too)"),
@@ -99,6 +119,7 @@ static const fg_cli cli = {
 	"  flamegraph-build --unit-bench bench_hash -- 3   (its filter, after its own arguments)\n"
 	"  flamegraph-build --list\n"
 	"  flamegraph-build --test table_suite    (a CTest or Meson test: its command, env, folder)\n"
+	"  flamegraph-build --tests -o suite      (every test: suite/index.html, a graph each)\n"
 	"  flamegraph-build --compare main --bin stress2 -o diff.svg\n"
 	"  flamegraph-build --compare main --fail-above 5 --report md --report-out gate.md --bin stress2\n"
 	"  flamegraph-build --bin stress2 --alloc=peak -o heap.svg   (memory, no perf)\n"
@@ -149,6 +170,7 @@ static int check_one_target(void)
 		{ o.bin != NULL, "--bin" }, { o.example != NULL, "--example" },
 		{ o.bench != NULL, "--bench" }, { o.test != NULL, "--test" },
 		{ o.unit_test_given, "--unit-test" }, { o.unit_bench_given, "--unit-bench" },
+		{ o.tests_given, "--tests" }, { o.benches_given, "--benches" },
 	};
 	const char *first = NULL;
 
@@ -183,6 +205,50 @@ static int check_usage(int npos, int dashdash, char **argv)
 		return FG_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* What a suite's run cannot take: 0 or the exit code after a usage
+ * error. */
+static int check_suite(int npos, int dashdash)
+{
+	const char *flag = o.tests_given ? "--tests" : "--benches";
+	const char *bad = o.list || o.list_names ? "--list" : bo.compare.rev ? "--compare" :
+			  pc.perfdata_out ? "--perfdata-out" : pc.folded ? "--folded" :
+			  pc.open ? "--open" : pc.format && strcmp(pc.format, "svg") ? "--format" : NULL;
+
+	if (!o.tests_given && !o.benches_given)
+		return 0;
+	if (bad) {
+		fg_errorf("%s writes a graph and folded stacks per test into one folder: it cannot be "
+			  "combined with %s", flag, bad);
+		return FG_EXIT_USAGE;
+	}
+	if (npos - dashdash > 0) {
+		fg_errorf("%s runs each test as its build system does: program arguments have no "
+			  "use — give one test (--test NAME -- ARGS) to pass them", flag);
+		return FG_EXIT_USAGE;
+	}
+	if (pc.output && !strcmp(pc.output, "-")) {
+		fg_errorf("%s writes a folder: -o - (stdout) cannot hold it — give -o DIR", flag);
+		return FG_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The suite's outcome as an exit status (man page, EXIT STATUS). */
+static int suite_done(int r, const fg_suite_result *res)
+{
+	if (r < 0)
+		return fg_die_lib(r);
+	if (res->interrupted)
+		return 128 + res->interrupt_signal;
+	fg_notef("%zu %s%s: %zu passed, %zu failed, %zu too short to sample, %zu not profiled; "
+		 "the index: %s/index.html", res->tests, o.tests_given ? "test" : "bench",
+		 res->tests == 1 ? "" : "s", res->passed, res->failed, res->no_samples, res->errors,
+		 pc.output ? pc.output : "flamegraph-tests");
+	if (res->errors)
+		return FG_EXIT_BUILD;
+	return res->failed ? FG_EXIT_WORKLOAD : FG_EXIT_OK;
 }
 
 /* --compare's gate as the options say (after fg_gate_cli_apply): the
@@ -245,7 +311,7 @@ int cmd_flamegraph_build(int argc, char **argv)
 		fg_errorf("unexpected argument '%s' — program arguments go after --", argv[0]);
 		return FG_EXIT_USAGE;
 	}
-	if ((code = check_usage(npos, dashdash, argv)) ||
+	if ((code = check_usage(npos, dashdash, argv)) || (code = check_suite(npos, dashdash)) ||
 	    (code = fg_profile_cli_apply(&bo.run.profile, &pc)) ||
 	    (!o.perfdata && (code = check_compare())))
 		goto done;
@@ -281,6 +347,19 @@ int cmd_flamegraph_build(int argc, char **argv)
 		bo.compare.repeat > 1 ? 2 * bo.compare.repeat : 0;
 	gate_opts();
 	fg_profile_cli_build_hooks(&bo, &pc);
+	if (o.tests_given || o.benches_given) {
+		fg_suite_opts so;
+		fg_suite_result sr;
+		if (fg_suite_opts_init(&so, FG_SUITE_OPTS_VERSION)) {
+			code = fg_die_lib(FG_EINVAL);
+			goto done;
+		}
+		so.kind = o.tests_given ? FG_TARGET_TEST : FG_TARGET_BENCH;
+		so.pattern = o.tests_given ? o.tests : o.benches;
+		so.out_dir = pc.output;
+		code = suite_done(fg_build_and_profile_suite(&bo, &so, &sr), &sr);
+		goto done;
+	}
 	code = fg_profile_cli_build_done(&bo, &pc, &res, fg_build_and_profile(&bo, &res));
 done:
 	fg_strlist_release(&feats);

@@ -10,6 +10,7 @@
 #include "flamegraph/manifest.h"
 #include "flamegraph/pipeline.h"
 #include "flamegraph/regress.h"
+#include "lib/pipeline/internal.h"
 #include "lib/pipeline/opts_v1.h"
 #include "util/outfile.h"
 #include "util/version.h"
@@ -78,9 +79,8 @@ static int from_v1(fg_build_and_profile_opts *out, const fg_build_and_profile_op
 	return 0;
 }
 
-/* *out, of this version, from the caller's options of any version this
- * library knows; nothing is read past the caller's version. */
-static int upgrade(fg_build_and_profile_opts *out, const fg_build_and_profile_opts *in)
+int fg_build_and_profile_opts_current(fg_build_and_profile_opts *out,
+				      const fg_build_and_profile_opts *in)
 {
 	unsigned v = in->version;
 	int err;
@@ -95,9 +95,7 @@ static int upgrade(fg_build_and_profile_opts *out, const fg_build_and_profile_op
 	return err ? err : check_embedded(out, v);
 }
 
-/* Whether the folded weights are nanoseconds of CPU time: perf's
- * cpu-clock, which a custom command or an off-CPU mode replaces. */
-static bool weights_are_ns(const fg_profile_opts *po)
+bool fg_pipeline_weights_are_ns(const fg_profile_opts *po)
 {
 	return po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
 	       po->record.mode == FG_RECORD_ON_CPU;
@@ -149,7 +147,7 @@ static fg_regress_opts gate_opts(const fg_build_and_profile_opts *o)
 {
 	fg_regress_opts ro = o->gate_opts;
 
-	if (weights_are_ns(&o->run.profile)) {
+	if (fg_pipeline_weights_are_ns(&o->run.profile)) {
 		ro.unit_name = "ms";
 		ro.unit_scale = 1e-6;
 	}
@@ -249,7 +247,7 @@ int fg_build_and_profile(const fg_build_and_profile_opts *caller, fg_build_and_p
 	if (!caller)
 		return fg_error_set(FG_EINVAL, "no fg_build_and_profile_opts: set them up with "
 				    "fg_build_and_profile_opts_init");
-	if ((err = upgrade(&cur, caller)))
+	if ((err = fg_build_and_profile_opts_current(&cur, caller)))
 		return err;
 	/* a kept recording: its graph, with no project */
 	if (o->run.profile.perfdata)

@@ -1,0 +1,448 @@
+/* flamegraph-build's suite mode (fg_build_and_profile_suite, pipeline.h):
+ * every test (or bench) of a project whose name matches, each built once
+ * and profiled in turn (one at a time: profiles of tests run side by
+ * side disturb each other) into one folder: a graph and folded stacks
+ * per test, the merged graph with a root frame per test, the index and
+ * the summary (suite_index.c). A failing test is recorded, not fatal;
+ * an interrupt ends the suite with the index of the tests done. */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/builder.h"
+#include "flamegraph/error.h"
+#include "flamegraph/folded.h"
+#include "flamegraph/manifest.h"
+#include "flamegraph/pipeline.h"
+#include "flamegraph/render.h"
+#include "lib/pipeline/internal.h"
+#include "lib/pipeline/suite.h"
+#include "util/hashmap.h"
+#include "util/outfile.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+#include "util/version.h"
+#include "util/banned.h"
+
+FG_OPTS_INIT_FUNCTION(fg_suite_opts, FG_SUITE_OPTS_VERSION, FG_SUITE_OPTS_INIT)
+
+#define DEFAULT_DIR "flamegraph-tests"
+#define MERGED "all"
+
+/* The suite's state: the selected targets and their records. */
+struct suite {
+	const fg_build_and_profile_opts *o;
+	const fg_suite_opts *s;
+	const fg_project *p;
+	const char *dir;
+	const fg_target **targets;
+	struct fg_suite_entry *tests;
+	size_t n;
+	fg_strvec owned;    /* strings the records point into */
+	fg_strvec built;    /* build names built so far ("" for the whole) */
+	fg_folded *merged;  /* every test's stacks under a root of its name */
+	int interrupt_signal; /* of the run that was interrupted */
+};
+
+static const char *kind_word(fg_target_kind k)
+{
+	return k == FG_TARGET_BENCH ? "bench" : "test";
+}
+
+/* Keeps a copy of s for the records; NULL without memory. */
+static const char *keep(struct suite *st, const char *s)
+{
+	if (!s || fg_strvec_push(&st->owned, s))
+		return NULL;
+	return st->owned.v[st->owned.n - 1];
+}
+
+/* The targets of the suite's kind whose names match its pattern, in the
+ * project's order. */
+static int select_targets(struct suite *st)
+{
+	const fg_suite_opts *s = st->s;
+	size_t count = fg_project_target_count(st->p);
+	regex_t re;
+	int err = 0;
+
+	if (s->pattern && *s->pattern) {
+		int rc = regcomp(&re, s->pattern, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[128];
+			regerror(rc, &re, why, sizeof(why));
+			return fg_error_set(FG_EINVAL, "`opts.suite.pattern` '%s' is not a regular "
+					    "expression: %s", s->pattern, why);
+		}
+	}
+	if (!(st->targets = fg_calloc(count ? count : 1, sizeof(*st->targets))))
+		err = FG_ENOMEM;
+	for (size_t i = 0; !err && i < count; i++) {
+		const fg_target *t = fg_project_target(st->p, i);
+		if (fg_target_kind_of(t) != s->kind)
+			continue;
+		if (s->pattern && *s->pattern && regexec(&re, fg_target_name(t), 0, NULL, 0))
+			continue;
+		st->targets[st->n++] = t;
+	}
+	if (s->pattern && *s->pattern)
+		regfree(&re);
+	if (!err && !st->n) {
+		char *names = fg_project_names(st->p, kind_word(s->kind));
+		err = fg_error_set(FG_ENOTFOUND, "no %s of %s%s%s%s — its %ss: %s", kind_word(s->kind),
+				   fg_project_name(st->p), s->pattern ? " matches '" : "",
+				   s->pattern ? s->pattern : "", s->pattern ? "'" : "",
+				   kind_word(s->kind), names && *names ? names : "(none)");
+		free(names);
+	}
+	return err;
+}
+
+/* The stem of a test's files: its name with every byte but letters,
+ * digits, '.', '_' and '-' made '_', not starting with '.', and unique
+ * in the folder (the merged graph's name included). */
+static int file_stem(struct suite *st, size_t i, const char *name)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+	int err = 0;
+
+	for (const char *c = name; *c; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			  (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || (*c == '.' && c != name);
+		fg_strbuf_addch(&sb, ok ? *c : '_');
+	}
+	if (!sb.len)
+		fg_strbuf_addch(&sb, '_');
+	size_t base = sb.len;
+	for (unsigned k = 2; !err; k++) {
+		bool taken = !strcmp(sb.buf ? sb.buf : "", MERGED) ||
+			     !strcmp(sb.buf ? sb.buf : "", "index") ||
+			     !strcmp(sb.buf ? sb.buf : "", "summary");
+		for (size_t j = 0; j < i && !taken; j++)
+			taken = !strcmp(st->tests[j].file, sb.buf);
+		if (!taken)
+			break;
+		fg_strbuf_setlen(&sb, base);
+		fg_strbuf_addf(&sb, "-%u", k);
+		err = fg_strbuf_check(&sb);
+	}
+	if (!err && !(err = fg_strbuf_check(&sb)))
+		st->tests[i].file = keep(st, sb.buf);
+	if (!err && !st->tests[i].file)
+		err = FG_ENOMEM;
+	fg_strbuf_release(&sb);
+	return err;
+}
+
+/* Builds t unless a test before it needed the same build. */
+static int build_once(struct suite *st, fg_project *p, const fg_target *t)
+{
+	const char *key = fg_target_build_name(t) ? fg_target_build_name(t) : "";
+	fg_build_result br = FG_BUILD_RESULT_INIT;
+
+	for (size_t i = 0; i < st->built.n; i++)
+		if (!strcmp(st->built.v[i], key))
+			return 0;
+	int err = fg_project_build(p, t, &br);
+	return err ? err : fg_strvec_push(&st->built, key);
+}
+
+/* ---- one test's stacks: the merged graph and the hottest functions ---- */
+
+struct stacks_walk {
+	fg_folded *merged;
+	fg_strbuf root;    /* "NAME;" */
+	fg_strbuf line;
+	fg_strmap self;    /* leaf frame -> samples */
+	int err;
+};
+
+static int walk_stack(void *ctx, const char *stack, size_t len, fg_count count, fg_count before)
+{
+	struct stacks_walk *w = ctx;
+	const char *leaf = stack;
+	fg_strmap_entry *e;
+
+	(void)before;
+	fg_strbuf_setlen(&w->line, 0);
+	fg_strbuf_add(&w->line, w->root.buf, w->root.len);
+	fg_strbuf_add(&w->line, stack, len);
+	if ((w->err = fg_strbuf_check(&w->line)) ||
+	    (w->err = fg_folded_add_count(w->merged, w->line.buf, w->line.len, count)))
+		return w->err;
+	for (const char *c = stack; c < stack + len; c++)
+		if (*c == ';')
+			leaf = c + 1;
+	if (!(e = fg_strmap_put(&w->self, leaf, (size_t)(stack + len - leaf))))
+		return w->err = FG_ENOMEM;
+	e->value.u += count.n;
+	return 0;
+}
+
+/* The record's three hottest functions by self samples. */
+static int hottest(struct suite *st, struct fg_suite_entry *e, const fg_strmap *self)
+{
+	fg_strmap_entry *best[FG_SUITE_HOT] = { NULL };
+	fg_strmap_entry *x;
+	size_t it = 0;
+
+	while ((x = fg_strmap_next(self, &it))) {
+		for (size_t k = 0; k < FG_SUITE_HOT; k++) {
+			if (best[k] && (best[k]->value.u > x->value.u ||
+					(best[k]->value.u == x->value.u && strcmp(best[k]->key, x->key) <= 0)))
+				continue;
+			memmove(&best[k + 1], &best[k], (FG_SUITE_HOT - 1 - k) * sizeof(best[0]));
+			best[k] = x;
+			break;
+		}
+	}
+	for (size_t k = 0; k < FG_SUITE_HOT && best[k]; k++) {
+		if (!(e->hot[k] = keep(st, best[k]->key)))
+			return FG_ENOMEM;
+		e->hot_share[k] = e->samples ? (double)best[k]->value.u / (double)e->samples : 0;
+	}
+	return 0;
+}
+
+static int take_stacks(struct suite *st, struct fg_suite_entry *e, const fg_folded *stacks)
+{
+	struct stacks_walk w = { .merged = st->merged, .root = FG_STRBUF_INIT,
+				 .line = FG_STRBUF_INIT, .self = FG_STRMAP_INIT };
+	int err;
+
+	fg_strbuf_addf(&w.root, "%s;", e->name);
+	if (!(err = fg_strbuf_check(&w.root)) && !(err = fg_folded_foreach(stacks, walk_stack, &w)))
+		err = w.err;
+	if (!err)
+		err = hottest(st, e, &w.self);
+	fg_strbuf_release(&w.root);
+	fg_strbuf_release(&w.line);
+	fg_strmap_release(&w.self);
+	return err;
+}
+
+/* ---- one test's run ---- */
+
+static char *out_path(const struct suite *st, const char *stem, const char *ext)
+{
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	fg_strbuf_addf(&sb, "%s/%s%s", st->dir, stem, ext);
+	return fg_strbuf_detach(&sb, NULL);
+}
+
+/* The record of a run that ended with err and res. */
+static void record_result(struct suite *st, struct fg_suite_entry *e, const fg_profile_opts *po,
+			  const fg_profile_result *res, const fg_count *total, int err)
+{
+	e->wall_seconds = res->seconds_run;
+	e->samples = res->samples;
+	e->exit_code = res->exit_code;
+	e->signal = res->signal;
+	e->has_graph = res->output_written;
+	e->cpu_seconds = -1;
+	if (total && fg_pipeline_weights_are_ns(po))
+		e->cpu_seconds = (double)total->n / 1e9;
+	else if (total && po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
+		 po->record.mode == FG_RECORD_ON_CPU && !po->alloc)
+		e->cpu_seconds = (double)total->n / fg_record_freq(&po->record);
+	if (err == FG_EINTR || res->interrupted)
+		e->status = FG_SUITE_INTERRUPTED;
+	else if (res->signal)
+		e->status = FG_SUITE_CRASHED;
+	else if (res->workload_failed)
+		e->status = FG_SUITE_FAILED;
+	else if (err == FG_ENODATA)
+		e->status = FG_SUITE_NO_SAMPLES;
+	else if (err) {
+		e->status = FG_SUITE_ERROR;
+		e->note = keep(st, fg_error_last());
+	}
+}
+
+/* Profiles test i. *stop: the suite ends here (an interrupt, or a
+ * recorder that cannot run at all). Errors: FG_ENOMEM and the like. */
+static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
+{
+	const fg_build_and_profile_opts *o = st->o;
+	struct fg_suite_entry *e = &st->tests[i];
+	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
+	fg_profile_result res = FG_PROFILE_RESULT_INIT;
+	fg_folded *stacks = NULL;
+	char *svg = out_path(st, e->file, ".svg"), *folded = out_path(st, e->file, ".folded");
+	int err, run_err;
+
+	if (!svg || !folded) {
+		err = FG_ENOMEM;
+		goto done;
+	}
+	if ((err = build_once(st, p, st->targets[i]))) {
+		if (err == FG_ENOMEM)
+			goto done;
+		e->status = FG_SUITE_NOT_BUILT;
+		e->note = keep(st, fg_error_last());
+		err = 0;
+		goto done;
+	}
+	if ((err = fg_pipeline_job_init(&job, &o->run, p, st->targets[i]))) {
+		if (err == FG_ENOMEM)
+			goto done;
+		e->status = FG_SUITE_ERROR;
+		e->note = keep(st, fg_error_last());
+		err = 0;
+		goto done;
+	}
+	job.profile.output = svg;
+	job.profile.folded_out = folded;
+	job.profile.format = FG_OUTPUT_SVG;
+	job.profile.stacks_out = &stacks;
+	if (o->before_run)
+		o->before_run(o->run_ctx, &job.profile);
+	run_err = fg_profile_run(&job.profile, &res);
+	fg_count total = stacks ? fg_folded_total(stacks) : (fg_count){ 0, 0 };
+	record_result(st, e, &job.profile, &res, stacks ? &total : NULL, run_err);
+	/* the program's own report of the run; a failed test is the index's
+	 * news, not the end of the suite */
+	if (o->after_run)
+		o->after_run(o->run_ctx, &job.profile, &res, run_err);
+	if (run_err == FG_ENOMEM) {
+		err = run_err;
+		goto done;
+	}
+	if (e->status == FG_SUITE_INTERRUPTED)
+		st->interrupt_signal = res.interrupt_signal;
+	*stop = e->status == FG_SUITE_INTERRUPTED || (run_err && !res.recorded && run_err != FG_ENODATA);
+	if (*stop && e->status == FG_SUITE_ERROR)
+		err = run_err;
+	if (!err && stacks)
+		err = take_stacks(st, e, stacks);
+done:
+	fg_folded_free(stacks);
+	fg_pipeline_job_release(&job);
+	free(svg);
+	free(folded);
+	return err;
+}
+
+/* all.svg: every test's stacks under a root frame of its name. */
+static int write_merged(struct suite *st, struct fg_suite_summary *sum)
+{
+	fg_render_opts ro = st->o->run.profile.render;
+	fg_strbuf title = FG_STRBUF_INIT;
+	char *path = out_path(st, MERGED, ".svg");
+	fg_outfile *of = NULL;
+	int err;
+
+	if (!path)
+		return FG_ENOMEM;
+	fg_strbuf_addf(&title, "%s: %zu %ss", fg_project_name(st->p), st->n, kind_word(st->s->kind));
+	if ((err = fg_strbuf_check(&title)))
+		goto done;
+	ro.title = title.buf;
+	if ((err = fg_outfile_open(&of, path)) ||
+	    (err = fg_render_svg(st->merged, &ro, fg_outfile_stream(of)))) {
+		fg_outfile_abort(of);
+		goto done;
+	}
+	if (!(err = fg_outfile_commit(of)))
+		sum->merged = MERGED ".svg";
+done:
+	fg_strbuf_release(&title);
+	free(path);
+	return err;
+}
+
+static void count_results(const struct suite *st, size_t done, bool interrupted,
+			  fg_suite_result *res)
+{
+	res->tests = st->n;
+	res->interrupted = interrupted;
+	for (size_t i = 0; i < done; i++) {
+		switch (st->tests[i].status) {
+		case FG_SUITE_PASSED: res->passed++; break;
+		case FG_SUITE_NO_SAMPLES: res->no_samples++; break;
+		case FG_SUITE_FAILED:
+		case FG_SUITE_CRASHED: res->failed++; break;
+		case FG_SUITE_NOT_BUILT:
+		case FG_SUITE_ERROR: res->errors++; break;
+		case FG_SUITE_INTERRUPTED: break;
+		}
+	}
+}
+
+static int run_suite(struct suite *st, fg_project *p, fg_suite_result *res)
+{
+	struct fg_suite_summary sum = { .project = fg_project_name(p), .kind = kind_word(st->s->kind),
+					.pattern = st->s->pattern, .unit = "samples" };
+	size_t done = 0;
+	bool stop = false;
+	int err = 0;
+
+	if (!(st->tests = fg_calloc(st->n, sizeof(*st->tests))) || (err = fg_folded_new(&st->merged)))
+		return err ? err : FG_ENOMEM;
+	for (size_t i = 0; i < st->n && !err; i++) {
+		st->tests[i].name = fg_target_name(st->targets[i]);
+		st->tests[i].cpu_seconds = -1;
+		err = file_stem(st, i, st->tests[i].name);
+	}
+	if (!err)
+		err = fg_mkdir_p(st->dir);
+	while (!err && !stop && done < st->n)
+		err = run_test(st, p, done++, &stop);
+	if (err)
+		return err;
+	if (fg_pipeline_weights_are_ns(&st->o->run.profile))
+		sum.unit = "ns";
+	sum.interrupted = stop && done && st->tests[done - 1].status == FG_SUITE_INTERRUPTED;
+	if (fg_folded_total(st->merged).n && (err = write_merged(st, &sum)))
+		return err;
+	if ((err = fg_suite_write_index(st->dir, &sum, st->tests, done)) ||
+	    (err = fg_suite_write_summary(st->dir, &sum, st->tests, done)))
+		return err;
+	count_results(st, done, sum.interrupted, res);
+	res->interrupt_signal = st->interrupt_signal;
+	return 0;
+}
+
+int fg_build_and_profile_suite(const fg_build_and_profile_opts *caller, const fg_suite_opts *s,
+			       fg_suite_result *res)
+{
+	fg_build_and_profile_opts cur;
+	fg_suite_result none;
+	fg_manifest_loc loc = FG_MANIFEST_LOC_INIT;
+	fg_project *p = NULL;
+	struct suite st = { .o = &cur, .s = s, .owned = FG_STRVEC_INIT, .built = FG_STRVEC_INIT };
+	int err;
+
+	if (!res)
+		res = &none;
+	memset(res, 0, sizeof(*res));
+	if (!caller || !s)
+		return fg_error_set(FG_EINVAL, "no %s: set them up with %s_init",
+				    caller ? "fg_suite_opts" : "fg_build_and_profile_opts",
+				    caller ? "fg_suite_opts" : "fg_build_and_profile_opts");
+	if ((err = fg_build_and_profile_opts_current(&cur, caller)) ||
+	    (err = fg_opts_version_check("fg_suite_opts", s->version, FG_SUITE_OPTS_VERSION)))
+		return err;
+	if (s->kind != FG_TARGET_TEST && s->kind != FG_TARGET_BENCH)
+		return fg_error_set(FG_EINVAL, "`opts.suite.kind` must be test or bench");
+	st.dir = s->out_dir && *s->out_dir ? s->out_dir : DEFAULT_DIR;
+	if ((err = fg_manifest_find(&loc, cur.manifest_path ? cur.manifest_path : ".",
+				    cur.manifest_path != NULL)) ||
+	    (err = fg_project_open(&p, &loc, &cur.project)))
+		goto done;
+	st.p = p;
+	if (!(err = select_targets(&st)))
+		err = run_suite(&st, p, res);
+done:
+	fg_folded_free(st.merged);
+	free(st.targets);
+	free(st.tests);
+	fg_strvec_clear(&st.owned);
+	fg_strvec_clear(&st.built);
+	fg_project_free(p);
+	fg_manifest_loc_release(&loc);
+	return err;
+}
