@@ -70,10 +70,10 @@ static const fg_option options[] = {
 	{ FG_OPT_CALLBACK_, 0, "tests", &o.tests, "REGEX",
 	  "profile every test (whose name matches REGEX) in turn into one folder: -o DIR "
 	  "(default flamegraph-tests) gets a graph per test, all.svg, index.html and summary.json",
-	  FG_OPTF_OPTARG, suite_cb, NULL, NULL },
+	  FG_OPTF_OPTARG, suite_cb, NULL, "test" },
 	{ FG_OPT_CALLBACK_, 0, "benches", &o.benches, "REGEX",
 	  "the same for every bench (Meson: benchmark) whose name matches REGEX",
-	  FG_OPTF_OPTARG, suite_cb, NULL, NULL },
+	  FG_OPTF_OPTARG, suite_cb, NULL, "bench" },
 	FG_OPT_STRING('p', "package", &bo.project.package, "NAME", "only the targets of sub-project NAME (CMake: an add_subdirectory project(); Meson: a subproject)"),
 	FG_OPT_STRING(0, "manifest-path", &o.manifest, "PATH",
 		      "flamegraph.toml, CMakeLists.txt, meson.build, configure(.ac), Makefile or compile_commands.json, or a folder holding one (a Meson build folder too)"),

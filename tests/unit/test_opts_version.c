@@ -45,6 +45,7 @@ INIT_CASE(fg_pprof_opts)
 INIT_CASE(fg_diff_opts)
 INIT_CASE(fg_compare_opts)
 INIT_CASE(fg_regress_opts)
+INIT_CASE(fg_suite_opts)
 
 static const struct {
 	const char *type;
@@ -68,6 +69,7 @@ static const struct {
 	ROW(fg_diff_opts, FG_DIFF_OPTS_VERSION),
 	ROW(fg_compare_opts, FG_COMPARE_OPTS_VERSION),
 	ROW(fg_regress_opts, FG_REGRESS_OPTS_VERSION),
+	ROW(fg_suite_opts, FG_SUITE_OPTS_VERSION),
 #undef ROW
 };
 
@@ -283,6 +285,15 @@ static void functions_refuse_another_version(void **state)
 	refused(fg_pipeline_compare(&pl, &pc, NULL, NULL), "fg_pipeline_opts");
 	pl.version = FG_PIPELINE_OPTS_VERSION;
 	refused(fg_pipeline_compare(&pl, &pc, NULL, NULL), "fg_pipeline_compare_opts");
+	{
+		fg_build_and_profile_opts bo = FG_BUILD_AND_PROFILE_OPTS_INIT;
+		fg_suite_opts so = FG_SUITE_OPTS_INIT;
+		so.version = 0;
+		refused(fg_build_and_profile_suite(&bo, &so, NULL), "fg_suite_opts");
+		so.version = FG_SUITE_OPTS_VERSION;
+		bo.version = 0;
+		refused(fg_build_and_profile_suite(&bo, &so, NULL), "fg_build_and_profile_opts");
+	}
 
 	/* embedded: the outer struct right, the inner one not */
 	co.version = FG_COMPARE_OPTS_VERSION;
