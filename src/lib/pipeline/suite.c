@@ -181,8 +181,9 @@ static int walk_stack(void *ctx, const char *stack, size_t len, fg_count count, 
 	return 0;
 }
 
-/* The record's three hottest functions by self samples. */
-static int hottest(struct suite *st, struct fg_suite_entry *e, const fg_strmap *self)
+/* The record's three hottest functions by self weight, with their
+ * shares of the test's total weight. */
+static int hottest(struct suite *st, struct fg_suite_entry *e, const fg_strmap *self, uint64_t total)
 {
 	fg_strmap_entry *best[FG_SUITE_HOT] = { NULL };
 	fg_strmap_entry *x;
@@ -201,7 +202,7 @@ static int hottest(struct suite *st, struct fg_suite_entry *e, const fg_strmap *
 	for (size_t k = 0; k < FG_SUITE_HOT && best[k]; k++) {
 		if (!(e->hot[k] = keep(st, best[k]->key)))
 			return FG_ENOMEM;
-		e->hot_share[k] = e->samples ? (double)best[k]->value.u / (double)e->samples : 0;
+		e->hot_share[k] = total ? (double)best[k]->value.u / (double)total : 0;
 	}
 	return 0;
 }
@@ -216,7 +217,7 @@ static int take_stacks(struct suite *st, struct fg_suite_entry *e, const fg_fold
 	if (!(err = fg_strbuf_check(&w.root)) && !(err = fg_folded_foreach(stacks, walk_stack, &w)))
 		err = w.err;
 	if (!err)
-		err = hottest(st, e, &w.self);
+		err = hottest(st, e, &w.self, fg_folded_total(stacks).n);
 	fg_strbuf_release(&w.root);
 	fg_strbuf_release(&w.line);
 	fg_strmap_release(&w.self);
@@ -277,6 +278,15 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 	if (!svg || !folded) {
 		err = FG_ENOMEM;
 		goto done;
+	}
+	if (o->run.profile.on_event) {
+		fg_strbuf msg = FG_STRBUF_INIT;
+		fg_strbuf_addf(&msg, "%s %zu of %zu: %s", kind_word(st->s->kind), i + 1, st->n, e->name);
+		if (!(err = fg_strbuf_check(&msg)))
+			o->run.profile.on_event(o->run.profile.event_ctx, FG_PROFILE_NOTE, msg.buf, 0);
+		fg_strbuf_release(&msg);
+		if (err)
+			goto done;
 	}
 	if ((err = build_once(st, p, st->targets[i]))) {
 		if (err == FG_ENOMEM)
@@ -354,6 +364,16 @@ done:
 	return err;
 }
 
+/* What a sample of the graphs weighs. */
+static const char *weight_unit(const fg_profile_opts *po)
+{
+	if (po->alloc)
+		return po->alloc == FG_ALLOC_COUNT ? "allocations" : "bytes";
+	if (po->record.mode != FG_RECORD_ON_CPU)
+		return "us";
+	return fg_pipeline_weights_are_ns(po) ? "ns" : "samples";
+}
+
 static void count_results(const struct suite *st, size_t done, bool interrupted,
 			  fg_suite_result *res)
 {
@@ -393,8 +413,7 @@ static int run_suite(struct suite *st, fg_project *p, fg_suite_result *res)
 		err = run_test(st, p, done++, &stop);
 	if (err)
 		return err;
-	if (fg_pipeline_weights_are_ns(&st->o->run.profile))
-		sum.unit = "ns";
+	sum.unit = weight_unit(&st->o->run.profile);
 	sum.interrupted = stop && done && st->tests[done - 1].status == FG_SUITE_INTERRUPTED;
 	if (fg_folded_total(st->merged).n && (err = write_merged(st, &sum)))
 		return err;
