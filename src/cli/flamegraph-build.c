@@ -240,12 +240,12 @@ static int suite_done(int r, const fg_suite_result *res)
 {
 	if (r < 0)
 		return fg_die_lib(r);
+	fg_notef("%zu %s%s%s: %zu passed, %zu failed, %zu too short to sample, %zu not profiled; "
+		 "the index: %s/index.html", res->tests, o.tests_given ? "test" : "bench",
+		 res->tests == 1 ? "" : "s", res->interrupted ? " (interrupted)" : "", res->passed,
+		 res->failed, res->no_samples, res->errors, pc.output ? pc.output : "flamegraph-tests");
 	if (res->interrupted)
 		return 128 + res->interrupt_signal;
-	fg_notef("%zu %s%s: %zu passed, %zu failed, %zu too short to sample, %zu not profiled; "
-		 "the index: %s/index.html", res->tests, o.tests_given ? "test" : "bench",
-		 res->tests == 1 ? "" : "s", res->passed, res->failed, res->no_samples, res->errors,
-		 pc.output ? pc.output : "flamegraph-tests");
 	if (res->errors)
 		return FG_EXIT_BUILD;
 	return res->failed ? FG_EXIT_WORKLOAD : FG_EXIT_OK;

@@ -19,6 +19,7 @@
 #include "lib/pipeline/internal.h"
 #include "lib/pipeline/suite.h"
 #include "util/hashmap.h"
+#include "util/interrupt.h"
 #include "util/outfile.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -288,7 +289,22 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 		if (err)
 			goto done;
 	}
-	if ((err = build_once(st, p, st->targets[i]))) {
+	/* a Ctrl-C during a build stops the suite there (the outputs of the
+	 * tests done are written), not at the next run */
+	if ((err = fg_interrupt_init()))
+		goto done;
+	fg_interrupt_reset();
+	fg_interrupt_set_active(true);
+	err = build_once(st, p, st->targets[i]);
+	fg_interrupt_set_active(false);
+	if (err != FG_ENOMEM && fg_interrupt_count()) {
+		e->status = FG_SUITE_INTERRUPTED;
+		st->interrupt_signal = fg_interrupt_signal();
+		*stop = true;
+		err = 0;
+		goto done;
+	}
+	if (err) {
 		if (err == FG_ENOMEM)
 			goto done;
 		e->status = FG_SUITE_NOT_BUILT;
