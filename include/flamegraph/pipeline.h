@@ -287,6 +287,8 @@ typedef struct fg_suite_result {
 	size_t errors;             /* not built, or could not be profiled */
 	bool interrupted;          /* stopped early by a signal ... */
 	int interrupt_signal;      /* ... this one */
+	size_t gate_failed;        /* compared with a gate: the tests with a
+				      function past the threshold */
 } fg_suite_result;
 
 /* Finds the project's manifest and opens it as fg_build_and_profile

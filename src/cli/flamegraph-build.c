@@ -212,8 +212,7 @@ static int check_usage(int npos, int dashdash, char **argv)
 static int check_suite(int npos, int dashdash)
 {
 	const char *flag = o.tests_given ? "--tests" : "--benches";
-	const char *bad = o.list || o.list_names ? "--list" : bo.compare.rev ? "--compare" :
-			  pc.perfdata_out ? "--perfdata-out" : pc.folded ? "--folded" :
+	const char *bad = o.list || o.list_names ? "--list" : pc.perfdata_out ? "--perfdata-out" : pc.folded ? "--folded" :
 			  pc.open ? "--open" : pc.format && strcmp(pc.format, "svg") ? "--format" : NULL;
 
 	if (!o.tests_given && !o.benches_given)
@@ -248,7 +247,9 @@ static int suite_done(int r, const fg_suite_result *res)
 		return 128 + res->interrupt_signal;
 	if (res->errors)
 		return FG_EXIT_BUILD;
-	return res->failed ? FG_EXIT_WORKLOAD : FG_EXIT_OK;
+	if (res->failed)
+		return FG_EXIT_WORKLOAD;
+	return res->gate_failed ? FG_EXIT_REGRESSION : FG_EXIT_OK;
 }
 
 /* --compare's gate as the options say (after fg_gate_cli_apply): the

@@ -181,7 +181,11 @@ static void check_entry(const cJSON *t, const struct fg_suite_entry *e)
 		i++;
 	}
 	assert_true(i == FG_SUITE_HOT || !e->hot[i]);
-	assert_int_equal(cJSON_GetArraySize(t), 11);
+	/* not a comparison: its figures are null */
+	check_number(t, "change", false, 0);
+	check_number(t, "gate_failures", false, 0);
+	assert_true(cJSON_IsNull(member(t, "worst")));
+	assert_int_equal(cJSON_GetArraySize(t), 14);
 }
 
 static void summary_has_every_field(void **state)
@@ -212,9 +216,57 @@ static void summary_has_every_field(void **state)
 	check_number(totals, "no_samples", true, 1);
 	check_number(totals, "wall_seconds", true, 1.5 + 0.25 + 2 + 0.5 + 4);
 	check_number(totals, "cpu_seconds", true, 1.25 + 0.5 + 3.5);
-	assert_int_equal(cJSON_GetArraySize(totals), 6);
-	assert_int_equal(cJSON_GetArraySize(root), 8);
+	check_number(totals, "gate_failed", true, 0);
+	assert_int_equal(cJSON_GetArraySize(totals), 7);
+	check_text(root, "rev", NULL);
+	check_number(root, "fail_above", false, 0);
+	assert_int_equal(cJSON_GetArraySize(root), 10);
 	cJSON_Delete(root);
+	free(text);
+}
+
+/* A comparison with a gate: the revision, the threshold, each test's
+ * change and the function it failed on, in the summary and the index. */
+static void comparison_fields(void **state)
+{
+	const char *dir = *state;
+	struct fg_suite_summary s = {.project = "p", .kind = "test", .unit = "ns", .rev = "HEAD~1",
+				     .fail_above = 5};
+	struct fg_suite_entry e[2] = {
+		{.name = "fast", .file = "fast", .has_graph = true, .compared = true, .change = 1.5,
+		 .cpu_seconds = -1},
+		{.name = "slow", .file = "slow", .has_graph = true, .compared = true, .change = 28.3,
+		 .gate_failures = 2, .worst = "work_<b>", .worst_change = 31.5, .cpu_seconds = -1},
+	};
+	cJSON *root, *t, *w;
+	char *text;
+
+	assert_int_equal(fg_suite_write_summary(dir, &s, e, 2), 0);
+	assert_int_equal(fg_suite_write_index(dir, &s, e, 2), 0);
+	text = slurp(dir, "summary.json");
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	check_text(root, "rev", "HEAD~1");
+	check_number(root, "fail_above", true, 5);
+	check_number(member(root, "totals"), "gate_failed", true, 1);
+	t = cJSON_GetArrayItem(member(root, "tests"), 0);
+	check_number(t, "change", true, 1.5);
+	check_number(t, "gate_failures", true, 0);
+	assert_true(cJSON_IsNull(member(t, "worst")));
+	check_text(t, "folded", NULL);
+	t = cJSON_GetArrayItem(member(root, "tests"), 1);
+	check_number(t, "change", true, 28.3);
+	check_number(t, "gate_failures", true, 2);
+	w = member(t, "worst");
+	check_text(w, "function", "work_<b>");
+	check_number(w, "change", true, 31.5);
+	cJSON_Delete(root);
+	free(text);
+	text = slurp(dir, "index.html");
+	assert_non_null(strstr(text, "Change</button>"));
+	assert_non_null(strstr(text, "+28.3%"));
+	assert_non_null(strstr(text, "work_&lt;b&gt;"));
+	assert_null(strstr(text, "work_<b>"));
 	free(text);
 }
 
@@ -338,6 +390,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(summary_has_every_field, setup, teardown),
 		cmocka_unit_test_setup_teardown(summary_of_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(comparison_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(index_escapes_and_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(rewrites_leave_two_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_folder_is_an_error, setup, teardown),

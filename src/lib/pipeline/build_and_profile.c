@@ -123,9 +123,7 @@ static int profile(const fg_build_and_profile_opts *o, const fg_project *p, cons
 	return err;
 }
 
-/* The table of the gate: to report_out (replaced atomically) or
- * report_stream. */
-static int report(const fg_build_and_profile_opts *o, const fg_regress *r)
+int fg_pipeline_gate_report(const fg_build_and_profile_opts *o, const fg_regress *r)
 {
 	fg_outfile *of = NULL;
 	int err;
@@ -154,24 +152,6 @@ static fg_regress_opts gate_opts(const fg_build_and_profile_opts *o)
 	return ro;
 }
 
-static int gate(const fg_build_and_profile_opts *o, fg_folded **before, fg_folded **after, size_t n,
-		fg_build_and_profile_result *res)
-{
-	fg_regress_opts ro = gate_opts(o);
-	fg_regress *r = NULL;
-	int err;
-
-	if ((err = fg_regress_compare_runs(&r, (const fg_folded *const *)before, n,
-					   (const fg_folded *const *)after, n, &ro)))
-		return err;
-	if (!(err = report(o, r))) {
-		res->gate_failures = fg_regress_failures(r);
-		res->gate_failed = res->gate_failures > 0;
-	}
-	fg_regress_free(r);
-	return err;
-}
-
 /* The first look of a gate that may run the program again: a change
  * over the threshold whose p-value is not yet under the strict level
  * asks for more runs (fg_regress_undecided). */
@@ -192,18 +172,15 @@ static int undecided(void *ctx, fg_folded *const *before, fg_folded *const *afte
 	return open;
 }
 
-static int compare(const fg_build_and_profile_opts *o, const fg_manifest_loc *loc,
-		   const fg_project *p, const fg_target *t, fg_build_and_profile_result *res)
+int fg_pipeline_compare_judged(const fg_build_and_profile_opts *o, const fg_manifest_loc *loc,
+				const fg_project *p, const fg_target *t, fg_regress **judged)
 {
 	fg_pipeline_compare_opts c = o->compare;
 	fg_folded **before = NULL, **after = NULL;
 	size_t runs = 0;
 	int err;
 
-	/* the table is written last: a path it cannot have fails now */
-	if (o->report_out && strcmp(o->report_out, "-") &&
-	    (err = fg_outfile_check(o->report_out, false)))
-		return err;
+	*judged = NULL;
 	c.loc = loc;
 	c.project = &o->project;
 	if (!c.build_dir)
@@ -222,10 +199,32 @@ static int compare(const fg_build_and_profile_opts *o, const fg_manifest_loc *lo
 	}
 	err = fg_pipeline_compare(&o->run, &c, p, t);
 	/* the gate judges the runs once the graph is written */
-	if (!err && before && after)
-		err = gate(o, before, after, runs, res);
+	if (!err && before && after) {
+		fg_regress_opts ro = gate_opts(o);
+		err = fg_regress_compare_runs(judged, (const fg_folded *const *)before, runs,
+					      (const fg_folded *const *)after, runs, &ro);
+	}
 	fg_pipeline_runs_free(before, runs);
 	fg_pipeline_runs_free(after, runs);
+	return err;
+}
+
+static int compare(const fg_build_and_profile_opts *o, const fg_manifest_loc *loc,
+		   const fg_project *p, const fg_target *t, fg_build_and_profile_result *res)
+{
+	fg_regress *r = NULL;
+	int err;
+
+	/* the table is written last: a path it cannot have fails now */
+	if (o->report_out && strcmp(o->report_out, "-") &&
+	    (err = fg_outfile_check(o->report_out, false)))
+		return err;
+	if (!(err = fg_pipeline_compare_judged(o, loc, p, t, &r)) && r &&
+	    !(err = fg_pipeline_gate_report(o, r))) {
+		res->gate_failures = fg_regress_failures(r);
+		res->gate_failed = res->gate_failures > 0;
+	}
+	fg_regress_free(r);
 	return err;
 }
 

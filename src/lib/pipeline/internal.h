@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "flamegraph/pipeline.h"
+#include "flamegraph/regress.h"
 
 /* *out, of this version, from the caller's options of any version this
  * library knows; nothing is read past the caller's version, and the
@@ -17,5 +18,17 @@ int fg_build_and_profile_opts_current(fg_build_and_profile_opts *out,
  * time: perf's cpu-clock, which a custom command or an off-CPU mode
  * replaces. */
 bool fg_pipeline_weights_are_ns(const fg_profile_opts *po);
+
+/* A comparison of target t of p with itself at o->compare.rev (its
+ * differential graph written as fg_pipeline_compare writes it), and with
+ * o->gate, *judged: the gate's judgment of its runs (fg_regress_free
+ * it; NULL without a gate). Errors of fg_pipeline_compare. */
+int fg_pipeline_compare_judged(const fg_build_and_profile_opts *o, const fg_manifest_loc *loc,
+				const fg_project *p, const fg_target *t, fg_regress **judged);
+
+/* The gate's table of r, in o->report_format with o->report_top rows, to
+ * o->report_out (replaced atomically) or o->report_stream (neither: no
+ * table). */
+int fg_pipeline_gate_report(const fg_build_and_profile_opts *o, const fg_regress *r);
 
 #endif

@@ -5,6 +5,7 @@
  * per test, the merged graph with a root frame per test, the index and
  * the summary (suite_index.c). A failing test is recorded, not fatal;
  * an interrupt ends the suite with the index of the tests done. */
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "flamegraph/folded.h"
 #include "flamegraph/manifest.h"
 #include "flamegraph/pipeline.h"
+#include "flamegraph/regress.h"
 #include "flamegraph/render.h"
 #include "lib/pipeline/internal.h"
 #include "lib/pipeline/suite.h"
@@ -45,6 +47,12 @@ struct suite {
 	fg_strvec built;    /* build names built so far ("" for the whole) */
 	fg_folded *merged;  /* every test's stacks under a root of its name */
 	int interrupt_signal; /* of the run that was interrupted */
+	/* a comparison: where the project was found, each test's judgment,
+	 * and the runs of the test being compared */
+	const fg_manifest_loc *loc;
+	fg_regress **judged;
+	struct fg_suite_entry *current;
+	size_t current_runs;
 };
 
 static const char *kind_word(fg_target_kind k)
@@ -225,6 +233,150 @@ static int take_stacks(struct suite *st, struct fg_suite_entry *e, const fg_fold
 	return err;
 }
 
+/* ---- a comparison of each test ---- */
+
+/* Around each run of a test's comparison: the program's report, and the
+ * record of a run that failed; only an interrupt ends the comparison. */
+static void compare_before_run(void *ctx, const fg_profile_opts *po)
+{
+	const struct suite *st = ctx;
+
+	if (st->o->before_run)
+		st->o->before_run(st->o->run_ctx, po);
+}
+
+static int compare_after_run(void *ctx, const fg_profile_opts *po, const fg_profile_result *res,
+			     int err)
+{
+	struct suite *st = ctx;
+	struct fg_suite_entry *e = st->current;
+
+	if (st->o->after_run)
+		st->o->after_run(st->o->run_ctx, po, res, err);
+	e->wall_seconds += (res->seconds_run - e->wall_seconds) / (double)++st->current_runs;
+	e->samples += res->samples;
+	if (err == FG_EINTR || res->interrupted) {
+		e->status = FG_SUITE_INTERRUPTED;
+		st->interrupt_signal = res->interrupt_signal;
+		return FG_EINTR;
+	}
+	if (res->signal && e->status < FG_SUITE_CRASHED) {
+		e->status = FG_SUITE_CRASHED;
+		e->signal = res->signal;
+	} else if (res->workload_failed && e->status < FG_SUITE_FAILED) {
+		e->status = FG_SUITE_FAILED;
+		e->exit_code = res->exit_code;
+	}
+	return err == FG_ENODATA ? 0 : err;
+}
+
+/* Test i against itself at the revision: its differential graph, and the
+ * gate's judgment of its runs (kept for the report). */
+static int compare_test(struct suite *st, fg_project *p, size_t i, const char *svg, bool *stop)
+{
+	struct fg_suite_entry *e = &st->tests[i];
+	fg_build_and_profile_opts one = *st->o;
+	fg_regress *r = NULL;
+	int err;
+
+	one.run.target = (fg_pipeline_target){ .kind = st->s->kind, .name = e->name };
+	one.run.profile.output = svg;
+	one.run.profile.folded_out = NULL;
+	one.run.profile.format = FG_OUTPUT_SVG;
+	/* judged always, for the test's change; failures count with a gate */
+	one.gate = true;
+	one.before_run = compare_before_run;
+	one.after_run = compare_after_run;
+	one.run_ctx = st;
+	st->current = e;
+	st->current_runs = 0;
+	e->compared = true;
+	e->change = NAN;
+	err = fg_pipeline_compare_judged(&one, st->loc, p, st->targets[i], &r);
+	if (err == FG_EINTR || e->status == FG_SUITE_INTERRUPTED) {
+		*stop = true;
+		e->status = FG_SUITE_INTERRUPTED;
+		fg_regress_free(r);
+		return 0;
+	}
+	if (err == FG_ENOMEM)
+		return err;
+	if (err) {
+		if (e->status == FG_SUITE_PASSED)
+			e->status = err == FG_ENODATA ? FG_SUITE_NO_SAMPLES : FG_SUITE_ERROR;
+		if (e->status == FG_SUITE_ERROR)
+			e->note = keep(st, fg_error_last());
+		fg_regress_free(r);
+		return 0;
+	}
+	e->has_graph = true;
+	if (r) {
+		const fg_regress_total *tot = fg_regress_total_of(r);
+		const fg_regress_row *worst = fg_regress_count(r) ? fg_regress_row_at(r, 0) : NULL;
+		e->change = tot ? tot->change : NAN;
+		if (st->o->gate && (e->gate_failures = fg_regress_failures(r)) && worst && worst->over) {
+			e->worst = keep(st, worst->func);
+			e->worst_change = worst->change;
+		}
+	}
+	st->judged[i] = r;
+	return 0;
+}
+
+/* The gate's report of a suite: the tests whose functions grew past the
+ * threshold, worst first, each with its table. */
+static int write_report_to(const struct suite *st, size_t done, FILE *out)
+{
+	const fg_build_and_profile_opts *o = st->o;
+	bool md = o->report_format == FG_REGRESS_MARKDOWN;
+	size_t *order = fg_calloc(done ? done : 1, sizeof(*order)), n = 0;
+	int err = 0;
+
+	if (!order)
+		return FG_ENOMEM;
+	for (size_t i = 0; i < done; i++)
+		if (st->tests[i].gate_failures && st->judged[i])
+			order[n++] = i;
+	/* worst first: the largest change past the threshold */
+	for (size_t a = 1; a < n; a++)
+		for (size_t b = a; b > 0 && st->tests[order[b]].worst_change >
+					    st->tests[order[b - 1]].worst_change; b--) {
+			size_t x = order[b];
+			order[b] = order[b - 1];
+			order[b - 1] = x;
+		}
+	if (!n)
+		fprintf(out, "%sgate passed: no function of the %zu %ss grew by more than %.2f%%\n",
+			md ? "## " : "", done, kind_word(st->s->kind), o->gate_opts.fail_above);
+	else
+		fprintf(out, "%sgate failed: %zu of %zu %ss grew by more than %.2f%%, worst first\n",
+			md ? "## " : "", n, done, kind_word(st->s->kind), o->gate_opts.fail_above);
+	for (size_t k = 0; k < n && !err; k++) {
+		const struct fg_suite_entry *e = &st->tests[order[k]];
+		fprintf(out, md ? "\n### %s %s: %s %+.1f%%\n\n" : "\n%s %s: %s %+.1f%%\n",
+			kind_word(st->s->kind), e->name, e->worst ? e->worst : "", e->worst_change);
+		err = fg_regress_report(st->judged[order[k]], o->report_format, o->report_top, out);
+	}
+	free(order);
+	return err;
+}
+
+static int write_report(const struct suite *st, size_t done)
+{
+	const fg_build_and_profile_opts *o = st->o;
+	fg_outfile *of = NULL;
+	int err;
+
+	if (!o->report_out)
+		return o->report_stream ? write_report_to(st, done, o->report_stream) : 0;
+	if ((err = fg_outfile_open(&of, o->report_out)) ||
+	    (err = write_report_to(st, done, fg_outfile_stream(of)))) {
+		fg_outfile_abort(of);
+		return err;
+	}
+	return fg_outfile_commit(of);
+}
+
 /* ---- one test's run ---- */
 
 static char *out_path(const struct suite *st, const char *stem, const char *ext)
@@ -310,6 +462,10 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 		e->status = FG_SUITE_NOT_BUILT;
 		e->note = keep(st, fg_error_last());
 		err = 0;
+		goto done;
+	}
+	if (o->compare.rev) {
+		err = compare_test(st, p, i, svg, stop);
 		goto done;
 	}
 	if ((err = fg_pipeline_job_init(&job, &o->run, p, st->targets[i]))) {
@@ -405,6 +561,8 @@ static void count_results(const struct suite *st, size_t done, bool interrupted,
 		case FG_SUITE_ERROR: res->errors++; break;
 		case FG_SUITE_INTERRUPTED: break;
 		}
+		if (st->tests[i].gate_failures)
+			res->gate_failed++;
 	}
 }
 
@@ -416,8 +574,15 @@ static int run_suite(struct suite *st, fg_project *p, fg_suite_result *res)
 	bool stop = false;
 	int err = 0;
 
-	if (!(st->tests = fg_calloc(st->n, sizeof(*st->tests))) || (err = fg_folded_new(&st->merged)))
+	if (!(st->tests = fg_calloc(st->n, sizeof(*st->tests))) ||
+	    !(st->judged = fg_calloc(st->n, sizeof(*st->judged))) || (err = fg_folded_new(&st->merged)))
 		return err ? err : FG_ENOMEM;
+	if (st->o->compare.rev) {
+		sum.rev = st->o->compare.rev;
+		sum.fail_above = st->o->gate ? st->o->gate_opts.fail_above : -1;
+	} else {
+		sum.fail_above = -1;
+	}
 	for (size_t i = 0; i < st->n && !err; i++) {
 		st->tests[i].name = fg_target_name(st->targets[i]);
 		st->tests[i].cpu_seconds = -1;
@@ -435,6 +600,8 @@ static int run_suite(struct suite *st, fg_project *p, fg_suite_result *res)
 		return err;
 	if ((err = fg_suite_write_index(st->dir, &sum, st->tests, done)) ||
 	    (err = fg_suite_write_summary(st->dir, &sum, st->tests, done)))
+		return err;
+	if (st->o->compare.rev && st->o->gate && (err = write_report(st, done)))
 		return err;
 	count_results(st, done, sum.interrupted, res);
 	res->interrupt_signal = st->interrupt_signal;
@@ -469,9 +636,17 @@ int fg_build_and_profile_suite(const fg_build_and_profile_opts *caller, const fg
 	    (err = fg_project_open(&p, &loc, &cur.project)))
 		goto done;
 	st.p = p;
+	st.loc = &loc;
+	/* the gate's table is written last: a path it cannot have fails now */
+	if (cur.compare.rev && cur.gate && cur.report_out && strcmp(cur.report_out, "-") &&
+	    (err = fg_outfile_check(cur.report_out, false)))
+		goto done;
 	if (!(err = select_targets(&st)))
 		err = run_suite(&st, p, res);
 done:
+	for (size_t i = 0; st.judged && i < st.n; i++)
+		fg_regress_free(st.judged[i]);
+	free(st.judged);
 	fg_folded_free(st.merged);
 	free(st.targets);
 	free(st.tests);

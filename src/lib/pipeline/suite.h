@@ -41,6 +41,15 @@ struct fg_suite_entry {
 	const char *hot[FG_SUITE_HOT];
 	double hot_share[FG_SUITE_HOT];
 	const char *note;         /* NULL, or why it failed to run */
+	/* A comparison (--compare): the graph is the differential one */
+	bool compared;
+	double change;            /* the test's total weight, percent of the
+				     revision's (NAN: unknown) */
+	size_t gate_failures;     /* functions the gate failed (0: passed, or
+				     no gate) */
+	const char *worst;        /* the function that grew most past the
+				     gate's threshold, or NULL */
+	double worst_change;      /* its change, percent */
 };
 
 /* What the folder's index describes besides the tests. */
@@ -53,6 +62,10 @@ struct fg_suite_summary {
 	const char *unit;         /* what a sample weighs: "samples", "ns", "us",
 				     "bytes"... (for the index's header) */
 	bool interrupted;         /* the suite stopped early (Ctrl-C...) */
+	const char *rev;          /* the revision each test was compared with,
+				     or NULL */
+	double fail_above;        /* the gate's threshold in percent, or < 0:
+				     no gate */
 };
 
 /* Writes DIR/index.html (a sortable table of the tests that opens from

@@ -4,6 +4,7 @@
  * Both are made in memory from the tests' records and written through
  * fg_outfile, so a failed write leaves the previous file whole. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ static size_t status_index(enum fg_suite_status st)
 }
 
 struct totals {
+	size_t gate_failed; /* tests with a function past the gate's threshold */
 	size_t count[N_STATUS];
 	double wall, cpu;
 	bool has_cpu; /* some test weighed CPU time */
@@ -47,6 +49,7 @@ static void add_up(struct totals *t, const struct fg_suite_entry *tests, size_t 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++) {
 		t->count[status_index(tests[i].status)]++;
+		t->gate_failed += tests[i].gate_failures > 0;
 		t->wall += tests[i].wall_seconds;
 		if (tests[i].cpu_seconds >= 0) {
 			t->cpu += tests[i].cpu_seconds;
@@ -135,12 +138,30 @@ static bool add_output(cJSON *o, const char *key, const struct fg_suite_entry *e
 	fg_strbuf sb = FG_STRBUF_INIT;
 	bool ok;
 
-	if (!e->has_graph || !e->file)
+	/* a comparison's graph is the differential one, with no folded
+	 * stacks of its own */
+	if (!e->has_graph || !e->file || (e->compared && strcmp(ext, ".svg")))
 		return add_text(o, key, NULL);
 	fg_strbuf_addf(&sb, "%s%s", e->file, ext);
 	ok = !fg_strbuf_failed(&sb) && add_text(o, key, sb.buf);
 	fg_strbuf_release(&sb);
 	return ok;
+}
+
+/* A comparison's figures: the total's change, the gate's failures and
+ * the function that grew most past the threshold (null when not
+ * compared, not known or none). */
+static bool add_comparison(cJSON *o, const struct fg_suite_entry *e)
+{
+	cJSON *w;
+
+	if (!add_number_or_null(o, "change", e->compared && !isnan(e->change), e->change) ||
+	    !add_number_or_null(o, "gate_failures", e->compared, (double)e->gate_failures))
+		return false;
+	if (!e->worst)
+		return cJSON_AddNullToObject(o, "worst") != NULL;
+	return (w = cJSON_AddObjectToObject(o, "worst")) && add_text(w, "function", e->worst) &&
+	       add_number(w, "change", e->worst_change);
 }
 
 static bool add_test(cJSON *tests, const struct fg_suite_entry *e)
@@ -159,7 +180,7 @@ static bool add_test(cJSON *tests, const struct fg_suite_entry *e)
 	       add_number(t, "wall_seconds", e->wall_seconds) &&
 	       add_number_or_null(t, "cpu_seconds", e->cpu_seconds >= 0, e->cpu_seconds) &&
 	       add_number(t, "samples", (double)e->samples) && add_hot(t, e) &&
-	       add_text(t, "note", e->note);
+	       add_text(t, "note", e->note) && add_comparison(t, e);
 }
 
 static bool add_totals(cJSON *o, const struct totals *t, size_t n)
@@ -171,6 +192,7 @@ static bool add_totals(cJSON *o, const struct totals *t, size_t n)
 	       add_number(j, "failed",
 			  (double)(t->count[FG_SUITE_FAILED] + t->count[FG_SUITE_CRASHED])) &&
 	       add_number(j, "no_samples", (double)t->count[FG_SUITE_NO_SAMPLES]) &&
+	       add_number(j, "gate_failed", (double)t->gate_failed) &&
 	       add_number(j, "wall_seconds", t->wall) &&
 	       add_number_or_null(j, "cpu_seconds", t->has_cpu, t->cpu);
 }
@@ -188,6 +210,8 @@ static cJSON *summary_json(const struct fg_suite_summary *s, const struct fg_sui
 	    !add_text(root, "pattern", s->pattern) ||
 	    !cJSON_AddBoolToObject(root, "interrupted", s->interrupted) ||
 	    !add_text(root, "merged", s->merged) || !add_text(root, "unit", s->unit) ||
+	    !add_text(root, "rev", s->rev) ||
+	    !add_number_or_null(root, "fail_above", s->rev && s->fail_above >= 0, s->fail_above) ||
 	    !(list = cJSON_AddArrayToObject(root, "tests")))
 		goto fail;
 	for (i = 0; i < n; i++)
@@ -362,6 +386,13 @@ static void page_header(fg_strbuf *sb, const struct fg_suite_summary *s, const s
 	} else {
 		fg_strbuf_addstr(sb, "all");
 	}
+	if (s->rev) {
+		fg_strbuf_addstr(sb, " &middot; Compared with: <code>");
+		html_escape(sb, s->rev);
+		fg_strbuf_addstr(sb, "</code>");
+		if (s->fail_above >= 0)
+			fg_strbuf_addf(sb, " (gate: %.2f%%, %zu failed)", s->fail_above, t->gate_failed);
+	}
 	fg_strbuf_addstr(sb, " &middot; Samples weigh: ");
 	html_escape(sb, s->unit ? s->unit : "samples");
 	fg_strbuf_addf(sb, "</p>\n<p class=\"facts\" id=\"totals\">%zu test%s", n, n == 1 ? "" : "s");
@@ -382,7 +413,7 @@ static void page_header(fg_strbuf *sb, const struct fg_suite_summary *s, const s
 	fg_strbuf_addstr(sb, "</header>\n");
 }
 
-static void table_head(fg_strbuf *sb)
+static void table_head(fg_strbuf *sb, bool compared)
 {
 	static const struct {
 		const char *title;
@@ -398,6 +429,9 @@ static void table_head(fg_strbuf *sb)
 		fg_strbuf_addf(sb, "<th data-type=\"%s\" aria-sort=\"none\"><button type=\"button\">"
 				   "%s</button></th>",
 			       cols[i].num ? "num" : "text", cols[i].title);
+	if (compared)
+		fg_strbuf_addstr(sb, "<th data-type=\"num\" aria-sort=\"none\"><button "
+				     "type=\"button\">Change</button></th>");
 	fg_strbuf_addstr(sb, "</tr></thead>\n<tbody>\n");
 }
 
@@ -464,9 +498,31 @@ static void cell_hot(fg_strbuf *sb, const struct fg_suite_entry *e)
 	fg_strbuf_addstr(sb, "</td>");
 }
 
-static void table_row(fg_strbuf *sb, const struct fg_suite_entry *e)
+/* A comparison: the total's change, and the function the gate failed
+ * first. */
+static void cell_change(fg_strbuf *sb, const struct fg_suite_entry *e)
 {
-	bool bad = e->status != FG_SUITE_PASSED && e->status != FG_SUITE_NO_SAMPLES;
+	if (isnan(e->change)) {
+		fg_strbuf_addstr(sb, "<td class=\"num\" data-sort=\"-1e300\">&mdash;</td>");
+		return;
+	}
+	fg_strbuf_addf(sb, "<td class=\"num\" data-sort=\"%.6f\">%+.1f%%", e->change, e->change);
+	if (e->gate_failures) {
+		fg_strbuf_addf(sb, "<br><span class=\"st st-failed\">gate: %zu over</span>",
+			       e->gate_failures);
+		if (e->worst) {
+			fg_strbuf_addstr(sb, " <code>");
+			html_escape(sb, e->worst);
+			fg_strbuf_addf(sb, "</code> %+.1f%%", e->worst_change);
+		}
+	}
+	fg_strbuf_addstr(sb, "</td>");
+}
+
+static void table_row(fg_strbuf *sb, const struct fg_suite_entry *e, bool compared)
+{
+	bool bad = (e->status != FG_SUITE_PASSED && e->status != FG_SUITE_NO_SAMPLES) ||
+		   e->gate_failures;
 
 	fg_strbuf_addstr(sb, bad ? "<tr class=\"bad\">" : "<tr>");
 	cell_name(sb, e);
@@ -478,7 +534,10 @@ static void table_row(fg_strbuf *sb, const struct fg_suite_entry *e)
 	cell_hot(sb, e);
 	fg_strbuf_addstr(sb, "<td>");
 	html_escape(sb, e->note ? e->note : "");
-	fg_strbuf_addstr(sb, "</td></tr>\n");
+	fg_strbuf_addstr(sb, "</td>");
+	if (compared)
+		cell_change(sb, e);
+	fg_strbuf_addstr(sb, "</tr>\n");
 }
 
 int fg_suite_write_index(const char *dir, const struct fg_suite_summary *s,
@@ -492,9 +551,9 @@ int fg_suite_write_index(const char *dir, const struct fg_suite_summary *s,
 	add_up(&t, tests, n);
 	page_head(&sb, s);
 	page_header(&sb, s, &t, n);
-	table_head(&sb);
+	table_head(&sb, s->rev != NULL);
 	for (i = 0; i < n; i++)
-		table_row(&sb, &tests[i]);
+		table_row(&sb, &tests[i], s->rev != NULL);
 	fg_strbuf_addstr(&sb, "</tbody>\n</table>\n<script>\n");
 	fg_strbuf_addstr(&sb, page_script);
 	fg_strbuf_addstr(&sb, "</script>\n</body>\n</html>\n");
