@@ -212,7 +212,8 @@ static int check_usage(int npos, int dashdash, char **argv)
 static int check_suite(int npos, int dashdash)
 {
 	const char *flag = o.tests_given ? "--tests" : "--benches";
-	const char *bad = o.list || o.list_names ? "--list" : pc.perfdata_out ? "--perfdata-out" : pc.folded ? "--folded" :
+	const char *bad = o.list || o.list_names ? "--list" : o.perfdata ? "--perfdata" :
+			  pc.perfdata_out ? "--perfdata-out" : pc.folded ? "--folded" :
 			  pc.open ? "--open" : pc.format && strcmp(pc.format, "svg") ? "--format" : NULL;
 
 	if (!o.tests_given && !o.benches_given)
