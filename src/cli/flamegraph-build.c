@@ -242,7 +242,8 @@ static int suite_done(int r, const fg_suite_result *res)
 		return fg_die_lib(r);
 	fg_notef("%zu %s%s%s: %zu passed, %zu failed, %zu too short to sample, %zu not profiled; "
 		 "the index: %s/index.html", res->tests, o.tests_given ? "test" : "bench",
-		 res->tests == 1 ? "" : "s", res->interrupted ? " (interrupted)" : "", res->passed,
+		 res->tests == 1 ? "" : o.tests_given ? "s" : "es",
+		 res->interrupted ? " (interrupted)" : "", res->passed,
 		 res->failed, res->no_samples, res->errors, pc.output ? pc.output : "flamegraph-tests");
 	if (res->interrupted)
 		return 128 + res->interrupt_signal;
