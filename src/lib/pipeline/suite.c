@@ -100,10 +100,18 @@ static int select_targets(struct suite *st)
 		regfree(&re);
 	if (!err && !st->n) {
 		char *names = fg_project_names(st->p, kind_word(s->kind));
-		err = fg_error_set(FG_ENOTFOUND, "no %s of %s%s%s%s — its %ss: %s", kind_word(s->kind),
+		fg_strbuf line = FG_STRBUF_INIT;
+		/* one a line there; an error is one line: "a, b, c" */
+		for (const char *c = names; c && *c; c++)
+			if (*c != '\n')
+				fg_strbuf_addch(&line, *c);
+			else if (c[1])
+				fg_strbuf_addstr(&line, ", ");
+		err = fg_error_set(FG_ENOTFOUND, "no %s of %s%s%s%s — its %s: %s", kind_word(s->kind),
 				   fg_project_name(st->p), s->pattern ? " matches '" : "",
 				   s->pattern ? s->pattern : "", s->pattern ? "'" : "",
-				   kind_word(s->kind), names && *names ? names : "(none)");
+				   s->kind == FG_TARGET_BENCH ? "benches" : "tests", line.len ? line.buf : "(none)");
+		fg_strbuf_release(&line);
 		free(names);
 	}
 	return err;
