@@ -56,6 +56,8 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "pids", "--pid" },
 	{ "perfdata", "--perfdata" },
 	{ "perfdata_out", "--perfdata-out" },
+	{ "suite.pattern", "--tests/--benches REGEX" },
+	{ "suite.kind", "--tests/--benches" },
 	{ "output", "-o" },
 	{ "folded_out", "--folded" },
 	{ "format=svg", "--format svg" },
