@@ -37,7 +37,10 @@ PY
 
 # ---- every test of the CMake example ---------------------------------------
 check_exit "--list-names test" 0 fgb --list-names test
-sort out >names.txt
+check_contains "the example lists the program its CTest tests run" out "^unit_tests$"
+# unit_tests is the program that table_suite and all_units run (CTest's
+# add_test): the suite runs it as CTest does, not once more on its own
+sort out | grep -vx unit_tests >names.txt
 check_eq "the example lists tests" yes "$([ "$(wc -l <names.txt)" -ge 2 ] && echo yes)"
 check_exit "--tests" 0 fgb --tests -o suite -F 299
 check_contains "--tests says where the index is" err "note: [0-9]+ tests: [0-9]+ passed, 0 failed.*suite/index.html"
@@ -114,7 +117,6 @@ usage() { # WHAT PATTERN ARGS...
 	check_contains "$what: says why" err "flamegraph-build: error: $pattern"
 }
 no_with='--tests writes a graph and folded stacks per test into one folder: it cannot be combined with'
-usage "--tests --compare" "$no_with --compare" --tests --compare HEAD
 usage "--tests --list" "$no_with --list" --tests --list
 usage "--tests --list-names" "$no_with --list" --tests --list-names test
 usage "--tests --perfdata-out" "$no_with --perfdata-out" --tests --perfdata-out x.data
@@ -189,23 +191,23 @@ rm -rf mproj/build
 fgm() { flamegraph-build --manifest-path "$PWD/mproj" "$@"; }
 for kind in test bench; do
 	check_exit "meson: --list-names $kind" 0 fgm --list-names $kind
-	sort out >m-$kind.txt
+	# test_counts and wordstat-benchmark are the programs that test() and
+	# benchmark() run: run as Meson runs them, not once more on their own
+	sort out | grep -vx -e test_counts -e wordstat-benchmark >m-$kind.txt
 	flag=--tests
 	[ $kind = test ] || flag=--benches
 	rc=0
 	fgm $flag -o m-$kind -F 299 >out 2>err || rc=$?
-	# the registered test() and benchmark() entries pass; the exit status
-	# says whether any listed test failed, as summary.json does
+	# the registered test() and benchmark() entries pass
 	summary m-$kind/summary.json \
 		"sorted(t) == open('m-$kind.txt').read().split()" \
 		"d['kind'] == '$kind'" \
-		"all(e['status'] in ('passed', 'failed') for e in d['tests'])" \
-		"all((e['graph'] is not None) == (e['status'] == 'passed') for e in d['tests'])" \
-		"$rc == (5 if d['totals']['failed'] else 0)"
+		"all(e['status'] == 'passed' and e['graph'] is not None for e in d['tests'])" \
+		"$rc == 0 and d['totals']['failed'] == 0"
 done
 summary m-test/summary.json \
 	't["count_suite"]["status"] == "passed" and t["smoke"]["status"] == "passed"'
 summary m-bench/summary.json 't["hash_speed"]["status"] == "passed"'
 check_contains "meson: count_suite's graph, its program's functions" m-test/count_suite.folded "^test_counts;.*main;ws_count_"
 check_contains "meson: hash_speed's graph, the hash under the benchmark" m-bench/hash_speed.folded ";main;ws_hash"
-check_contains "meson: --benches' closing note" err "note: [0-9]+ benches: "
+check_contains "meson: --benches' closing note" err "note: [0-9]+ bench(es)?: "

@@ -68,6 +68,28 @@ static const char *keep(struct suite *st, const char *s)
 	return st->owned.v[st->owned.n - 1];
 }
 
+/* Where the build system's test runner runs a program (CTest's
+ * add_test, Meson's test()), that program listed on its own is the
+ * runner's test without its arguments, folder and environment: the
+ * suite runs it as the runner does, once. */
+static void drop_runners_programs(struct suite *st)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const fg_target *t = st->targets[i];
+		const char *bn = fg_target_build_name(t);
+		bool run_by_runner = false;
+		for (size_t j = 0; bn && !fg_target_is_ctest(t) && j < st->n && !run_by_runner; j++) {
+			const char *rb = fg_target_build_name(st->targets[j]);
+			run_by_runner = fg_target_is_ctest(st->targets[j]) && rb && !strcmp(rb, bn);
+		}
+		if (!run_by_runner)
+			st->targets[kept++] = t;
+	}
+	st->n = kept;
+}
+
 /* The targets of the suite's kind whose names match its pattern, in the
  * project's order. */
 static int select_targets(struct suite *st)
@@ -98,6 +120,8 @@ static int select_targets(struct suite *st)
 	}
 	if (s->pattern && *s->pattern)
 		regfree(&re);
+	if (!err)
+		drop_runners_programs(st);
 	if (!err && !st->n) {
 		char *names = fg_project_names(st->p, kind_word(s->kind));
 		fg_strbuf line = FG_STRBUF_INIT;
@@ -241,6 +265,18 @@ static int take_stacks(struct suite *st, struct fg_suite_entry *e, const fg_fold
 	return err;
 }
 
+/* Whether a stop was requested (Ctrl-C...) while no run was watching:
+ * then test e is marked interrupted and the suite stops. */
+static bool interrupted(struct suite *st, struct fg_suite_entry *e, bool *stop)
+{
+	if (!fg_interrupt_count())
+		return false;
+	e->status = FG_SUITE_INTERRUPTED;
+	st->interrupt_signal = fg_interrupt_signal();
+	*stop = true;
+	return true;
+}
+
 /* ---- a comparison of each test ---- */
 
 /* Around each run of a test's comparison: the program's report, and the
@@ -300,7 +336,10 @@ static int compare_test(struct suite *st, fg_project *p, size_t i, const char *s
 	st->current_runs = 0;
 	e->compared = true;
 	e->change = NAN;
+	if (interrupted(st, e, stop))
+		return 0;
 	err = fg_pipeline_compare_judged(&one, st->loc, p, st->targets[i], &r);
+	fg_interrupt_set_active(true);
 	if (err == FG_EINTR || e->status == FG_SUITE_INTERRUPTED) {
 		*stop = true;
 		e->status = FG_SUITE_INTERRUPTED;
@@ -449,18 +488,10 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 		if (err)
 			goto done;
 	}
+	err = build_once(st, p, st->targets[i]);
 	/* a Ctrl-C during a build stops the suite there (the outputs of the
 	 * tests done are written), not at the next run */
-	if ((err = fg_interrupt_init()))
-		goto done;
-	fg_interrupt_reset();
-	fg_interrupt_set_active(true);
-	err = build_once(st, p, st->targets[i]);
-	fg_interrupt_set_active(false);
-	if (err != FG_ENOMEM && fg_interrupt_count()) {
-		e->status = FG_SUITE_INTERRUPTED;
-		st->interrupt_signal = fg_interrupt_signal();
-		*stop = true;
+	if (err != FG_ENOMEM && interrupted(st, e, stop)) {
 		err = 0;
 		goto done;
 	}
@@ -488,9 +519,13 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 	job.profile.folded_out = folded;
 	job.profile.format = FG_OUTPUT_SVG;
 	job.profile.stacks_out = &stacks;
+	/* a request made since is seen here: the run forgets earlier ones */
+	if (interrupted(st, e, stop))
+		goto done;
 	if (o->before_run)
 		o->before_run(o->run_ctx, &job.profile);
 	run_err = fg_profile_run(&job.profile, &res);
+	fg_interrupt_set_active(true);
 	fg_count total = stacks ? fg_folded_total(stacks) : (fg_count){ 0, 0 };
 	record_result(st, e, &job.profile, &res, stacks ? &total : NULL, run_err);
 	/* the program's own report of the run; a failed test is the index's
@@ -598,8 +633,15 @@ static int run_suite(struct suite *st, fg_project *p, fg_suite_result *res)
 	}
 	if (!err)
 		err = fg_mkdir_p(st->dir);
+	/* a stop request between the runs (a build, the bookkeeping) ends the
+	 * suite with its outputs, as one during a run does */
+	if (!err && !(err = fg_interrupt_init())) {
+		fg_interrupt_reset();
+		fg_interrupt_set_active(true);
+	}
 	while (!err && !stop && done < st->n)
 		err = run_test(st, p, done++, &stop);
+	fg_interrupt_set_active(false);
 	if (err)
 		return err;
 	sum.unit = weight_unit(&st->o->run.profile);
