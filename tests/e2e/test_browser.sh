@@ -4,18 +4,8 @@
 # of the zoomed, searched graph is kept in $FG_ARTIFACTS.
 # ctest: LABELS browser
 # ctest: RUN_SERIAL
-if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	echo "chromium, node or npm missing (scripts/setup installs them on Debian, Fedora and Arch; Ubuntu's chromium is a snap, which this test cannot drive)" >&2
-	exit 77
-fi
-browser=$FG_SRC/tests/browser
-# a network hiccup gets two more tries
-for attempt in 1 2 3; do
-	[ -d "$browser/node_modules/playwright-core" ] && break
-	(cd "$browser" && npm ci --no-audit --no-fund >&2) && break
-	[ "$attempt" -lt 3 ] || { fail "npm ci in tests/browser failed 3 times"; return; }
-	sleep $((attempt * 5))
-done
+. "$FG_SRC/tests/lib/browser.sh"
+require_browser || return
 printf '%s\n' "main;parse;read_line 30" "main;parse;tokenize 20" "main;render;draw;b 25" \
 	"main;render;layout 15" "idle 10" >profile.folded
 check_exit "render" 0 flamegraph-render --hash --title "Browser test" -o graph.svg profile.folded

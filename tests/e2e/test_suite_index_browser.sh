@@ -6,18 +6,8 @@
 # folder.
 # ctest: LABELS browser
 # ctest: RUN_SERIAL
-if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	echo "chromium, node or npm missing (scripts/setup installs them on Debian, Fedora and Arch; Ubuntu's chromium is a snap, which this test cannot drive)" >&2
-	exit 77
-fi
-browser=$FG_SRC/tests/browser
-# a network hiccup gets two more tries
-for attempt in 1 2 3; do
-	[ -d "$browser/node_modules/playwright-core" ] && break
-	(cd "$browser" && npm ci --no-audit --no-fund >&2) && break
-	[ "$attempt" -lt 3 ] || { fail "npm ci in tests/browser failed 3 times"; return; }
-	sleep $((attempt * 5))
-done
+. "$FG_SRC/tests/lib/browser.sh"
+require_browser || return
 mkdir suite
 check_exit "suite-index-sample" 0 "$FG_TEST_BIN/suite-index-sample" suite
 for f in index.html summary.json all.svg parse_small.svg "slow #2 <big>.svg" segv.svg; do
