@@ -15,8 +15,8 @@ int fg_build_and_profile_opts_current(fg_build_and_profile_opts *out,
 				      const fg_build_and_profile_opts *in);
 
 /* Whether the folded weights of a run with po are nanoseconds of CPU
- * time: perf's cpu-clock, which a custom command or an off-CPU mode
- * replaces. */
+ * time: perf's cpu-clock, which a custom command, an off-CPU mode or an
+ * allocation graph replaces. */
 bool fg_pipeline_weights_are_ns(const fg_profile_opts *po);
 
 /* A comparison of target t of p with itself at o->compare.rev (its
