@@ -167,6 +167,8 @@ wait $pid || rc=$?
 check_eq "timeout -s TERM" 143 $rc
 check_contains "timeout: the graph of what was recorded" term.folded "main;outer;a [0-9]+$"
 check_contains "timeout: the subtitle says interrupted" term.svg "interrupted \(SIGTERM\) after [0-9.]+ s"
+# what the run said, when it wrote no graph
+[ -s term.folded ] || { echo "timeout -s TERM: flamegraph's stderr:" >&2; cat err >&2; }
 check_clean "timeout -s TERM"
 
 # SIGINT, SIGHUP to flamegraph alone: it stops the program itself
