@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +18,21 @@
 #include "flamegraph/manifest.h"
 
 static char root[256], file[300];
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* the scratch folder goes with the tests */
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(root, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
 
 static int setup(void **state)
 {
@@ -276,5 +292,5 @@ int main(void)
 		cmocka_unit_test(command_system),
 		cmocka_unit_test(required_features),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
