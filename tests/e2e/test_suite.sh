@@ -125,6 +125,8 @@ usage "--tests --open" "$no_with --open" --tests --open
 usage "--tests --format json" "$no_with --format" --tests --format json
 usage "--benches --folded" "--benches writes .* cannot be combined with --folded" --benches --folded x.folded
 usage "--tests -o -" "--tests writes a folder: -o - \(stdout\) cannot hold it" --tests -o -
+touch afile
+usage "--tests -o FILE" "afile is a file, and a suite writes a folder — give -o DIR a folder's name" --tests -o afile
 usage "--tests -- ARGS" "--tests runs each test as its build system does: program arguments have no use" --tests -- table
 usage "--tests and --test" "--test and --tests name two targets|--tests and --test name two targets" --tests --test table_suite
 check_eq "usage errors: no default folder written" no "$([ -e flamegraph-tests ] && echo yes || echo no)"

@@ -58,6 +58,7 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "perfdata_out", "--perfdata-out" },
 	{ "suite.pattern", "--tests/--benches REGEX" },
 	{ "suite.kind", "--tests/--benches" },
+	{ "suite.out_dir", "-o DIR" },
 	{ "output", "-o" },
 	{ "folded_out", "--folded" },
 	{ "format=svg", "--format svg" },

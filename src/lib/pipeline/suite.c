@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "flamegraph/builder.h"
 #include "flamegraph/error.h"
@@ -579,6 +580,18 @@ done:
 	return err;
 }
 
+/* The outputs' folder, made when missing; a file of that name is
+ * refused before anything is built or run. */
+static int make_folder(const char *dir)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return fg_error_set(FG_EINVAL, "%s is a file, and a suite writes a folder — give "
+				    "`opts.suite.out_dir` a folder's name", dir);
+	return fg_mkdir_p(dir);
+}
+
 /* What a sample of the graphs weighs. */
 static const char *weight_unit(const fg_profile_opts *po)
 {
@@ -632,7 +645,7 @@ static int run_suite(struct suite *st, fg_project *p, fg_suite_result *res)
 		err = file_stem(st, i, st->tests[i].name);
 	}
 	if (!err)
-		err = fg_mkdir_p(st->dir);
+		err = make_folder(st->dir);
 	/* a stop request between the runs (a build, the bookkeeping) ends the
 	 * suite with its outputs, as one during a run does */
 	if (!err && !(err = fg_interrupt_init())) {
