@@ -67,8 +67,9 @@ static int cmp_order(const void *a, const void *b)
 	return fa->depth < fb->depth ? -1 : fa->depth > fb->depth;
 }
 
-/* Names each frame and puts the frames in pre-order: by start, then depth
- * (a parent starts where its first child does, one level up). */
+/* Puts the frames in pre-order (by start, then depth: a parent starts
+ * where its first child does, one level up) and names them in that
+ * order, the root's name first. */
 static int index_frames(struct html *h)
 {
 	fg_strbuf key = FG_STRBUF_INIT;
@@ -79,11 +80,15 @@ static int index_frames(struct html *h)
 	h->order = fg_malloc(h->g.n * sizeof(*h->order));
 	if (!h->name_of || !h->order)
 		return FG_ENOMEM;
+	for (i = 0; i < h->g.n; i++)
+		h->order[i] = i;
+	sort_frames = h->g.frames;
+	qsort(h->order, h->g.n, sizeof(*h->order), cmp_order);
+	sort_frames = NULL;
 	for (i = 0; i < h->g.n && !err; i++) {
-		const fg_rframe *fr = &h->g.frames[i];
+		const fg_rframe *fr = &h->g.frames[h->order[i]];
 		fg_strmap_entry *e;
 
-		h->order[i] = i;
 		fg_strbuf_reset(&key);
 		fg_strbuf_add(&key, fr->name, fr->len);
 		if (fr->cold)
@@ -108,15 +113,10 @@ static int index_frames(struct html *h)
 			h->byname[h->nnames++] = fr;
 			e->value.u = h->nnames;
 		}
-		h->name_of[i] = (uint32_t)(e->value.u - 1);
+		h->name_of[h->order[i]] = (uint32_t)(e->value.u - 1);
 	}
 	fg_strbuf_release(&key);
-	if (err)
-		return err;
-	sort_frames = h->g.frames;
-	qsort(h->order, h->g.n, sizeof(*h->order), cmp_order);
-	sort_frames = NULL;
-	return 0;
+	return err;
 }
 
 static char *put_b36(char *p, uint64_t v)
