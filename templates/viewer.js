@@ -32,7 +32,7 @@
 			end: new Int32Array(n), x: new Float64Array(n), w: new Float64Array(n),
 			self: new Float64Array(n), delta: diff ? new Float64Array(n) : null, maxDepth: 0
 		};
-		var next = [0], stack = [], vals = [0, 0, 0, 0, 0];
+		var cap = 256, next = new Float64Array(cap + 2), stack = new Int32Array(cap + 1), vals = [0, 0, 0, 0, 0];
 		var field = 0, v = 0, neg = false, k = 0, prev = -1;
 		for (i = 0; i < len; i++) {
 			var c = s.charCodeAt(i);
@@ -44,23 +44,40 @@
 				vals[field] = neg ? -v : v;
 				v = 0;
 				neg = false;
+				// NAME,WIDTH | UP,NAME,WIDTH | UP,NAME,WIDTH,GAP (+ DELTA)
+				var nf = field + 1 - (diff ? 1 : 0), up = 0, gap = 0, b = 0;
+				if (nf >= 3) {
+					up = vals[0];
+					b = 1;
+				}
+				if (nf === 4)
+					gap = vals[3];
+				var delta = diff ? vals[field] : 0;
 				field = 0;
-				var d = prev + 1 - vals[0];
+				var d = prev + 1 - up;
 				for (var j = prev; j >= d; j--)
 					t.end[stack[j]] = k;
-				var x = (next[d] || 0) + vals[3], w = vals[2];
+				var x = next[d] + gap, w = vals[b + 1];
 				t.depth[k] = d;
-				t.name[k] = vals[1];
+				t.name[k] = vals[b];
 				t.x[k] = x;
 				t.w[k] = w;
 				t.self[k] = w;
 				if (diff)
-					t.delta[k] = opts.negate ? -vals[4] : vals[4];
+					t.delta[k] = opts.negate ? -delta : delta;
 				if (d > 0) {
 					t.parent[k] = stack[d - 1];
 					t.self[stack[d - 1]] -= w;
 				} else {
 					t.parent[k] = -1;
+				}
+				if (d >= cap) {
+					var n2 = new Float64Array(cap * 2 + 2), s2 = new Int32Array(cap * 2 + 1);
+					n2.set(next);
+					s2.set(stack);
+					next = n2;
+					stack = s2;
+					cap *= 2;
 				}
 				stack[d] = k;
 				next[d] = x + w;

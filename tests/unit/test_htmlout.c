@@ -93,9 +93,9 @@ static void page_has_its_parts(void **state)
 	assert_string_equal(names, "[\"all\",\"idle\",\"main\",\"a\",\"b\"]");
 	colors = element(html, "fg-colors");
 	assert_int_equal(strlen(colors), 5 * 6);
-	/* pre-order: all(10), idle(5), main(5) a(2) b(3); UP,NAME,WIDTH,GAP */
+	/* pre-order: all(10), idle(5), main(5) a(2) b(3); [UP,]NAME,WIDTH[,GAP] */
 	nodes = element(html, "fg-nodes");
-	assert_string_equal(nodes, "0,0,a,0;0,1,5,0;1,2,5,0;0,3,2,0;1,4,3,0;");
+	assert_string_equal(nodes, "0,a;1,5;1,2,5;3,2;1,4,3;");
 	free(opts);
 	free(names);
 	free(colors);
@@ -138,7 +138,7 @@ static void differential_nodes_carry_the_change(void **state)
 	assert_non_null(strstr(html, "\"differential\":true"));
 	/* all(45) main(45) a(30, +20) b(15, -15) */
 	nodes = element(html, "fg-nodes");
-	assert_string_equal(nodes, "0,0,19,0,0;0,1,19,0,0;0,2,u,0,k;1,3,f,0,-f;");
+	assert_string_equal(nodes, "0,19,0;1,19,0;2,u,k;1,3,f,-f;");
 	colors = element(html, "fg-colors");
 	assert_string_equal(colors, "");
 	free(nodes);
@@ -161,7 +161,7 @@ static void narrow_frames_leave_a_gap(void **state)
 	assert_int_equal(rc, 0);
 	nodes = element(html, "fg-nodes");
 	/* all(10001) main(10001) a(5000) c(5000, gap 1) */
-	assert_string_equal(nodes, "0,0,7pt,0;0,1,7pt,0;0,2,3uw,0;1,3,3uw,1;");
+	assert_string_equal(nodes, "0,7pt;1,7pt;2,3uw;1,3,3uw,1;");
 	free(nodes);
 	free(html);
 }

@@ -9,12 +9,14 @@
  *             differential graph, whose colours follow each frame's change)
  *   fg-nodes  the frames in pre-order (parents first, then their children
  *             left to right), each "UP,NAME,WIDTH,GAP;" in base 36, with
- *             ",DELTA" before the ";" in a differential graph: UP is how
- *             many levels above the previous frame's child it lies (0: a
- *             child of the previous frame), NAME an index into fg-names,
- *             WIDTH its samples, GAP the samples between it and its left
- *             sibling's end (or its parent's start), left by frames too
- *             narrow to keep.
+ *             ",DELTA" (signed) before the ";" in a differential graph:
+ *             UP is how many levels above the previous frame's child it
+ *             lies (0: a child of the previous frame), NAME an index into
+ *             fg-names, WIDTH its samples, GAP the samples between it and
+ *             its left sibling's end (or its parent's start), left by
+ *             frames too narrow to keep. When GAP is 0 it is left out
+ *             ("UP,NAME,WIDTH;"), and when UP is 0 too, UP as well
+ *             ("NAME,WIDTH;"): the count of numbers tells which.
  * JSON and base 36 cannot hold "</script", so no name can end the element
  * it is in. */
 #include <stdlib.h>
@@ -147,13 +149,22 @@ static int write_nodes(struct html *h)
 
 		if (!p)
 			break;
-		p = put_b36(p, (uint64_t)(prev_depth + 1 - (long)fr->depth));
-		*p++ = ',';
+		uint64_t up = (uint64_t)(prev_depth + 1 - (long)fr->depth);
+		uint64_t gap = fr->start - next[fr->depth];
+
+		/* most frames are the child of the one before, with no gap:
+		 * their UP and GAP are left out */
+		if (up || gap) {
+			p = put_b36(p, up);
+			*p++ = ',';
+		}
 		p = put_b36(p, h->name_of[h->order[i]]);
 		*p++ = ',';
 		p = put_b36(p, fr->end - fr->start);
-		*p++ = ',';
-		p = put_b36(p, fr->start - next[fr->depth]);
+		if (gap) {
+			*p++ = ',';
+			p = put_b36(p, gap);
+		}
 		if (h->g.differential) {
 			*p++ = ',';
 			if (d < 0) {
