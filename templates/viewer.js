@@ -214,7 +214,7 @@
 	main.appendChild(canvas);
 	var details = el("div", { id: "fg-details" }, " ");
 	var tableWrap = el("div", { id: "fg-table-wrap", "class": "fg-hidden" });
-	var table = el("table", { id: "fg-table" });
+	var table = el("table", { id: "fg-functions" });
 	tableWrap.appendChild(table);
 	[head, bar, sandLabel, main, details, tableWrap].forEach(function (e) { document.body.appendChild(e); });
 	var ctx = canvas.getContext("2d", { alpha: false });
@@ -696,7 +696,7 @@
 		 ["total", "Total (" + opts.countName + ")"], ["totalpct", "Total %"]].forEach(function (h) {
 			var key = h[0].replace("pct", "");
 			var th = el("th", { "data-key": key, "class": key === "name" ? "fg-name" : "" },
-				    h[1] + (st.sortKey === key ? (st.sortDesc ? " \u25bc" : " \u25b2") : ""));
+				    h[1] + (st.sortKey === key && h[0] === key ? (st.sortDesc ? " \u25bc" : " \u25b2") : ""));
 			tr.appendChild(th);
 		});
 		thead.appendChild(tr);

@@ -171,16 +171,16 @@ async function open(page, url) {
 	      await fg(page, () => { const t = flamegraph.table(); return [t[0].name, t[0].total, t[1].name, t[1].total]; }));
 	check("util: self 20, total 45", { name: "util", self: 20, total: 45 },
 	      await fg(page, () => flamegraph.table().find((r) => r.name === "util")));
-	await page.click("#fg-table th[data-key='self']");
+	await page.click("#fg-functions th[data-key='self']");
 	check("sorted by self", ["read_line", 30, "b", 25],
 	      await fg(page, () => { const t = flamegraph.table(); return [t[0].name, t[0].self, t[1].name, t[1].self]; }));
 	check("shown rows follow the order", "read_line",
-	      await fg(page, () => document.querySelector("#fg-table tbody tr td").textContent));
-	await page.click("#fg-table th[data-key='self']");
+	      await fg(page, () => document.querySelector("#fg-functions tbody tr td").textContent));
+	await page.click("#fg-functions th[data-key='self']");
 	check("sorted by self, ascending", 0, await fg(page, () => flamegraph.table()[0].self));
-	await page.click("#fg-table th[data-key='name']");
+	await page.click("#fg-functions th[data-key='name']");
 	check("sorted by name", "all", await fg(page, () => flamegraph.table()[0].name));
-	await page.click("#fg-table tbody tr[data-f] >> text=util");
+	await page.click("#fg-functions tbody tr[data-f] >> text=util");
 
 	// the sandwich: util's callers from both call sites, its callees
 	check("row opens the sandwich", "sandwich", await fg(page, () => flamegraph.view));
