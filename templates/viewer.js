@@ -529,9 +529,12 @@
 		}
 	}
 
+	// the rows in sight: the canvas scrolls inside #fg-main, the page in
+	// the window
 	function visibleRange() {
-		var r = canvas.getBoundingClientRect();
-		return [Math.max(0, -r.top) - fh, Math.min(cssH, window.innerHeight - r.top) + fh];
+		var r = canvas.getBoundingClientRect(), m = main.getBoundingClientRect();
+		var top = Math.max(m.top, 0), bottom = Math.min(m.bottom, window.innerHeight);
+		return [top - r.top - fh, bottom - r.top + fh];
 	}
 
 	function paint() {
@@ -970,6 +973,7 @@
 	}
 	window.addEventListener("resize", later);
 	window.addEventListener("scroll", later, { passive: true });
+	main.addEventListener("scroll", later, { passive: true });
 	if (window.matchMedia)
 		try {
 			window.matchMedia("(resolution: " + (window.devicePixelRatio || 1) + "dppx)")
@@ -1037,6 +1041,10 @@
 		search.value = st.pattern;
 	history.replaceState({ fg: 0 }, "", location.hash || hashOf());
 	timings.setup = performance.now() - t0;
+	// a flame graph taller than its box opens on its roots
+	sizeCanvas(T.maxDepth + 1);
+	if (st.view === "flame")
+		main.scrollTop = main.scrollHeight;
 	paint();
 	timings.ready = performance.now() - t0;
 	timings.navigation = performance.now();
