@@ -402,10 +402,10 @@
 		rowEnd.fill(0);
 	}
 
-	// Fills a frame's box. Frames come left to right in each row: a frame
-	// within a device pixel its left neighbour already coloured is not
-	// filled again (at the graph's default detail most frames are far
-	// narrower than a pixel).
+	// Fills a frame's box; false when it is not drawn. Frames come left to
+	// right in each row: a frame within a device pixel its left neighbour
+	// already coloured is not drawn (at the graph's default detail most
+	// frames are far narrower than a pixel), nor is one out of the canvas.
 	function fillBox(x, y, w, c) {
 		var x0 = Math.round(x * dpr), x1 = Math.round((x + w) * dpr);
 		var y0 = Math.round(y * dpr), y1 = Math.round((y + fh - 1) * dpr);
@@ -414,14 +414,14 @@
 		if (y1 > devH)
 			y1 = devH;
 		if (y0 >= y1)
-			return;
+			return false;
 		if (x1 <= x0)
 			x1 = x0 + 1;
 		if (x1 > devW)
 			x1 = devW;
 		var done = rowEnd[y0];
 		if (x1 <= done)
-			return;
+			return false;
 		if (x0 < done)
 			x0 = done;
 		rowEnd[y0] = x1;
@@ -443,6 +443,7 @@
 				pix[yy * devW + x1 - 1] = s;
 			}
 		}
+		return true;
 	}
 
 	function record(tree, i, x, y, w, color) {
@@ -487,7 +488,8 @@
 				return;
 			var color = matched && matched[tree.name[i]] ? searchColor :
 				tree === T ? nodeColor(i) : tree.color(i);
-			fillBox(x, y, w, color);
+			if (!fillBox(x, y, w, color))
+				return;
 			record(tree, i, x, y, w, color);
 			if (w >= minLabel)
 				labels.push(drawn.n - 1);
