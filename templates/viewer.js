@@ -236,7 +236,6 @@
 	var paints = 0, lastPaintMs = 0;
 	var drawn = { n: 0, node: new Int32Array(1024), x: new Float32Array(1024), y: new Float32Array(1024),
 		      w: new Float32Array(1024), color: new Int32Array(1024), tree: [] };
-	var layout = null;   // how the last paint placed rows
 
 	// ---- search ----------------------------------------------------------
 	function setSearch(pattern) {
@@ -548,7 +547,6 @@
 		tableWrap.classList.toggle("fg-hidden", !isTable);
 		sandLabel.classList.toggle("fg-hidden", st.view !== "sandwich");
 		if (isTable) {
-			layout = null;
 			fillTable();
 		} else if (st.view === "sandwich") {
 			paintSandwich();
@@ -556,7 +554,6 @@
 			var rows = T.maxDepth + 1, icicle = st.view === "icicle";
 			sizeCanvas(rows);
 			var vr = visibleRange(), labels = [];
-			layout = { kind: st.view };
 			drawTree(T, st.zoom, icicle ? function (d) { return fh / 2 + d * fh; } :
 				 function (d) { return cssH - fh / 2 - (d + 1) * fh; }, vr[0], vr[1], labels);
 			finishPaint(labels);
@@ -652,7 +649,6 @@
 		if (!s) {
 			sizeCanvas(1);
 			finishPaint([]);
-			layout = null;
 			sandLabel.textContent = "Sandwich: pick a function (click a frame, a table row, or select one and press s)";
 			return;
 		}
@@ -660,7 +656,6 @@
 		var up = s.callers.maxDepth + 1, down = s.callees.maxDepth + 1;
 		sizeCanvas(up + down + 1);
 		var vr = visibleRange(), mid = fh / 2 + up * fh, labels = [];
-		layout = { kind: "sandwich" };
 		drawTree(s.callers, -1, function (d) { return mid - (d + 1) * fh; }, vr[0], vr[1], labels);
 		drawTree(s.callees, -1, function (d) { return mid + fh + d * fh; }, vr[0], vr[1], labels);
 		finishPaint(labels);
