@@ -145,13 +145,12 @@ static int write_nodes(struct html *h)
 	for (i = 0; i < h->g.n && !out->err; i++) {
 		const fg_rframe *fr = &h->g.frames[h->order[i]];
 		char *p = fg_svgout_room(out, 5 * 16);
+		uint64_t up = (uint64_t)(prev_depth + 1 - (long)fr->depth);
+		uint64_t gap = fr->start - next[fr->depth];
 		double d = fr->delta;
 
 		if (!p)
 			break;
-		uint64_t up = (uint64_t)(prev_depth + 1 - (long)fr->depth);
-		uint64_t gap = fr->start - next[fr->depth];
-
 		/* most frames are the child of the one before, with no gap:
 		 * their UP and GAP are left out */
 		if (up || gap) {
