@@ -352,7 +352,9 @@ static int write_page(struct html *h)
 	put_title(h);
 	fg_svgout_str(out, "</title>\n<style>\n");
 	fg_svgout_add(out, fg_template_viewer_css, fg_template_viewer_css_len);
-	fg_svgout_str(out, "</style>\n</head>\n<body>\n<script type=\"application/json\" id=\"fg-opts\">");
+	fg_svgout_str(out, "</style>\n</head>\n<body>\n<noscript><p>This flame graph is drawn by "
+		      "JavaScript: allow scripts for this page.</p></noscript>\n"
+		      "<script type=\"application/json\" id=\"fg-opts\">");
 	write_opts(h);
 	fg_svgout_str(out, "</script>\n<script type=\"application/json\" id=\"fg-names\">");
 	if ((err = write_names(h)))
