@@ -42,6 +42,9 @@ int fg_rgraph_build(fg_rgraph *g, const fg_folded *f, const fg_render_opts *o);
 /* A frame's colour as the SVG picks it (0xRRGGBB): the palette, the
  * palette map, the hash, the cold subtree, the differential change. */
 uint32_t fg_rgraph_color(fg_rgraph *g, const fg_rframe *fr, int *err);
+/* The background's gradient, top and bottom colours (static strings), as
+ * the SVG's: opts.bgcolors, or the palette's. */
+void fg_rgraph_bg(const fg_rgraph *g, const char **top, const char **bottom);
 /* Saves the palette map when new names were added to it. */
 int fg_rgraph_finish(fg_rgraph *g);
 void fg_rgraph_release(fg_rgraph *g);

@@ -212,36 +212,6 @@ static void key_bool(fg_svgout *out, const char *key, bool v)
 	fg_svgout_str(out, v ? "\":true" : "\":false");
 }
 
-static void bg_of(const fg_render_opts *o, const char *palette, const char **a, const char **b)
-{
-	const char *bg = o->bgcolors;
-
-	if (!bg) {
-		bool grey = palette && (!strcmp(palette, "red") || !strcmp(palette, "green") ||
-					!strcmp(palette, "blue") || !strcmp(palette, "aqua") ||
-					!strcmp(palette, "yellow") || !strcmp(palette, "purple") ||
-					!strcmp(palette, "orange"));
-		bg = palette && !strcmp(palette, "mem") ? "green" :
-		     palette && (!strcmp(palette, "io") || !strcmp(palette, "wakeup")) ? "blue" :
-		     grey ? "grey" : "yellow";
-	}
-	if (!strcmp(bg, "blue")) {
-		*a = "#eeeeee";
-		*b = "#e0e0ff";
-	} else if (!strcmp(bg, "green")) {
-		*a = "#eef2ee";
-		*b = "#e0ffe0";
-	} else if (!strcmp(bg, "grey")) {
-		*a = "#f8f8f8";
-		*b = "#e8e8e8";
-	} else if (bg[0] == '#') {
-		*a = *b = bg;
-	} else {
-		*a = "#eeeeee";
-		*b = "#eeeeb0";
-	}
-}
-
 static void write_opts(struct html *h)
 {
 	const fg_render_opts *o = h->o;
@@ -252,7 +222,7 @@ static void write_opts(struct html *h)
 
 	if (!title)
 		title = o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
-	bg_of(o, o->palette, &bg1, &bg2);
+	fg_rgraph_bg(&h->g, &bg1, &bg2);
 	fg_svgout_str(out, "{\"format\":1");
 	key_str(out, "title", title);
 	key_str(out, "subtitle", o->subtitle);

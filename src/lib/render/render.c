@@ -1010,6 +1010,13 @@ int fg_rgraph_build(fg_rgraph *g, const fg_folded *f, const fg_render_opts *o)
 	return 0;
 }
 
+void fg_rgraph_bg(const fg_rgraph *g, const char **top, const char **bottom)
+{
+	const struct render *r = g->priv;
+
+	bg_colors(r->o, r->pal, top, bottom);
+}
+
 int fg_rgraph_finish(fg_rgraph *g)
 {
 	struct render *r = g->priv;
