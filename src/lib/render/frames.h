@@ -20,6 +20,16 @@ typedef struct fg_rframe {
 	bool cold;       /* at or above opts.cold_root */
 } fg_rframe;
 
+/* The length of the name shown for name[0..n): without the collapsers'
+ * _[k] / _[j] / _[i] / _[w] annotation. */
+static inline size_t fg_rframe_shown_len(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
+	    (s[n - 2] == 'k' || s[n - 2] == 'j' || s[n - 2] == 'i' || s[n - 2] == 'w'))
+		return n - 4;
+	return n;
+}
+
 typedef struct fg_rgraph {
 	fg_rframe *frames;   /* closing order: children before their parent,
 				"all" last */

@@ -35,15 +35,6 @@ extern const size_t fg_template_viewer_js_len;
 extern const char fg_template_viewer_css[];
 extern const size_t fg_template_viewer_css_len;
 
-/* The name without the collapsers' _[k] / _[j] / _[i] / _[w] annotation. */
-static size_t shown_len(const char *s, size_t n)
-{
-	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
-	    strchr("kjiw", s[n - 2]))
-		return n - 4;
-	return n;
-}
-
 struct html {
 	const fg_render_opts *o;
 	fg_rgraph g;
@@ -273,7 +264,7 @@ static int write_names(struct html *h)
 
 		if (i)
 			fg_svgout_str(out, ",");
-		fg_svgout_json(out, fr->name, shown_len(fr->name, fr->len));
+		fg_svgout_json(out, fr->name, fg_rframe_shown_len(fr->name, fr->len));
 	}
 	fg_svgout_str(out, "]");
 	return out->err;
