@@ -344,6 +344,7 @@
 	// fill per row of a frame: far cheaper than a fillRect and a fillStyle
 	// each), put on the canvas at once; labels and outlines are drawn over it.
 	var cssW = 0, cssH = 0, dpr = 1, img = null, pix = null, devW = 0, devH = 0, bgRows = null, rowEnd = null;
+	var dirtyTop = 0, dirtyBottom = 0;
 	var littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 	function pixel(c) {
@@ -372,7 +373,9 @@
 	function sizeCanvas(rows) {
 		var w = Math.max(100, main.clientWidth - 2 * PAD);
 		var h = rows * fh + 2 * fh;
-		dpr = window.devicePixelRatio || 1;
+		// a canvas has at most 32 767 pixels a side: a very deep graph is
+		// drawn at a lower resolution
+		dpr = Math.min(window.devicePixelRatio || 1, 32000 / h);
 		if (w !== cssW || h !== cssH || devW !== Math.round(w * dpr)) {
 			cssW = w;
 			cssH = h;
@@ -394,7 +397,11 @@
 				bgRows[y] = pixel(rgb(mix(16), mix(8), mix(0)));
 			}
 		}
-		for (var r = 0; r < devH; r++)
+		// only the rows in sight are painted, and put on the canvas
+		var vr = visibleRange();
+		dirtyTop = Math.max(0, Math.floor(vr[0] * dpr));
+		dirtyBottom = Math.min(devH, Math.ceil(vr[1] * dpr));
+		for (var r = dirtyTop; r < dirtyBottom; r++)
 			pix.fill(bgRows[r], r * devW, (r + 1) * devW);
 		if (!rowEnd || rowEnd.length !== devH)
 			rowEnd = new Int32Array(devH);
@@ -509,7 +516,8 @@
 	}
 
 	function finishPaint(labels) {
-		ctx.putImageData(img, 0, 0);
+		if (dirtyBottom > dirtyTop)
+			ctx.putImageData(img, 0, 0, 0, dirtyTop, devW, dirtyBottom - dirtyTop);
 		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 		ctx.font = font;
 		ctx.textBaseline = "middle";
