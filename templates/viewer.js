@@ -504,9 +504,17 @@
 			for (var a = tree.parent[root]; a >= 0; a = tree.parent[a])
 				one(a, PAD, wpx);
 		var start = root >= 0 ? root : 0, stop = root >= 0 ? tree.end[root] : tree.n;
+		// children lie one row further: up (flame) or down (icicle); a
+		// frame past the edge in sight that way has its subtree past it too
+		var up = rowY(1) < rowY(0);
 		for (var i = start; i < stop;) {
 			var w = tree.w[i] * scale;
 			if (w < min) {
+				i = tree.end[i];
+				continue;
+			}
+			var y = rowY(tree.depth[i]);
+			if (up ? y + fh < viewTop : y > viewBottom) {
 				i = tree.end[i];
 				continue;
 			}
