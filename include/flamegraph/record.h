@@ -25,12 +25,16 @@ typedef enum fg_recorder {
 	FG_RECORDER_XCTRACE,  /* macOS: Instruments' Time Profiler, through
 				 `xctrace record`, read back with `xctrace
 				 export` (needs no root) */
+	FG_RECORDER_NATIVE,   /* Linux: the library's own recorder, which
+				 opens the kernel's perf events itself
+				 (flamegraph/recorder.h): no perf needed */
 } fg_recorder;
 
 /* The time-profile tables of every run in a .trace, for xctrace export. */
 #define FG_XCTRACE_XPATH "/trace-toc/*/data/table[@schema=\"time-profile\"]"
 
-/* The executable of a recorder: "perf", "dtrace" or "xctrace". */
+/* The executable of a recorder: "perf", "dtrace" or "xctrace" (the
+ * native recorder runs none: "perf_event_open", for messages). */
 const char *fg_recorder_tool(fg_recorder recorder);
 
 /* What decides the recorder where perf is not the one (macOS, BSD). */

@@ -78,6 +78,8 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "record.max_size", "--max-size" },
 	{ "record.buffer_bytes", "--buffer-size" },
 	{ "record.root", "--root" },
+	{ "record.recorder=perf", "--recorder perf" },
+	{ "record.recorder=native", "--recorder native" },
 	{ "root", "--root" },
 	{ "sudo_flags", "--root flags" },
 	{ "record.call_graph=fp", "--call-graph fp" },
