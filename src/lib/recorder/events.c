@@ -92,6 +92,10 @@ static void attr_first(rn_state *st)
 	a->inherit = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;
+	/* the maps of data too: a library's unwind tables may lie outside
+	 * its code, in a read-only map of their own, where perf's unwinder
+	 * looks for them */
+	a->mmap_data = 1;
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;

@@ -149,7 +149,8 @@ static bool parse_map_line(const char *p, map_line *m)
 }
 
 /* One line of /proc/PID/maps: "start-end perms offset maj:min inode
- * path". Only executable maps of files (and the vdso) are described. */
+ * path". The maps of files (code and data: unwind tables may lie in a
+ * read-only map beside the code) and the vdso are described. */
 static int synth_map(rn_state *st, pid_t pid, char *line)
 {
 	map_line m;
@@ -164,9 +165,9 @@ static int synth_map(rn_state *st, pid_t pid, char *line)
 	if (!parse_map_line(line, &m))
 		return 0;
 	name = line + (m.name - line);
-	if (m.perms[2] != 'x' || (!*name) || (name[0] == '[' && strcmp(name, "[vdso]")))
+	if (!*name || (name[0] == '[' && strcmp(name, "[vdso]")))
 		return 0;
-	prot = PROT_EXEC | (m.perms[0] == 'r' ? PROT_READ : 0) | (m.perms[1] == 'w' ? PROT_WRITE : 0);
+	prot = (m.perms[2] == 'x' ? PROT_EXEC : 0) | (m.perms[0] == 'r' ? PROT_READ : 0) | (m.perms[1] == 'w' ? PROT_WRITE : 0);
 	flags = m.perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 	v[0] = m.start;
 	v[1] = m.end - m.start;
@@ -184,7 +185,8 @@ static int synth_map(rn_state *st, pid_t pid, char *line)
 	}
 	add_padded(&rec, name);
 	if (!(err = rn_synth_trailer(st, &rec, pid, pid)))
-		err = emit_record(st, &rec, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+		err = emit_record(st, &rec, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
+				  (prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA));
 	fg_strbuf_release(&rec);
 	return err;
 }
