@@ -23,7 +23,7 @@ FG_API_BEGIN
 /* The user-stack bytes copied with each sample when none is set. */
 #define FG_RECORDER_DEFAULT_STACK 8192
 /* The ring buffer per CPU when none is set. */
-#define FG_RECORDER_DEFAULT_BUFFER ((uint64_t)512 << 10)
+#define FG_RECORDER_DEFAULT_BUFFER ((uint64_t)4 << 20)
 
 /* Receives the stream, in order: len bytes at buf. A negative FG_E*
  * code stops the recording (fg_recorder_run returns it). */
@@ -62,7 +62,7 @@ typedef struct fg_recorder_opts {
 				      FG_RECORDER_DEFAULT_STACK; rounded down
 				      to 8 bytes, at most 65528) */
 	uint64_t buffer_bytes;     /* ring buffer per CPU (0:
-				      FG_RECORDER_DEFAULT_BUFFER; rounded
+				      FG_RECORDER_DEFAULT_BUFFER, 4 MiB; rounded
 				      down to a power of two of pages) */
 	uint64_t max_size;         /* stop once this many bytes were written
 				      (0 or UINT64_MAX: no cap) */
