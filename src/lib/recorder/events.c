@@ -71,7 +71,7 @@ int rn_events_cpus(rn_state *st)
 /* The attribute before the kernel has had its say: cycles with kernel
  * frames and build ids, sampled at freq; the user registers and stack
  * the reader unwinds with; the side-band records it needs. */
-static void attr_first(rn_state *st)
+void rn_events_attr(rn_state *st)
 {
 	struct perf_event_attr *a = &st->attr;
 	size_t stack = st->o->stack_bytes ? st->o->stack_bytes : FG_RECORDER_DEFAULT_STACK;
@@ -199,7 +199,7 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 		return FG_ENOMEM;
 	for (size_t i = 0; i < st->ncpus; i++) {
 		if (!st->attr_known) {
-			attr_first(st);
+			rn_events_attr(st);
 			st->attr.disabled = enable_on_exec;
 			st->attr.enable_on_exec = enable_on_exec;
 			if ((err = open_settling(st, pid, st->cpus[i], &fd)))

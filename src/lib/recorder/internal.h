@@ -21,7 +21,7 @@
 
 /* x86_64's user registers as the perf.data reader unwinds with them:
  * all general registers, flags, ip, cs and ss; the segment registers
- * ds, es, fs and gs (bits 10 to 13) are left out. */
+ * ds, es, fs and gs (bits 12 to 15) are left out. */
 #define RN_REGS_X86_64 0xff0fffULL
 
 /* One ring buffer: a CPU's, which every event of that CPU writes to. */
@@ -58,6 +58,9 @@ typedef struct rn_state {
 } rn_state;
 
 /* events.c */
+/* st->attr as first asked for: cycles with kernel frames and build
+ * ids, at opts->freq, the user registers and stack, the side-band. */
+void rn_events_attr(rn_state *st);
 /* The online CPUs into st->cpus. */
 int rn_events_cpus(rn_state *st);
 /* Opens the events of one task (pid, with inherit: its later threads
