@@ -61,6 +61,8 @@ typedef struct fg_recorder_opts {
 	size_t stack_bytes;        /* user stack copied per sample (0:
 				      FG_RECORDER_DEFAULT_STACK; rounded down
 				      to 8 bytes, at most 65528) */
+	bool frame_pointers;       /* the kernel's frame-pointer call chains
+				      alone: no registers, no stack copy */
 	uint64_t buffer_bytes;     /* ring buffer per CPU (0:
 				      FG_RECORDER_DEFAULT_BUFFER, 4 MiB; rounded
 				      down to a power of two of pages) */

@@ -85,6 +85,7 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "record.call_graph=fp", "--call-graph fp" },
 	{ "call_graph=fp", "--call-graph fp" },
 	{ "call_graph=dwarf", "--call-graph dwarf" },
+	{ "record.call_graph=lbr", "--call-graph lbr" },
 	{ "call_graph=lbr", "--call-graph lbr" },
 	/* fg_render_opts */
 	{ "min_width", "--min-width" },

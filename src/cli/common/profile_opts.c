@@ -313,6 +313,9 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 		return usage("--recorder native conflicts with %s, which perf record alone takes — "
 			     "drop it, or use --recorder perf", pc->cmd ? "-c/--cmd" : pc->root.on ?
 			     "--root" : "-z/--compression-level");
+	if (rec->recorder == FG_RECORDER_NATIVE && rec->call_graph == FG_CALL_GRAPH_LBR)
+		return usage("%s", "--call-graph lbr is recorded by perf — use --recorder perf, or "
+			     "--call-graph dwarf or fp");
 	if ((pc->off_cpu || pc->hot_cold) && rec->recorder == FG_RECORDER_NATIVE)
 		return usage("%s", "--off-cpu and --hot-cold are recorded by perf's scheduler events "
 			     "— use --recorder perf");

@@ -89,6 +89,11 @@ void rn_events_attr(rn_state *st)
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a->sample_regs_user = RN_REGS_X86_64;
 	a->sample_stack_user = (uint32_t)(stack & ~(size_t)7);
+	if (st->o->frame_pointers) {
+		a->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		a->sample_regs_user = 0;
+		a->sample_stack_user = 0;
+	}
 	a->inherit = 1;
 	a->mmap = 1;
 	a->mmap2 = 1;

@@ -177,11 +177,13 @@ int fg_run_check_opts(const fg_profile_opts *o)
 		return fg_error_set(FG_EINVAL, "`opts.record.custom` replaces the perf arguments, so it cannot be "
 				    "combined with `opts.record.freq` — put -F in the custom command");
 	if (o->record.recorder == FG_RECORDER_NATIVE && !o->perfdata &&
-	    (o->record.custom || o->record.root || o->record.mode != FG_RECORD_ON_CPU))
+	    (o->record.custom || o->record.root || o->record.mode != FG_RECORD_ON_CPU ||
+	     o->record.call_graph == FG_CALL_GRAPH_LBR))
 		return fg_error_set(FG_EINVAL, "the native recorder records on-CPU samples with its "
 				    "own events: %s needs perf — record with "
 				    "`opts.record.recorder=perf`", o->record.custom ?
 				    "`opts.record.custom`" : o->record.root ? "`opts.record.root`" :
+				    o->record.call_graph == FG_CALL_GRAPH_LBR ? "`opts.record.call_graph=lbr`" :
 				    o->record.mode == FG_RECORD_OFF_CPU ? "`opts.record.mode=off_cpu`" :
 				    "`opts.record.mode=hot_cold`");
 	if (o->stream == FG_STREAM_ON) {

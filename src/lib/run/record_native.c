@@ -67,6 +67,7 @@ static void set_opts(run *r, fg_recorder_opts *no)
 	no->cwd = rec->cwd;
 	no->workload_stdout = r->o->workload_stdout_to_stderr ? STDERR_FILENO : -1;
 	no->freq = fg_record_freq(rec);
+	no->frame_pointers = rec->call_graph == FG_CALL_GRAPH_FP;
 	no->buffer_bytes = rec->buffer_bytes;
 	no->max_size = rec->max_size;
 	no->continue_at_max = r->o->continue_at_max;
