@@ -307,7 +307,10 @@ typedef struct fg_record_outcome {
  * of its run is missed, its status is its own, and its output is not
  * perf's. Errors: FG_ENOTFOUND (recorder or program missing), FG_ERECORD
  * (the recorder failed: the detail says why, in perf's words and ours),
- * FG_EINTR (aborted by a second interrupt: children killed). */
+ * FG_EINTR (aborted by a second interrupt: children killed). With
+ * FG_RECORDER_NATIVE no recorder runs: fg_recorder_run (recorder.h)
+ * records into rec.output ("-": recorder_stdout) in perf.data's pipe
+ * form, and its messages come as FG_RECORD_WARNING. */
 int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out);
 
 /* Streams `perf script` of perfdata (fg_record_script_command) into sink,
