@@ -205,6 +205,49 @@ static void stream_is_read_back(void **state)
 	stream_release(&c);
 }
 
+/* More events than one attribute record holds ids for (many threads
+ * times many CPUs): the attribute is repeated with the ids that follow,
+ * and a sample of the last id is the reader's as any other. */
+static void many_events_take_several_attribute_records(void **state)
+{
+	stream_case c;
+	fg_perfdata *pd = NULL;
+	fg_perfdata_stats stats;
+	fg_collapser *col = NULL;
+	uint64_t *ids = calloc(9000, sizeof(*ids));
+	size_t at = 16, nattr = 0;
+
+	(void)state;
+	assert_non_null(ids);
+	stream_setup(&c);
+	for (size_t i = 0; i < 9000; i++)
+		ids[i] = 1000 + i;
+	ids[8999] = 77; /* the id add_sample gives */
+	c.st.ids = ids;
+	c.st.nfds = 9000;
+	assert_int_equal(rn_stream_header(&c.st), 0);
+	while (at < c.out.len) {
+		struct perf_event_header h;
+		memcpy(&h, c.out.buf + at, sizeof(h));
+		assert_int_equal(h.type, 64);
+		nattr++;
+		at += h.size;
+	}
+	assert_int_equal(nattr, 2);
+	add_sample(&c.out, 5);
+	assert_int_equal(rn_stream_round(&c.st), 0);
+	assert_int_equal(fg_perfdata_open_mem(&pd, "native", c.out.buf, c.out.len, NULL), 0);
+	assert_null(fg_perfdata_unsupported(pd));
+	assert_int_equal(fg_collapser_new(&col, FG_FORMAT_PERF, NULL), 0);
+	assert_int_equal(fg_perfdata_collapse(pd, col), 0);
+	fg_perfdata_reader_stats(pd, &stats);
+	assert_int_equal(stats.samples, 1);
+	fg_collapser_free(col);
+	fg_perfdata_free(pd);
+	stream_release(&c);
+	free(ids);
+}
+
 /* Records of two CPUs' buffers, each in its own time order, come out in
  * one time order, then FINISHED_ROUND; the buffers are freed. */
 static void rounds_are_in_time_order(void **state)
@@ -283,6 +326,7 @@ int main(void)
 		cmocka_unit_test(other_refusals),
 		cmocka_unit_test(notes_for_what_is_left_out),
 		cmocka_unit_test(stream_is_read_back),
+		cmocka_unit_test(many_events_take_several_attribute_records),
 		cmocka_unit_test(rounds_are_in_time_order),
 		cmocka_unit_test(the_cap_is_noticed),
 	};

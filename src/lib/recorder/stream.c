@@ -1,6 +1,7 @@
 /* The stream in perf's pipe form: the 16-byte header ("PERFILE2", its
  * size 16), a HEADER_ATTR record (the attribute as the kernel took it,
- * then the ids of every event opened with it), then the records. Every
+ * then the ids of every event opened with it; more than one record fits
+ * repeats the attribute with the ids that follow), then the records. Every
  * byte goes through rn_stream_write, which counts it against the cap. */
 #include <string.h>
 
@@ -43,28 +44,39 @@ int rn_stream_round(rn_state *st)
 	return rn_stream_write(st, &h, sizeof(h));
 }
 
+/* One HEADER_ATTR record: the attribute and n ids. */
+static int attr_record(rn_state *st, const uint64_t *ids, size_t n)
+{
+	struct perf_event_header h = { .type = REC_HEADER_ATTR, .misc = 0, .size = 0 };
+	int err;
+
+	h.size = (uint16_t)(sizeof(h) + sizeof(st->attr) + n * sizeof(*ids));
+	if ((err = rn_stream_write(st, &h, sizeof(h))) ||
+	    (err = rn_stream_write(st, &st->attr, sizeof(st->attr))))
+		return err;
+	return n ? rn_stream_write(st, ids, n * sizeof(*ids)) : 0;
+}
+
 int rn_stream_header(rn_state *st)
 {
 	static const unsigned char magic[8] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2' };
+	/* the ids a record of at most 65535 bytes holds */
+	size_t per = (65535 - sizeof(struct perf_event_header) - sizeof(st->attr)) / sizeof(uint64_t);
 	uint64_t size = 16;
-	struct perf_event_header h;
-	size_t ids = st->nfds * sizeof(uint64_t);
+	size_t i = 0;
 	int err;
 
 	if (st->header_done)
 		return 0;
-	if (sizeof(h) + sizeof(st->attr) + ids > 65535)
-		return fg_error_set(FG_ELIMIT, "too many events (%zu) for one attribute record",
-				    st->nfds);
-	h.type = REC_HEADER_ATTR;
-	h.misc = 0;
-	h.size = (uint16_t)(sizeof(h) + sizeof(st->attr) + ids);
 	if ((err = rn_stream_write(st, magic, sizeof(magic))) ||
-	    (err = rn_stream_write(st, &size, sizeof(size))) ||
-	    (err = rn_stream_write(st, &h, sizeof(h))) ||
-	    (err = rn_stream_write(st, &st->attr, sizeof(st->attr))) ||
-	    (ids && (err = rn_stream_write(st, st->ids, ids))))
+	    (err = rn_stream_write(st, &size, sizeof(size))))
 		return err;
+	do {
+		size_t n = st->nfds - i < per ? st->nfds - i : per;
+		if ((err = attr_record(st, st->ids + i, n)))
+			return err;
+		i += n;
+	} while (i < st->nfds);
 	st->header_done = true;
 	return 0;
 }
