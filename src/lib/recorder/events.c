@@ -21,19 +21,16 @@ static int parse_cpu_list(rn_state *st, const char *text)
 	const char *p = text;
 
 	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a > 65535)
+		unsigned long long a, b;
+		if (!rn_take_num(&p, 10, &a) || a > 65535)
 			return -1;
 		b = a;
-		p = end;
 		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b > 65535)
+			p++;
+			if (!rn_take_num(&p, 10, &b) || b < a || b > 65535)
 				return -1;
-			p = end;
 		}
-		for (long c = a; c <= b; c++) {
+		for (unsigned long long c = a; c <= b; c++) {
 			int *v = fg_realloc_array(st->cpus, st->ncpus + 1, sizeof(*st->cpus));
 			if (!v)
 				return FG_ENOMEM;

@@ -86,6 +86,10 @@ int rn_synth_process(rn_state *st, pid_t pid);
 /* The kernel's map ([kernel.kallsyms]_text at _text), when kallsyms
  * shows addresses (else a note). */
 int rn_synth_kernel(rn_state *st);
+/* A number in base 16 or 10 at *p, which moves past it. */
+bool rn_take_num(const char **p, unsigned base, unsigned long long *out);
+/* A process or thread id written out (a /proc entry's name); 0 if none. */
+pid_t rn_task_id(const char *name);
 /* The sample_id_all trailer of a record we make: pid, tid, time 0. */
 int rn_synth_trailer(rn_state *st, fg_strbuf *rec, pid_t pid, pid_t tid);
 

@@ -8,6 +8,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/recorder/internal.h"
+#include "util/strbuf.h"
 #include "util/banned.h"
 
 static long read_long(const char *path, long dflt)
@@ -15,16 +16,14 @@ static long read_long(const char *path, long dflt)
 	char buf[32];
 	FILE *f = fopen(path, "r");
 	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	char *end;
-	long v;
+	long long v;
 
 	if (f)
 		fclose(f);
 	if (!n)
 		return dflt;
 	buf[n] = '\0';
-	v = strtol(buf, &end, 10);
-	return end == buf ? dflt : v;
+	return fg_parse_i64(fg_view_trim(fg_view_cstr(buf)), &v) ? dflt : (long)v;
 }
 
 /* Whether this process may profile anything: root, or the capabilities

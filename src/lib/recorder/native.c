@@ -76,13 +76,12 @@ static int parse_pids(session *s)
 	if (!(s->pids = fg_calloc(o->npids, sizeof(*s->pids))))
 		return FG_ENOMEM;
 	for (size_t i = 0; i < o->npids; i++) {
-		char *end;
-		long v = strtol(o->pids[i], &end, 10);
-		if (end == o->pids[i] || *end || v <= 0 || v > 0x3fffffff)
+		pid_t v = rn_task_id(o->pids[i]);
+		if (!v)
 			return fg_error_set(FG_EINVAL, "'%s' is not a process id", o->pids[i]);
-		if (kill((pid_t)v, 0) != 0 && errno == ESRCH)
-			return fg_error_set(FG_ENOTFOUND, "no process %ld is running", v);
-		s->pids[i] = (pid_t)v;
+		if (kill(v, 0) != 0 && errno == ESRCH)
+			return fg_error_set(FG_ENOTFOUND, "no process %d is running", (int)v);
+		s->pids[i] = v;
 	}
 	return 0;
 }
@@ -101,9 +100,8 @@ static int open_process(session *s, pid_t pid)
 		return fg_error_set(FG_ENOTFOUND, "no process %d is running", (int)pid);
 	while (!err && (d = readdir(dir))) {
 		pid_t tid;
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+		if (!(tid = rn_task_id(d->d_name)))
 			continue;
-		tid = (pid_t)strtol(d->d_name, NULL, 10);
 		err = rn_events_open_task(&s->st, tid, false);
 		if (err == FG_ENOTFOUND && tid != pid) {
 			fg_error_clear();

@@ -86,8 +86,7 @@ static int synth_comm(rn_state *st, pid_t pid, pid_t tid)
 	return err;
 }
 
-/* A number in base 16 (or 10) at *p, which moves past it. */
-static bool take_num(const char **p, unsigned base, unsigned long long *out)
+bool rn_take_num(const char **p, unsigned base, unsigned long long *out)
 {
 	const char *s = *p;
 	unsigned long long v = 0;
@@ -134,14 +133,14 @@ typedef struct map_line {
 
 static bool parse_map_line(const char *p, map_line *m)
 {
-	if (!take_num(&p, 16, &m->start) || !take_char(&p, '-') || !take_num(&p, 16, &m->end) ||
+	if (!rn_take_num(&p, 16, &m->start) || !take_char(&p, '-') || !rn_take_num(&p, 16, &m->end) ||
 	    !take_char(&p, ' ') || strlen(p) < 5 || p[4] != ' ')
 		return false;
 	memcpy(m->perms, p, 4);
 	p += 5;
-	if (!take_num(&p, 16, &m->pgoff) || !take_char(&p, ' ') || !take_num(&p, 16, &m->maj) ||
-	    !take_char(&p, ':') || !take_num(&p, 16, &m->min) || !take_char(&p, ' ') ||
-	    !take_num(&p, 10, &m->ino))
+	if (!rn_take_num(&p, 16, &m->pgoff) || !take_char(&p, ' ') || !rn_take_num(&p, 16, &m->maj) ||
+	    !take_char(&p, ':') || !rn_take_num(&p, 16, &m->min) || !take_char(&p, ' ') ||
+	    !rn_take_num(&p, 10, &m->ino))
 		return false;
 	skip_blanks(&p);
 	m->name = p;
@@ -208,6 +207,13 @@ static int synth_maps(rn_state *st, pid_t pid)
 	return err;
 }
 
+pid_t rn_task_id(const char *name)
+{
+	unsigned long long v;
+
+	return fg_parse_u64(fg_view_cstr(name), &v) || v > 0x3fffffff ? 0 : (pid_t)v;
+}
+
 int rn_synth_process(rn_state *st, pid_t pid)
 {
 	char path[64];
@@ -218,8 +224,8 @@ int rn_synth_process(rn_state *st, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	if ((dir = opendir(path))) {
 		while (!err && (d = readdir(dir)))
-			if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
-				err = synth_comm(st, pid, (pid_t)strtol(d->d_name, NULL, 10));
+			if (rn_task_id(d->d_name))
+				err = synth_comm(st, pid, rn_task_id(d->d_name));
 		closedir(dir);
 	}
 	return err ? err : synth_maps(st, pid);
@@ -228,8 +234,11 @@ int rn_synth_process(rn_state *st, pid_t pid)
 static int read_int_file(const char *path, int dflt)
 {
 	char buf[32];
+	long long v;
 
-	return read_line_file(path, buf, sizeof(buf)) ? dflt : (int)strtol(buf, NULL, 10);
+	if (read_line_file(path, buf, sizeof(buf)) || fg_parse_i64(fg_view_trim(fg_view_cstr(buf)), &v))
+		return dflt;
+	return (int)v;
 }
 
 int rn_synth_kernel(rn_state *st)
@@ -247,7 +256,7 @@ int rn_synth_kernel(rn_state *st)
 		while (fgets(line, sizeof(line), f)) {
 			const char *p = line;
 			/* "ADDR T _text" */
-			if (take_num(&p, 16, &addr) && strlen(p) >= 8 && !strncmp(p + 2, " _text", 6) &&
+			if (rn_take_num(&p, 16, &addr) && strlen(p) >= 8 && !strncmp(p + 2, " _text", 6) &&
 			    (p[8] == '\n' || p[8] == '\0'))
 				break;
 			addr = 0;
