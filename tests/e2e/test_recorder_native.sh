@@ -1,12 +1,12 @@
 # --recorder native: the kernel's perf events opened by flamegraph itself,
 # with no perf on PATH. A program's own functions under main; its threads
 # (each under its own root with --per-thread) and the child it forks;
-# running processes (-p); SIGINT keeps the graph of what was recorded;
-# --max-size stops the recording; --perfdata-out keeps a recording that
-# the native reader and perf script (where perf is installed) read back;
-# flamegraph-build --bin on examples/cmake; the options the native recorder
-# does not take are refused before anything runs. No process or file of
-# ours is left after any run.
+# running processes (-p); SIGINT and SIGTERM keep the graph of what was
+# recorded; --max-size stops the recording; --perfdata-out keeps a
+# recording that the native reader and perf script (where perf is
+# installed) read back; flamegraph-build --bin on examples/cmake; the
+# options the native recorder does not take are refused before anything
+# runs. No process or file of ours is left after any run.
 # ctest: RESOURCE_LOCK cpu
 [ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
@@ -99,19 +99,23 @@ wait $prog || true
 check_contains "-p: the running program's call tree" pid.folded "main;outer;a [0-9]+$"
 check_clean "-p"
 
-# --- SIGINT: the graph of what was recorded ------------------------------------------
-PATH=$NOPERF timeout --preserve-status -s INT 60 \
-	flamegraph --recorder native -o sig.svg --folded sig.folded -- "$cg" 30000 >out 2>err &
-pid=$!
-wait_for_process "^$cg 30000 $" && pass || fail "SIGINT: the program never ran"
-sleep 0.8
-kill -INT $pid
-rc=0
-wait $pid || rc=$?
-check_eq "SIGINT: exit 128+2" 130 $rc
-check_contains "SIGINT: the graph of what was recorded" sig.folded "main;outer;a [0-9]+$"
-check_contains "SIGINT: the subtitle says interrupted" sig.svg "interrupted \((SIGINT|Ctrl-C)\) after [0-9.]+ s"
-check_clean "SIGINT"
+# --- SIGINT and SIGTERM: the graph of what was recorded ---------------------------------
+for sig in INT TERM; do
+	want=$((128 + $(kill -l $sig)))
+	rm -f sig.svg sig.folded
+	PATH=$NOPERF timeout --preserve-status -s $sig 60 \
+		flamegraph --recorder native -o sig.svg --folded sig.folded -- "$cg" 30000 >out 2>err &
+	pid=$!
+	wait_for_process "^$cg 30000 $" && pass || fail "SIG$sig: the program never ran"
+	sleep 0.8
+	kill -s $sig $pid
+	rc=0
+	wait $pid || rc=$?
+	check_eq "SIG$sig: exit 128+N" $want $rc
+	check_contains "SIG$sig: the graph of what was recorded" sig.folded "main;outer;a [0-9]+$"
+	check_contains "SIG$sig: the subtitle says interrupted" sig.svg "interrupted \((SIG$sig|Ctrl-C)\) after [0-9.]+ s"
+	check_clean "SIG$sig"
+done
 
 # --- the size cap ---------------------------------------------------------------------
 check_exit "--max-size" 0 fgn --max-size 2M -o cap.svg -- "$cg" 20000
