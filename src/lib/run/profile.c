@@ -159,10 +159,13 @@ int fg_run_record_failed(run *r, const fg_exit_status *st)
 		fg_strbuf_addf(&how, "was killed by signal %d", st->signal);
 	else
 		fg_strbuf_addf(&how, "exited with status %d", st->code);
-	err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
-			   r->rec.recorder == FG_RECORDER_PERF ? "perf record" :
-			   r->rec.recorder == FG_RECORDER_NATIVE ? "the recording" :
-			   fg_recorder_tool(r->rec.recorder), how.buf);
+	if (r->rec.recorder == FG_RECORDER_NATIVE)
+		err = fg_error_set(FG_ERECORD, "the native recorder wrote nothing: the program %s "
+				   "before it could record", how.buf);
+	else
+		err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
+				   r->rec.recorder == FG_RECORDER_PERF ? "perf record" :
+				   fg_recorder_tool(r->rec.recorder), how.buf);
 	fg_strbuf_release(&how);
 	return err;
 }
