@@ -11,6 +11,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/recorder.h"
 #include "lib/run/run.h"
+#include "util/strvec.h"
 #include "util/banned.h"
 
 typedef struct native_file {
@@ -91,6 +92,21 @@ static void outcome(run *r, const fg_recorder_result *res)
 	fg_run_take_outcome(r, &out);
 }
 
+/* The program run, for -v as perf's command line is (no perf runs). */
+static void show_command(run *r)
+{
+	fg_strvec sv = FG_STRVEC_INIT;
+	fg_strbuf sb = FG_STRBUF_INIT;
+
+	if (r->rec.argc && !fg_strvec_pushv(&sv, r->rec.argv, r->rec.argc)) {
+		fg_strvec_join_quoted(&sv, &sb);
+		if (!fg_strbuf_failed(&sb))
+			fg_run_emit(r, FG_PROFILE_COMMAND, sb.buf, 0);
+	}
+	fg_strbuf_release(&sb);
+	fg_strvec_clear(&sv);
+}
+
 int fg_run_record_native(run *r)
 {
 	fg_recorder_opts no = FG_RECORDER_OPTS_INIT;
@@ -110,6 +126,7 @@ int fg_run_record_native(run *r)
 		no.write = write_file;
 		no.write_ctx = &f;
 	}
+	show_command(r);
 	err = fg_recorder_run(&no, &res);
 	if (f.fd >= 0 && close(f.fd) != 0 && !err)
 		err = fg_error_set(FG_EIO, "cannot write the recording to %s: %s", r->perfdata.buf,
