@@ -56,8 +56,8 @@ int fg_record_run_native(const fg_record_run_opts *opts, fg_record_outcome *out)
 	int err;
 
 	if (!rec->output || (to_stdout && opts->recorder_stdout < 0))
-		return fg_error_set(FG_EINVAL, "the native recorder needs `opts.record.output`, a "
-				    "file (or \"-\" with a recorder stdout)");
+		return fg_error_set(FG_EINVAL, "the native recorder needs an output file in "
+				    "fg_record_opts.output (or \"-\" with a recorder_stdout)");
 	if ((s.fd = to_stdout ? opts->recorder_stdout :
 		    open(rec->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
 		return fg_error_set(FG_EIO, "cannot write the recording to %s: %s", rec->output,
