@@ -22,6 +22,7 @@
 #include "flamegraph/builder.h"     /* building a target with debug info */
 #include "flamegraph/elfcheck.h"  /* link layout, debug info, frame pointers */
 #include "flamegraph/record.h"    /* perf / dtrace command lines */
+#include "flamegraph/recorder.h"  /* the native recorder: perf events, no perf */
 #include "flamegraph/collapse.h"  /* profiler text -> folded stacks */
 #include "flamegraph/perfdata.h"  /* perf.data read natively */
 #include "flamegraph/folded.h"    /* folded stacks: the stages' currency */

@@ -25,12 +25,16 @@ typedef enum fg_recorder {
 	FG_RECORDER_XCTRACE,  /* macOS: Instruments' Time Profiler, through
 				 `xctrace record`, read back with `xctrace
 				 export` (needs no root) */
+	FG_RECORDER_NATIVE,   /* Linux: the library's own recorder, which
+				 opens the kernel's perf events itself
+				 (flamegraph/recorder.h): no perf needed */
 } fg_recorder;
 
 /* The time-profile tables of every run in a .trace, for xctrace export. */
 #define FG_XCTRACE_XPATH "/trace-toc/*/data/table[@schema=\"time-profile\"]"
 
-/* The executable of a recorder: "perf", "dtrace" or "xctrace". */
+/* The executable of a recorder: "perf", "dtrace" or "xctrace" (the
+ * native recorder runs none: "perf_event_open", for messages). */
 const char *fg_recorder_tool(fg_recorder recorder);
 
 /* What decides the recorder where perf is not the one (macOS, BSD). */
@@ -303,7 +307,10 @@ typedef struct fg_record_outcome {
  * of its run is missed, its status is its own, and its output is not
  * perf's. Errors: FG_ENOTFOUND (recorder or program missing), FG_ERECORD
  * (the recorder failed: the detail says why, in perf's words and ours),
- * FG_EINTR (aborted by a second interrupt: children killed). */
+ * FG_EINTR (aborted by a second interrupt: children killed). With
+ * FG_RECORDER_NATIVE no recorder runs: fg_recorder_run (recorder.h)
+ * records into rec.output ("-": recorder_stdout) in perf.data's pipe
+ * form, and its messages come as FG_RECORD_WARNING. */
 int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out);
 
 /* Streams `perf script` of perfdata (fg_record_script_command) into sink,

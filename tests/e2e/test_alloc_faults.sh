@@ -2,7 +2,8 @@
 # allocation our code makes in flamegraph-collapse-perf (perf script
 # text; perf.data with frame pointers and dwarf, worker threads on and
 # off), flamegraph --perfdata, flamegraph --alloc (a program run with the
-# tracker, and kept recordings read again), flamegraph-build --alloc
+# tracker, and kept recordings read again), flamegraph --recorder native
+# (streamed and to a file), flamegraph-build --alloc
 # --compare HEAD (every 7th point there too), flamegraph-render (SVG and HTML),
 # flamegraph-diff-folded and flamegraph-build --list (examples/toml, examples/make) is failed in
 # turn, and each run must end with the exact output or a non-zero exit

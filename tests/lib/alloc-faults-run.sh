@@ -52,6 +52,22 @@ sweep "flamegraph --perfdata dwarf.data" -- flamegraph --perfdata dwarf.data --d
 sweep "flamegraph --alloc" -- flamegraph --alloc --deterministic -o - -- ./callgraph 30
 check_exit "alloc recordings kept" 0 flamegraph --alloc --perfdata-out alloc-kept -o /dev/null -- ./callgraph 30
 sweep "flamegraph --perfdata DIR --alloc=peak" -- flamegraph --perfdata alloc-kept --alloc=peak --deterministic --format pprof -o alloc.pb
+# the native recorder (no perf run): a program whose output is always
+# the same, recorded and read as it comes, and into a file read after
+if [ "$(uname -m)" = x86_64 ]; then
+	cat >steady.c <<'C'
+#include <stdio.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void work(void) { for (unsigned long i = 0; i < 40000000ul; i++) sink += i; }
+int main(void) { work(); puts("steady"); return 0; }
+C
+	cc -O1 -g -o steady steady.c
+	sweep "flamegraph --recorder native" -- flamegraph --recorder native -o native.svg -- ./steady
+	sweep "flamegraph --recorder native --no-stream" -- flamegraph --recorder native --no-stream -o native.svg -- ./steady
+else
+	echo "flamegraph --recorder native: x86_64 only" >>table
+	echo "flamegraph --recorder native --no-stream: x86_64 only" >>table
+fi
 # comparing revisions: a project's HEAD exported, built and run with the
 # tracker beside its working tree, and the two diffed (no perf needed).
 # Each run builds and runs twice: the full sweep takes every 3rd point.
@@ -74,4 +90,4 @@ for at in 10 30 50 70 90; do
 done
 [ ! -s bad ] || fail "$(cat bad)"
 # every program was swept: a normal run that failed is no pass
-check_eq "programs swept" 12 "$(wc -l <table)"
+check_eq "programs swept" 14 "$(wc -l <table)"

@@ -38,6 +38,7 @@ INIT_CASE(fg_speedscope_opts)
 INIT_CASE(fg_project_opts)
 INIT_CASE(fg_record_opts)
 INIT_CASE(fg_record_run_opts)
+INIT_CASE(fg_recorder_opts)
 INIT_CASE(fg_perfdata_opts)
 INIT_CASE(fg_collapse_opts)
 INIT_CASE(fg_render_opts)
@@ -62,6 +63,7 @@ static const struct {
 	ROW(fg_project_opts, FG_PROJECT_OPTS_VERSION),
 	ROW(fg_record_opts, FG_RECORD_OPTS_VERSION),
 	ROW(fg_record_run_opts, FG_RECORD_RUN_OPTS_VERSION),
+	ROW(fg_recorder_opts, FG_RECORDER_OPTS_VERSION),
 	ROW(fg_perfdata_opts, FG_PERFDATA_OPTS_VERSION),
 	ROW(fg_collapse_opts, FG_COLLAPSE_OPTS_VERSION),
 	ROW(fg_render_opts, FG_RENDER_OPTS_VERSION),
@@ -263,6 +265,11 @@ static void functions_refuse_another_version(void **state)
 	refused(fg_record_script_stream(&rec, "perf.data", false, no_sink, NULL, NULL, NULL),
 		"fg_record_opts");
 	refused(fg_record_run(&rr, &outcome), "fg_record_run_opts");
+	{
+		fg_recorder_opts nr = FG_RECORDER_OPTS_INIT;
+		nr.version = 0;
+		refused(fg_recorder_run(&nr, NULL), "fg_recorder_opts");
+	}
 	refused(fg_render_opts_check(&ro), "fg_render_opts");
 	refused(fg_render_svg(f, &ro, out), "fg_render_opts");
 	refused(fg_render_svg_ex(f, &ro, out, NULL), "fg_render_opts");

@@ -278,11 +278,15 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 	const char *env;
 
 #if defined(__linux__)
-	rec->recorder = FG_RECORDER_PERF;
+	rec->recorder = pc->recorder && !strcmp(pc->recorder, "native") ? FG_RECORDER_NATIVE :
+			FG_RECORDER_PERF;
 #else
-	rec->recorder = choose_recorder(pc);
+	if (pc->recorder && !strcmp(pc->recorder, "native"))
+		return usage("%s", "--recorder native records on Linux only — leave --recorder out");
+	rec->recorder = pc->recorder && !strcmp(pc->recorder, "perf") ? FG_RECORDER_PERF :
+			choose_recorder(pc);
 #endif
-	env = getenv(env_names[rec->recorder]);
+	env = rec->recorder < 3 ? getenv(env_names[rec->recorder]) : NULL;
 	if (env && *env) {
 		rec->tool = pc->tool_env = env;
 		rec->tool_origin = env_names[rec->recorder];
@@ -305,6 +309,16 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 	if ((pc->off_cpu || pc->hot_cold) && pc->cmd)
 		return usage("%s", "-c/--cmd conflicts with --off-cpu and --hot-cold, which choose "
 			     "perf's events themselves");
+	if (rec->recorder == FG_RECORDER_NATIVE && (pc->cmd || pc->root.on || pc->compression != -1))
+		return usage("--recorder native conflicts with %s, which perf record alone takes — "
+			     "drop it, or use --recorder perf", pc->cmd ? "-c/--cmd" : pc->root.on ?
+			     "--root" : "-z/--compression-level");
+	if (rec->recorder == FG_RECORDER_NATIVE && rec->call_graph == FG_CALL_GRAPH_LBR)
+		return usage("%s", "--call-graph lbr is recorded by perf — use --recorder perf, or "
+			     "--call-graph dwarf or fp");
+	if ((pc->off_cpu || pc->hot_cold) && rec->recorder == FG_RECORDER_NATIVE)
+		return usage("%s", "--off-cpu and --hot-cold are recorded by perf's scheduler events "
+			     "— use --recorder perf");
 	if ((pc->off_cpu || pc->hot_cold) && rec->recorder != FG_RECORDER_PERF)
 		return usage("%s", "--off-cpu and --hot-cold need Linux perf's scheduler events");
 	rec->mode = pc->hot_cold ? FG_RECORD_HOT_COLD : pc->off_cpu ? FG_RECORD_OFF_CPU :

@@ -97,7 +97,8 @@ int fg_build_and_profile_opts_current(fg_build_and_profile_opts *out,
 
 bool fg_pipeline_weights_are_ns(const fg_profile_opts *po)
 {
-	return !po->alloc && po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
+	return !po->alloc && (po->record.recorder == FG_RECORDER_PERF ||
+			     po->record.recorder == FG_RECORDER_NATIVE) && !po->record.custom &&
 	       po->record.mode == FG_RECORD_ON_CPU;
 }
 

@@ -447,7 +447,8 @@ static void record_result(struct suite *st, struct fg_suite_entry *e, const fg_p
 	e->cpu_seconds = -1;
 	if (total && fg_pipeline_weights_are_ns(po))
 		e->cpu_seconds = (double)total->n / 1e9;
-	else if (total && po->record.recorder == FG_RECORDER_PERF && !po->record.custom &&
+	else if (total && (po->record.recorder == FG_RECORDER_PERF ||
+			   po->record.recorder == FG_RECORDER_NATIVE) && !po->record.custom &&
 		 po->record.mode == FG_RECORD_ON_CPU && !po->alloc)
 		e->cpu_seconds = (double)total->n / fg_record_freq(&po->record);
 	if (err == FG_EINTR || res->interrupted)

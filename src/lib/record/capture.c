@@ -22,6 +22,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
 #include "lib/record/capture_msgs.h"
+#include "lib/record/native.h"
 #include "util/cleanup.h"
 #include "util/interrupt.h"
 #include "util/process.h"
@@ -509,6 +510,8 @@ int fg_record_run(const fg_record_run_opts *opts, fg_record_outcome *out)
 	    (err = fg_opts_version_check("fg_record_opts", opts->rec.version,
 					 FG_RECORD_OPTS_VERSION)))
 		return err;
+	if (opts->rec.recorder == FG_RECORDER_NATIVE)
+		return fg_record_run_native(opts, out);
 	s.ctl_fd = s.ack_fd = -1;
 	s.perf.pid = s.work.pid = -1;
 	s.perf.err_fd = s.work.err_fd = -1;

@@ -39,6 +39,7 @@ const char *fg_recorder_tool(fg_recorder recorder)
 	switch (recorder) {
 	case FG_RECORDER_DTRACE: return "dtrace";
 	case FG_RECORDER_XCTRACE: return "xctrace";
+	case FG_RECORDER_NATIVE: return "perf_event_open";
 	default: return "perf";
 	}
 }
@@ -320,6 +321,9 @@ int fg_record_command(char ***out, const fg_record_opts *opts)
 	*out = NULL;
 	if ((err = fg_opts_version_check("fg_record_opts", opts->version, FG_RECORD_OPTS_VERSION)))
 		return err;
+	if (opts->recorder == FG_RECORDER_NATIVE)
+		return fg_error_set(FG_EINVAL, "the native recorder runs no command: it opens the "
+				    "kernel's events itself (fg_recorder_run)");
 	if ((err = check_target(opts)))
 		return err;
 	if (opts->mode != FG_RECORD_ON_CPU && opts->recorder != FG_RECORDER_PERF)

@@ -100,10 +100,10 @@ static int write_pprof(run *r, FILE *fp)
 		po.companion_unit = count ? "bytes" : "count";
 		po.companion_first = !count;
 		po.default_type = po.sample_type;
-	} else if (rec->recorder == FG_RECORDER_PERF && rec->mode != FG_RECORD_ON_CPU) {
+	} else if (fg_run_records_perfdata(rec->recorder) && rec->mode != FG_RECORD_ON_CPU) {
 		po.sample_type = rec->mode == FG_RECORD_OFF_CPU ? "off-cpu" : "time";
 		po.sample_unit = "microseconds";
-	} else if (rec->recorder == FG_RECORDER_PERF && !rec->custom) {
+	} else if (fg_run_records_perfdata(rec->recorder) && !rec->custom) {
 		po.sample_type = "cpu";
 		po.sample_unit = "nanoseconds";
 		/* a re-rendered recording may have had another rate */

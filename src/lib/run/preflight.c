@@ -142,7 +142,7 @@ bool fg_profile_can_stream(const fg_profile_opts *o)
 	const fg_record_opts *rec = &o->record;
 
 	return !o->perfdata && !o->perfdata_out && !o->perf_script && !rec->custom &&
-	       rec->recorder == FG_RECORDER_PERF && rec->mode == FG_RECORD_ON_CPU;
+	       fg_run_records_perfdata(rec->recorder) && rec->mode == FG_RECORD_ON_CPU;
 #else
 	(void)o;
 	return false;
@@ -156,7 +156,7 @@ bool fg_run_streams(const fg_profile_opts *o)
 
 bool fg_run_attaches(const run *r)
 {
-	return r->rec.recorder == FG_RECORDER_PERF && !r->rec.custom && r->o->argc > 0;
+	return fg_run_records_perfdata(r->rec.recorder) && !r->rec.custom && r->o->argc > 0;
 }
 
 int fg_run_check_opts(const fg_profile_opts *o)
@@ -176,6 +176,16 @@ int fg_run_check_opts(const fg_profile_opts *o)
 	if (o->record.custom && o->record.freq)
 		return fg_error_set(FG_EINVAL, "`opts.record.custom` replaces the perf arguments, so it cannot be "
 				    "combined with `opts.record.freq` — put -F in the custom command");
+	if (o->record.recorder == FG_RECORDER_NATIVE && !o->perfdata &&
+	    (o->record.custom || o->record.root || o->record.mode != FG_RECORD_ON_CPU ||
+	     o->record.call_graph == FG_CALL_GRAPH_LBR))
+		return fg_error_set(FG_EINVAL, "the native recorder records on-CPU samples with its "
+				    "own events: %s needs perf — record with "
+				    "`opts.record.recorder=perf`", o->record.custom ?
+				    "`opts.record.custom`" : o->record.root ? "`opts.record.root`" :
+				    o->record.call_graph == FG_CALL_GRAPH_LBR ? "`opts.record.call_graph=lbr`" :
+				    o->record.mode == FG_RECORD_OFF_CPU ? "`opts.record.mode=off_cpu`" :
+				    "`opts.record.mode=hot_cold`");
 	if (o->stream == FG_STREAM_ON) {
 		const fg_record_opts *rec = &o->record;
 		const char *with = o->perfdata ? "`opts.perfdata` (it reads a recording made before)" :
@@ -230,7 +240,7 @@ int fg_run_plan_recording(run *r)
 	fg_strbuf dir = FG_STRBUF_INIT, note = FG_STRBUF_INIT;
 	int err;
 
-	if (r->rec.recorder != FG_RECORDER_PERF)
+	if (!fg_run_records_perfdata(r->rec.recorder))
 		return 0;
 	record_dir(r->o, &dir);
 	/* a stream takes no disk space: no cap unless one is asked for */

@@ -150,7 +150,7 @@ static int make_perfdata(run *r)
 
 /* The recorder ran but left nothing: DTrace, a custom perf command or a
  * process list ended before writing anything. */
-static int record_failed(run *r, const fg_exit_status *st)
+int fg_run_record_failed(run *r, const fg_exit_status *st)
 {
 	fg_strbuf how = FG_STRBUF_INIT;
 	int err;
@@ -159,9 +159,13 @@ static int record_failed(run *r, const fg_exit_status *st)
 		fg_strbuf_addf(&how, "was killed by signal %d", st->signal);
 	else
 		fg_strbuf_addf(&how, "exited with status %d", st->code);
-	err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
-			   r->rec.recorder == FG_RECORDER_PERF ? "perf record" :
-			   fg_recorder_tool(r->rec.recorder), how.buf);
+	if (r->rec.recorder == FG_RECORDER_NATIVE)
+		err = fg_error_set(FG_ERECORD, "the native recorder wrote nothing: the program %s "
+				   "before it could record", how.buf);
+	else
+		err = fg_error_set(FG_ERECORD, "%s %s and wrote no data — see its message above",
+				   r->rec.recorder == FG_RECORDER_PERF ? "perf record" :
+				   fg_recorder_tool(r->rec.recorder), how.buf);
 	fg_strbuf_release(&how);
 	return err;
 }
@@ -227,7 +231,7 @@ static void show_record_command(run *r, const fg_record_run_opts *ro)
 	fg_error_clear();
 }
 
-static void take_outcome(run *r, const fg_record_outcome *out)
+void fg_run_take_outcome(run *r, const fg_record_outcome *out)
 {
 	fg_profile_result *res = r->res;
 
@@ -253,6 +257,8 @@ static int do_record(run *r)
 	bool empty;
 	int err;
 
+	if (r->rec.recorder == FG_RECORDER_NATIVE)
+		return fg_run_record_native(r);
 	/* a stream: perf writes the recording to its stdout, our pipe */
 	r->rec.output = r->stream ? "-" : r->perfdata.buf;
 	ro.rec = r->rec;
@@ -271,7 +277,7 @@ static int do_record(run *r)
 	show_record_command(r, &ro);
 	err = fg_record_run(&ro, &out);
 	fg_run_status(r, FG_STAGE_DONE, 0, 0);
-	take_outcome(r, &out);
+	fg_run_take_outcome(r, &out);
 	fg_run_emit(r, FG_PROFILE_TIMING, "record", r->res->seconds_record);
 	if (err && out.recorder_missing)
 		return fg_run_fail_tool_missing(r->rec.tool ? r->rec.tool : fg_recorder_tool(r->rec.recorder), &r->rec);
@@ -281,13 +287,13 @@ static int do_record(run *r)
 	if (r->stream) {
 		if (!(err = fg_run_stream_finish(r, &empty)) && empty) {
 			fg_exit_status st = { out.workload_code, out.workload_signal };
-			return record_failed(r, &st);
+			return fg_run_record_failed(r, &st);
 		}
 		return err;
 	}
 	if (!file_has_data(r->perfdata.buf)) {
 		fg_exit_status st = { out.workload_code, out.workload_signal };
-		return record_failed(r, &st);
+		return fg_run_record_failed(r, &st);
 	}
 	return 0;
 }
@@ -313,7 +319,7 @@ static void count_lost(run *r)
 	/* a stream's reader counted them */
 	if (r->stream)
 		return;
-	if (r->rec.recorder != FG_RECORDER_PERF || fg_perfdata_count(r->perfdata.buf, &c) != 0) {
+	if (!fg_run_records_perfdata(r->rec.recorder) || fg_perfdata_count(r->perfdata.buf, &c) != 0) {
 		fg_error_clear();
 		return;
 	}
@@ -346,13 +352,14 @@ static int pipeline(run *r)
 					    o->perfdata, strerror(errno));
 		fg_strbuf_addstr(&r->perfdata, o->perfdata);
 		r->program = o->perfdata;
-		if (r->rec.recorder == FG_RECORDER_PERF && fg_run_is_perf_data(o->perfdata)) {
-			if ((err = fg_run_check_tool(r)))
+		if (fg_run_records_perfdata(r->rec.recorder) && fg_run_is_perf_data(o->perfdata)) {
+			if (r->rec.recorder == FG_RECORDER_PERF && (err = fg_run_check_tool(r)))
 				return err;
 			count_lost(r);
 		}
 	} else {
-		if ((err = o->npids ? fg_run_check_pids(r) : fg_run_check_command(r)) || (err = fg_run_check_tool(r)) ||
+		if ((err = o->npids ? fg_run_check_pids(r) : fg_run_check_command(r)) ||
+		    (r->rec.recorder != FG_RECORDER_NATIVE && (err = fg_run_check_tool(r))) ||
 		    (err = fg_run_plan_recording(r)) ||
 		    (err = fg_run_streams(o) ? fg_run_stream_start(r) : make_perfdata(r)) ||
 		    (err = do_record(r)))

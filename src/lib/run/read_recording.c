@@ -310,7 +310,7 @@ static void warn_skipped(run *r)
 
 int fg_run_collapse(run *r)
 {
-	bool perf_data = r->rec.recorder == FG_RECORDER_PERF &&
+	bool perf_data = fg_run_records_perfdata(r->rec.recorder) &&
 			 (r->res->recorded || fg_run_is_perf_data(r->perfdata.buf));
 	/* an xctrace recording (a .trace bundle) is read back by xctrace
 	 * export, streamed as perf script is */

@@ -13,6 +13,7 @@
 #include "flamegraph/perfdata.h"
 #include "flamegraph/profile.h"
 #include "util/outfile.h"
+#include "util/process.h"
 #include "util/strbuf.h"
 
 typedef struct run {
@@ -46,6 +47,12 @@ typedef struct run {
 	char last_fed;             /* the last byte of the text fed */
 } run;
 
+/* Whether the recorder writes perf.data (perf, the native recorder). */
+static inline bool fg_run_records_perfdata(fg_recorder rec)
+{
+	return rec == FG_RECORDER_PERF || rec == FG_RECORDER_NATIVE;
+}
+
 /* profile.c */
 double fg_run_now(void);
 /* Hands an event to opts->on_event (warnings are counted). */
@@ -57,6 +64,15 @@ void fg_run_emitf(run *r, fg_profile_event kind, const char *fmt, ...)
 /* FG_PROFILE_COMMAND with argv quoted for display. */
 void fg_run_emit_cmd(run *r, char **argv);
 void fg_run_status(run *r, fg_profile_stage stage, double elapsed, uint64_t bytes);
+/* The recorder's outcome into r->res. */
+void fg_run_take_outcome(run *r, const fg_record_outcome *out);
+/* The error for a recorder that ended having recorded nothing. */
+int fg_run_record_failed(run *r, const fg_exit_status *st);
+
+/* record_native.c */
+/* The recording made by the native recorder (flamegraph/recorder.h):
+ * into the stream, else into r->perfdata. */
+int fg_run_record_native(run *r);
 /* The recorder's events (record.h), as profile events. */
 void fg_run_on_record_event(void *ctx, fg_record_event kind, const char *msg, double elapsed,
 			    uint64_t bytes);
@@ -94,6 +110,8 @@ int fg_run_build_stacks(run *r);
 /* stream.c: a recording streamed from perf into the native reader */
 /* Starts the reader (and the collapser it feeds) on a new pipe. */
 int fg_run_stream_start(run *r);
+/* The native recorder's bytes, queued for the reader (no pipe). */
+int fg_run_stream_push(void *ctx, const void *buf, size_t len);
 /* The pipe's end that perf writes to. */
 int fg_run_stream_fd(const run *r);
 /* Bytes the reader has had so far (ctx: the run), for the status line. */

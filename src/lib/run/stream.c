@@ -9,7 +9,11 @@
  * A second thread, the pump, drains the pipe into memory as perf fills
  * it, so that perf never waits for the reader; it reads until the
  * pipe's end, also once the reader has stopped (on an error: then it
- * drops what it reads), so that perf can always finish or be stopped. */
+ * drops what it reads), so that perf can always finish or be stopped.
+ *
+ * The native recorder (flamegraph/recorder.h) needs no pipe: it runs in
+ * this process and pushes its bytes into the same queue itself
+ * (fg_run_stream_push), with no pump. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -51,7 +55,8 @@ struct fg_run_stream {
 	pthread_cond_t cond;
 	struct block *first, *last;
 	size_t backlog;
-	bool eof;                 /* the pump is done */
+	bool eof;                 /* the pump is done (or the pushing) */
+	bool pushed;              /* the native recorder pushes: no pipe */
 	bool discard;             /* the reader is done: drop what comes */
 	bool oom;                 /* a block could not be had: the reader
 				     stops, the pump drops what comes */
@@ -241,6 +246,8 @@ int fg_run_stream_start(run *r)
 	pthread_mutexattr_destroy(&ma);
 	pthread_cond_init(&s->cond, NULL);
 	fg_run_perfdata_opts(r, &s->opts);
+	if ((s->pushed = r->rec.recorder == FG_RECORDER_NATIVE))
+		goto reader;
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return fg_error_set(FG_EIO, "cannot make a pipe for perf's stream: %s", strerror(errno));
 	s->read_fd = fds[0];
@@ -249,10 +256,53 @@ int fg_run_stream_start(run *r)
 	if ((err = pthread_create(&s->pump, NULL, pump_main, s)))
 		return fg_error_set(FG_ENOMEM, "cannot start the stream's reader: %s", strerror(err));
 	s->pump_started = true;
+reader:
 	if ((err = pthread_create(&s->reader, NULL, reader_main, s)))
 		return fg_error_set(FG_ENOMEM, "cannot start the stream's reader: %s", strerror(err));
 	s->reader_started = true;
 	return 0;
+}
+
+int fg_run_stream_push(void *ctx, const void *buf, size_t len)
+{
+	struct fg_run_stream *s = ((run *)ctx)->stream;
+	const unsigned char *p = buf;
+	int err = 0;
+
+	atomic_fetch_add(&s->bytes, (uint64_t)len);
+	pthread_mutex_lock(&s->mu);
+	while (len && !s->discard) {
+		struct block *b = s->last;
+		size_t n;
+		if (s->backlog >= MAX_BACKLOG) {
+			pthread_cond_wait(&s->cond, &s->mu);
+			continue;
+		}
+		if (!b || b->tail == BLOCK) {
+			if (!(b = fg_malloc(sizeof(*b)))) {
+				s->oom = s->discard = true;
+				err = FG_ENOMEM;
+				break;
+			}
+			b->next = NULL;
+			b->head = b->tail = 0;
+			if (s->last)
+				s->last->next = b;
+			else
+				s->first = b;
+			s->last = b;
+		}
+		n = BLOCK - b->tail < len ? BLOCK - b->tail : len;
+		memcpy(b->data + b->tail, p, n);
+		b->tail += n;
+		s->backlog += n;
+		p += n;
+		len -= n;
+	}
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mu);
+	/* a reader that stopped says why once the recording ends */
+	return err;
 }
 
 int fg_run_stream_fd(const run *r)
@@ -274,6 +324,12 @@ static void join(struct fg_run_stream *s)
 	if (s->write_fd >= 0)
 		close(s->write_fd);
 	s->write_fd = -1;
+	if (s->pushed) {
+		pthread_mutex_lock(&s->mu);
+		s->eof = true;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->mu);
+	}
 	/* the pump alone: nothing takes what it queues */
 	if (!s->reader_started)
 		discard(s);

@@ -1,0 +1,96 @@
+/* fg_record_run for the native recorder: its options taken from the
+ * record stage's, its stream written where perf's would go (the output
+ * file, or the recorder's stdout for "-"), its events told as perf's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "flamegraph/recorder.h"
+#include "lib/record/native.h"
+#include "util/banned.h"
+
+typedef struct sink {
+	int fd;
+	const char *name;
+	const fg_record_run_opts *o;
+} sink;
+
+static int write_all(void *ctx, const void *buf, size_t len)
+{
+	sink *s = ctx;
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(s->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fg_error_set(FG_EIO, "cannot write the recording to %s: %s", s->name,
+					    strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void relay(void *ctx, fg_recorder_event kind, const char *msg, double elapsed, uint64_t bytes)
+{
+	const sink *s = ctx;
+
+	if (!s->o->on_event)
+		return;
+	s->o->on_event(s->o->event_ctx, kind == FG_RECORDER_TICK ? FG_RECORD_TICK :
+			kind == FG_RECORDER_CAPPED ? FG_RECORD_CAPPED : FG_RECORD_WARNING,
+			msg, elapsed, bytes);
+}
+
+int fg_record_run_native(const fg_record_run_opts *opts, fg_record_outcome *out)
+{
+	const fg_record_opts *rec = &opts->rec;
+	fg_recorder_opts no = FG_RECORDER_OPTS_INIT;
+	fg_recorder_result res;
+	bool to_stdout = rec->output && !strcmp(rec->output, "-");
+	sink s = { -1, to_stdout ? "the recorder's stdout" : rec->output, opts };
+	int err;
+
+	if (!rec->output || (to_stdout && opts->recorder_stdout < 0))
+		return fg_error_set(FG_EINVAL, "the native recorder needs an output file in "
+				    "fg_record_opts.output (or \"-\" with a recorder_stdout)");
+	if ((s.fd = to_stdout ? opts->recorder_stdout :
+		    open(rec->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+		return fg_error_set(FG_EIO, "cannot write the recording to %s: %s", rec->output,
+				    strerror(errno));
+	no.pids = rec->pids;
+	no.npids = rec->npids;
+	no.argv = rec->argv;
+	no.argc = rec->argc;
+	no.env = rec->env;
+	no.nenv = rec->nenv;
+	no.cwd = rec->cwd;
+	no.workload_stdout = opts->workload_stdout;
+	no.freq = fg_record_freq(rec);
+	no.frame_pointers = rec->call_graph == FG_CALL_GRAPH_FP;
+	no.buffer_bytes = rec->buffer_bytes;
+	no.max_size = rec->max_size;
+	no.continue_at_max = opts->continue_at_max;
+	no.write = write_all;
+	no.write_ctx = &s;
+	no.on_event = relay;
+	no.event_ctx = &s;
+	err = fg_recorder_run(&no, &res);
+	if (!to_stdout && close(s.fd) != 0 && !err)
+		err = fg_error_set(FG_EIO, "cannot write the recording to %s: %s", rec->output,
+				   strerror(errno));
+	out->workload_code = res.workload_code;
+	out->workload_signal = res.workload_signal;
+	out->workload_known = true;
+	out->interrupted = res.interrupted;
+	out->capped = res.capped;
+	out->seconds = res.seconds;
+	out->seconds_at_cap = res.seconds_at_cap;
+	out->seconds_workload = res.seconds_workload;
+	out->bytes = res.bytes;
+	return err;
+}

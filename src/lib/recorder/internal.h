@@ -1,0 +1,137 @@
+/* What the native recorder's files share: one recording's state, and
+ * each file's part of it. events.c opens the events (their attribute,
+ * one per online CPU and task), ring.c reads their ring buffers and
+ * writes each round of records in time order, synth.c describes from
+ * /proc what existed before the events did (threads' names, maps, the
+ * kernel's map), launch.c starts the command held until its exec,
+ * stream.c writes the pipe form's header and counts what was written,
+ * msgs.c words the kernel's refusals for people, native.c runs it all. */
+#ifndef FG_LIB_RECORDER_INTERNAL_H
+#define FG_LIB_RECORDER_INTERNAL_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "flamegraph/recorder.h"
+#include "util/process.h"
+#include "util/strbuf.h"
+
+/* x86_64's user registers as the perf.data reader unwinds with them:
+ * all general registers, flags, ip, cs and ss; the segment registers
+ * ds, es, fs and gs (bits 12 to 15) are left out. */
+#define RN_REGS_X86_64 0xff0fffULL
+
+/* One ring buffer: a CPU's, which every event of that CPU writes to. */
+typedef struct rn_ring {
+	int fd;                /* the event that owns it */
+	int cpu;
+	void *base;            /* the control page, then the data */
+	size_t len;            /* mapped bytes */
+	uint64_t size;         /* data bytes, a power of two */
+} rn_ring;
+
+typedef struct rn_state {
+	const fg_recorder_opts *o;
+	fg_recorder_result *res;
+	struct perf_event_attr attr; /* as the kernel took it */
+	bool attr_known;       /* the first event opened settled attr */
+	bool kernel_checked;   /* kernel frames tried */
+	int *cpus;             /* online CPUs */
+	size_t ncpus;
+	int *fds;              /* every event opened */
+	uint64_t *ids;         /* and its id */
+	size_t nfds, afds;
+	rn_ring *rings;        /* one per CPU (index as cpus) */
+	fg_strbuf round;       /* one round's records, as read */
+	struct rn_rec {        /* each of them: its time, where it starts */
+		uint64_t time;
+		size_t off;
+	} *offs;
+	size_t noffs, aoffs;
+	uint64_t written;      /* bytes of the stream so far */
+	bool capped;
+	bool header_done;
+	double t0;
+} rn_state;
+
+/* events.c */
+/* st->attr as first asked for: cycles with kernel frames and build
+ * ids, at opts->freq, the user registers and stack, the side-band. */
+void rn_events_attr(rn_state *st);
+/* The online CPUs into st->cpus. */
+int rn_events_cpus(rn_state *st);
+/* Opens the events of one task (pid, with inherit: its later threads
+ * and children too), one per CPU; the first decides the attribute from
+ * what the kernel accepts. enable_on_exec: off until the task's exec. */
+int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec);
+/* Turns every event on or off. */
+void rn_events_enable(rn_state *st, bool on);
+void rn_events_close(rn_state *st);
+
+/* ring.c */
+/* Maps the ring buffer of the CPU of index i, owned by fd. */
+int rn_ring_map(rn_state *st, size_t i, int fd);
+/* Reads every ring buffer and writes what they held as one round, in
+ * time order, then a FINISHED_ROUND record. */
+int rn_ring_drain(rn_state *st);
+void rn_ring_unmap(rn_state *st);
+
+/* synth.c */
+/* COMM records of a process' threads and MMAP2 records of its code,
+ * from /proc/PID. */
+int rn_synth_process(rn_state *st, pid_t pid);
+/* The kernel's map ([kernel.kallsyms]_text at _text), when kallsyms
+ * shows addresses (else a note). */
+int rn_synth_kernel(rn_state *st);
+/* A number in base 16 or 10 at *p, which moves past it. */
+bool rn_take_num(const char **p, unsigned base, unsigned long long *out);
+/* A process or thread id written out (a /proc entry's name); 0 if none. */
+pid_t rn_task_id(const char *name);
+/* The sample_id_all trailer of a record we make: pid, tid, time 0. */
+int rn_synth_trailer(rn_state *st, fg_strbuf *rec, pid_t pid, pid_t tid);
+
+/* stream.c */
+/* The pipe form's header and the attribute record. */
+int rn_stream_header(rn_state *st);
+/* Writes bytes of the stream (counted against the cap). */
+int rn_stream_write(rn_state *st, const void *buf, size_t len);
+/* A FINISHED_ROUND record. */
+int rn_stream_round(rn_state *st);
+/* Says what happened through opts->on_event. */
+void rn_emit(rn_state *st, fg_recorder_event kind, const char *msg);
+
+/* native.c */
+/* Seconds on the monotonic clock. */
+double rn_now(void);
+
+/* launch.c */
+/* Starts the command held: after its exec where it can be traced (then
+ * *after_exec), else before it. */
+int rn_launch_spawn(const fg_recorder_opts *o, fg_child *child, bool *after_exec);
+
+/* msgs.c: the kernel's refusals in the user's terms */
+typedef struct rn_host {
+	int paranoid;          /* kernel.perf_event_paranoid (-9: unknown) */
+	bool privileged;       /* root, or CAP_PERFMON / CAP_SYS_ADMIN */
+	int max_rate;          /* kernel.perf_event_max_sample_rate (0: unknown) */
+	uint64_t mlock_kb;     /* kernel.perf_event_mlock_kb (0: unknown) */
+} rn_host;
+/* What this machine allows, read from /proc/sys/kernel. */
+void rn_host_read(rn_host *h);
+/* Sets the error for perf_event_open failing with errnum (what: the
+ * event, "cycles" or "cpu-clock"; pid: the task) and returns FG_ERECORD
+ * (FG_ENOTFOUND for a task that is gone). */
+int rn_msg_open_failed(const rn_host *h, int errnum, const char *what, pid_t pid, unsigned freq);
+/* Sets the error for a ring buffer that could not be mapped. */
+int rn_msg_mmap_failed(const rn_host *h, int errnum, uint64_t bytes);
+/* The note for kernel frames left out. */
+void rn_msg_kernel_excluded(const rn_host *h, fg_strbuf *out);
+/* The note for kernel addresses hidden by kernel.kptr_restrict. */
+void rn_msg_kptr_hidden(int kptr_restrict, fg_strbuf *out);
+/* The error for an architecture the recorder does not record. */
+int rn_msg_arch(const char *arch);
+
+#endif

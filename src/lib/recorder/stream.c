@@ -1,0 +1,82 @@
+/* The stream in perf's pipe form: the 16-byte header ("PERFILE2", its
+ * size 16), a HEADER_ATTR record (the attribute as the kernel took it,
+ * then the ids of every event opened with it; more than one record fits
+ * repeats the attribute with the ids that follow), then the records. Every
+ * byte goes through rn_stream_write, which counts it against the cap. */
+#include <string.h>
+
+#include "flamegraph/error.h"
+#include "lib/recorder/internal.h"
+#include "util/banned.h"
+
+/* perf.data's record types beyond the kernel's */
+#define REC_HEADER_ATTR 64
+#define REC_FINISHED_ROUND 68
+
+void rn_emit(rn_state *st, fg_recorder_event kind, const char *msg)
+{
+	double t = rn_now() - st->t0;
+
+	if (st->o->on_event)
+		st->o->on_event(st->o->event_ctx, kind, msg, t, st->written);
+}
+
+int rn_stream_write(rn_state *st, const void *buf, size_t len)
+{
+	int err = st->o->write(st->o->write_ctx, buf, len);
+
+	if (err)
+		return err;
+	st->written += len;
+	st->res->bytes = st->written;
+	if (st->o->max_size && st->o->max_size != UINT64_MAX && st->written >= st->o->max_size &&
+	    !st->capped) {
+		st->capped = true;
+		rn_emit(st, FG_RECORDER_CAPPED, NULL);
+	}
+	return 0;
+}
+
+int rn_stream_round(rn_state *st)
+{
+	struct perf_event_header h = { .type = REC_FINISHED_ROUND, .misc = 0, .size = sizeof(h) };
+
+	return rn_stream_write(st, &h, sizeof(h));
+}
+
+/* One HEADER_ATTR record: the attribute and n ids. */
+static int attr_record(rn_state *st, const uint64_t *ids, size_t n)
+{
+	struct perf_event_header h = { .type = REC_HEADER_ATTR, .misc = 0, .size = 0 };
+	int err;
+
+	h.size = (uint16_t)(sizeof(h) + sizeof(st->attr) + n * sizeof(*ids));
+	if ((err = rn_stream_write(st, &h, sizeof(h))) ||
+	    (err = rn_stream_write(st, &st->attr, sizeof(st->attr))))
+		return err;
+	return n ? rn_stream_write(st, ids, n * sizeof(*ids)) : 0;
+}
+
+int rn_stream_header(rn_state *st)
+{
+	static const unsigned char magic[8] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2' };
+	/* the ids a record of at most 65535 bytes holds */
+	size_t per = (65535 - sizeof(struct perf_event_header) - sizeof(st->attr)) / sizeof(uint64_t);
+	uint64_t size = 16;
+	size_t i = 0;
+	int err;
+
+	if (st->header_done)
+		return 0;
+	if ((err = rn_stream_write(st, magic, sizeof(magic))) ||
+	    (err = rn_stream_write(st, &size, sizeof(size))))
+		return err;
+	do {
+		size_t n = st->nfds - i < per ? st->nfds - i : per;
+		if ((err = attr_record(st, st->ids + i, n)))
+			return err;
+		i += n;
+	} while (i < st->nfds);
+	st->header_done = true;
+	return 0;
+}

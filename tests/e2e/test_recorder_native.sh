@@ -1,0 +1,162 @@
+# --recorder native: the kernel's perf events opened by flamegraph itself,
+# with no perf on PATH. A program's own functions under main; its threads
+# (each under its own root with --per-thread) and the child it forks;
+# running processes (-p); SIGINT and SIGTERM keep the graph of what was
+# recorded; --max-size stops the recording; --perfdata-out keeps a
+# recording that the native reader and perf script (where perf is
+# installed) read back; flamegraph-build --bin on examples/cmake; the
+# options the native recorder does not take are refused before anything
+# runs. No process or file of ours is left after any run.
+# ctest: RESOURCE_LOCK cpu
+[ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
+if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 1 ]; then
+	echo "kernel.perf_event_paranoid is $paranoid: perf events are not allowed to this user"
+	exit 77
+fi
+
+# a PATH without perf: every program of the PATH but perf, as links
+mkdir noperf
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+	for f in "$d"/*; do
+		n=${f##*/}
+		case $n in perf | perf_* | perf-*) continue ;; esac
+		[ -x "$f" ] && [ ! -e "noperf/$n" ] && ln -s "$f" "noperf/$n"
+	done
+done
+NOPERF=$PWD/noperf
+fgn() { PATH=$NOPERF flamegraph --recorder native "$@"; }
+PATH=$NOPERF command -v perf >/dev/null && { fail "perf is still on the test's PATH"; finish; }
+
+# every process of this test runs a program of this unique name
+cg=./cg-native-$$
+cc -O2 -g -o "$cg" "$FG_SRC/examples/callgraph/callgraph.c"
+cc -O2 -g -pthread -o "$cg-threads" "$FG_SRC/examples/threads/threads.c"
+cat > forker.c <<'C'
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile uint64_t sink;
+__attribute__((noinline)) static void spin_for(unsigned n) { for (unsigned i = 0; i < n; i++) sink = sink * 31 + i; }
+__attribute__((noinline)) static void child_work(void) { spin_for(200000000u); }
+__attribute__((noinline)) static void parent_work(void) { spin_for(100000000u); }
+int main(void)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		child_work();
+		_exit(0);
+	}
+	parent_work();
+	waitpid(p, NULL, 0);
+	printf("%llu\n", (unsigned long long)(sink & 0xff));
+	return 0;
+}
+C
+cc -O1 -g -o "$cg-forker" forker.c
+
+check_clean() {
+	local what=$1 left
+	check_no_processes_left "$what" && pass
+	left=$(find . "$TMPDIR" -name '.flamegraph-*' | head -5)
+	[ -z "$left" ] && pass || { fail "$what: files left: $left"; rm -rf $left; }
+}
+
+# --- a program, with no perf anywhere --------------------------------------------
+check_exit "command" 0 fgn -v -o cg.svg --folded cg.folded -- "$cg" 800
+check_contains "command: the call tree under main" cg.folded "^cg-native-$$;.*main;outer;a [0-9]+$"
+check_contains "command: b beside a" cg.folded "main;outer;b [0-9]+$"
+check_not_contains "command: no perf ran" err "running: perf"
+check_contains "command: summary, nothing lost" err "note: wrote cg.svg \([0-9]+ samples, 0 lost, [0-9]+ stacks; [0-9.]+ s recorded, [0-9.]+ (KB|MB)\)$"
+samples=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' err)
+[ "${samples:-0}" -gt 100 ] && pass || fail "command: only ${samples:-no} samples in 0.8 s at 997 Hz"
+# none of our own launcher's samples: it was held until the program's exec
+check_not_contains "command: nothing of flamegraph's own" cg.folded "^flamegraph"
+xmllint --noout cg.svg && pass || fail "command: the graph is not well-formed"
+check_clean "command"
+
+# --- threads, one root each -------------------------------------------------------
+check_exit "threads" 0 fgn --per-thread -o th.svg --folded th.folded -- "$cg-threads" 15
+for t in alpha beta gamma; do
+	check_contains "threads: $t under its own root" th.folded "^$t-[0-9]+;.*${t}_work [0-9]+$"
+done
+check_clean "threads"
+
+# --- a forked child is followed --------------------------------------------------
+check_exit "fork" 0 fgn -o fk.svg --folded fk.folded -- "$cg-forker"
+check_contains "fork: the parent's work" fk.folded "main;parent_work;spin_for [0-9]+$"
+check_contains "fork: the child's work" fk.folded "main;child_work;spin_for [0-9]+$"
+check_clean "fork"
+
+# --- a running process ---------------------------------------------------------------
+"$cg" 2500 >/dev/null &
+prog=$!
+wait_for_process "^$cg 2500 $" && pass || fail "-p: the program never ran"
+check_exit "-p" 0 fgn -p $prog -o pid.svg --folded pid.folded
+wait $prog || true
+check_contains "-p: the running program's call tree" pid.folded "main;outer;a [0-9]+$"
+check_clean "-p"
+
+# --- SIGINT and SIGTERM: the graph of what was recorded ---------------------------------
+for sig in INT TERM; do
+	want=$((128 + $(kill -l $sig)))
+	rm -f sig.svg sig.folded
+	PATH=$NOPERF timeout --preserve-status -s $sig 60 \
+		flamegraph --recorder native -o sig.svg --folded sig.folded -- "$cg" 30000 >out 2>err &
+	pid=$!
+	wait_for_process "^$cg 30000 $" && pass || fail "SIG$sig: the program never ran"
+	sleep 0.8
+	kill -s $sig $pid
+	rc=0
+	wait $pid || rc=$?
+	check_eq "SIG$sig: exit 128+N" $want $rc
+	check_contains "SIG$sig: the graph of what was recorded" sig.folded "main;outer;a [0-9]+$"
+	check_contains "SIG$sig: the subtitle says interrupted" sig.svg "interrupted \((SIG$sig|Ctrl-C)\) after [0-9.]+ s"
+	check_clean "SIG$sig"
+done
+
+# --- the size cap ---------------------------------------------------------------------
+check_exit "--max-size" 0 fgn --max-size 2M -o cap.svg -- "$cg" 20000
+check_contains "--max-size: the subtitle says so" cap.svg "recording stopped at its 2.0 MB cap"
+check_contains "--max-size: the program was stopped long before its 20 s" err "; ([0-9]|1[0-4])\.[0-9] s recorded"
+check_clean "--max-size"
+
+# --- a kept recording, read back -------------------------------------------------------
+check_exit "--perfdata-out" 0 fgn -o keep.svg --perfdata-out keep.data -- "$cg" 500
+[ -s keep.data ] && pass || fail "--perfdata-out: no recording kept"
+check_exit "the native reader reads it" 0 flamegraph --perfdata keep.data -o back.svg --folded back.folded
+check_contains "the native reader: the call tree" back.folded "main;outer;a [0-9]+$"
+check_exit "flamegraph-render renders it" 0 flamegraph-render -o back2.svg back.folded
+xmllint --noout back2.svg && pass || fail "flamegraph-render: the graph is not well-formed"
+if command -v perf >/dev/null; then
+	check_exit "perf script reads it" 0 perf script -i keep.data
+	check_contains "perf script: unwound to main" out "main\+0x[0-9a-f]+ \(.*cg-native-$$\)"
+	check_contains "perf script: a under outer" out "outer\+0x[0-9a-f]+ "
+	check_exit "perf report reads it" 0 perf report -i keep.data --stdio
+	check_contains "perf report: a is there" out "\[\.\] a$"
+else
+	skip_part "perf script -i" "perf is not installed"
+fi
+rm -f keep.data
+check_clean "--perfdata-out"
+
+# --- flamegraph-build --bin on the CMake example ---------------------------------------
+cp -r "$FG_SRC/examples/cmake" proj
+rm -rf proj/build
+check_exit "flamegraph-build --recorder native" 0 env PATH="$NOPERF" flamegraph-build \
+	--manifest-path "$PWD/proj" --bin stress2 --recorder native -o stress2.svg \
+	--folded stress2.folded -- --rounds 10
+check_contains "flamegraph-build: fill_table under main" stress2.folded "main;fill_table"
+check_contains "flamegraph-build: sort_phase" stress2.folded "sort_phase;sort_work"
+check_clean "flamegraph-build"
+
+# --- what it does not take: refused before anything runs ----------------------------------
+for opts in "--off-cpu" "--hot-cold" "-c record" "--root" "-z"; do
+	# shellcheck disable=SC2086
+	check_exit "--recorder native $opts" 1 fgn $opts -o x.svg -- sh -c "touch ran"
+	check_contains "--recorder native $opts: why, and what to do" err "error: .*--recorder perf"
+done
+[ ! -e ran ] && [ ! -e x.svg ] && pass || fail "refused options: something ran"
+check_clean "refused options"
