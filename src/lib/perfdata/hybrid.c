@@ -213,22 +213,31 @@ static bool append_outer(const pd_hybrid *h, int32_t pid, uint64_t *out, size_t 
 	return true;
 }
 
-/* A sample whose copy ended before its frames met the chain: when the
- * last frame the rules unwound is one whose outer frames are known (a
- * whole stack showed them, and none showed others), its stack is those
- * frames and them. Whether it was. */
+/* A sample whose copy ended before its frames met the chain: when one
+ * of the frames the rules unwound has known outer frames (a whole stack
+ * showed them, and none showed others), which go on as the frames
+ * unwound after it do, its stack is the frames up to it and them (the
+ * outermost such frame's). Whether it was. */
 static bool complete_cut(pd_hybrid *h, int32_t pid, const uint64_t *cfi, size_t ncfi,
 			 uint64_t *out, size_t max, size_t *n)
 {
-	const struct pd_outer *o;
-	size_t i;
+	const struct pd_outer *o = NULL;
+	size_t i, k, known;
 
 	if (ncfi < 3 || cfi[ncfi - 1] != UINT64_MAX)
 		return false;
-	if (!(o = outer_get(h, pid, cfi[ncfi - 2])) || o->ambiguous)
+	known = ncfi - 1;
+	for (k = known; k-- > 1;) {
+		o = outer_get(h, pid, cfi[k]);
+		if (o && !o->ambiguous && o->n >= known - k - 1 &&
+		    !memcmp(h->pool + o->first, cfi + k + 1, (known - k - 1) * sizeof(*cfi)))
+			break;
+		o = NULL;
+	}
+	if (!o)
 		return false;
 	*n = 0;
-	for (i = 0; i < ncfi - 1 && *n < max; i++)
+	for (i = 0; i <= k && *n < max; i++)
 		out[(*n)++] = cfi[i];
 	for (i = 0; i < o->n && *n < max; i++)
 		out[(*n)++] = h->pool[o->first + i];
