@@ -6,7 +6,8 @@
  * header.c: the header and features; sample.c: sample records; queue.c:
  * the ordering queue; pipe.c: the pipe form and streams), with the
  * records of compressed records decompressed by compressed.c; collapse.c hands samples to the
- * collapser. */
+ * collapser. Samples with frame-pointer chains and small stack copies
+ * are joined into whole stacks by hybrid.c (hybrid.h). */
 #ifndef FG_LIB_PERFDATA_INTERNAL_H
 #define FG_LIB_PERFDATA_INTERNAL_H
 
