@@ -31,13 +31,18 @@
  * __libc_start_main, _start, or a thread's start_thread and clone3) have
  * no frame pointers: the chain ends at the return address into them (the
  * frame of main or of the thread's function saved a frame pointer that
- * is 0 or anything). They do not change while the thread lives, so they
- * are learnt from the first sample of the process whose copy reached
- * them (its rules unwound to the outermost frame), keyed by the chain's
- * return address they follow, and appended to the later stacks whose
- * chain holds that return address; what the chain holds after it (read
- * through whatever the saved frame pointer held) is dropped, as the
- * rules stop there too. */
+ * is 0 or anything). They do not change while the process runs that
+ * program, and neither do the frames outside any function that is only
+ * ever reached one way. So each stack the rules unwound whole (its copy
+ * reached the outermost frame) teaches, for each of its return
+ * addresses, the frames after it, per process; a return address after
+ * which two whole stacks showed different frames is reached more than
+ * one way, and teaches nothing. A later stack whose chain holds such an
+ * address gets those frames after the last one (what the chain holds
+ * after it, read through whatever the saved frame pointer held, is
+ * dropped, as the rules stop there too); so does a stack whose copy
+ * ended before the chain was met, after the outermost frame the rules
+ * unwound that has them. */
 #include <stdlib.h>
 #include <string.h>
 
