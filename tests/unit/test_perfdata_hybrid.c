@@ -207,6 +207,41 @@ static void test_outer_frames_appended(void **state)
 	pd_hybrid_release(&h);
 }
 
+/* A thread of the same process, running T (with frame pointers), which
+ * calls work: its chain ends at the return address into start_thread,
+ * after which comes clone3's frame. The main thread's outer frames are
+ * not its; it gets its own. */
+static void test_thread_outer_frames(void **state)
+{
+	const uint64_t RA_T = 0x555500004010u, RA_THREAD = 0x7f0000009010u;
+	const uint64_t RA_CLONE = 0x7f000000a010u;
+	const uint64_t twhole[] = { IP_MEMCPY, RA_WORK - 1, RA_T - 1, RA_THREAD - 1, RA_CLONE - 1 };
+	const uint64_t tfp[] = { IP_MEMCPY, RA_T, RA_THREAD, GARBAGE };
+	const uint64_t tcfi[] = { IP_MEMCPY, RA_WORK - 1, RA_T - 1, UINT64_MAX };
+	const uint64_t fp[] = { IP_MEMCPY, RA_MAIN, RA_SCM };
+	const uint64_t cfi[] = { IP_MEMCPY, RA_WORK - 1, RA_MAIN - 1, UINT64_MAX };
+	pd_hybrid h;
+	uint64_t out[16];
+	size_t n;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(pd_hybrid_stack(&h, 42, fp, N(fp), whole, N(whole), true, NULL, 0, out, 16,
+					 &n), 0);
+	assert_int_equal(pd_hybrid_stack(&h, 42, tfp, N(tfp), twhole, N(twhole), true, NULL, 0, out,
+					 16, &n), 0);
+	/* the thread's: joined at start_thread's return address, clone3 after */
+	assert_int_equal(pd_hybrid_stack(&h, 42, tfp, N(tfp), tcfi, N(tcfi), false, NULL, 0, out, 16,
+					 &n), 0);
+	assert_stack(out, n, twhole, N(twhole));
+	/* the main thread's still its own */
+	assert_int_equal(pd_hybrid_stack(&h, 42, fp, N(fp), cfi, N(cfi), false, NULL, 0, out, 16,
+					 &n), 0);
+	assert_stack(out, n, whole, N(whole));
+	assert_int_equal(h.stats.outer, 2);
+	pd_hybrid_release(&h);
+}
+
 /* A joined sample needed the copy up to the frame that met the chain. */
 static void test_needed_bytes(void **state)
 {
@@ -319,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_max),
 		cmocka_unit_test(test_outer_frames_appended),
+		cmocka_unit_test(test_thread_outer_frames),
 		cmocka_unit_test(test_needed_bytes),
 		cmocka_unit_test(test_cut_completed),
 		cmocka_unit_test(test_ambiguous_outer_frames),
