@@ -86,7 +86,8 @@ static void test_frame_pointers_all_the_way(void **state)
 }
 
 /* The copy ends inside memcpy's frame: nothing met the chain, which is
- * all there is (work is missing, as with frame pointers alone). */
+ * all there is after the sampled address (work is missing, as with frame
+ * pointers alone). */
 static void test_copy_too_small(void **state)
 {
 	const uint64_t fp[] = { IP_MEMCPY, RA_MAIN, RA_SCM };
@@ -99,6 +100,24 @@ static void test_copy_too_small(void **state)
 	assert_int_equal(pd_hybrid_splice(fp, N(fp), cfi, N(cfi), false, out, 16, &n, NULL),
 			 PD_SPLICE_CUT);
 	assert_stack(out, n, want, N(want));
+}
+
+/* The copy ends inside work's frame (large locals): the rules found
+ * memcpy and work, the chain starts at work's return address, beyond
+ * them; both together are the stack. */
+static void test_copy_ends_in_caller(void **state)
+{
+	const uint64_t fp[] = { IP_MEMCPY, RA_MAIN, RA_SCM };
+	const uint64_t cfi[] = { IP_MEMCPY, RA_WORK - 1, UINT64_MAX };
+	const uint64_t want[] = { IP_MEMCPY, RA_WORK - 1, RA_MAIN - 1, RA_SCM - 1 };
+	uint64_t out[16];
+	size_t n, at;
+
+	(void)state;
+	assert_int_equal(pd_hybrid_splice(fp, N(fp), cfi, N(cfi), false, out, 16, &n, &at),
+			 PD_SPLICE_CUT);
+	assert_stack(out, n, want, N(want));
+	assert_int_equal(at, 1);
 }
 
 /* A chain of the sampled address alone (memcpy's rbp pointed nowhere):
@@ -349,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_without_frame_pointer),
 		cmocka_unit_test(test_frame_pointers_all_the_way),
 		cmocka_unit_test(test_copy_too_small),
+		cmocka_unit_test(test_copy_ends_in_caller),
 		cmocka_unit_test(test_chain_empty),
 		cmocka_unit_test(test_whole_copy),
 		cmocka_unit_test(test_recursion),

@@ -110,14 +110,24 @@ int pd_hybrid_splice(const uint64_t *fp, size_t nfp, const uint64_t *cfi, size_t
 			*at = k;
 		return PD_SPLICE_JOINED;
 	}
-	/* a chain of the sampled address alone (the walk found no frame):
-	 * the rules' frames say more, up to where the copy ended */
-	if (nfp < 2 && ncfi) {
-		for (i = 0; i < ncfi && *n < max; i++)
-			out[(*n)++] = cfi[i];
-		return PD_SPLICE_CUT;
-	}
-	add_chain(fp, nfp, 0, out, max, n);
+	/* the copy ended first: the frames the rules found, then the chain
+	 * after the sampled address. Its first return address is none of
+	 * theirs, so it is beyond the last of them: a frame whose return
+	 * address lay past the copy (a caller with large locals) is then
+	 * followed by that caller's (its own rbp led the walk there); frames
+	 * between the two that keep no frame pointer are missing, as they
+	 * are from the chain alone. A chain of the sampled address alone
+	 * (the walk found no frame) leaves the rules' frames, and where the
+	 * copy ended. */
+	for (i = 0; i < ncfi && cfi[i] != UINT64_MAX && *n < max; i++)
+		out[(*n)++] = cfi[i];
+	if (!*n)
+		out[(*n)++] = fp[0];
+	if (at)
+		*at = *n - 1;
+	if (nfp < 2 && i < ncfi && *n < max)
+		out[(*n)++] = UINT64_MAX;
+	add_chain(fp, nfp, 1, out, max, n);
 	return PD_SPLICE_CUT;
 }
 
@@ -275,8 +285,8 @@ int pd_hybrid_stack(pd_hybrid *h, int32_t pid, const uint64_t *fp, size_t nfp, c
 		return 0;
 	else
 		h->stats.cut++;
-	/* the chain's part: after the frame of the rules that met it */
-	if (append_outer(h, pid, out, how == PD_SPLICE_JOINED ? k + 1 : 1, max, n))
+	/* the chain's part: after the last frame of the rules */
+	if (append_outer(h, pid, out, k + 1, max, n))
 		h->stats.outer++;
 	return 0;
 }

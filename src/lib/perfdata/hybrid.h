@@ -104,8 +104,8 @@ void pd_chain_user(const unsigned char *chain, uint64_t nchain, uint64_t *fp, si
  * pd_chain_user gives it) into out[0 .. *n) (at most max, in pd_unwind's
  * form): the frames of the rules up to the first, k, whose return
  * address is an entry j of the chain, then the chain's entries after j.
- * *at (may be NULL) gets k. When the copy ends first, the chain alone,
- * or the rules' frames when the chain is the sampled address alone.
+ * *at (may be NULL) gets k. When the copy ends first, the rules' frames
+ * then the chain after its sampled address (*at: the last of theirs).
  * Returns how (enum pd_splice). */
 int pd_hybrid_splice(const uint64_t *fp, size_t nfp, const uint64_t *cfi, size_t ncfi,
 		     bool outermost, uint64_t *out, size_t max, size_t *n, size_t *at);
