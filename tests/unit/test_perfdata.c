@@ -378,6 +378,9 @@ static char *dwarf_recording_of(fg_strbuf *sample, size_t *len)
 	rec_init(&r);
 	r.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	r.regs_user = DWARF_REGS;
+	/* exclude_callchain_user, as perf's dwarf call graphs: the chain's
+	 * user part is not the kernel's frame-pointer walk (hybrid.c) */
+	r.attr_flags |= 1ull << 22;
 	add_comm(&r, 42, 42, "prog", 10);
 	add_mmap(&r, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
 		 self_map.path, 11);
@@ -906,6 +909,95 @@ done:
 	if (f)
 		fclose(f);
 	return found;
+}
+
+/* The frames of a sample: how many, and the addresses of the first 8. */
+struct got_addrs {
+	size_t nframes;
+	uint64_t addr[8];
+	const char *mod[8];
+};
+
+static int collect_addrs(void *ctx, const fg_perfdata_sample *s)
+{
+	struct got_addrs *g = ctx;
+	size_t i;
+
+	g->nframes = s->nframes;
+	for (i = 0; i < s->nframes && i < 8; i++) {
+		g->addr[i] = s->frames[i].addr;
+		g->mod[i] = s->frames[i].module;
+	}
+	return 0;
+}
+
+/* A hybrid sample (hybrid.c): the kernel's frame-pointer walk of the
+ * user stack in its chain (the attribute does not exclude it) beside
+ * registers and a stack copy. Sampled at the marker's first byte, the
+ * copy holding its return address alone (into the marker again, so that
+ * the rules are known; the next one is past the copy); the chain, as if the caller had frame pointers, has
+ * that return address and an outer one, beyond the copy. The stack is
+ * the rules' frames up to the return address both have, then the
+ * chain's outer frame (an address in no map). With exclude_callchain_user
+ * (perf's dwarf call graphs) the same sample is unwound from its copy
+ * alone, and has no such frame. */
+static void test_hybrid_sample(void **state)
+{
+	fg_perfdata_opts o = test_opts();
+	const uint64_t outer = 0x1234567;
+	uint64_t ip = marker_addr(), ret = marker_addr() + 1;
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, ret, outer };
+	size_t size = 8 + 8 + 8 + 8 + 8 + 8 + 8 * 4 + 8 + 16 + 8 + 8 + 8, len, i;
+	struct got_addrs g;
+	fg_perfdata *r = NULL;
+	fg_strbuf b = FG_STRBUF_INIT;
+	char *buf;
+	rec re;
+
+	(void)state;
+	for (int excluded = 0; excluded < 2; excluded++) {
+		fg_strbuf_reset(&b);
+		put_header(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, size);
+		put64(&b, ip);
+		put32(&b, 42);
+		put32(&b, 42);
+		put64(&b, 20);
+		put64(&b, 7);
+		put64(&b, 4);
+		put(&b, chain, sizeof(chain));
+		put64(&b, PERF_SAMPLE_REGS_ABI_64);
+		put64(&b, 0x7ffc0000); /* SP */
+		put64(&b, ip);         /* IP */
+		put64(&b, 8);
+		put64(&b, ret);
+		put64(&b, 8);
+		rec_init(&re);
+		re.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		re.regs_user = DWARF_REGS;
+		if (excluded)
+			re.attr_flags |= 1ull << 22;
+		add_comm(&re, 42, 42, "prog", 10);
+		add_mmap(&re, 42, self_map.start, self_map.end - self_map.start, self_map.pgoff,
+			 self_map.path, 11);
+		put(&re.data, b.buf, b.len);
+		add_round(&re);
+		buf = finish(&re, &len);
+		assert_int_equal(fg_perfdata_open_mem(&r, "hybrid.data", buf, len, &o), 0);
+		memset(&g, 0, sizeof(g));
+		assert_int_equal(fg_perfdata_foreach(r, collect_addrs, &g), 0);
+		assert_true(g.nframes >= 2);
+		if (!excluded) {
+			assert_int_equal(g.nframes, 3);
+			assert_int_equal(g.addr[2], outer - 1);
+			assert_null(g.mod[2]);
+		} else {
+			for (i = 0; i < g.nframes && i < 8; i++)
+				assert_int_not_equal(g.addr[i], outer - 1);
+		}
+		fg_perfdata_free(r);
+		free(buf);
+	}
+	fg_strbuf_release(&b);
 }
 
 /* A dwarf sample in a PLT entry: the entry's frame, then its caller
@@ -1650,6 +1742,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dwarf_sample),
 		cmocka_unit_test(test_dwarf_trimmed),
 		cmocka_unit_test(test_dwarf_plt),
+		cmocka_unit_test(test_hybrid_sample),
 		cmocka_unit_test(test_dwarf_unsupported),
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_compressed_corrupt),

@@ -127,6 +127,11 @@ void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asiz
 	at->time_back = trailer_time_back(at);
 	if ((flags >> 24) & 1)
 		r->comm_exec = true;
+	/* the kernel's frame-pointer walk of user stacks beside the stack
+	 * copies (not exclude_callchain_user): hybrid samples (hybrid.c) */
+	at->user_chain = (at->sample_type & PERF_SAMPLE_CALLCHAIN) && !((flags >> 22) & 1);
+	if (at->user_chain && (at->sample_type & PERF_SAMPLE_STACK_USER))
+		r->hybrid_chains = true;
 }
 
 /* Where a sample's id is (index of the u64 after the header), and a
@@ -534,6 +539,7 @@ void fg_perfdata_free(fg_perfdata *r)
 		close(r->fd);
 	pd_fetch_release(r);
 	pd_unwinder_free(r->unwinder);
+	pd_hybrid_release(&r->hybrid);
 	pd_inflater_release(&r->inflater);
 	pd_chunks_release(&r->stream);
 	free(r->prologue);

@@ -6,7 +6,8 @@
  * header.c: the header and features; sample.c: sample records; queue.c:
  * the ordering queue; pipe.c: the pipe form and streams), with the
  * records of compressed records decompressed by compressed.c; collapse.c hands samples to the
- * collapser. */
+ * collapser. Samples with frame-pointer chains and small stack copies
+ * are joined into whole stacks by hybrid.c (hybrid.h). */
 #ifndef FG_LIB_PERFDATA_INTERNAL_H
 #define FG_LIB_PERFDATA_INTERNAL_H
 
@@ -299,6 +300,9 @@ struct pd_user_state {
 	uint64_t at;
 	int (*more)(void *ctx, uint64_t off, size_t len, unsigned char *dst);
 	void *more_ctx;
+	/* or NULL; else reach[i] gets how many bytes of the copy were read
+	 * before frame i was known (pd_unwind's pcs[i]) */
+	uint64_t *reach;
 };
 
 typedef struct pd_unwinder pd_unwinder;
@@ -316,6 +320,9 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	      uint64_t *pcs, size_t max, size_t *n);
 /* How many bytes of its stack copy the last sample unwound read. */
 uint64_t pd_unwind_used(const pd_unwinder *u);
+/* Whether the last sample unwound reached the outermost frame (one
+ * without a return address, or whose return address is 0). */
+bool pd_unwind_outermost(const pd_unwinder *u);
 /* Drops what was kept for process pid (it exited). */
 void pd_unwinder_forget(pd_unwinder *u, int32_t pid);
 

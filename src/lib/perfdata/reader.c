@@ -93,13 +93,27 @@ static int do_mmap(fg_perfdata *r, const struct recpos *at, uint16_t size, uint3
 	return 0;
 }
 
+/* The outermost frames learnt for a process' stacks (hybrid.c) are
+ * those of its program: they go when it exits or execs. */
+static void forget_outer(fg_perfdata *r, int32_t pid)
+{
+	size_t i;
+
+	pd_hybrid_forget(&r->hybrid, pid);
+	for (i = 0; r->check && i < r->check->nsizes; i++)
+		pd_hybrid_forget(&r->check->sizes[i].h, pid);
+}
+
 /* A process' exit: the unwinder lets go of its files. */
 static void do_exit(fg_perfdata *r, const struct recpos *at, uint16_t size)
 {
 	const unsigned char *p = at->p;
 
-	if (size >= 24 && r->unwinder && pd_u32(p + 8) == pd_u32(p + 16))
+	if (size < 24 || pd_u32(p + 8) != pd_u32(p + 16))
+		return;
+	if (r->unwinder)
 		pd_unwinder_forget(r->unwinder, (int32_t)pd_u32(p + 8));
+	forget_outer(r, (int32_t)pd_u32(p + 8));
 }
 
 int pd_handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb, void *ctx)
@@ -125,6 +139,8 @@ int pd_handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb,
 		if ((misc & PERF_RECORD_MISC_COMM_EXEC) &&
 		    pd_machine_exec(&r->machine, (int32_t)pd_u32(p + 8)))
 			return FG_ENOMEM;
+		if (misc & PERF_RECORD_MISC_COMM_EXEC)
+			forget_outer(r, (int32_t)pd_u32(p + 8));
 		return pd_machine_comm(&r->machine, (int32_t)pd_u32(p + 8), (int32_t)pd_u32(p + 12), comm,
 				       strlen(comm));
 	case PERF_RECORD_FORK:

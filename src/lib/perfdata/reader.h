@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/perfdata/hybrid.h"
 #include "lib/perfdata/internal.h"
 
 #define FEAT_BUILD_ID 2
@@ -48,6 +49,9 @@ struct pd_attr {
 	bool id_all;              /* non-sample records end in a sample_id trailer */
 	bool dwarf;               /* its samples carry user registers and stack
 				     copies to unwind (--call-graph dwarf) */
+	bool user_chain;          /* its call chains hold the kernel's walk of
+				     the user stack (not exclude_callchain_user):
+				     with a stack copy, hybrid samples */
 	bool dummy;               /* the software dummy event: it only tracks
 				     (maps, comms), never samples */
 	uint8_t time_back;        /* where a trailer's time is, counted back
@@ -115,6 +119,15 @@ struct fg_perfdata {
 	bool dwarf;               /* user stacks to unwind (--call-graph dwarf) */
 	pd_unwinder *unwinder;
 	uint64_t pcs[MAX_STACK];
+	/* samples with frame-pointer chains and small stack copies
+	 * (hybrid.c): their chains, the frames of their copies and how far
+	 * into the copy each was known */
+	pd_hybrid hybrid;
+	uint64_t fp[MAX_STACK], cfi[MAX_STACK], reach[MAX_STACK];
+	pd_check *check;          /* or NULL: emulating them (hybrid.h) */
+	bool hybrid_chains;       /* an event records them: the stacks of its
+				     other samples unwound whole teach their
+				     outermost frames too */
 	uint64_t data_off, data_end;
 	pd_machine machine;
 	pd_symbols syms;

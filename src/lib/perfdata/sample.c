@@ -53,6 +53,7 @@ struct sample {
 	uint64_t abi;             /* of the user registers: 0 none */
 	const unsigned char *regs; /* one u64 per bit of regs_user */
 	const unsigned char *stack;
+	uint64_t stack_size;      /* the stack copy's size */
 	uint64_t stack_len;       /* the valid part of the stack copy */
 	uint64_t stack_full;      /* with the part left in the file (at
 				     stack_at): 0, none left */
@@ -89,6 +90,7 @@ static int parse_user_state(const fg_perfdata *r, const struct pd_attr *f, const
 	if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8)
 		return pd_bad_at(r, at, "user stack longer than its record");
 	s->stack = p;
+	s->stack_size = size;
 	dyn = pd_u64(p + size);
 	s->stack_len = dyn < size ? dyn : size;
 	if (at->stack_in_file && dyn > size) {
@@ -378,13 +380,126 @@ static int more_stack(void *ctx, uint64_t off, size_t len, unsigned char *dst)
 	return pd_fetch_more(ctx, off, len, dst);
 }
 
+/* The user state of a sample (its registers of mask, its copy's first
+ * len bytes; with those left in the file when len is all of it) in st. */
+static void user_state(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
+		       uint64_t mask, uint64_t len, struct pd_user_state *st)
+{
+	size_t i, k = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < PD_NREGS; i++)
+		if (f->regs_user >> i & 1) {
+			uint64_t v = pd_u64(s->regs + 8 * k++);
+			if (mask >> i & 1)
+				st->regs[i] = v;
+		}
+	st->mask = f->regs_user & mask;
+	st->stack = s->stack;
+	st->stack_len = len < s->stack_len ? len : s->stack_len;
+	if (s->stack_full && len >= s->stack_full) {
+		st->stack_full = s->stack_full;
+		st->at = s->stack_at;
+		st->more = more_stack;
+		st->more_ctx = r;
+	}
+}
+
+static int unwinder(fg_perfdata *r)
+{
+	return r->unwinder ? 0 : pd_unwinder_new(&r->unwinder, &r->syms, &r->machine);
+}
+
+/* The kernel's frame-pointer walk of a user stack, done over its copy
+ * (the checks of hybrid.h): the sampled address, then from the sampled
+ * rbp on, the return address at fp + 8 and the next frame at fp, while
+ * the frame is in the copy (the kernel reads on while the memory can be
+ * read). */
+static size_t fp_walk(const struct pd_user_state *st, uint64_t *fp, size_t max)
+{
+	uint64_t bp = st->regs[PD_REG_BP], sp = st->regs[PD_REG_SP];
+	size_t n = 0;
+
+	fp[n++] = st->regs[PD_REG_IP];
+	while (n < max && bp && bp >= sp && st->stack_len >= 16 && bp - sp <= st->stack_len - 16) {
+		fp[n++] = pd_u64(st->stack + (bp - sp) + 8);
+		bp = pd_u64(st->stack + (bp - sp));
+	}
+	return n;
+}
+
+/* The bytes a sample of this chain and copy size takes: its record with
+ * the copy and registers the emulated one has, and the chain's user part
+ * (PERF_CONTEXT_USER and its addresses). */
+static uint64_t emulated_bytes(const struct pd_attr *f, const struct sample *s, uint16_t size,
+			       uint64_t regs, uint64_t copy, size_t nfp)
+{
+	int dropped = __builtin_popcountll(f->regs_user) - __builtin_popcountll(f->regs_user & regs);
+
+	return size - s->stack_size + ((copy + 7) & ~(uint64_t)7) - 8 * (uint64_t)dropped +
+	       8 * (1 + (uint64_t)nfp);
+}
+
+/* Whether the hybrid stack h[0 .. nh) is the stack d[0 .. nd) unwound
+ * from the whole copy; where that copy was too small (its last frame
+ * unknown), whether it starts with d's known frames. */
+static bool same_stack(const uint64_t *h, size_t nh, const uint64_t *d, size_t nd)
+{
+	if (nd && d[nd - 1] == UINT64_MAX)
+		return nh >= nd - 1 && !memcmp(h, d, (nd - 1) * sizeof(*d));
+	return nh == nd && !memcmp(h, d, nd * sizeof(*d));
+}
+
+/* Emulates the sample as hybrid ones of each size of r->check, and
+ * counts how many give the stack d[0 .. nd) of its whole copy. */
+static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
+			uint16_t size, const uint64_t *d, size_t nd, size_t max)
+{
+	pd_check *c = r->check;
+	struct pd_user_state st;
+	uint64_t out[MAX_STACK], *seen = NULL;
+	bool first = false;
+	size_t nfp, ncfi, n, i;
+	int err;
+
+	if (c->first_whole) {
+		if (pd_u64map_put(&c->threads, (uint64_t)(uint32_t)s->tid, &seen))
+			return FG_ENOMEM;
+		first = !*seen;
+		*seen = 1;
+	}
+	user_state(r, f, s, UINT64_MAX, s->stack_len, &st);
+	nfp = fp_walk(&st, r->fp, max);
+	c->dwarf_bytes += size;
+	if (nd && d[nd - 1] == UINT64_MAX)
+		c->dwarf_cut++;
+	for (i = 0; i < c->nsizes; i++) {
+		pd_check_size *z = &c->sizes[i];
+		uint64_t copy = first && s->stack_len > z->bytes ? s->stack_len : z->bytes;
+		user_state(r, f, s, c->regs, copy, &st);
+		st.reach = r->reach;
+		r->reach[0] = 0;
+		if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->cfi, max, &ncfi)) ||
+		    (err = pd_hybrid_stack(&z->h, s->pid, r->fp, nfp, r->cfi, ncfi,
+					   pd_unwind_outermost(r->unwinder), r->reach,
+					   pd_unwind_used(r->unwinder), out, max, &n)))
+			return err;
+		z->samples++;
+		z->record_bytes += emulated_bytes(f, s, size, c->regs, copy, nfp);
+		z->weight += s->period;
+		if (same_stack(out, n, d, nd))
+			z->equal += s->period;
+	}
+	return 0;
+}
+
 /* The user frames of a dwarf call graph sample: unwound from its
  * registers and stack copy. */
 static int unwound_frames(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
-			  uint64_t depth)
+			  uint16_t size, uint64_t depth)
 {
 	struct pd_user_state st;
-	size_t i, k = 0, n;
+	size_t i, n;
 	int err;
 
 	/* no user state: a kernel thread, or a 32-bit process; no stack
@@ -392,27 +507,70 @@ static int unwound_frames(fg_perfdata *r, const struct pd_attr *f, const struct 
 	 * the memory): no user frames at all, as perf gives none */
 	if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs || !s->stack_len)
 		return 0;
-	memset(&st, 0, sizeof(st));
-	st.mask = f->regs_user;
-	for (i = 0; i < PD_NREGS; i++)
-		if (st.mask >> i & 1)
-			st.regs[i] = pd_u64(s->regs + 8 * k++);
-	st.stack = s->stack;
-	st.stack_len = s->stack_len;
-	if (s->stack_full) {
-		st.stack_full = s->stack_full;
-		st.at = s->stack_at;
-		st.more = more_stack;
-		st.more_ctx = r;
-	}
-	if (!r->unwinder && (err = pd_unwinder_new(&r->unwinder, &r->syms, &r->machine)))
+	user_state(r, f, s, UINT64_MAX, UINT64_MAX, &st);
+	if ((err = unwinder(r)) ||
+	    (err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
 		return err;
-	if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->pcs, MAX_STACK - depth, &n)))
+	if (r->fd >= 0 && !r->check)
+		pd_fetch_note_stack(r, pd_unwind_used(r->unwinder));
+	if (r->check && (err = check_sample(r, f, s, size, r->pcs, n, MAX_STACK - depth)))
+		return err;
+	if (r->hybrid_chains && pd_unwind_outermost(r->unwinder) && n &&
+	    r->pcs[n - 1] != UINT64_MAX && (err = pd_hybrid_learn(&r->hybrid, s->pid, r->pcs, n)))
+		return err;
+	for (i = 0; i < n; i++)
+		if ((err = add_address(r, s->pid, r->pcs[i], false)))
+			return err;
+	return 0;
+}
+
+/* The user frames of a sample with a frame-pointer chain, registers and
+ * a small stack copy (hybrid.c): the frames its copy gives by the CFI
+ * rules, joined to its chain. */
+static int hybrid_frames(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
+			 const uint64_t *fp, size_t nfp, uint64_t depth)
+{
+	struct pd_user_state st;
+	size_t i, ncfi, n;
+	int err;
+
+	user_state(r, f, s, UINT64_MAX, UINT64_MAX, &st);
+	st.reach = r->reach;
+	r->reach[0] = 0;
+	if ((err = unwinder(r)) ||
+	    (err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->cfi, MAX_STACK - depth, &ncfi)))
 		return err;
 	if (r->fd >= 0)
 		pd_fetch_note_stack(r, pd_unwind_used(r->unwinder));
+	if ((err = pd_hybrid_stack(&r->hybrid, s->pid, fp, nfp, r->cfi, ncfi,
+				   pd_unwind_outermost(r->unwinder), r->reach,
+				   pd_unwind_used(r->unwinder), r->pcs, MAX_STACK - depth, &n)))
+		return err;
 	for (i = 0; i < n; i++)
 		if ((err = add_address(r, s->pid, r->pcs[i], false)))
+			return err;
+	return 0;
+}
+
+/* The user frames of a sample of format f (dwarf: registers and a stack
+ * copy) after depth kernel frames: a sample that also has the user part
+ * of its chain is a hybrid one. */
+static int user_frames(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
+		       uint16_t size, uint64_t depth)
+{
+	size_t nfp = 0, i;
+	int err;
+
+	/* perf's dwarf call graphs exclude the user part of the chain */
+	if (f->user_chain && s->chain && depth < MAX_STACK)
+		pd_chain_user(s->chain, s->nchain, r->fp, MAX_STACK - depth, &nfp);
+	if (!nfp)
+		return unwound_frames(r, f, s, size, depth);
+	if (s->abi == PERF_SAMPLE_REGS_ABI_64 && s->regs && s->stack_len)
+		return hybrid_frames(r, f, s, r->fp, nfp, depth);
+	/* no copy to unwind: the chain as it is */
+	for (i = 0; i < nfp; i++)
+		if ((err = add_address(r, s->pid, i ? r->fp[i] - 1 : r->fp[i], false)))
 			return err;
 	return 0;
 }
@@ -449,7 +607,7 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 	if (f->dwarf) {
 		uint64_t depth = 0;
 		if ((s.chain && (err = chain_frames(r, &s, true, &depth))) ||
-		    (err = unwound_frames(r, f, &s, depth)))
+		    (err = user_frames(r, f, &s, size, depth)))
 			return err;
 	} else if (s.chain) {
 		uint64_t depth;

@@ -133,6 +133,8 @@ struct pd_unwinder {
 	 * address lies beyond the stack copy (a frame with large locals) */
 	bool read_failed;
 	uint64_t used;         /* bytes of the stack copy the sample needed */
+	bool outermost;        /* the unwinding ended at the outermost frame
+				  (no return address, or 0) */
 	/* of the sample's stack left in the recording: the block read last,
 	 * bytes more_at .. more_at + more_len of the copy */
 	unsigned char more[MORE_BLOCK];
@@ -604,8 +606,14 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	bool activation;
 
 	u->read_failed = false;
-	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
+	if (!pc) {
+		u->outermost = true;
+		return DWARF_CB_ABORT;
+	}
+	if (u->st->reach)
+		u->st->reach[u->n] = u->used;
 	/* a return address: its call is the instruction before */
 	if (!activation || (u->start_is_caller && u->n == 1))
 		pc--;
@@ -851,6 +859,8 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 			return 0;
 		}
 		u->read_failed = false;
+		if (st->reach)
+			st->reach[u->n] = u->used;
 		u->pcs[u->n] = initial && !(u->start_is_caller && u->n == 1) ? pc : pc - 1;
 		if (++u->n >= u->max)
 			return 1;
@@ -878,8 +888,10 @@ static int fast_unwind(pd_unwinder *u, Dwfl *dwfl)
 			got |= 1u << d;
 		}
 		/* no return address, or 0: the outermost frame */
-		if (!(got >> RA_REG & 1) || !regs[RA_REG])
+		if (!(got >> RA_REG & 1) || !regs[RA_REG]) {
+			u->outermost = true;
 			return 1;
+		}
 		known = got;
 		pc = regs[RA_REG];
 		initial = false;
@@ -903,11 +915,15 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 	u->n = 0;
 	u->more_len = 0;
 	u->used = 0;
+	u->outermost = false;
 	start_state(u, dwfl, pid, st);
 	u->read_failed = false;
 	if (dwfl && u->n < max && !(err = fast_unwind(u, dwfl))) {
 		u->read_failed = false;
-		dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u);
+		/* 0: the frames went on to one without a return address */
+		if (!dwfl_getthread_frames(dwfl, tid > 0 ? tid : pid, on_frame, u) &&
+		    !u->read_failed)
+			u->outermost = true;
 	}
 	if (err < 0) {
 		u->st = NULL;
@@ -929,4 +945,9 @@ int pd_unwind(pd_unwinder *u, int32_t pid, int32_t tid, const struct pd_user_sta
 uint64_t pd_unwind_used(const pd_unwinder *u)
 {
 	return u->used;
+}
+
+bool pd_unwind_outermost(const pd_unwinder *u)
+{
+	return u->outermost;
 }

@@ -1,0 +1,33 @@
+# Hybrid stacks (src/lib/perfdata/hybrid.c) on a real recording: a
+# program built with frame pointers that spends its time in the C
+# library's memcpy, strlen, memchr and qsort (tests/e2e/perfdata/
+# libc_hot.c) is recorded with dwarf call graphs and 64 KB stack copies;
+# bench-hybrid emulates from each sample the one a recorder of
+# frame-pointer chains with small copies takes (the kernel's walk from
+# rbp through the copy, the copy cut to FG_HYBRID_STACK_DEFAULT bytes,
+# rbp, rsp and rip kept) and compares the stacks made from those with
+# those unwound from the whole copy: at least 99% of the samples' weight
+# must have the same stacks. With 16 bytes of copy (the chain alone,
+# which misses the callers of memcpy and strlen) they must not.
+# ctest: RESOURCE_LOCK cpu
+command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
+hybrid=$FG_BIN/bench/bench-hybrid
+[ -x "$hybrid" ] || { echo "bench-hybrid not built"; exit 77; }
+cc -O2 -g -fno-omit-frame-pointer -o libc_hot "$FG_SRC/tests/e2e/perfdata/libc_hot.c"
+if ! perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o hot.data -- ./libc_hot 2 \
+	>/dev/null 2>record.err; then
+	echo "perf cannot record here:"; cat record.err; exit 77
+fi
+size=$(sed -n 's/^#define FG_HYBRID_STACK_DEFAULT \([0-9][0-9]*\).*/\1/p' \
+	"$FG_SRC/src/lib/perfdata/hybrid.h")
+check_eq "the default copy size is found" yes "$([ -n "$size" ] && echo yes)"
+check_exit "the stacks of $size-byte copies are those of 64 KB ones" 0 "$hybrid" --min 99 hot.data "$size"
+cat out
+check_exit "a 16-byte copy does not give them" 1 "$hybrid" --min 99 hot.data 16
+cat out
+# the program's time is in the C library: the test tests what it says
+perf report -i hot.data --stdio --no-children --sort dso 2>/dev/null | grep -E '^ +[0-9]' > dso.txt || true
+libc=$(awk '/libc\.so/ { gsub("%", "", $1); s += $1 } END { printf "%d", s }' dso.txt)
+echo "in the C library: $libc% of the samples"
+awk -v p="$libc" 'BEGIN { exit !(p >= 50) }' && pass || fail "only $libc% of the samples in the C library"
+rm -f hot.data
