@@ -131,6 +131,9 @@ int cmd_flamegraph_render(int argc, char **argv)
 			goto lib_error;
 	warn_skipped(f, al.quiet);
 	err = fg_render_svg(f, &ro, fg_outfile_stream(of));
+	/* the graph's names are read from mapped inputs until here */
+	if ((!err || err == FG_ENODATA) && fg_input_maps_check())
+		err = FG_EIO;
 	if (!err || err == FG_ENODATA)
 		err = fg_cli_check_memory() ? FG_ENOMEM : err;
 	if (err && err != FG_ENODATA) {
