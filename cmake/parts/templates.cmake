@@ -1,5 +1,5 @@
 # Embeds templates/*.js and templates/*.css into the library as C strings,
-# so every SVG is self-contained and the programs need no data files.
+# so every SVG and HTML page is self-contained and the programs need no data files.
 #
 # Included by the top CMakeLists: adds a build step that regenerates
 # ${CMAKE_BINARY_DIR}/generated/fg_templates.c whenever a template changes.
@@ -16,6 +16,11 @@ if(CMAKE_SCRIPT_MODE_FILE)
     string(FIND "${text}" "]]>" bad)
     if(NOT bad EQUAL -1)
       message(FATAL_ERROR "${t}: contains ']]>', which would end the SVG's CDATA block")
+    endif()
+    string(TOLOWER "${text}" lower)
+    string(FIND "${lower}" "</script" bad)
+    if(NOT bad EQUAL -1)
+      message(FATAL_ERROR "${t}: contains '</script', which would end the HTML page's script element")
     endif()
     file(READ ${t} hex HEX)
     string(LENGTH "${hex}" hexlen)

@@ -43,6 +43,7 @@ typedef enum fg_output_format {
 	FG_OUTPUT_PPROF,    /* gzip-compressed pprof profile.proto */
 	FG_OUTPUT_NONE,     /* no graph: only fg_profile_opts.stacks_out and
 			       folded_out (one side of a comparison) */
+	FG_OUTPUT_HTML,     /* the HTML viewer (fg_render_html) */
 } fg_output_format;
 
 /* How a perf recording reaches the native reader. */
@@ -53,11 +54,12 @@ typedef enum fg_stream_mode {
 	FG_STREAM_OFF,      /* a file (temporary, or perfdata_out) */
 } fg_stream_mode;
 
-/* Parses "svg", "folded" or "json" (FG_EINVAL otherwise). */
+/* Parses "svg", "folded", "json", "pprof" or "html" (FG_EINVAL otherwise). */
 int fg_output_format_parse(fg_output_format *out, const char *name);
 
 /* The output file name used when none is given: "flamegraph.svg",
- * "stacks.folded" or "profile.speedscope.json" (NULL for FG_OUTPUT_NONE).
+ * "stacks.folded", "profile.speedscope.json", "profile.pb.gz" or
+ * "flamegraph.html" (NULL for FG_OUTPUT_NONE).
  * The one place that decides it. */
 const char *fg_output_default_name(fg_output_format format);
 

@@ -97,6 +97,25 @@ int fg_render_opts_init(fg_render_opts *opts, unsigned version);
  * says so and returns FG_ENODATA. */
 int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out);
 
+/* fg_render_svg, also storing in *nframes (when not NULL) how many frames
+ * the SVG holds (0 when nothing was drawn). A graph of many frames is slow
+ * to open in a browser: FG_RENDER_HTML_ADVISED_FRAMES. */
+int fg_render_svg_ex(const fg_folded *f, const fg_render_opts *opts, FILE *out,
+		     size_t *nframes);
+
+/* From this many frames on, the HTML viewer (fg_render_html) opens much
+ * faster than the SVG. */
+#define FG_RENDER_HTML_ADVISED_FRAMES 50000
+
+/* Writes f to out as one self-contained HTML page: a viewer drawn on a
+ * canvas (flame graph, icicle, flame chart, sandwich and function table;
+ * zoom, regex search, hover details), with the frames the SVG would hold
+ * in a compact encoding and every option of opts the SVG takes except
+ * nameattr and no_javascript. Nothing is fetched when it opens. With no
+ * samples it still writes a page that says so and returns FG_ENODATA, as
+ * fg_render_svg does; FG_EINVAL for bad opts, FG_EIO, FG_ENOMEM. */
+int fg_render_html(const fg_folded *f, const fg_render_opts *opts, FILE *out);
+
 /* Checks opts without rendering: unknown palette or background, bad sizes.
  * Returns 0 or FG_EINVAL with the detail in fg_error_last(). */
 int fg_render_opts_check(const fg_render_opts *opts);

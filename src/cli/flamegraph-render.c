@@ -1,4 +1,5 @@
-/* flamegraph-render: folded stacks (files or stdin) -> interactive SVG. */
+/* flamegraph-render: folded stacks (files or stdin) -> interactive SVG or
+ * HTML viewer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ static void warn_skipped(const fg_folded *f, bool quiet)
 int cmd_flamegraph_render(int argc, char **argv)
 {
 	fg_render_opts ro = FG_RENDER_OPTS_INIT;
-	const char *output = "-";
+	const char *output = "-", *format = "svg";
+	size_t nframes = 0;
 	bool inverted = false, reverse = false, flamechart = false, hash = false;
 	bool deterministic = false, negate = false;
 	long long width = FG_RENDER_DEFAULT_IMAGE_WIDTH, height = FG_RENDER_DEFAULT_FRAME_HEIGHT;
@@ -55,7 +57,8 @@ int cmd_flamegraph_render(int argc, char **argv)
 	int npos = 0, dashdash, i, err, rc = FG_EXIT_USAGE;
 	const fg_option options[] = {
 		FG_OPT_GROUP("Output"),
-		FG_OPT_STRING('o', "output", &output, "FILE", "write the SVG to FILE (default: stdout): a file atomically, a device or FIFO in place"),
+		FG_OPT_STRING('o', "output", &output, "FILE", "write the graph to FILE (default: stdout): a file atomically, a device or FIFO in place"),
+		FG_OPT_CHOICE(0, "format", &format, "FMT", "svg|html", "svg (default) or html: one page with a canvas viewer that opens fast for big profiles (flame, icicle, sandwich, function table)"),
 		FG_OPT_STRING(0, "title", &ro.title, "TEXT", "title (default: \"Flame Graph\", \"Icicle Graph\" with --inverted, \"Flame Chart\" with --flamechart)"),
 		FG_OPT_STRING(0, "subtitle", &ro.subtitle, "TEXT", "second title line"),
 		FG_OPT_STRING(0, "notes", &ro.notes, "TEXT", "notes stored in the SVG (<desc>)"),
@@ -91,11 +94,14 @@ int cmd_flamegraph_render(int argc, char **argv)
 		"flamegraph-render", "[OPTIONS] [FILE...]",
 		"Renders folded stacks ('frame;frame;...;leaf COUNT' lines, or 'stack BEFORE AFTER' "
 		"for a differential graph) from the FILEs, merged, or from stdin, as an interactive "
-		"SVG: hover for details, click to zoom, Ctrl-F to search with a regex.",
+		"SVG: hover for details, click to zoom, Ctrl-F to search with a regex; or, with "
+		"--format html, as one HTML page whose viewer draws on a canvas (fast for big "
+		"profiles) with search, zoom, an icicle, a sandwich view and a table of functions.",
 		"Exit status:\n  0 written, 1 usage, unreadable input or out of memory, 4 no samples in\n"
-		"  the input (an SVG saying so is still written)\n"
+		"  the input (a graph saying so is still written)\n"
 		"\nExamples:\n  flamegraph-collapse-perf perf.txt | flamegraph-render -o flame.svg\n"
-		"  flamegraph-diff-folded before.folded after.folded | flamegraph-render > diff.svg\n",
+		"  flamegraph-diff-folded before.folded after.folded | flamegraph-render > diff.svg\n"
+		"  flamegraph-render --format html -o flame.html stacks.folded\n",
 		options, true, false,
 	};
 
@@ -130,7 +136,10 @@ int cmd_flamegraph_render(int argc, char **argv)
 		if ((err = fg_folded_read_file(f, npos ? argv[i] : "-")))
 			goto lib_error;
 	warn_skipped(f, al.quiet);
-	err = fg_render_svg(f, &ro, fg_outfile_stream(of));
+	if (!strcmp(format, "html"))
+		err = fg_render_html(f, &ro, fg_outfile_stream(of));
+	else
+		err = fg_render_svg_ex(f, &ro, fg_outfile_stream(of), &nframes);
 	/* the graph's names are read from mapped inputs until here */
 	if ((!err || err == FG_ENODATA) && fg_input_maps_check())
 		err = FG_EIO;
@@ -155,6 +164,9 @@ int cmd_flamegraph_render(int argc, char **argv)
 			goto lib_error;
 		}
 	}
+	if (nframes > FG_RENDER_HTML_ADVISED_FRAMES && !al.quiet)
+		fg_notef("the SVG holds %zu frames and opens slowly in a browser — --format html "
+			 "writes a page that opens fast", nframes);
 	rc = FG_EXIT_OK;
 	goto done;
 lib_error:

@@ -63,6 +63,7 @@ static const struct { const char *field, *flag; } words[] = {
 	{ "folded_out", "--folded" },
 	{ "format=svg", "--format svg" },
 	{ "format=folded", "--format folded" },
+	{ "format=html", "--format html" },
 	{ "perf_script", "--perf-script" },
 	{ "stream", "--stream" },
 	{ "post_process", "--post-process" },

@@ -80,7 +80,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 /* -o/--output, --open, --format, --folded, --perfdata-out */
 #define FG_PROFILE_CLI_OUTPUT_ROWS(pc) \
 	FG_OPT_STRING('o', "output", &(pc).output, "FILE", "write the graph to FILE (default flamegraph.svg, stacks.folded, profile.speedscope.json or profile.pb.gz by --format; - for stdout)"), \
-	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|folded|json|pprof", "output format: svg, folded stacks, json (speedscope) or pprof (gzipped profile.proto, for go tool pprof)"), \
+	FG_OPT_CHOICE(0, "format", &(pc).format, "FMT", "svg|html|folded|json|pprof", "output format: svg, html (a canvas viewer in one page, fast for big profiles), folded stacks, json (speedscope) or pprof (gzipped profile.proto, for go tool pprof)"), \
 	FG_OPT_STRING(0, "folded", &(pc).folded, "FILE", "also write the folded stacks to FILE"), \
 	FG_OPT_STRING(0, "perfdata-out", &(pc).perfdata_out, "FILE", "keep the recording as FILE (default: none kept; streamed, no perf.data is written)"), \
 	FG_OPT_BOOL(0, "open", &(pc).open, "open the graph when done ($BROWSER, else xdg-open or open)")

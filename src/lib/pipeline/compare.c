@@ -358,7 +358,8 @@ static int check(const cmp *c)
 		return fg_error_set(FG_EINVAL, "a differential graph has no %s form — use "
 				    "`opts.format=svg` or `opts.format=folded` with `opts.compare.rev`",
 				    c->po->format == FG_OUTPUT_PPROF ? "pprof" : "speedscope");
-	if (c->po->format == FG_OUTPUT_SVG && fg_render_opts_check(&c->po->render))
+	if ((c->po->format == FG_OUTPUT_SVG || c->po->format == FG_OUTPUT_HTML) &&
+	    fg_render_opts_check(&c->po->render))
 		return FG_EINVAL;
 	return check_outputs(c);
 }

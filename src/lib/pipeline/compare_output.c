@@ -27,12 +27,14 @@ static int write_text(const char *path, const fg_folded *diff)
 	return err;
 }
 
-static int write_svg(const char *path, const fg_folded *diff, const fg_render_opts *ro)
+static int write_graph(const char *path, const fg_folded *diff, const fg_render_opts *ro,
+		       bool html)
 {
 	fg_outfile *of = NULL;
 	int err = fg_outfile_open(&of, path);
 
-	if (!err && !(err = fg_render_svg(diff, ro, fg_outfile_stream(of)))) {
+	if (!err && !(err = html ? fg_render_html(diff, ro, fg_outfile_stream(of)) :
+				   fg_render_svg(diff, ro, fg_outfile_stream(of)))) {
 		err = fg_outfile_commit(of);
 		of = NULL;
 	}
@@ -62,7 +64,7 @@ int fg_compare_write_stacks(const fg_folded *before, const fg_folded *after, con
 	if (opts->folded_out && (err = write_text(opts->folded_out, diff)))
 		goto done;
 	err = opts->format == FG_OUTPUT_FOLDED ? write_text(output, diff) :
-	      write_svg(output, diff, &opts->render);
+	      write_graph(output, diff, &opts->render, opts->format == FG_OUTPUT_HTML);
 done:
 	fg_folded_free(diff);
 	return err;

@@ -14,6 +14,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/folded.h"
 #include "flamegraph/render.h"
+#include "frames.h"
 #include "nameattr.h"
 #include "palette.h"
 #include "svgout.h"
@@ -31,14 +32,6 @@ extern const size_t fg_template_flamegraph_css_len;
 
 #define XPAD 10
 
-struct frame {
-	const char *name;
-	size_t len;
-	unsigned depth;
-	uint64_t start, end;
-	double delta;
-	bool cold;       /* at or above opts.cold_root */
-};
 
 struct open_frame {
 	const char *name;
@@ -52,7 +45,7 @@ struct render {
 	const fg_render_opts *o;
 	enum fg_palette pal;
 	bool differential;
-	struct frame *frames;
+	fg_rframe *frames;
 	size_t nframes, aframes;
 	struct open_frame *open;
 	size_t aopen;
@@ -290,13 +283,13 @@ done:
 
 static int close_frame(struct render *r, unsigned depth, const struct open_frame *of)
 {
-	struct frame *fr;
+	fg_rframe *fr;
 
 	if ((double)(r->time - of->start) < r->min_time)
 		return 0;
 	if (r->nframes == r->aframes) {
 		size_t n = r->aframes ? r->aframes * 2 : 4096;
-		struct frame *v = fg_realloc_array(r->frames, n, sizeof(*v));
+		fg_rframe *v = fg_realloc_array(r->frames, n, sizeof(*v));
 		if (!v)
 			return FG_ENOMEM;
 		r->frames = v;
@@ -477,7 +470,7 @@ static size_t display_len(const char *s, size_t n)
 	return n;
 }
 
-static uint32_t color_of(struct render *r, const struct frame *fr, int *err)
+static uint32_t color_of(struct render *r, const fg_rframe *fr, int *err)
 {
 	size_t dn = display_len(fr->name, fr->len);
 	enum fg_palette pal = fr->cold ? FG_PAL_BLUE : r->pal;
@@ -716,7 +709,7 @@ static int write_frames(struct render *r, double height, double ypad2)
 	if (!rows)
 		return FG_ENOMEM;
 	for (i = 0; i < r->nframes && !err && !out->err; i++) {
-		const struct frame *fr = &r->frames[i];
+		const fg_rframe *fr = &r->frames[i];
 		size_t dn = display_len(fr->name, fr->len), room;
 		uint64_t w = fr->end - fr->start;
 		double x_pct = (double)fr->start * pct_per_time;
@@ -882,15 +875,48 @@ static int write_svg(struct render *r)
 	return r->out.err;
 }
 
+/* The samples of the stacks to draw, r->samples; FG_ELIMIT past 2^64. */
+static int count_samples(struct render *r, const struct stacks *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		/* fg_folded keeps its total below 2^64; this only guards the
+		 * sum against a future change there */
+		if (__builtin_add_overflow(r->samples, stack_at(st, i)->count, &r->samples))
+			return fg_error_set(FG_ELIMIT, "the sample counts add up to 2^64 or more — "
+					    "scale them down (e.g. divide by the sampling period)");
+	}
+	return 0;
+}
+
+/* The frames of a graph of r->samples > 0, "all" last. */
+static int merge(struct render *r, const struct stacks *st)
+{
+	struct open_frame all = { .name = "all", .len = 3 };
+	int err;
+
+	r->timemax = r->o->total > (double)r->samples ? r->o->total : (double)r->samples;
+	r->widthpertime = (r->o->image_width - 2.0 * XPAD) / r->timemax;
+	r->min_time = min_time_of(r->o, (double)r->samples);
+	if ((err = flow(r, st)))
+		return err;
+	return close_frame(r, 0, &all);
+}
+
 int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
+{
+	return fg_render_svg_ex(f, opts, out, NULL);
+}
+
+int fg_render_svg_ex(const fg_folded *f, const fg_render_opts *opts, FILE *out, size_t *nframes)
 {
 	fg_render_opts defaults = FG_RENDER_OPTS_INIT;
 	struct render r;
 	struct stacks st = { NULL, false, false, 0 };
 	fg_folded *tmp = NULL;
-	struct open_frame all = { .name = "all", .len = 3 };
 	int err;
 
+	if (nframes)
+		*nframes = 0;
 	if (opts &&
 	    (err = fg_opts_version_check("fg_render_opts", opts->version, FG_RENDER_OPTS_VERSION)))
 		return err;
@@ -909,26 +935,16 @@ int fg_render_svg(const fg_folded *f, const fg_render_opts *opts, FILE *out)
 	if ((err = collect(f, r.o, &tmp, &st)))
 		goto done;
 	r.differential = fg_folded_is_differential(f);
-	for (size_t i = 0; i < st.n; i++) {
-		/* fg_folded keeps its total below 2^64; this only guards the
-		 * sum against a future change there */
-		if (__builtin_add_overflow(r.samples, stack_at(&st, i)->count, &r.samples)) {
-			err = fg_error_set(FG_ELIMIT, "the sample counts add up to 2^64 or more — "
-					   "scale them down (e.g. divide by the sampling period)");
-			goto done;
-		}
-	}
+	if ((err = count_samples(&r, &st)))
+		goto done;
 	if (r.samples == 0) {
 		err = write_empty(&r);
 		goto done;
 	}
-	r.timemax = r.o->total > (double)r.samples ? r.o->total : (double)r.samples;
-	r.widthpertime = (r.o->image_width - 2.0 * XPAD) / r.timemax;
-	r.min_time = min_time_of(r.o, (double)r.samples);
-	if ((err = flow(&r, &st)))
+	if ((err = merge(&r, &st)))
 		goto done;
-	if ((err = close_frame(&r, 0, &all)))
-		goto done;
+	if (nframes)
+		*nframes = r.nframes;
 	if ((err = write_svg(&r)))
 		goto done;
 	if (r.palmap_dirty)
@@ -942,4 +958,81 @@ done:
 	fg_nameattr_release(&r.na);
 	fg_strbuf_release(&r.out.buf);
 	return err;
+}
+
+/* ---- the frames, for another writer (frames.h) -------------------------- */
+
+uint32_t fg_rgraph_color(fg_rgraph *g, const fg_rframe *fr, int *err)
+{
+	struct render *r = g->priv;
+
+	return color_of(r, fr, err);
+}
+
+int fg_rgraph_build(fg_rgraph *g, const fg_folded *f, const fg_render_opts *o)
+{
+	struct render *r;
+	struct stacks *st;
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	if (!(r = fg_calloc(1, sizeof(*r))) || !(st = fg_calloc(1, sizeof(*st)))) {
+		free(r);
+		return FG_ENOMEM;
+	}
+	g->priv = r;
+	g->stacks = st;
+	r->o = o;
+	r->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uintptr_t)r;
+	if (!r->rng)
+		r->rng = 1;
+	if ((err = fg_render_opts_check(o)) || (err = fg_palette_parse(o->palette, &r->pal)))
+		return err;
+	if (o->palette_map && (err = fg_palette_map_load(&r->palmap, o->palette_map)))
+		return err;
+	if ((err = collect(f, o, &g->tmp, st)))
+		return err;
+	r->differential = fg_folded_is_differential(f);
+	if ((err = count_samples(r, st)))
+		return err;
+	if (r->samples == 0)
+		return fg_error_set(FG_ENODATA, "no stack samples in the input — check that it holds "
+				    "folded stacks ('frame;frame COUNT' lines)");
+	if ((err = merge(r, st)))
+		return err;
+	g->frames = r->frames;
+	g->n = r->nframes;
+	g->depthmax = r->depthmax;
+	g->samples = r->samples;
+	g->timemax = r->timemax;
+	g->maxdelta = r->maxdelta;
+	g->differential = r->differential;
+	return 0;
+}
+
+int fg_rgraph_finish(fg_rgraph *g)
+{
+	struct render *r = g->priv;
+
+	if (r && r->palmap_dirty)
+		return fg_palette_map_save(&r->palmap, r->o->palette_map);
+	return 0;
+}
+
+void fg_rgraph_release(fg_rgraph *g)
+{
+	struct render *r = g->priv;
+	struct stacks *st = g->stacks;
+
+	if (st)
+		fg_folded_list_free(st->list);
+	fg_folded_free(g->tmp);
+	if (r) {
+		free(r->frames);
+		free(r->open);
+		fg_strmap_release(&r->palmap);
+	}
+	free(r);
+	free(st);
+	memset(g, 0, sizeof(*g));
 }

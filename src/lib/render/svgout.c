@@ -268,6 +268,48 @@ char *fg_put_xml(char *out, const char *s, size_t n)
 	return fg_put_bytes(out, run, (size_t)(p - run));
 }
 
+char *fg_put_json(char *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *e = p + n, *run = p;
+
+	while (p < e) {
+		size_t len;
+
+		if (plain[*p] && *p != '\\' && *p != '\t') {
+			p++;
+			continue;
+		}
+		if (*p >= 0x80 && (len = utf8_len(p, e))) {
+			p += len;
+			continue;
+		}
+		out = fg_put_bytes(out, run, (size_t)(p - run));
+		if (*p >= 0x80) {
+			out = FG_PUT_LIT(out, "\\ufffd");
+		} else {
+			/* quotes, backslash, <, >, & and controls as \u00XX:
+			 * no way to end the string or the script element */
+			char esc[6] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15] };
+			out = fg_put_bytes(out, esc, sizeof(esc));
+		}
+		run = ++p;
+	}
+	return fg_put_bytes(out, run, (size_t)(p - run));
+}
+
+void fg_svgout_json(fg_svgout *o, const char *s, size_t n)
+{
+	char *p = fg_svgout_room(o, FG_PUT_JSON_MAX(n) + 2);
+
+	if (p) {
+		*p++ = '"';
+		p = fg_put_json(p, s, n);
+		*p++ = '"';
+		fg_svgout_wrote(o, p);
+	}
+}
+
 void fg_svgout_xml(fg_svgout *o, const char *s, size_t n)
 {
 	char *p = fg_svgout_room(o, FG_PUT_XML_MAX(n));

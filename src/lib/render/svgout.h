@@ -74,6 +74,13 @@ char *fg_put_grouped(char *p, uint64_t v);
  * for factor 1, never "0" for a product too large for a double. */
 char *fg_put_scaled(char *p, uint64_t v, double factor);
 char *fg_put_xml(char *p, const char *s, size_t n);
+/* The body of a JSON string: quotes, backslash, < > & and control
+ * characters as \u00XX, invalid UTF-8 as \ufffd; at most
+ * FG_PUT_JSON_MAX(n) bytes. Safe inside an HTML <script> element. */
+#define FG_PUT_JSON_MAX(n) (6 * (n))
+char *fg_put_json(char *p, const char *s, size_t n);
+/* The same with its quotes, into o. */
+void fg_svgout_json(fg_svgout *o, const char *s, size_t n);
 /* The body of a JavaScript string literal, safe inside CDATA. */
 void fg_svgout_js(fg_svgout *o, const char *s);
 

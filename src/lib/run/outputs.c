@@ -1,4 +1,4 @@
-/* What a run writes: the graph (SVG, folded stacks, speedscope, pprof)
+/* What a run writes: the graph (SVG, HTML, folded stacks, speedscope, pprof)
  * and the --folded copy, each through an atomic output file. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,16 +13,19 @@
 
 int fg_output_format_parse(fg_output_format *out, const char *name)
 {
-	static const char *const names[] = { "svg", "folded", "json", "pprof" };
+	static const struct { const char *name; fg_output_format format; } names[] = {
+		{ "svg", FG_OUTPUT_SVG }, { "html", FG_OUTPUT_HTML }, { "folded", FG_OUTPUT_FOLDED },
+		{ "json", FG_OUTPUT_JSON }, { "pprof", FG_OUTPUT_PPROF },
+	};
 	unsigned i;
 
-	for (i = 0; name && i < 4; i++) {
-		if (!strcmp(name, names[i])) {
-			*out = (fg_output_format)i;
+	for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(name, names[i].name)) {
+			*out = names[i].format;
 			return 0;
 		}
 	}
-	return fg_error_set(FG_EINVAL, "unknown output format '%s' — use svg, folded, json or pprof",
+	return fg_error_set(FG_EINVAL, "unknown output format '%s' — use svg, html, folded, json or pprof",
 			    name ? name : "");
 }
 
@@ -32,6 +35,7 @@ const char *fg_output_default_name(fg_output_format format)
 	case FG_OUTPUT_FOLDED: return "stacks.folded";
 	case FG_OUTPUT_JSON: return "profile.speedscope.json";
 	case FG_OUTPUT_PPROF: return "profile.pb.gz";
+	case FG_OUTPUT_HTML: return "flamegraph.html";
 	case FG_OUTPUT_NONE: return NULL;
 	default: return "flamegraph.svg";
 	}
@@ -110,6 +114,19 @@ static int write_pprof(run *r, FILE *fp)
 	return fg_pprof_write(r->stacks, &po, fp);
 }
 
+/* The SVG, with a note when it holds so many frames that a browser is
+ * slow to open it. */
+static int write_svg(run *r, FILE *fp)
+{
+	size_t nframes = 0;
+	int err = fg_render_svg_ex(r->stacks, &r->render, fp, &nframes);
+
+	if (!err && nframes > FG_RENDER_HTML_ADVISED_FRAMES)
+		fg_run_emitf(r, FG_PROFILE_NOTE, "the SVG holds %zu frames and opens slowly in a "
+			     "browser — `opts.format=html` writes a page that opens fast", nframes);
+	return err;
+}
+
 int fg_run_write_outputs(run *r)
 {
 	double t0 = fg_run_now();
@@ -128,8 +145,11 @@ int fg_run_write_outputs(run *r)
 	case FG_OUTPUT_PPROF:
 		err = write_pprof(r, fp);
 		break;
+	case FG_OUTPUT_HTML:
+		err = fg_render_html(r->stacks, &r->render, fp);
+		break;
 	default:
-		err = fg_render_svg(r->stacks, &r->render, fp);
+		err = write_svg(r, fp);
 		break;
 	}
 	if (!err && r->folded)

@@ -194,7 +194,8 @@ int fg_run_check_opts(const fg_profile_opts *o)
 					    "x86_64 recordings only — drop `opts.stream`");
 	}
 	/* bad graph options fail before a recording, not after it */
-	if (o->format == FG_OUTPUT_SVG && (err = fg_render_opts_check(&o->render)))
+	if ((o->format == FG_OUTPUT_SVG || o->format == FG_OUTPUT_HTML) &&
+	    (err = fg_render_opts_check(&o->render)))
 		return err;
 	return check_paths(o);
 }
