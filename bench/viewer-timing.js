@@ -206,8 +206,10 @@ function printTable(lines, sizes) {
 	try {
 		await page.close();
 		await ctx.addInitScript(readyProbe);
-		for (const f of files)
+		for (const f of files) {
+			process.stderr.write(`  ${path.basename(f)}...\n`);
 			console.log(JSON.stringify(await timeFile(ctx, f, Number(runs))));
+		}
 	} catch (e) {
 		console.error(`viewer-timing: ${e.message || e}`);
 		failed = true;
