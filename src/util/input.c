@@ -185,8 +185,10 @@ void fg_input_close(fg_input *in)
  * result is used, and report the file instead of using the zeros.
  *
  * The handler cannot take locks, so the mappings are in a list that only
- * grows, each slot claimed and let go by an atomic state. mmap, stat and
- * sigaction are plain system calls here, safe in a handler. */
+ * grows, each slot claimed and let go by an atomic state. It calls stat,
+ * signal and raise, which are async-signal-safe, and mmap, which POSIX
+ * does not list as such but which on Linux is one system call that
+ * touches no library state. */
 enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
 
 struct guard {
@@ -197,6 +199,7 @@ struct guard {
 	off_t size;         /* when mapped */
 	atomic_int cut;     /* set by the handler */
 	off_t size_then;    /* at the first fault; -1: unknown */
+	size_t cut_at;      /* the offset of the first fault's page */
 	struct guard *next; /* never changes once in the list */
 };
 
@@ -204,6 +207,7 @@ static _Atomic(struct guard *) guards;
 static struct sigaction sigbus_before;
 static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
 static bool sigbus_ours;
+static uintptr_t page_size; /* sysconf is not for a handler */
 
 static struct guard *guard_at(uintptr_t addr)
 {
@@ -239,14 +243,12 @@ static void sigbus_pass(int sig, siginfo_t *si, void *ctx)
 
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t at = (uintptr_t)si->si_addr, lo = at & ~(page - 1);
+	uintptr_t at = (uintptr_t)si->si_addr, lo = at & ~(page_size - 1);
 	int saved = errno;
 	struct guard *g = si->si_code > 0 ? guard_at(at) : NULL;
 	struct stat st;
 
-	if (!g || lo < g->start ||
-	    mmap((void *)lo, g->start + g->len - lo, PROT_READ,
+	if (!g || mmap((void *)lo, g->start + g->len - lo, PROT_READ,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
 		sigbus_pass(sig, si, ctx);
 		errno = saved;
@@ -254,6 +256,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 	}
 	if (!atomic_load(&g->cut)) {
 		g->size_then = stat(g->path, &st) == 0 ? st.st_size : -1;
+		g->cut_at = lo - g->start;
 		atomic_store(&g->cut, 1);
 	}
 	errno = saved;
@@ -263,6 +266,7 @@ static void sigbus_install(void)
 {
 	struct sigaction sa;
 
+	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigbus;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
@@ -328,9 +332,10 @@ int fg_input_map_check(const char *data)
 				    "from %jd to %jd bytes) — read it again when whatever "
 				    "writes it is done", g->path, (intmax_t)g->size,
 				    (intmax_t)g->size_then);
-	return fg_error_set(FG_EIO, "%s could not be read while it was read (it was cut "
-			    "short or the disk failed) — read it again when whatever writes "
-			    "it is done", g->path);
+	return fg_error_set(FG_EIO, "%s changed while it was read (its bytes from %zu on "
+			    "could not be read: it was cut short and written again, or the disk "
+			    "failed) — read it again when whatever writes it is done", g->path,
+			    g->cut_at);
 }
 
 int fg_input_maps_check(void)
