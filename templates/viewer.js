@@ -7,6 +7,7 @@
 // location.hash. window.flamegraph describes the view (docs/html-viewer.md).
 "use strict";
 (function () {
+	var t0 = performance.now(), timings = {};
 	var opts = JSON.parse(document.getElementById("fg-opts").textContent);
 	var names = JSON.parse(document.getElementById("fg-names").textContent);
 	var colorText = document.getElementById("fg-colors").textContent;
@@ -19,6 +20,7 @@
 	// ---- the tree, in pre-order ------------------------------------------
 	var T = parseNodes(document.getElementById("fg-nodes").textContent, opts.differential);
 	var N = T.n;
+	timings.parse = performance.now() - t0;
 
 	function parseNodes(s, diff) {
 		var len = s.length, n = 0, i;
@@ -30,7 +32,7 @@
 			end: new Int32Array(n), x: new Float64Array(n), w: new Float64Array(n),
 			self: new Float64Array(n), delta: diff ? new Float64Array(n) : null, maxDepth: 0
 		};
-		var next = [0], stack = [], vals = [0, 0, 0, 0, 0];
+		var cap = 256, next = new Float64Array(cap + 2), stack = new Int32Array(cap + 1), vals = [0, 0, 0, 0, 0];
 		var field = 0, v = 0, neg = false, k = 0, prev = -1;
 		for (i = 0; i < len; i++) {
 			var c = s.charCodeAt(i);
@@ -42,23 +44,40 @@
 				vals[field] = neg ? -v : v;
 				v = 0;
 				neg = false;
+				// NAME,WIDTH | UP,NAME,WIDTH | UP,NAME,WIDTH,GAP (+ DELTA)
+				var nf = field + 1 - (diff ? 1 : 0), up = 0, gap = 0, b = 0;
+				if (nf >= 3) {
+					up = vals[0];
+					b = 1;
+				}
+				if (nf === 4)
+					gap = vals[3];
+				var delta = diff ? vals[field] : 0;
 				field = 0;
-				var d = prev + 1 - vals[0];
+				var d = prev + 1 - up;
 				for (var j = prev; j >= d; j--)
 					t.end[stack[j]] = k;
-				var x = (next[d] || 0) + vals[3], w = vals[2];
+				var x = next[d] + gap, w = vals[b + 1];
 				t.depth[k] = d;
-				t.name[k] = vals[1];
+				t.name[k] = vals[b];
 				t.x[k] = x;
 				t.w[k] = w;
 				t.self[k] = w;
 				if (diff)
-					t.delta[k] = opts.negate ? -vals[4] : vals[4];
+					t.delta[k] = opts.negate ? -delta : delta;
 				if (d > 0) {
 					t.parent[k] = stack[d - 1];
 					t.self[stack[d - 1]] -= w;
 				} else {
 					t.parent[k] = -1;
+				}
+				if (d >= cap) {
+					var n2 = new Float64Array(cap * 2 + 2), s2 = new Int32Array(cap * 2 + 1);
+					n2.set(next);
+					s2.set(stack);
+					next = n2;
+					stack = s2;
+					cap *= 2;
 				}
 				stack[d] = k;
 				next[d] = x + w;
@@ -97,19 +116,21 @@
 	// ---- colours ---------------------------------------------------------
 	var cold = new Uint8Array(names.length);
 	opts.cold.forEach(function (i) { cold[i] = 1; });
-	var nameColor = [];
+	// colours are 0xRRGGBB numbers until they are drawn
+	var nameColor = new Int32Array(names.length);
 	for (var c0 = 0; c0 < names.length; c0++)
-		nameColor.push(colorText.length >= 6 * (c0 + 1) ? "#" + colorText.substr(6 * c0, 6) : "#dddddd");
-	var funcColor = [];
+		nameColor[c0] = colorText.length >= 6 * (c0 + 1) ? parseInt(colorText.substr(6 * c0, 6), 16) : 0xdddddd;
+	var funcColor = new Int32Array(names.length).fill(-1);
 	for (c0 = 0; c0 < names.length; c0++)
-		if (funcColor[funcOfName[c0]] === undefined)
+		if (funcColor[funcOfName[c0]] < 0)
 			funcColor[funcOfName[c0]] = nameColor[c0];
 
+	function rgb(r, g, b) { return r << 16 | g << 8 | b; }
 	function diffColor(d) {
 		if (d === 0 || !(opts.maxdelta > 0))
-			return "rgb(250,250,250)";
+			return rgb(250, 250, 250);
 		var k = Math.max(0, Math.floor(210 * (opts.maxdelta - Math.abs(d)) / opts.maxdelta));
-		return d > 0 ? "rgb(255," + k + "," + k + ")" : "rgb(" + k + "," + k + ",255)";
+		return d > 0 ? rgb(255, k, k) : rgb(k, k, 255);
 	}
 
 	function nodeColor(i) {
@@ -117,14 +138,22 @@
 			return diffColor(T.delta[i]);
 		if (opts.colorDiffusion && !cold[T.name[i]]) {
 			var k = Math.floor(255 - 155 * Math.sqrt(T.w[i] / timemax));
-			return "rgb(255," + k + "," + k + ")";
+			return rgb(255, k, k);
 		}
 		return nameColor[T.name[i]];
 	}
 
+	function cssColor(c) { return "#" + (0x1000000 + c).toString(16).substring(1); }
+
 	// ---- per-function totals: self, and total counted once per stack ------
-	var fSelf = new Float64Array(NF), fTotal = new Float64Array(NF), outer = new Uint8Array(N);
-	(function () {
+	var fSelf = null, fTotal = null, outer = null;
+	// made when first needed: the table, a sandwich
+	function functionTotals() {
+		if (fSelf)
+			return;
+		fSelf = new Float64Array(NF);
+		fTotal = new Float64Array(NF);
+		outer = new Uint8Array(N);
 		var open = new Int32Array(NF), stack = [];
 		for (var i = 0; i < N; i++) {
 			var d = T.depth[i];
@@ -139,7 +168,9 @@
 			open[f]++;
 			stack.push(i);
 		}
-	})();
+	}
+
+	timings.tree = performance.now() - t0;
 
 	// ---- the page --------------------------------------------------------
 	function el(tag, attrs, text) {
@@ -183,7 +214,7 @@
 	main.appendChild(canvas);
 	var details = el("div", { id: "fg-details" }, " ");
 	var tableWrap = el("div", { id: "fg-table-wrap", "class": "fg-hidden" });
-	var table = el("table", { id: "fg-table" });
+	var table = el("table", { id: "fg-functions" });
 	tableWrap.appendChild(table);
 	[head, bar, sandLabel, main, details, tableWrap].forEach(function (e) { document.body.appendChild(e); });
 	var ctx = canvas.getContext("2d", { alpha: false });
@@ -204,7 +235,7 @@
 	var lastFlameView = st.view;
 	var paints = 0, lastPaintMs = 0;
 	var drawn = { n: 0, node: new Int32Array(1024), x: new Float32Array(1024), y: new Float32Array(1024),
-		      w: new Float32Array(1024), color: [], tree: [] };
+		      w: new Float32Array(1024), color: new Int32Array(1024), tree: [] };
 	var layout = null;   // how the last paint placed rows
 
 	// ---- search ----------------------------------------------------------
@@ -310,7 +341,29 @@
 	}
 
 	// ---- drawing ---------------------------------------------------------
-	var cssW = 0, cssH = 0, dpr = 1;
+	// Frames are filled into an ImageData of device pixels (one typed-array
+	// fill per row of a frame: far cheaper than a fillRect and a fillStyle
+	// each), put on the canvas at once; labels and outlines are drawn over it.
+	var cssW = 0, cssH = 0, dpr = 1, img = null, pix = null, devW = 0, devH = 0, bgRows = null, rowEnd = null;
+	var littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+	function pixel(c) {
+		var r = c >> 16 & 255, g = c >> 8 & 255, b = c & 255;
+		return littleEndian ? (0xff000000 | b << 16 | g << 8 | r) >>> 0 : ((r << 24 | g << 16 | b << 8 | 255) >>> 0);
+	}
+
+	// a CSS colour as 0xRRGGBB, as the canvas reads it
+	function parseColor(css, fallback) {
+		if (!css)
+			return fallback;
+		ctx.fillStyle = "#010203";
+		ctx.fillStyle = css;
+		var v = ctx.fillStyle;
+		return /^#[0-9a-f]{6}$/i.test(v) ? parseInt(v.substring(1), 16) : fallback;
+	}
+	var searchColor = parseColor(opts.searchColor, rgb(230, 0, 230));
+	var strokeColor = opts.strokeColor ? parseColor(opts.strokeColor, -1) : -1;
+	var bg1 = parseColor(opts.bg1, 0xeeeeee), bg2 = parseColor(opts.bg2, 0xeeeeb0);
 
 	function minPx() {
 		var wpx = cssW - 2 * PAD;
@@ -321,21 +374,76 @@
 		var w = Math.max(100, main.clientWidth - 2 * PAD);
 		var h = rows * fh + 2 * fh;
 		dpr = window.devicePixelRatio || 1;
-		if (w !== cssW || h !== cssH || canvas.width !== Math.round(w * dpr)) {
+		if (w !== cssW || h !== cssH || devW !== Math.round(w * dpr)) {
 			cssW = w;
 			cssH = h;
+			devW = Math.round(w * dpr);
+			devH = Math.round(h * dpr);
 			canvas.style.height = h + "px";
-			canvas.width = Math.round(w * dpr);
-			canvas.height = Math.round(h * dpr);
+			canvas.width = devW;
+			canvas.height = devH;
+			img = ctx.createImageData(devW, devH);
+			pix = new Uint32Array(img.data.buffer);
+			bgRows = new Uint32Array(devH);
+			// the background gradient, from 5% to 95% of the height
+			for (var y = 0; y < devH; y++) {
+				var t = Math.min(1, Math.max(0, (y / devH - 0.05) / 0.9));
+				var mix = function (sh) {
+					var a = bg1 >> sh & 255, b = bg2 >> sh & 255;
+					return Math.round(a + (b - a) * t);
+				};
+				bgRows[y] = pixel(rgb(mix(16), mix(8), mix(0)));
+			}
 		}
-		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-		ctx.fillStyle = "#ffffff";
-		ctx.clearRect(0, 0, cssW, cssH);
-		var g = ctx.createLinearGradient(0, 0, 0, cssH);
-		g.addColorStop(0.05, opts.bg1);
-		g.addColorStop(0.95, opts.bg2);
-		ctx.fillStyle = g;
-		ctx.fillRect(0, 0, cssW, cssH);
+		for (var r = 0; r < devH; r++)
+			pix.fill(bgRows[r], r * devW, (r + 1) * devW);
+		if (!rowEnd || rowEnd.length !== devH)
+			rowEnd = new Int32Array(devH);
+		rowEnd.fill(0);
+	}
+
+	// Fills a frame's box; false when it is not drawn. Frames come left to
+	// right in each row: a frame within a device pixel its left neighbour
+	// already coloured is not drawn (at the graph's default detail most
+	// frames are far narrower than a pixel), nor is one out of the canvas.
+	function fillBox(x, y, w, c) {
+		var x0 = Math.round(x * dpr), x1 = Math.round((x + w) * dpr);
+		var y0 = Math.round(y * dpr), y1 = Math.round((y + fh - 1) * dpr);
+		if (y0 < 0)
+			y0 = 0;
+		if (y1 > devH)
+			y1 = devH;
+		if (y0 >= y1)
+			return false;
+		if (x1 <= x0)
+			x1 = x0 + 1;
+		if (x1 > devW)
+			x1 = devW;
+		var done = rowEnd[y0];
+		if (x1 <= done)
+			return false;
+		if (x0 < done)
+			x0 = done;
+		rowEnd[y0] = x1;
+		var p = pixel(c), yy, k;
+		if (x1 - x0 <= 8) {
+			for (yy = y0; yy < y1; yy++)
+				for (k = yy * devW + x0; k < yy * devW + x1; k++)
+					pix[k] = p;
+		} else {
+			for (yy = y0; yy < y1; yy++)
+				pix.fill(p, yy * devW + x0, yy * devW + x1);
+		}
+		if (strokeColor >= 0 && x1 - x0 > 2) {
+			var s = pixel(strokeColor);
+			pix.fill(s, y0 * devW + x0, y0 * devW + x1);
+			pix.fill(s, (y1 - 1) * devW + x0, (y1 - 1) * devW + x1);
+			for (yy = y0; yy < y1; yy++) {
+				pix[yy * devW + x0] = s;
+				pix[yy * devW + x1 - 1] = s;
+			}
+		}
+		return true;
 	}
 
 	function record(tree, i, x, y, w, color) {
@@ -346,6 +454,7 @@
 			drawn.x = grow(drawn.x, Float32Array);
 			drawn.y = grow(drawn.y, Float32Array);
 			drawn.w = grow(drawn.w, Float32Array);
+			drawn.color = grow(drawn.color, Int32Array);
 		}
 		drawn.node[n] = i;
 		drawn.x[n] = x;
@@ -361,35 +470,28 @@
 		if (fit < 3)
 			return;
 		var text = name.length <= fit ? name : name.substring(0, fit - 2) + "..";
-		ctx.fillText(text, x + 3, y + fh / 2);
+		ctx.fillText(text, x + 3, y + (fh - 1) / 2);
 	}
 
 	// Draws tree's frames under root (its ancestors too, full width), the
-	// root spanning the width; rowY(depth) gives a frame's top.
-	function drawTree(tree, root, rowY, viewTop, viewBottom) {
+	// root spanning the width; rowY(depth) gives a frame's top. Labels are
+	// left in labels, drawn once the pixels are on the canvas.
+	function drawTree(tree, root, rowY, viewTop, viewBottom, labels) {
 		var wpx = cssW - 2 * PAD;
 		var x0 = root >= 0 ? tree.x[root] : 0;
 		var span = root >= 0 ? tree.w[root] : (tree === T ? timemax : tree.w[0]);
-		var scale = wpx / span, min = minPx();
+		var scale = wpx / span, min = minPx(), minLabel = 3 * charW + 3;
 		var matched = tree === T ? st.matched : null;
-		var stroke = opts.strokeColor;
-		var labels = [];
-		ctx.font = font;
-		ctx.textBaseline = "middle";
 		function one(i, x, w) {
 			var y = rowY(tree.depth[i]);
 			if (y + fh < viewTop || y > viewBottom)
 				return;
-			var color = matched && matched[tree.name[i]] ? opts.searchColor :
+			var color = matched && matched[tree.name[i]] ? searchColor :
 				tree === T ? nodeColor(i) : tree.color(i);
-			ctx.fillStyle = color;
-			ctx.fillRect(x, y, w, fh - 1);
-			if (stroke) {
-				ctx.strokeStyle = stroke;
-				ctx.strokeRect(x + 0.5, y + 0.5, w - 1, fh - 2);
-			}
+			if (!fillBox(x, y, w, color))
+				return;
 			record(tree, i, x, y, w, color);
-			if (w >= 3 * charW + 3)
+			if (w >= minLabel)
 				labels.push(drawn.n - 1);
 		}
 		if (root >= 0)
@@ -405,35 +507,41 @@
 			one(i, PAD + (tree.x[i] - x0) * scale, w);
 			i++;
 		}
+	}
+
+	function finishPaint(labels) {
+		ctx.putImageData(img, 0, 0);
+		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		ctx.font = font;
+		ctx.textBaseline = "middle";
 		ctx.fillStyle = "#000";
 		for (var k = 0; k < labels.length; k++) {
 			var d = labels[k], t = drawn.tree[d], n = drawn.node[d];
 			label(t === T ? names[T.name[n]] : funcNames[t.func[n]], drawn.x[d], drawn.y[d], drawn.w[d]);
 		}
-	}
-
-	function outlineSelection() {
 		if (st.sel < 0)
 			return;
-		for (var d = 0; d < drawn.n; d++) {
+		for (d = 0; d < drawn.n; d++) {
 			if (drawn.tree[d] === T && drawn.node[d] === st.sel) {
 				ctx.strokeStyle = "#000";
 				ctx.lineWidth = 2;
-				ctx.strokeRect(drawn.x[d] + 1, drawn.y[d] + 1, drawn.w[d] - 2, fh - 3);
+				ctx.strokeRect(drawn.x[d] + 1, drawn.y[d] + 1, Math.max(drawn.w[d] - 2, 1), fh - 3);
 				ctx.lineWidth = 1;
 			}
 		}
 	}
 
+	// the rows in sight: the canvas scrolls inside #fg-main, the page in
+	// the window
 	function visibleRange() {
-		var r = canvas.getBoundingClientRect();
-		return [Math.max(0, -r.top) - fh, Math.min(cssH, window.innerHeight - r.top) + fh];
+		var r = canvas.getBoundingClientRect(), m = main.getBoundingClientRect();
+		var top = Math.max(m.top, 0), bottom = Math.min(m.bottom, window.innerHeight);
+		return [top - r.top - fh, bottom - r.top + fh];
 	}
 
 	function paint() {
 		var t0 = performance.now();
 		drawn.n = 0;
-		drawn.color.length = 0;
 		drawn.tree.length = 0;
 		var isTable = st.view === "table";
 		main.classList.toggle("fg-hidden", isTable);
@@ -447,11 +555,11 @@
 		} else {
 			var rows = T.maxDepth + 1, icicle = st.view === "icicle";
 			sizeCanvas(rows);
-			var vr = visibleRange();
+			var vr = visibleRange(), labels = [];
 			layout = { kind: st.view };
 			drawTree(T, st.zoom, icicle ? function (d) { return fh / 2 + d * fh; } :
-				 function (d) { return cssH - fh / 2 - (d + 1) * fh; }, vr[0], vr[1]);
-			outlineSelection();
+				 function (d) { return cssH - fh / 2 - (d + 1) * fh; }, vr[0], vr[1], labels);
+			finishPaint(labels);
 		}
 		showMatched();
 		btn.reset.disabled = st.zoom < 0;
@@ -466,6 +574,7 @@
 	// ---- sandwich --------------------------------------------------------
 	// A merged tree of functions as plain arrays in pre-order, like T.
 	function mergedTree(f, callers) {
+		functionTotals();
 		var kids = [new Map()], func = [f], w = [0], parent = [-1];
 		function child(p, g) {
 			var m = kids[p], c = m.get(g);
@@ -542,6 +651,7 @@
 		var s = sandwichTrees();
 		if (!s) {
 			sizeCanvas(1);
+			finishPaint([]);
 			layout = null;
 			sandLabel.textContent = "Sandwich: pick a function (click a frame, a table row, or select one and press s)";
 			return;
@@ -549,10 +659,11 @@
 		sandLabel.textContent = "Sandwich: " + funcNames[s.f] + " \u2014 callers above, callees below";
 		var up = s.callers.maxDepth + 1, down = s.callees.maxDepth + 1;
 		sizeCanvas(up + down + 1);
-		var vr = visibleRange(), mid = fh / 2 + up * fh;
+		var vr = visibleRange(), mid = fh / 2 + up * fh, labels = [];
 		layout = { kind: "sandwich" };
-		drawTree(s.callers, -1, function (d) { return mid - (d + 1) * fh; }, vr[0], vr[1]);
-		drawTree(s.callees, -1, function (d) { return mid + fh + d * fh; }, vr[0], vr[1]);
+		drawTree(s.callers, -1, function (d) { return mid - (d + 1) * fh; }, vr[0], vr[1], labels);
+		drawTree(s.callees, -1, function (d) { return mid + fh + d * fh; }, vr[0], vr[1], labels);
+		finishPaint(labels);
 	}
 
 	function listOf(t) {
@@ -565,6 +676,7 @@
 	// ---- table -----------------------------------------------------------
 	var tableRows = null;
 	function sortedFuncs() {
+		functionTotals();
 		var idx = [];
 		for (var f = 0; f < NF; f++)
 			idx.push(f);
@@ -589,7 +701,7 @@
 		 ["total", "Total (" + opts.countName + ")"], ["totalpct", "Total %"]].forEach(function (h) {
 			var key = h[0].replace("pct", "");
 			var th = el("th", { "data-key": key, "class": key === "name" ? "fg-name" : "" },
-				    h[1] + (st.sortKey === key ? (st.sortDesc ? " \u25bc" : " \u25b2") : ""));
+				    h[1] + (st.sortKey === key && h[0] === key ? (st.sortDesc ? " \u25bc" : " \u25b2") : ""));
 			tr.appendChild(th);
 		});
 		thead.appendChild(tr);
@@ -863,6 +975,7 @@
 	}
 	window.addEventListener("resize", later);
 	window.addEventListener("scroll", later, { passive: true });
+	main.addEventListener("scroll", later, { passive: true });
 	if (window.matchMedia)
 		try {
 			window.matchMedia("(resolution: " + (window.devicePixelRatio || 1) + "dppx)")
@@ -896,7 +1009,8 @@
 		hover: function () { return st.hover ? Object.assign({}, st.hover) : null; },
 		paints: function () { return paints; },
 		lastPaintMs: function () { return lastPaintMs; },
-		nodes: function () { return N; }
+		nodes: function () { return N; },
+		timings: function () { return Object.assign({}, timings); }
 	};
 	Object.keys(getters).forEach(function (k) {
 		Object.defineProperty(api, k, { get: getters[k], enumerable: true });
@@ -907,7 +1021,7 @@
 			var t = drawn.tree[d], n = drawn.node[d];
 			out.push({ name: t === T ? names[T.name[n]] : funcNames[t.func[n]], depth: t.depth[n],
 				   x: drawn.x[d], y: drawn.y[d], w: drawn.w[d], h: fh - 1,
-				   weight: t.w[n] * opts.factor, color: drawn.color[d],
+				   weight: t.w[n] * opts.factor, color: cssColor(drawn.color[d]),
 				   part: t === T ? "graph" : t === (sandCache && sandCache.callers) ? "callers" : "callees" });
 		}
 		return out;
@@ -928,6 +1042,13 @@
 	if (st.pattern)
 		search.value = st.pattern;
 	history.replaceState({ fg: 0 }, "", location.hash || hashOf());
+	timings.setup = performance.now() - t0;
+	// a flame graph taller than its box opens on its roots
+	sizeCanvas(T.maxDepth + 1);
+	if (st.view === "flame")
+		main.scrollTop = main.scrollHeight;
 	paint();
+	timings.ready = performance.now() - t0;
+	timings.navigation = performance.now();
 	document.documentElement.setAttribute("data-ready", "1");
 })();

@@ -299,7 +299,8 @@ typedef struct fg_suite_result {
  * is recorded, not fatal). In suite->out_dir: NAME.svg and NAME.folded
  * per test (NAME: its name with characters other than letters, digits,
  * '.', '_' and '-' made '_'), all.svg (every test under a root frame of
- * its name), index.html (a sortable table: status, times, samples, the
+ * its name; NAME.html and all.html instead of the SVGs when
+ * opts->run.profile.format is FG_OUTPUT_HTML), index.html (a sortable table: status, times, samples, the
  * hottest functions, links to the graphs) and summary.json (the same
  * figures; docs/test-suites.md lists its fields). An interrupted run ends
  * the suite; the outputs then describe the tests done. Returns 0 or a

@@ -214,7 +214,8 @@ static int check_suite(int npos, int dashdash)
 	const char *flag = o.tests_given ? "--tests" : "--benches";
 	const char *bad = o.list || o.list_names ? "--list" : o.perfdata ? "--perfdata" :
 			  pc.perfdata_out ? "--perfdata-out" : pc.folded ? "--folded" :
-			  pc.open ? "--open" : pc.format && strcmp(pc.format, "svg") ? "--format" : NULL;
+			  pc.open ? "--open" : pc.format && strcmp(pc.format, "svg") && strcmp(pc.format, "html") ?
+			  "--format" : NULL;
 
 	if (!o.tests_given && !o.benches_given)
 		return 0;

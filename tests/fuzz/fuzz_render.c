@@ -5,7 +5,9 @@
  * and distinct, the same bytes read as a file give the same stacks (and a
  * pruned listing of them draws what the full one draws), and
  * the SVG holds exactly the one <script> element of the template,
- * whatever the frame names (no markup injected through them). */
+ * whatever the frame names (no markup injected through them). The HTML
+ * viewer's page of the same stacks holds its five <script> elements,
+ * its node list only base-36 numbers, its data no '<'. */
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -167,6 +169,42 @@ static size_t fz_count(const char *hay, size_t len, const char *needle)
 	return n;
 }
 
+/* The HTML page of f: it fails as the SVG did (svg_err), and when written
+ * it has the shape the viewer reads, whatever the names. */
+static void fz_check_html(const fg_folded *f, const fg_render_opts *opts, int svg_err)
+{
+	char *html = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&html, &len);
+	const char *nodes, *end, *data;
+	int err;
+
+	if (!out)
+		return;
+	err = fg_render_html(f, opts, out);
+	if (fclose(out))
+		fz_fail("cannot close the memory stream");
+	if (err != svg_err && err != FG_ENOMEM && svg_err != FG_ENOMEM)
+		fz_fail("the HTML page and the SVG fail differently");
+	if (err == 0) {
+		if (fz_count(html, len, "<script") != 5 || fz_count(html, len, "</script>") != 5)
+			fz_fail("the HTML page does not hold exactly five <script> elements");
+		data = memmem(html, len, "id=\"fg-opts\">", 13);
+		nodes = memmem(html, len, "id=\"fg-nodes\">", 14);
+		if (!data || !nodes)
+			fz_fail("the HTML page lacks its data");
+		nodes += 14;
+		end = memmem(nodes, len - (size_t)(nodes - html), "</script>", 9);
+		if (!end || strspn(nodes, "0123456789abcdefghijklmnopqrstuvwxyz,;-") != (size_t)(end - nodes))
+			fz_fail("the HTML page's node list holds other than base-36 records");
+		/* from the options to the nodes: three elements' end and start tags */
+		if (fz_count(data, (size_t)(end - data), "<") != 6)
+			fz_fail("a '<' in the HTML page's data besides its element tags");
+	}
+	free(html);
+	fg_error_clear();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fz_rng r = fz_rng_of(data, size);
@@ -208,6 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (svg_len < 7 || memcmp(svg + svg_len - 7, "</svg>\n", 7))
 			fz_fail("the SVG does not end with </svg>");
 	}
+	fz_check_html(f, &opts, err);
 done:
 	if (out)
 		fclose(out);

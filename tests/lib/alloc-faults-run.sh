@@ -39,6 +39,7 @@ sweep() {
 top=$PWD
 sweep -i fp.txt "collapse-perf (perf script text)" -- flamegraph-collapse-perf
 sweep render -- flamegraph-render --deterministic fp.folded
+sweep "render --format html" -- flamegraph-render --format html --deterministic fp.folded
 sweep diff-folded -- flamegraph-diff-folded fp.folded dwarf.folded
 # the native reader: its worker threads start with -n 2
 sweep "collapse-perf fp.data" -- flamegraph-collapse-perf -n 2 fp.data

@@ -265,6 +265,8 @@ static void functions_refuse_another_version(void **state)
 	refused(fg_record_run(&rr, &outcome), "fg_record_run_opts");
 	refused(fg_render_opts_check(&ro), "fg_render_opts");
 	refused(fg_render_svg(f, &ro, out), "fg_render_opts");
+	refused(fg_render_svg_ex(f, &ro, out, NULL), "fg_render_opts");
+	refused(fg_render_html(f, &ro, out), "fg_render_opts");
 	refused(fg_pprof_write(f, &pp, out), "fg_pprof_opts");
 	refused(fg_speedscope_write_opts(out, &ss, f), "fg_speedscope_opts");
 	refused(fg_compare_write_stacks(f, f, "never.svg", &co), "fg_compare_opts");

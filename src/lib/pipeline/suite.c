@@ -327,7 +327,7 @@ static int compare_test(struct suite *st, fg_project *p, size_t i, const char *s
 	one.run.target = (fg_pipeline_target){ .kind = st->s->kind, .name = e->name };
 	one.run.profile.output = svg;
 	one.run.profile.folded_out = NULL;
-	one.run.profile.format = FG_OUTPUT_SVG;
+	one.run.profile.format = e->html ? FG_OUTPUT_HTML : FG_OUTPUT_SVG;
 	/* judged always, for the test's change; failures count with a gate */
 	one.gate = true;
 	one.before_run = compare_before_run;
@@ -473,13 +473,16 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 	fg_pipeline_job job = FG_PIPELINE_JOB_INIT;
 	fg_profile_result res = FG_PROFILE_RESULT_INIT;
 	fg_folded *stacks = NULL;
-	char *svg = out_path(st, e->file, ".svg"), *folded = out_path(st, e->file, ".folded");
+	bool html = o->run.profile.format == FG_OUTPUT_HTML;
+	char *svg = out_path(st, e->file, html ? ".html" : ".svg");
+	char *folded = out_path(st, e->file, ".folded");
 	int err, run_err;
 
 	if (!svg || !folded) {
 		err = FG_ENOMEM;
 		goto done;
 	}
+	e->html = html;
 	if (o->run.profile.on_event) {
 		fg_strbuf msg = FG_STRBUF_INIT;
 		fg_strbuf_addf(&msg, "%s %zu of %zu: %s", kind_word(st->s->kind), i + 1, st->n, e->name);
@@ -518,7 +521,7 @@ static int run_test(struct suite *st, fg_project *p, size_t i, bool *stop)
 	}
 	job.profile.output = svg;
 	job.profile.folded_out = folded;
-	job.profile.format = FG_OUTPUT_SVG;
+	job.profile.format = html ? FG_OUTPUT_HTML : FG_OUTPUT_SVG;
 	job.profile.stacks_out = &stacks;
 	/* a request made since is seen here: the run forgets earlier ones */
 	if (interrupted(st, e, stop))
@@ -552,12 +555,14 @@ done:
 	return err;
 }
 
-/* all.svg: every test's stacks under a root frame of its name. */
+/* all.svg (all.html with the HTML format): every test's stacks under a
+ * root frame of its name. */
 static int write_merged(struct suite *st, struct fg_suite_summary *sum)
 {
 	fg_render_opts ro = st->o->run.profile.render;
 	fg_strbuf title = FG_STRBUF_INIT;
-	char *path = out_path(st, MERGED, ".svg");
+	bool html = st->o->run.profile.format == FG_OUTPUT_HTML;
+	char *path = out_path(st, MERGED, html ? ".html" : ".svg");
 	fg_outfile *of = NULL;
 	int err;
 
@@ -568,12 +573,13 @@ static int write_merged(struct suite *st, struct fg_suite_summary *sum)
 		goto done;
 	ro.title = title.buf;
 	if ((err = fg_outfile_open(&of, path)) ||
-	    (err = fg_render_svg(st->merged, &ro, fg_outfile_stream(of)))) {
+	    (err = html ? fg_render_html(st->merged, &ro, fg_outfile_stream(of)) :
+			  fg_render_svg(st->merged, &ro, fg_outfile_stream(of)))) {
 		fg_outfile_abort(of);
 		goto done;
 	}
 	if (!(err = fg_outfile_commit(of)))
-		sum->merged = MERGED ".svg";
+		sum->merged = html ? MERGED ".html" : MERGED ".svg";
 done:
 	fg_strbuf_release(&title);
 	free(path);

@@ -29,6 +29,8 @@ struct fg_suite_entry {
 				     folder: FILE.svg, FILE.folded */
 	enum fg_suite_status status;
 	bool has_graph;           /* FILE.svg and FILE.folded were written */
+	bool html;                /* the graph is FILE.html (the HTML viewer),
+				     not FILE.svg */
 	int exit_code;            /* FG_SUITE_FAILED */
 	int signal;               /* FG_SUITE_CRASHED */
 	double wall_seconds;      /* from its start to its end */

@@ -142,6 +142,8 @@ static bool add_output(cJSON *o, const char *key, const struct fg_suite_entry *e
 	 * stacks of its own */
 	if (!e->has_graph || !e->file || (e->compared && strcmp(ext, ".svg")))
 		return add_text(o, key, NULL);
+	if (!strcmp(ext, ".svg") && e->html)
+		ext = ".html";
 	fg_strbuf_addf(&sb, "%s%s", e->file, ext);
 	ok = !fg_strbuf_failed(&sb) && add_text(o, key, sb.buf);
 	fg_strbuf_release(&sb);
@@ -441,7 +443,7 @@ static void cell_name(fg_strbuf *sb, const struct fg_suite_entry *e)
 	if (e->has_graph && e->file) {
 		fg_strbuf_addstr(sb, "<a href=\"");
 		url_escape(sb, e->file);
-		fg_strbuf_addstr(sb, ".svg\">");
+		fg_strbuf_addstr(sb, e->html ? ".html\">" : ".svg\">");
 		html_escape(sb, e->name ? e->name : e->file);
 		fg_strbuf_addstr(sb, "</a>");
 	} else {

@@ -9,12 +9,14 @@
  *             differential graph, whose colours follow each frame's change)
  *   fg-nodes  the frames in pre-order (parents first, then their children
  *             left to right), each "UP,NAME,WIDTH,GAP;" in base 36, with
- *             ",DELTA" before the ";" in a differential graph: UP is how
- *             many levels above the previous frame's child it lies (0: a
- *             child of the previous frame), NAME an index into fg-names,
- *             WIDTH its samples, GAP the samples between it and its left
- *             sibling's end (or its parent's start), left by frames too
- *             narrow to keep.
+ *             ",DELTA" (signed) before the ";" in a differential graph:
+ *             UP is how many levels above the previous frame's child it
+ *             lies (0: a child of the previous frame), NAME an index into
+ *             fg-names, WIDTH its samples, GAP the samples between it and
+ *             its left sibling's end (or its parent's start), left by
+ *             frames too narrow to keep. When GAP is 0 it is left out
+ *             ("UP,NAME,WIDTH;"), and when UP is 0 too, UP as well
+ *             ("NAME,WIDTH;"): the count of numbers tells which.
  * JSON and base 36 cannot hold "</script", so no name can end the element
  * it is in. */
 #include <stdlib.h>
@@ -67,8 +69,9 @@ static int cmp_order(const void *a, const void *b)
 	return fa->depth < fb->depth ? -1 : fa->depth > fb->depth;
 }
 
-/* Names each frame and puts the frames in pre-order: by start, then depth
- * (a parent starts where its first child does, one level up). */
+/* Puts the frames in pre-order (by start, then depth: a parent starts
+ * where its first child does, one level up) and names them in that
+ * order, the root's name first. */
 static int index_frames(struct html *h)
 {
 	fg_strbuf key = FG_STRBUF_INIT;
@@ -79,11 +82,15 @@ static int index_frames(struct html *h)
 	h->order = fg_malloc(h->g.n * sizeof(*h->order));
 	if (!h->name_of || !h->order)
 		return FG_ENOMEM;
+	for (i = 0; i < h->g.n; i++)
+		h->order[i] = i;
+	sort_frames = h->g.frames;
+	qsort(h->order, h->g.n, sizeof(*h->order), cmp_order);
+	sort_frames = NULL;
 	for (i = 0; i < h->g.n && !err; i++) {
-		const fg_rframe *fr = &h->g.frames[i];
+		const fg_rframe *fr = &h->g.frames[h->order[i]];
 		fg_strmap_entry *e;
 
-		h->order[i] = i;
 		fg_strbuf_reset(&key);
 		fg_strbuf_add(&key, fr->name, fr->len);
 		if (fr->cold)
@@ -108,15 +115,10 @@ static int index_frames(struct html *h)
 			h->byname[h->nnames++] = fr;
 			e->value.u = h->nnames;
 		}
-		h->name_of[i] = (uint32_t)(e->value.u - 1);
+		h->name_of[h->order[i]] = (uint32_t)(e->value.u - 1);
 	}
 	fg_strbuf_release(&key);
-	if (err)
-		return err;
-	sort_frames = h->g.frames;
-	qsort(h->order, h->g.n, sizeof(*h->order), cmp_order);
-	sort_frames = NULL;
-	return 0;
+	return err;
 }
 
 static char *put_b36(char *p, uint64_t v)
@@ -147,13 +149,22 @@ static int write_nodes(struct html *h)
 
 		if (!p)
 			break;
-		p = put_b36(p, (uint64_t)(prev_depth + 1 - (long)fr->depth));
-		*p++ = ',';
+		uint64_t up = (uint64_t)(prev_depth + 1 - (long)fr->depth);
+		uint64_t gap = fr->start - next[fr->depth];
+
+		/* most frames are the child of the one before, with no gap:
+		 * their UP and GAP are left out */
+		if (up || gap) {
+			p = put_b36(p, up);
+			*p++ = ',';
+		}
 		p = put_b36(p, h->name_of[h->order[i]]);
 		*p++ = ',';
 		p = put_b36(p, fr->end - fr->start);
-		*p++ = ',';
-		p = put_b36(p, fr->start - next[fr->depth]);
+		if (gap) {
+			*p++ = ',';
+			p = put_b36(p, gap);
+		}
 		if (h->g.differential) {
 			*p++ = ',';
 			if (d < 0) {
