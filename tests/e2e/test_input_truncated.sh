@@ -60,21 +60,24 @@ check_cut() {
 }
 
 # --- flamegraph-render, held between reading and drawing by a FIFO -------
-awk 'BEGIN { for (i = 0; i < 300000; i++)
-	printf "main;worker_%d;module_%d::handler;leaf_with_a_long_name_%d 1\n", i % 97, i % 10007, i }' \
-	>held.folded
-size=$(stat -c %s held.folded)
-mkfifo more.fifo
-flamegraph-render -o held.svg held.folded more.fifo 2>held.folded.err &
-pid=$!
-# opened once the renderer opens the FIFO, that is when it has read all of
-# held.folded, whose frame names it keeps in the mapping
-exec 3>more.fifo
-truncate -s "$cut_to" held.folded
-echo "main;late 1" >&3
-exec 3>&-
-wait "$pid" && rc=0 || rc=$?
-check_cut "render, cut before drawing" held.folded "$size" held.svg
+for format in svg html; do
+	awk 'BEGIN { for (i = 0; i < 300000; i++)
+		printf "main;worker_%d;module_%d::handler;leaf_with_a_long_name_%d 1\n", i % 97, i % 10007, i }' \
+		>held.folded
+	size=$(stat -c %s held.folded)
+	rm -f more.fifo
+	mkfifo more.fifo
+	flamegraph-render --format "$format" -o "held.$format" held.folded more.fifo 2>held.folded.err &
+	pid=$!
+	# opened once the renderer opens the FIFO, that is when it has read
+	# all of held.folded, whose frame names it keeps in the mapping
+	exec 3>more.fifo
+	truncate -s "$cut_to" held.folded
+	echo "main;late 1" >&3
+	exec 3>&-
+	wait "$pid" && rc=0 || rc=$?
+	check_cut "render --format $format, cut before drawing" held.folded "$size" "held.$format"
+done
 
 # --- flamegraph-render, cut while it reads -------------------------------
 for ((try = 1; try <= 3; try++)); do
