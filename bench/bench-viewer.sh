@@ -63,7 +63,7 @@ done
 
 echo "medians of $runs page loads (a fresh tab each) in headless Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), times in ms:"
 echo "  ready: navigation start to usable (SVG: load event; HTML: data-ready=\"1\"; then the frame painted after)"
-echo "  click: a frame at depth 2 near the middle clicked, to the frame painted after the zoom"
+echo "  click: a frame at depth 2 near the middle (the same in both formats, named below) clicked, to the frame painted after the zoom"
 setsid node "$here/viewer-timing.js" "$runs" "$work/profile" "${files[@]}" >"$work/times.jsonl" &
 timer=$!
 wait "$timer"

@@ -44,11 +44,13 @@ function readyProbe() {
 }
 
 // The frame to click, in viewport coordinates: of the frames at depth 2
-// (3 when too few), wide enough to hit, the one nearest the middle.
+// (3, then 1, when there are none) at least half as wide as the widest
+// there, the one nearest the middle of the root frame. Both formats draw
+// the same frames to the same scale, so they pick the same one.
 function pickFrame() {
 	const svg = document.documentElement.localName === "svg";
 	let frames = [];
-	let left = 0, top = 0, width;
+	let left = 0, top = 0;
 	if (svg) {
 		const rows = new Map();
 		for (const g of document.getElementById("frames").children) {
@@ -57,30 +59,32 @@ function pickFrame() {
 			const y = Number(r.getAttribute("y"));
 			if (!rows.has(y))
 				rows.set(y, []);
-			rows.get(y).push({ name: g.querySelector("title").textContent, x: b.x, y: b.y,
-					   w: b.width, h: b.height });
+			rows.get(y).push({ name: g.querySelector("title").textContent.replace(/ \([^(]*\)$/, ""),
+					   x: b.x, y: b.y, w: b.width, h: b.height });
 		}
 		const ys = [...rows.keys()].sort((a, b) => b - a); // the root's row is lowest
-		const inverted = typeof fg_inverted !== "undefined" && fg_inverted;
-		if (inverted)
+		if (typeof fg_inverted !== "undefined" && fg_inverted)
 			ys.reverse();
 		for (let d = 0; d < ys.length; d++)
 			for (const f of rows.get(ys[d]))
 				frames.push(Object.assign(f, { depth: d }));
-		width = document.documentElement.getBoundingClientRect().width;
 	} else {
 		const c = document.querySelector("canvas").getBoundingClientRect();
 		left = c.x;
 		top = c.y;
-		width = c.width;
 		frames = window.flamegraph.frames();
 	}
+	const root = frames.find((f) => f.depth === 0);
+	if (!root)
+		return null;
 	for (const depth of [2, 3, 1]) {
+		const row = frames.filter((f) => f.depth === depth && f.w >= 2);
+		const widest = Math.max(0, ...row.map((f) => f.w));
 		let best = null;
-		for (const f of frames) {
-			if (f.depth !== depth || f.w < 4)
+		for (const f of row) {
+			if (f.w < widest / 2)
 				continue;
-			const off = Math.abs(f.x + f.w / 2 - width / 2);
+			const off = Math.abs((f.x + f.w / 2 - root.x) / root.w - 0.5);
 			if (!best || off < best.off)
 				best = { off, name: f.name, x: left + f.x + f.w / 2, y: top + f.y + f.h / 2 };
 		}
@@ -185,6 +189,10 @@ function printTable(lines, sizes) {
 	const w = cols.map((_, i) => Math.max(...out.map((r) => r[i].length)));
 	for (const r of out)
 		console.log(r.map((c, i) => c.padStart(w[i])).join("  "));
+	console.log("frames clicked:");
+	for (const [n, r] of [...rows].sort((a, b) => a[0] - b[0]))
+		console.log(`  ${n}: ` + ["svg", "html"].filter((k) => r[k])
+			.map((k) => `${k} ${r[k].clicked === null ? "none" : r[k].clicked}`).join(", "));
 }
 
 (async () => {
