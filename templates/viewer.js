@@ -236,7 +236,6 @@
 	var paints = 0, lastPaintMs = 0;
 	var drawn = { n: 0, node: new Int32Array(1024), x: new Float32Array(1024), y: new Float32Array(1024),
 		      w: new Float32Array(1024), color: new Int32Array(1024), tree: [] };
-	var layout = null;   // how the last paint placed rows
 
 	// ---- search ----------------------------------------------------------
 	function setSearch(pattern) {
@@ -345,6 +344,7 @@
 	// fill per row of a frame: far cheaper than a fillRect and a fillStyle
 	// each), put on the canvas at once; labels and outlines are drawn over it.
 	var cssW = 0, cssH = 0, dpr = 1, img = null, pix = null, devW = 0, devH = 0, bgRows = null, rowEnd = null;
+	var dirtyTop = 0, dirtyBottom = 0;
 	var littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 	function pixel(c) {
@@ -373,7 +373,9 @@
 	function sizeCanvas(rows) {
 		var w = Math.max(100, main.clientWidth - 2 * PAD);
 		var h = rows * fh + 2 * fh;
-		dpr = window.devicePixelRatio || 1;
+		// a canvas has at most 32 767 pixels a side: a very deep graph is
+		// drawn at a lower resolution
+		dpr = Math.min(window.devicePixelRatio || 1, 32000 / h);
 		if (w !== cssW || h !== cssH || devW !== Math.round(w * dpr)) {
 			cssW = w;
 			cssH = h;
@@ -395,7 +397,11 @@
 				bgRows[y] = pixel(rgb(mix(16), mix(8), mix(0)));
 			}
 		}
-		for (var r = 0; r < devH; r++)
+		// only the rows in sight are painted, and put on the canvas
+		var vr = visibleRange();
+		dirtyTop = Math.max(0, Math.floor(vr[0] * dpr));
+		dirtyBottom = Math.min(devH, Math.ceil(vr[1] * dpr));
+		for (var r = dirtyTop; r < dirtyBottom; r++)
 			pix.fill(bgRows[r], r * devW, (r + 1) * devW);
 		if (!rowEnd || rowEnd.length !== devH)
 			rowEnd = new Int32Array(devH);
@@ -498,9 +504,17 @@
 			for (var a = tree.parent[root]; a >= 0; a = tree.parent[a])
 				one(a, PAD, wpx);
 		var start = root >= 0 ? root : 0, stop = root >= 0 ? tree.end[root] : tree.n;
+		// children lie one row further: up (flame) or down (icicle); a
+		// frame past the edge in sight that way has its subtree past it too
+		var up = rowY(1) < rowY(0);
 		for (var i = start; i < stop;) {
 			var w = tree.w[i] * scale;
 			if (w < min) {
+				i = tree.end[i];
+				continue;
+			}
+			var y = rowY(tree.depth[i]);
+			if (up ? y + fh < viewTop : y > viewBottom) {
 				i = tree.end[i];
 				continue;
 			}
@@ -510,7 +524,8 @@
 	}
 
 	function finishPaint(labels) {
-		ctx.putImageData(img, 0, 0);
+		if (dirtyBottom > dirtyTop)
+			ctx.putImageData(img, 0, 0, 0, dirtyTop, devW, dirtyBottom - dirtyTop);
 		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 		ctx.font = font;
 		ctx.textBaseline = "middle";
@@ -548,7 +563,6 @@
 		tableWrap.classList.toggle("fg-hidden", !isTable);
 		sandLabel.classList.toggle("fg-hidden", st.view !== "sandwich");
 		if (isTable) {
-			layout = null;
 			fillTable();
 		} else if (st.view === "sandwich") {
 			paintSandwich();
@@ -556,7 +570,6 @@
 			var rows = T.maxDepth + 1, icicle = st.view === "icicle";
 			sizeCanvas(rows);
 			var vr = visibleRange(), labels = [];
-			layout = { kind: st.view };
 			drawTree(T, st.zoom, icicle ? function (d) { return fh / 2 + d * fh; } :
 				 function (d) { return cssH - fh / 2 - (d + 1) * fh; }, vr[0], vr[1], labels);
 			finishPaint(labels);
@@ -652,7 +665,6 @@
 		if (!s) {
 			sizeCanvas(1);
 			finishPaint([]);
-			layout = null;
 			sandLabel.textContent = "Sandwich: pick a function (click a frame, a table row, or select one and press s)";
 			return;
 		}
@@ -660,7 +672,6 @@
 		var up = s.callers.maxDepth + 1, down = s.callees.maxDepth + 1;
 		sizeCanvas(up + down + 1);
 		var vr = visibleRange(), mid = fh / 2 + up * fh, labels = [];
-		layout = { kind: "sandwich" };
 		drawTree(s.callers, -1, function (d) { return mid - (d + 1) * fh; }, vr[0], vr[1], labels);
 		drawTree(s.callees, -1, function (d) { return mid + fh + d * fh; }, vr[0], vr[1], labels);
 		finishPaint(labels);

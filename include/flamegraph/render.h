@@ -111,7 +111,8 @@ int fg_render_svg_ex(const fg_folded *f, const fg_render_opts *opts, FILE *out,
  * canvas (flame graph, icicle, flame chart, sandwich and function table;
  * zoom, regex search, hover details), with the frames the SVG would hold
  * in a compact encoding and every option of opts the SVG takes except
- * nameattr and no_javascript. Nothing is fetched when it opens. With no
+ * nameattr, no_javascript and encoding (the page is UTF-8, invalid bytes
+ * of a name replaced). Nothing is fetched when it opens. With no
  * samples it still writes a page that says so and returns FG_ENODATA, as
  * fg_render_svg does; FG_EINVAL for bad opts, FG_EIO, FG_ENOMEM. */
 int fg_render_html(const fg_folded *f, const fg_render_opts *opts, FILE *out);

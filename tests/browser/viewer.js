@@ -62,6 +62,12 @@ async function open(page, url) {
 	check("flame view by default", "flame", await fg(page, () => flamegraph.view));
 	check("total", 100, await fg(page, () => flamegraph.total));
 	check("unit", "samples", await fg(page, () => flamegraph.unit));
+	check("--title", ["Viewer test", "Viewer test"], await fg(page, () =>
+		[flamegraph.title, document.getElementById("fg-title").textContent]));
+	check("canvas in device pixels", true, await fg(page, () => {
+		const c = document.getElementById("fg-canvas");
+		return c.width === Math.round(c.getBoundingClientRect().width * devicePixelRatio);
+	}));
 	check("nothing zoomed", null, await fg(page, () => flamegraph.zoom));
 	check("painted once at least", (n) => n >= 1, await fg(page, () => flamegraph.paints));
 	check("every frame drawn", 12, await fg(page, () => flamegraph.frames().length));
@@ -153,6 +159,14 @@ async function open(page, url) {
 	await page.keyboard.press("ArrowDown");
 	await page.keyboard.press("ArrowDown");
 	check("arrow down twice: the grandparent", "main", await fg(page, () => flamegraph.selected));
+	await page.keyboard.press("ArrowUp");
+	await page.keyboard.press("Enter");
+	check("enter zooms into the selection", "parse", await fg(page, () => flamegraph.zoom && flamegraph.zoom.name));
+	await page.keyboard.press("s");
+	check("s opens the selection's sandwich", ["sandwich", "parse"],
+	      await fg(page, () => [flamegraph.view, flamegraph.sandwich() && flamegraph.sandwich().name]));
+	await page.click("#fg-flame");
+	await page.click("#fg-reset");
 
 	// icicle: the root on top
 	await page.click("#fg-icicle");

@@ -36,3 +36,15 @@ echo "60 002 frames: SVG $svg bytes, HTML $html bytes"
 [ "$html" -lt $((svg / 5)) ] && pass || fail "the page ($html bytes) is not far smaller than the SVG ($svg)"
 check_exit "quiet: no note" 0 flamegraph-render -q -o big.svg big.folded
 check_not_contains "quiet: no note" err "note:"
+
+# flamegraph says the same, in its words, of perf script text of those stacks
+awk 'BEGIN { for (i = 0; i < 6000; i++) {
+	printf "prog 1234 [000] %d.000000: 1 cpu-clock:\n", i + 1
+	for (d = 9; d >= 0; d--) printf "\t%x f%d_%d (/bin/prog)\n", 4096 + d, d, i
+	printf "\t1000 main (/bin/prog)\n\n" } }' >big.perf.txt
+check_exit "flamegraph: big svg" 0 flamegraph --perfdata big.perf.txt -o run.svg
+check_contains "flamegraph: the note" err "note: the SVG holds 60003 frames .*--format html"
+check_exit "flamegraph --format html" 0 flamegraph --perfdata big.perf.txt --format html
+check_contains "flamegraph: the default name" err "wrote flamegraph\.html"
+check_not_contains "flamegraph: no note for the page" err "SVG holds"
+[ -s flamegraph.html ] && pass || fail "no flamegraph.html"

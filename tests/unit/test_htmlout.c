@@ -103,6 +103,34 @@ static void page_has_its_parts(void **state)
 	free(html);
 }
 
+static void cold_frames_are_named_apart(void **state)
+{
+	fg_render_opts o = FG_RENDER_OPTS_INIT;
+	int rc;
+	char *html, *names, *opts, *colors;
+	unsigned b_cold;
+
+	(void)state;
+	o.hash = true;
+	o.cold_root = "wait";
+	/* b on CPU and b above the cold root: two names, the second cold */
+	html = render("main;b 3\nmain;wait;b 2\n", 22, &o, false, &rc);
+	assert_int_equal(rc, 0);
+	names = element(html, "fg-names");
+	assert_string_equal(names, "[\"all\",\"main\",\"b\",\"wait\",\"b\"]");
+	opts = element(html, "fg-opts");
+	assert_non_null(strstr(opts, "\"cold\":[3,4]"));
+	/* the cold b in blues: its blue the largest component */
+	colors = element(html, "fg-colors");
+	assert_int_equal(strlen(colors), 5 * 6);
+	b_cold = (unsigned)strtoul(colors + 4 * 6, NULL, 16);
+	assert_true((b_cold & 255) > (b_cold >> 16 & 255));
+	free(names);
+	free(opts);
+	free(colors);
+	free(html);
+}
+
 static void names_are_escaped(void **state)
 {
 	static const char in[] = "main;x<&\"'</script><!--y 2\nmain;caf\xc3\xa9;bad\xff\xfe 1\n";
@@ -241,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(page_has_its_parts),
+		cmocka_unit_test(cold_frames_are_named_apart),
 		cmocka_unit_test(names_are_escaped),
 		cmocka_unit_test(differential_nodes_carry_the_change),
 		cmocka_unit_test(narrow_frames_leave_a_gap),

@@ -35,15 +35,6 @@ extern const size_t fg_template_viewer_js_len;
 extern const char fg_template_viewer_css[];
 extern const size_t fg_template_viewer_css_len;
 
-/* The name without the collapsers' _[k] / _[j] / _[i] / _[w] annotation. */
-static size_t shown_len(const char *s, size_t n)
-{
-	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
-	    strchr("kjiw", s[n - 2]))
-		return n - 4;
-	return n;
-}
-
 struct html {
 	const fg_render_opts *o;
 	fg_rgraph g;
@@ -145,13 +136,12 @@ static int write_nodes(struct html *h)
 	for (i = 0; i < h->g.n && !out->err; i++) {
 		const fg_rframe *fr = &h->g.frames[h->order[i]];
 		char *p = fg_svgout_room(out, 5 * 16);
+		uint64_t up = (uint64_t)(prev_depth + 1 - (long)fr->depth);
+		uint64_t gap = fr->start - next[fr->depth];
 		double d = fr->delta;
 
 		if (!p)
 			break;
-		uint64_t up = (uint64_t)(prev_depth + 1 - (long)fr->depth);
-		uint64_t gap = fr->start - next[fr->depth];
-
 		/* most frames are the child of the one before, with no gap:
 		 * their UP and GAP are left out */
 		if (up || gap) {
@@ -213,36 +203,6 @@ static void key_bool(fg_svgout *out, const char *key, bool v)
 	fg_svgout_str(out, v ? "\":true" : "\":false");
 }
 
-static void bg_of(const fg_render_opts *o, const char *palette, const char **a, const char **b)
-{
-	const char *bg = o->bgcolors;
-
-	if (!bg) {
-		bool grey = palette && (!strcmp(palette, "red") || !strcmp(palette, "green") ||
-					!strcmp(palette, "blue") || !strcmp(palette, "aqua") ||
-					!strcmp(palette, "yellow") || !strcmp(palette, "purple") ||
-					!strcmp(palette, "orange"));
-		bg = palette && !strcmp(palette, "mem") ? "green" :
-		     palette && (!strcmp(palette, "io") || !strcmp(palette, "wakeup")) ? "blue" :
-		     grey ? "grey" : "yellow";
-	}
-	if (!strcmp(bg, "blue")) {
-		*a = "#eeeeee";
-		*b = "#e0e0ff";
-	} else if (!strcmp(bg, "green")) {
-		*a = "#eef2ee";
-		*b = "#e0ffe0";
-	} else if (!strcmp(bg, "grey")) {
-		*a = "#f8f8f8";
-		*b = "#e8e8e8";
-	} else if (bg[0] == '#') {
-		*a = *b = bg;
-	} else {
-		*a = "#eeeeee";
-		*b = "#eeeeb0";
-	}
-}
-
 static void write_opts(struct html *h)
 {
 	const fg_render_opts *o = h->o;
@@ -253,7 +213,7 @@ static void write_opts(struct html *h)
 
 	if (!title)
 		title = o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
-	bg_of(o, o->palette, &bg1, &bg2);
+	fg_rgraph_bg(&h->g, &bg1, &bg2);
 	fg_svgout_str(out, "{\"format\":1");
 	key_str(out, "title", title);
 	key_str(out, "subtitle", o->subtitle);
@@ -304,7 +264,7 @@ static int write_names(struct html *h)
 
 		if (i)
 			fg_svgout_str(out, ",");
-		fg_svgout_json(out, fr->name, shown_len(fr->name, fr->len));
+		fg_svgout_json(out, fr->name, fg_rframe_shown_len(fr->name, fr->len));
 	}
 	fg_svgout_str(out, "]");
 	return out->err;
@@ -353,7 +313,9 @@ static int write_page(struct html *h)
 	put_title(h);
 	fg_svgout_str(out, "</title>\n<style>\n");
 	fg_svgout_add(out, fg_template_viewer_css, fg_template_viewer_css_len);
-	fg_svgout_str(out, "</style>\n</head>\n<body>\n<script type=\"application/json\" id=\"fg-opts\">");
+	fg_svgout_str(out, "</style>\n</head>\n<body>\n<noscript><p>This flame graph is drawn by "
+		      "JavaScript: allow scripts for this page.</p></noscript>\n"
+		      "<script type=\"application/json\" id=\"fg-opts\">");
 	write_opts(h);
 	fg_svgout_str(out, "</script>\n<script type=\"application/json\" id=\"fg-names\">");
 	if ((err = write_names(h)))

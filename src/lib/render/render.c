@@ -461,18 +461,9 @@ static uint64_t next_rand(struct render *r)
 	return r->rng;
 }
 
-/* The name without the collapsers' _[k] / _[j] / _[i] / _[w] annotation. */
-static size_t display_len(const char *s, size_t n)
-{
-	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
-	    strchr("kjiw", s[n - 2]))
-		return n - 4;
-	return n;
-}
-
 static uint32_t color_of(struct render *r, const fg_rframe *fr, int *err)
 {
-	size_t dn = display_len(fr->name, fr->len);
+	size_t dn = fg_rframe_shown_len(fr->name, fr->len);
 	enum fg_palette pal = fr->cold ? FG_PAL_BLUE : r->pal;
 	uint64_t h;
 	uint32_t c;
@@ -710,7 +701,7 @@ static int write_frames(struct render *r, double height, double ypad2)
 		return FG_ENOMEM;
 	for (i = 0; i < r->nframes && !err && !out->err; i++) {
 		const fg_rframe *fr = &r->frames[i];
-		size_t dn = display_len(fr->name, fr->len), room;
+		size_t dn = fg_rframe_shown_len(fr->name, fr->len), room;
 		uint64_t w = fr->end - fr->start;
 		double x_pct = (double)fr->start * pct_per_time;
 		uint32_t c = color_of(r, fr, &err);
@@ -1008,6 +999,13 @@ int fg_rgraph_build(fg_rgraph *g, const fg_folded *f, const fg_render_opts *o)
 	g->maxdelta = r->maxdelta;
 	g->differential = r->differential;
 	return 0;
+}
+
+void fg_rgraph_bg(const fg_rgraph *g, const char **top, const char **bottom)
+{
+	const struct render *r = g->priv;
+
+	bg_colors(r->o, r->pal, top, bottom);
 }
 
 int fg_rgraph_finish(fg_rgraph *g)
