@@ -118,15 +118,22 @@ function countFrames() {
 	return window.flamegraph.nodes;
 }
 
-// Waits in the page until window.__bench[key] is set, and returns it (not
-// page.waitForFunction: the viewer's Content-Security-Policy forbids the
-// eval it polls with).
-async function until(page, key) {
-	return page.evaluate((k) => new Promise((resolve) => {
-		const tick = () => (window.__bench && window.__bench[k] !== null && window.__bench[k] !== undefined
-				    ? resolve(window.__bench[k]) : setTimeout(tick, 20));
+// Waits in the page until window.__bench[key] is set, and returns it, or
+// null after limit ms (not page.waitForFunction: the viewer's
+// Content-Security-Policy forbids the eval it polls with).
+async function until(page, key, limit) {
+	return page.evaluate(([k, ms]) => new Promise((resolve) => {
+		const end = performance.now() + ms;
+		const tick = () => {
+			const v = window.__bench ? window.__bench[k] : null;
+			if (v !== null && v !== undefined)
+				return resolve(v);
+			if (performance.now() > end)
+				return resolve(null);
+			setTimeout(tick, 20);
+		};
 		tick();
-	}), key);
+	}), [key, limit]);
 }
 
 async function quiet(page) {
@@ -140,7 +147,10 @@ async function timeFile(ctx, file, runs) {
 		const page = await ctx.newPage();
 		try {
 			await page.goto("file://" + path.resolve(file), { waitUntil: "commit", timeout: 600000 });
-			out.ready.push(await until(page, "ready"));
+			const ready = await until(page, "ready", 600000);
+			if (ready === null)
+				throw new Error(`${file}: not usable after 10 minutes`);
+			out.ready.push(ready);
 			if (out.frames === null)
 				out.frames = await page.evaluate(countFrames);
 			const target = await page.evaluate(pickFrame);
@@ -150,7 +160,10 @@ async function timeFile(ctx, file, runs) {
 			await quiet(page);
 			await page.evaluate(armClick);
 			await page.mouse.click(target.x, target.y);
-			out.click.push(await until(page, "click"));
+			const click = await until(page, "click", 120000);
+			if (click === null)
+				throw new Error(`${file}: a click on ${target.name} changed nothing in 2 minutes`);
+			out.click.push(click);
 		} finally {
 			await page.close();
 		}
