@@ -4,6 +4,8 @@
 # then bench-targets.sh: the table of the four tracked figures against
 # inferno and perf script measured in the same run (BASELINE=DIR adds
 # another build's programs as "before"; see bench-targets.sh).
+# bench-viewer.sh times the graphs in headless Chromium and says it is
+# skipped where chromium or node is missing.
 # Usage: run-all.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

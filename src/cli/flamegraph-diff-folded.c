@@ -138,7 +138,7 @@ int cmd_flamegraph_diff_folded(int argc, char **argv)
 		goto lib_error;
 	if ((err = fg_diff_folded_write(bsum ? bsum : runs[0], asum ? asum : runs[nb], &dopts,
 					fg_outfile_stream(of))) ||
-	    (err = fg_cli_check_memory()))
+	    (err = fg_input_maps_check()) || (err = fg_cli_check_memory()))
 		goto lib_error;
 	err = fg_outfile_commit(of);
 	of = NULL;

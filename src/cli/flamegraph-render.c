@@ -140,6 +140,9 @@ int cmd_flamegraph_render(int argc, char **argv)
 		err = fg_render_html(f, &ro, fg_outfile_stream(of));
 	else
 		err = fg_render_svg_ex(f, &ro, fg_outfile_stream(of), &nframes);
+	/* the graph's names are read from mapped inputs until here */
+	if ((!err || err == FG_ENODATA) && fg_input_maps_check())
+		err = FG_EIO;
 	if (!err || err == FG_ENODATA)
 		err = fg_cli_check_memory() ? FG_ENOMEM : err;
 	if (err && err != FG_ENODATA) {

@@ -1,5 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -165,7 +168,188 @@ void fg_input_close(fg_input *in)
 	free(in);
 }
 
-int fg_input_map(const char *path, const char **data, size_t *len)
+/* --- mapped files cut short ---------------------------------------------
+ *
+ * A page of a mapping that lies past the end of its file, because the file
+ * shrank after it was mapped, raises SIGBUS when touched, in whichever
+ * thread touches it, and at any time while the mapping lives: the folded
+ * reader keeps its keys in the mapping until the graph is written, and
+ * the collapser's worker threads parse it. Jumping out of the handler
+ * (siglongjmp) would leave a parser, its allocations and its locks half
+ * way, in threads that set no jump point, and would not cover the pages
+ * read after the parse. Reading the file instead of mapping it would
+ * cost the copy the mapping exists to avoid. So the handler puts zero
+ * pages (anonymous memory) in place of the mapping's rest, the faulting
+ * instruction runs again and reads zeros, and the mapping is marked cut:
+ * the readers ask (fg_input_map_check) after each block and before their
+ * result is used, and report the file instead of using the zeros.
+ *
+ * The handler cannot take locks, so the mappings are in a list that only
+ * grows, each slot claimed and let go by an atomic state. It calls stat,
+ * signal and raise, which are async-signal-safe, and mmap, which POSIX
+ * does not list as such but which on Linux is one system call that
+ * touches no library state. */
+enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
+
+struct guard {
+	atomic_int state;
+	uintptr_t start;
+	size_t len;
+	char *path;
+	off_t size;         /* when mapped */
+	atomic_int cut;     /* set by the handler */
+	off_t size_then;    /* at the first fault; -1: unknown */
+	size_t cut_at;      /* the offset of the first fault's page */
+	struct guard *next; /* never changes once in the list */
+};
+
+static _Atomic(struct guard *) guards;
+static struct sigaction sigbus_before;
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+static bool sigbus_ours;
+static uintptr_t page_size; /* sysconf is not for a handler */
+
+static struct guard *guard_at(uintptr_t addr)
+{
+	struct guard *g;
+
+	for (g = atomic_load(&guards); g; g = g->next)
+		if (atomic_load_explicit(&g->state, memory_order_acquire) == SLOT_LIVE &&
+		    addr - g->start < g->len)
+			return g;
+	return NULL;
+}
+
+/* Not a fault of ours: what would have happened without us. */
+static void sigbus_pass(int sig, siginfo_t *si, void *ctx)
+{
+	bool fault = si->si_code > 0;
+
+	if (sigbus_before.sa_flags & SA_SIGINFO) {
+		sigbus_before.sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (sigbus_before.sa_handler != SIG_DFL && sigbus_before.sa_handler != SIG_IGN) {
+		sigbus_before.sa_handler(sig);
+		return;
+	}
+	if (sigbus_before.sa_handler == SIG_IGN && !fault)
+		return;
+	/* a fault comes again when the handler returns; a kill does not */
+	signal(sig, SIG_DFL);
+	if (!fault)
+		raise(sig);
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t at = (uintptr_t)si->si_addr, lo = at & ~(page_size - 1);
+	int saved = errno;
+	struct guard *g = si->si_code > 0 ? guard_at(at) : NULL;
+	struct stat st;
+
+	if (!g || mmap((void *)lo, g->start + g->len - lo, PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		sigbus_pass(sig, si, ctx);
+		errno = saved;
+		return;
+	}
+	if (!atomic_load(&g->cut)) {
+		g->size_then = stat(g->path, &st) == 0 ? st.st_size : -1;
+		g->cut_at = lo - g->start;
+		atomic_store(&g->cut, 1);
+	}
+	errno = saved;
+}
+
+static void sigbus_install(void)
+{
+	struct sigaction sa;
+
+	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigbus_ours = sigaction(SIGBUS, &sa, &sigbus_before) == 0;
+}
+
+/* Claims a slot for a mapping: 1, 0 when no handler could be installed
+ * (the file is then read rather than mapped), or FG_ENOMEM. */
+static int guard_add(void *p, size_t len, const char *path, off_t size)
+{
+	struct guard *g;
+	char *name;
+
+	pthread_once(&sigbus_once, sigbus_install);
+	if (!sigbus_ours)
+		return 0;
+	if (!(name = fg_strdup(path)))
+		return FG_ENOMEM;
+	for (g = atomic_load(&guards); g; g = g->next) {
+		int free_slot = SLOT_FREE;
+		if (atomic_compare_exchange_strong(&g->state, &free_slot, SLOT_BUSY))
+			break;
+	}
+	if (!g) {
+		if (!(g = fg_calloc(1, sizeof(*g)))) {
+			free(name);
+			return FG_ENOMEM;
+		}
+		atomic_init(&g->state, SLOT_BUSY);
+		g->next = atomic_load(&guards);
+		while (!atomic_compare_exchange_weak(&guards, &g->next, g))
+			;
+	}
+	g->start = (uintptr_t)p;
+	g->len = len;
+	g->path = name;
+	g->size = size;
+	g->size_then = -1;
+	atomic_store(&g->cut, 0);
+	atomic_store_explicit(&g->state, SLOT_LIVE, memory_order_release);
+	return 1;
+}
+
+static struct guard *guard_of(const char *data)
+{
+	struct guard *g;
+
+	for (g = atomic_load(&guards); g; g = g->next)
+		if (atomic_load(&g->state) == SLOT_LIVE && g->start == (uintptr_t)data)
+			return g;
+	return NULL;
+}
+
+int fg_input_map_check(const char *data)
+{
+	struct guard *g = data ? guard_of(data) : NULL;
+
+	if (!g || !atomic_load(&g->cut))
+		return 0;
+	if (g->size_then >= 0 && g->size_then < g->size)
+		return fg_error_set(FG_EIO, "%s was cut short while it was read (it shrank "
+				    "from %jd to %jd bytes) — read it again when whatever "
+				    "writes it is done", g->path, (intmax_t)g->size,
+				    (intmax_t)g->size_then);
+	return fg_error_set(FG_EIO, "%s changed while it was read (its bytes from %zu on "
+			    "could not be read: it was cut short and written again, or the disk "
+			    "failed) — read it again when whatever writes it is done", g->path,
+			    g->cut_at);
+}
+
+int fg_input_maps_check(void)
+{
+	struct guard *g;
+
+	for (g = atomic_load(&guards); g; g = g->next)
+		if (atomic_load(&g->state) == SLOT_LIVE && atomic_load(&g->cut))
+			return fg_input_map_check((const char *)g->start);
+	return 0;
+}
+
+int fg_input_map(const char *path, size_t min_len, unsigned flags, const char **data,
+		 size_t *len)
 {
 	unsigned char magic[2];
 	struct stat st;
@@ -179,15 +363,20 @@ int fg_input_map(const char *path, const char **data, size_t *len)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return open_error(path);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 ||
-	    (uintmax_t)st.st_size > SIZE_MAX)
+	    (uintmax_t)st.st_size < min_len || (uintmax_t)st.st_size > SIZE_MAX)
 		goto done;
 	if (pread(fd, magic, 2, 0) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b))
 		goto done; /* gzip: decompressed by fg_input_read */
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED)
 		goto done;
+	if ((rc = guard_add(p, (size_t)st.st_size, path, st.st_size)) != 1) {
+		munmap(p, (size_t)st.st_size);
+		goto done;
+	}
 	/* read ahead of the parser (pages stay: callers may keep pointers) */
-	madvise(p, (size_t)st.st_size, MADV_WILLNEED);
+	madvise(p, (size_t)st.st_size,
+		flags & FG_INPUT_MAP_SEQUENTIAL ? MADV_SEQUENTIAL : MADV_WILLNEED);
 	*data = p;
 	*len = (size_t)st.st_size;
 	rc = 1;
@@ -222,8 +411,20 @@ void fg_input_release(const char *data, size_t len)
 
 void fg_input_unmap(const char *data, size_t len)
 {
-	if (data)
-		munmap((void *)data, len);
+	struct guard *g;
+
+	if (!data)
+		return;
+	g = guard_of(data);
+	/* the handler no longer looks at it before it goes */
+	if (g)
+		atomic_store(&g->state, SLOT_BUSY);
+	munmap((void *)data, len);
+	if (g) {
+		free(g->path);
+		g->path = NULL;
+		atomic_store(&g->state, SLOT_FREE);
+	}
 }
 
 int fg_read_file(const char *path, char **data, size_t *len)

@@ -1,12 +1,15 @@
 /* Unit tests of the util layer: strbuf, number parsing, hash map, word
  * splitting, the option parser. */
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "flamegraph/error.h"
@@ -323,6 +326,58 @@ static void error_set_may_quote_the_last_error(void **state)
 	assert_string_equal(fg_error_last(), "");
 }
 
+static volatile sig_atomic_t their_sigbus;
+
+static void count_sigbus(int sig)
+{
+	their_sigbus++;
+}
+
+static void *read_byte(void *p)
+{
+	return (void *)(uintptr_t)*(volatile const char *)p;
+}
+
+/* A mapped file cut short reads as zeros past the cut, in any thread,
+ * and says so; a SIGBUS that is not a fault in a mapping still goes to
+ * the handler that was there before. */
+static void mapped_file_cut_short_is_reported(void **state)
+{
+	char path[] = "/tmp/fg-test-map.XXXXXX", block[65536];
+	const char *data;
+	size_t len;
+	void *got;
+	pthread_t t;
+	int fd;
+
+	signal(SIGBUS, count_sigbus);
+	assert_true((fd = mkstemp(path)) >= 0);
+	memset(block, 'a', sizeof(block));
+	assert_int_equal(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+	close(fd);
+	assert_int_equal(fg_input_map(path, 0, 0, &data, &len), 1);
+	assert_int_equal(len, sizeof(block));
+	assert_int_equal(fg_input_map_check(data), 0);
+	raise(SIGBUS);
+	assert_int_equal(their_sigbus, 1);
+
+	assert_int_equal(truncate(path, 5000), 0);
+	assert_int_equal(pthread_create(&t, NULL, read_byte, (void *)(data + 40000)), 0);
+	assert_int_equal(pthread_join(t, &got), 0);
+	assert_int_equal((uintptr_t)got, 0);
+	assert_int_equal(data[100], 'a');
+	assert_int_equal(data[len - 1], 0);
+	assert_int_equal(their_sigbus, 1);
+	assert_int_equal(fg_input_map_check(data), FG_EIO);
+	assert_non_null(strstr(fg_error_last(), "was cut short while it was read (it shrank "
+						"from 65536 to 5000 bytes)"));
+	assert_int_equal(fg_input_maps_check(), FG_EIO);
+	fg_input_unmap(data, len);
+	assert_int_equal(fg_input_maps_check(), 0);
+	unlink(path);
+	signal(SIGBUS, SIG_DFL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +392,7 @@ int main(void)
 		cmocka_unit_test(arrays_grow_by_doubling),
 		cmocka_unit_test(same_file_by_inode),
 		cmocka_unit_test(error_set_may_quote_the_last_error),
+		cmocka_unit_test(mapped_file_cut_short_is_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,7 +83,7 @@ struct fg_collapser {
 	fg_strmap *result;
 	fg_strmap_entry **sorted;
 	int error;
-	struct mapping { void *addr; size_t len; } *maps; /* unmapped by free */
+	struct mapping { const char *addr; size_t len; } *maps; /* unmapped by free */
 	size_t nmaps;
 	const fg_lformat *lf;   /* line formats: how to read a line */
 	void *lstate;           /* its state, carried from chunk to chunk */
@@ -799,9 +799,14 @@ static int feed_mapped(fg_collapser *c, const char *map, size_t size)
 		if ((err = dispatch(c, ch)))
 			return err;
 		pos += b;
+		/* a file cut short reads as zeros from there on */
+		if ((err = fg_input_map_check(map)))
+			return err;
 	}
 	c->bytes += pos;
-	return fg_collapser_feed(c, map + pos, size - pos);
+	if ((err = fg_collapser_feed(c, map + pos, size - pos)))
+		return err;
+	return fg_input_map_check(map);
 }
 
 /* Large regular uncompressed files are mapped rather than read: no copy
@@ -809,36 +814,22 @@ static int feed_mapped(fg_collapser *c, const char *map, size_t size)
 static int try_mapped(fg_collapser *c, const char *path)
 {
 	struct mapping *grown;
-	struct stat st;
-	void *map;
-	int fd, err;
+	const char *map;
+	size_t len;
+	int err;
 
 	if (c->format == FG_FORMAT_UNKNOWN || c->cur->len || !path || !strcmp(path, "-"))
 		return 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)(2 * CHUNK_SIZE) ||
-	    (uint64_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return 0;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return 0;
-	if (((unsigned char *)map)[0] == 0x1f && ((unsigned char *)map)[1] == 0x8b) {
-		munmap(map, (size_t)st.st_size); /* gzip: fg_input decompresses */
-		return 0;
-	}
+	if ((err = fg_input_map(path, 2 * CHUNK_SIZE, FG_INPUT_MAP_SEQUENTIAL, &map, &len)) != 1)
+		return err; /* not mapped: read (gzip, small), or cannot be opened */
 	if (!(grown = fg_realloc_array(c->maps, c->nmaps + 1, sizeof(*grown)))) {
-		munmap(map, (size_t)st.st_size);
+		fg_input_unmap(map, len);
 		return FG_ENOMEM;
 	}
 	c->maps = grown;
 	c->maps[c->nmaps].addr = map;
-	c->maps[c->nmaps++].len = (size_t)st.st_size;
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	if ((err = feed_mapped(c, map, (size_t)st.st_size)))
+	c->maps[c->nmaps++].len = len;
+	if ((err = feed_mapped(c, map, len)))
 		return c->error = err;
 	return 1;
 }
@@ -955,6 +946,9 @@ done:
 	stop_threads(c);
 	if (c->samples && !record_lines(c, c->sample_seq, c->sample_lines) && !err)
 		err = FG_ENOMEM;
+	/* the workers are done with the mapped files: were they whole? */
+	for (size_t i = 0; i < c->nmaps && !err; i++)
+		err = fg_input_map_check(c->maps[i].addr);
 	if (!err && !c->error)
 		err = merge(c);
 	if (err && !c->error)
@@ -1151,7 +1145,7 @@ void fg_collapser_free(fg_collapser *c)
 	free(c->event_store);
 	fg_strbuf_release(&c->sample_text);
 	for (i = 0; i < c->nmaps; i++)
-		munmap(c->maps[i].addr, c->maps[i].len);
+		fg_input_unmap(c->maps[i].addr, c->maps[i].len);
 	free(c->maps);
 	if (c->lf)
 		c->lf->release(c->lstate);

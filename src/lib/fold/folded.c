@@ -835,7 +835,12 @@ static int feed_mapped(fg_folded *f, const char *data, size_t len)
 		err = fg_folded_feed(f, data + off, n);
 		if (!f->borrow)
 			fg_input_release(data + off, n);
+		/* a file cut short reads as zeros from there on */
+		if (!err)
+			err = fg_input_map_check(data);
 	}
+	if (!err)
+		err = fg_input_map_check(data);
 done:
 	f->borrow = false;
 	f->gather = false;
@@ -852,7 +857,7 @@ int fg_folded_read_file(fg_folded *f, const char *path)
 	ssize_t n;
 	int err;
 
-	if ((err = fg_input_map(path, &data, &len)) < 0)
+	if ((err = fg_input_map(path, 0, 0, &data, &len)) < 0)
 		return err;
 	if (err == 1) {
 		if ((err = fg_folded_set_source(f, path)) == 0)
