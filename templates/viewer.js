@@ -320,8 +320,11 @@
 	// ---- hover -----------------------------------------------------------
 	function hoverOf(tree, i) {
 		var w = tree.w[i], zw = st.zoom >= 0 && tree === T ? T.w[st.zoom] : (tree === T ? total : tree.w[0]);
+		// an ancestor of the zoomed frame is drawn whole width but holds more
+		// than it: no share of it to tell
+		var above = tree === T && st.zoom >= 0 && i < st.zoom && T.end[i] >= T.end[st.zoom];
 		var h = { name: tree === T ? names[T.name[i]] : funcNames[tree.func[i]], weight: w * opts.factor,
-			  share: total ? w / total : 0, zoomShare: zw ? w / zw : 0, delta: null };
+			  share: total ? w / total : 0, zoomShare: above ? null : zw ? w / zw : 0, delta: null };
 		if (tree === T && T.delta)
 			h.delta = T.delta[i] * opts.factor;
 		return h;
@@ -330,7 +333,7 @@
 	function detailText(h) {
 		var s = opts.nameType + " " + h.name + " (" + group(h.weight) + " " + opts.countName + ", " +
 			pct(h.share * 100) + "%";
-		if (st.zoom >= 0 || st.view === "sandwich")
+		if ((st.zoom >= 0 || st.view === "sandwich") && h.zoomShare !== null)
 			s += ", " + pct(h.zoomShare * 100) + "% of " + (st.view === "sandwich" ? "the function" : "the zoomed frame");
 		if (h.delta !== null) {
 			var d = total ? h.delta / opts.factor * 100 / total : 0;

@@ -130,6 +130,12 @@ async function open(page, url) {
 	await page.mouse.move(c.x, c.y);
 	check("hover share of the zoomed frame", { share: 0.25, zoomShare: 0.625 },
 	      await fg(page, () => ({ share: flamegraph.hover.share, zoomShare: flamegraph.hover.zoomShare })));
+	c = await center(page, "main");
+	await page.mouse.move(c.x, c.y);
+	check("hover on an ancestor of the zoomed frame: no share of it", { name: "main", share: 0.9, zoomShare: null },
+	      await fg(page, () => ({ name: flamegraph.hover.name, share: flamegraph.hover.share, zoomShare: flamegraph.hover.zoomShare })));
+	check("its details leave that share out", false,
+	      await page.evaluate(() => /of the zoomed frame/.test(document.getElementById("fg-details").textContent)));
 	check("zoom in the URL", (h) => /z=\d+/.test(h), await fg(page, () => location.hash));
 	await page.click("#fg-back");
 	await page.waitForFunction(() => flamegraph.zoom === null);
