@@ -45,14 +45,14 @@ int rn_stream_round(rn_state *st)
 }
 
 /* One HEADER_ATTR record: the attribute and n ids. */
-static int attr_record(rn_state *st, const uint64_t *ids, size_t n)
+static int attr_record(rn_state *st, const struct perf_event_attr *a, const uint64_t *ids, size_t n)
 {
 	struct perf_event_header h = { .type = REC_HEADER_ATTR, .misc = 0, .size = 0 };
 	int err;
 
-	h.size = (uint16_t)(sizeof(h) + sizeof(st->attr) + n * sizeof(*ids));
+	h.size = (uint16_t)(sizeof(h) + sizeof(*a) + n * sizeof(*ids));
 	if ((err = rn_stream_write(st, &h, sizeof(h))) ||
-	    (err = rn_stream_write(st, &st->attr, sizeof(st->attr))))
+	    (err = rn_stream_write(st, a, sizeof(*a))))
 		return err;
 	return n ? rn_stream_write(st, ids, n * sizeof(*ids)) : 0;
 }
@@ -73,10 +73,16 @@ int rn_stream_header(rn_state *st)
 		return err;
 	do {
 		size_t n = st->nfds - i < per ? st->nfds - i : per;
-		if ((err = attr_record(st, st->ids + i, n)))
+		if ((err = attr_record(st, &st->attr, st->ids + i, n)))
 			return err;
 		i += n;
 	} while (i < st->nfds);
+	/* the off-CPU modes' tracepoint, with the ids of its events */
+	for (i = 0; i < st->ntp; i += per) {
+		size_t n = st->ntp - i < per ? st->ntp - i : per;
+		if ((err = attr_record(st, &st->tp_attr, st->tp_ids + i, n)))
+			return err;
+	}
 	st->header_done = true;
 	return 0;
 }

@@ -1,0 +1,202 @@
+/* The off-CPU modes' scheduler events: the sched:sched_switch
+ * tracepoint, found in tracefs (its id and the places of its fields,
+ * read at run time), opened beside the sampling event on every CPU of
+ * every task with the same call-chain settings, every switch sampled
+ * (period 1) with its raw fields, and writing into the CPU's ring
+ * buffer. The sampling event then asks for the kernel's switch records
+ * (context_switch), which say when a thread runs again. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "flamegraph/error.h"
+#include "lib/recorder/internal.h"
+#include "util/banned.h"
+
+#define FORMAT_MAX 16384
+
+static const char *const tracefs[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+/* The format file's text: 0, or the errno of the last place tried
+ * (EACCES wins: tracefs is there, this user may not read it). */
+static int read_format(char *buf, size_t cap, size_t *len, const char **where)
+{
+	char path[128];
+	int why = ENOENT;
+
+	for (size_t i = 0; i < sizeof(tracefs) / sizeof(*tracefs); i++) {
+		FILE *f;
+		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", tracefs[i]);
+		if (!(f = fopen(path, "r"))) {
+			if (errno == EACCES || errno == EPERM)
+				why = EACCES;
+			continue;
+		}
+		*len = fread(buf, 1, cap - 1, f);
+		fclose(f);
+		buf[*len] = '\0';
+		*where = tracefs[i];
+		return 0;
+	}
+	return why;
+}
+
+int fg_recorder_sched_switch(fg_perfdata_sched_switch *out)
+{
+	char buf[FORMAT_MAX];
+	const char *where = NULL;
+	size_t len = 0;
+	int why = read_format(buf, sizeof(buf), &len, &where);
+
+	memset(out, 0, sizeof(*out));
+	if (why == EACCES)
+		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
+				    "sched:sched_switch, whose description in tracefs "
+				    "(/sys/kernel/tracing) only root may read here — record as root, "
+				    "or let this user read it ('sudo chmod -R a+rX "
+				    "/sys/kernel/tracing')");
+	if (why)
+		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
+				    "sched:sched_switch, but tracefs is not mounted — mount it "
+				    "('sudo mount -t tracefs nodev /sys/kernel/tracing') and run again");
+	if (fg_perfdata_sched_switch_parse(out, buf, len))
+		return fg_error_set(FG_EPARSE, "%s/events/sched/sched_switch/format: %s", where,
+				    fg_error_last());
+	return 0;
+}
+
+int rn_tp_setup(rn_state *st)
+{
+	return fg_recorder_sched_switch(&st->sched);
+}
+
+/* The tracepoint's attribute, once the sampling event's is settled:
+ * its call-chain and sample settings, every switch sampled, the raw
+ * fields; no side-band records (the sampling event has them). */
+static void tp_attr(rn_state *st)
+{
+	struct perf_event_attr *a = &st->tp_attr;
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = st->sched.id;
+	a->sample_period = 1;
+	a->sample_type = st->attr.sample_type | PERF_SAMPLE_RAW;
+	a->sample_regs_user = st->attr.sample_regs_user;
+	a->sample_stack_user = st->attr.sample_stack_user;
+	a->exclude_kernel = st->attr.exclude_kernel;
+	a->exclude_hv = st->attr.exclude_hv;
+	a->exclude_callchain_user = st->attr.exclude_callchain_user;
+	a->exclude_callchain_kernel = st->attr.exclude_callchain_kernel;
+	a->inherit = 1;
+	a->sample_id_all = 1;
+	a->disabled = st->attr.disabled;
+	a->enable_on_exec = st->attr.enable_on_exec;
+}
+
+static int tp_keep(rn_state *st, int fd)
+{
+	uint64_t id = 0;
+
+	if (st->ntp == st->atp) {
+		size_t n = st->atp ? 2 * st->atp : 16;
+		int *fds = fg_realloc_array(st->tp_fds, n, sizeof(*fds));
+		uint64_t *ids;
+		if (fds)
+			st->tp_fds = fds;
+		if (!fds || !(ids = fg_realloc_array(st->tp_ids, n, sizeof(*ids)))) {
+			close(fd);
+			return FG_ENOMEM;
+		}
+		st->tp_ids = ids;
+		st->atp = n;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+		int e = errno;
+		close(fd);
+		return fg_error_set(FG_ERECORD, "cannot read the id of a perf event: %s", strerror(e));
+	}
+	st->tp_fds[st->ntp] = fd;
+	st->tp_ids[st->ntp++] = id;
+	return 0;
+}
+
+/* The kernel's refusal of the tracepoint, in the user's terms: its raw
+ * fields are the kernel's data, which it gives a user other than root
+ * only with kernel.perf_event_paranoid at -1. */
+static int tp_refused(int errnum, pid_t pid)
+{
+	rn_host h;
+
+	rn_host_read(&h);
+	if ((errnum == EACCES || errnum == EPERM) && !h.privileged)
+		return fg_error_set(FG_ERECORD, "the native recorder may not record the scheduler "
+				    "tracepoint sched:sched_switch here — its fields are the "
+				    "kernel's data, which kernel.perf_event_paranoid %d keeps from "
+				    "this user; allow it with 'sudo sysctl "
+				    "kernel.perf_event_paranoid=-1', or record as root", h.paranoid);
+	return rn_msg_open_failed(&h, errnum, "sched:sched_switch", pid, 0);
+}
+
+int rn_tp_open(rn_state *st, pid_t pid, size_t i)
+{
+	long fd;
+	int err;
+
+	if (!st->tp_ready) {
+		tp_attr(st);
+		st->tp_ready = true;
+	}
+	fd = syscall(SYS_perf_event_open, &st->tp_attr, pid, st->cpus[i], -1,
+		     (unsigned long)PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno == ENODEV ? 0 : tp_refused(errno, pid);
+	if ((err = tp_keep(st, (int)fd)))
+		return err;
+	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0)
+		return fg_error_set(FG_ERECORD, "cannot share CPU %d's ring buffer between events: %s",
+				    st->cpus[i], strerror(errno));
+	return 0;
+}
+
+void rn_tp_enable(rn_state *st, bool on)
+{
+	for (size_t i = 0; i < st->ntp; i++)
+		(void)ioctl(st->tp_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void rn_tp_close(rn_state *st)
+{
+	for (size_t i = 0; i < st->ntp; i++)
+		close(st->tp_fds[i]);
+	st->ntp = 0;
+}
+
+void rn_events_mode(rn_state *st)
+{
+	struct perf_event_attr *a = &st->attr;
+
+	if (st->o->mode == FG_RECORDER_ON_CPU)
+		return;
+	/* the switch records, which end each wait */
+	a->context_switch = 1;
+	a->type = PERF_TYPE_SOFTWARE;
+	if (st->o->mode == FG_RECORDER_HOT_COLD) {
+		/* on-CPU periods in nanoseconds, weighed as times beside the
+		 * waits */
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		return;
+	}
+	/* off CPU alone: an event that samples nothing and carries the
+	 * side-band records (maps, names, switches) */
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->freq = 0;
+	a->sample_period = 0;
+}
