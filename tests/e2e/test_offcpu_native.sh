@@ -4,7 +4,9 @@
 # The off-CPU graph holds both waits under main with about those weights,
 # from the stream and from a recording kept and read after it; the
 # hot/cold graph holds them beside the computing; where perf is
-# installed, --recorder perf gives the same waits and weights.
+# installed, perf script reads the kept recording (and the perf route
+# weighs its waits as the native one), and --recorder perf gives the
+# same waits and weights.
 # ctest: RESOURCE_LOCK cpu
 [ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
 
@@ -100,6 +102,21 @@ for mode in stream file; do
 	check_not_contains "native --off-cpu ($mode): no on-CPU stacks" off.$mode.folded "compute"
 done
 [ -s kept.data ] && pass || fail "--perfdata-out kept no recording"
+# the kept recording carries the tracepoint's format: perf script prints
+# the switches' fields, and perf's route weighs them as the native one
+if command -v perf >/dev/null; then
+	check_exit "perf script -i kept.data" 0 perf script -i kept.data
+	check_contains "perf script -i kept.data: the switches' fields" out \
+		"sched:sched_switch: prev_comm=prog prev_pid=[0-9]+ prev_prio=[0-9]+ prev_state=S"
+	check_exit "--perfdata kept.data --off-cpu (perf script)" 0 flamegraph --perfdata kept.data \
+		--off-cpu --folded kept.folded -o kept.svg
+	for key in "nap_here;__GI___nanosleep" "read_pipe;__GI___libc_read"; do
+		check_eq "the kept recording through perf script: main;$key" \
+			"$(weight kept.folded "$key")" "$(weight off.file.folded "$key")"
+	done
+else
+	skip_part "perf script -i" "perf is not installed"
+fi
 
 check_exit "native --hot-cold" 0 fgn --hot-cold --folded hc.folded -o hc.svg -- ./prog
 check_weight "native --hot-cold: nanosleep" hc.folded "nap_here;__GI___nanosleep" 295000 400000

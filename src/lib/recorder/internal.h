@@ -57,6 +57,8 @@ typedef struct rn_state {
 	double t0;
 	/* the off-CPU modes' tracepoint (tracepoint.c) */
 	fg_perfdata_sched_switch sched;
+	fg_strbuf tp_format;   /* its format's text */
+	const char *tp_dir;    /* the tracefs it was read from */
 	struct perf_event_attr tp_attr;
 	bool tp_ready;         /* tp_attr made from the settled attr */
 	int *tp_fds;
@@ -130,6 +132,9 @@ int rn_tp_setup(rn_state *st);
  * ring buffer (the sampling event's there is mapped). */
 int rn_tp_open(rn_state *st, pid_t pid, size_t i);
 void rn_tp_enable(rn_state *st, bool on);
+/* The tracing data of the tracepoint (perf's layout, which perf script
+ * needs to print its fields), appended to out. */
+int rn_tp_tracing_data(rn_state *st, fg_strbuf *out);
 void rn_tp_close(rn_state *st);
 
 /* msgs.c: the kernel's refusals in the user's terms */

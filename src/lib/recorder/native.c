@@ -321,6 +321,7 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	s.st.o = &o;
 	s.st.res = res;
 	fg_strbuf_init(&s.st.round, 0);
+	fg_strbuf_init(&s.st.tp_format, 0);
 	s.st.t0 = s.t_tick = rn_now();
 	s.seen_requests = fg_interrupt_count();
 	if (!(err = rn_events_cpus(&s.st)) && o.mode != FG_RECORDER_ON_CPU)
@@ -346,6 +347,7 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	free(s.st.fds);
 	free(s.st.ids);
 	free(s.st.tp_fds);
+	fg_strbuf_release(&s.st.tp_format);
 	free(s.st.tp_ids);
 	free(s.st.cpus);
 	free(s.pids);

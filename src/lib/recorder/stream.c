@@ -11,6 +11,7 @@
 
 /* perf.data's record types beyond the kernel's */
 #define REC_HEADER_ATTR 64
+#define REC_HEADER_TRACING_DATA 66
 #define REC_FINISHED_ROUND 68
 
 void rn_emit(rn_state *st, fg_recorder_event kind, const char *msg)
@@ -57,6 +58,31 @@ static int attr_record(rn_state *st, const struct perf_event_attr *a, const uint
 	return n ? rn_stream_write(st, ids, n * sizeof(*ids)) : 0;
 }
 
+/* The tracepoint's tracing data: a record that gives its size (padded
+ * to 8 bytes), then the data, outside the record. */
+static int tracing_data_record(rn_state *st)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t size, pad;
+	} rec = { { REC_HEADER_TRACING_DATA, 0, sizeof(rec) }, 0, 0 };
+	static const char zeros[8];
+	fg_strbuf data = FG_STRBUF_INIT;
+	size_t pad;
+	int err;
+
+	if ((err = rn_tp_tracing_data(st, &data)))
+		goto done;
+	pad = (8 - data.len % 8) % 8;
+	rec.size = (uint32_t)(data.len + pad);
+	if (!(err = rn_stream_write(st, &rec, sizeof(rec))) &&
+	    !(err = rn_stream_write(st, data.buf, data.len)))
+		err = rn_stream_write(st, zeros, pad);
+done:
+	fg_strbuf_release(&data);
+	return err;
+}
+
 int rn_stream_header(rn_state *st)
 {
 	static const unsigned char magic[8] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2' };
@@ -83,6 +109,8 @@ int rn_stream_header(rn_state *st)
 		if ((err = attr_record(st, &st->tp_attr, st->tp_ids + i, n)))
 			return err;
 	}
+	if (st->ntp && (err = tracing_data_record(st)))
+		return err;
 	st->header_done = true;
 	return 0;
 }

@@ -23,38 +23,51 @@ static const char *const tracefs[] = {
 	"/sys/kernel/debug/tracing",
 };
 
-/* The format file's text: 0, or the errno of the last place tried
- * (EACCES wins: tracefs is there, this user may not read it). */
-static int read_format(char *buf, size_t cap, size_t *len, const char **where)
+/* A tracefs file's text appended to out: 0, or the errno. */
+static int read_file(const char *dir, const char *name, fg_strbuf *out)
 {
-	char path[128];
-	int why = ENOENT;
+	char path[160], buf[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "r")))
+		return errno == EPERM ? EACCES : errno;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (fg_strbuf_add(out, buf, n))
+			break;
+	fclose(f);
+	return fg_strbuf_failed(out) ? ENOMEM : 0;
+}
+
+/* The format's text and the tracefs it was found in; the errno of the
+ * last place tried (EACCES wins: tracefs is there, this user may not
+ * read it). */
+static int read_format(fg_strbuf *text, const char **where)
+{
+	int why = ENOENT, err;
 
 	for (size_t i = 0; i < sizeof(tracefs) / sizeof(*tracefs); i++) {
-		FILE *f;
-		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", tracefs[i]);
-		if (!(f = fopen(path, "r"))) {
-			if (errno == EACCES || errno == EPERM)
-				why = EACCES;
-			continue;
+		fg_strbuf_reset(text);
+		if (!(err = read_file(tracefs[i], "events/sched/sched_switch/format", text))) {
+			*where = tracefs[i];
+			return 0;
 		}
-		*len = fread(buf, 1, cap - 1, f);
-		fclose(f);
-		buf[*len] = '\0';
-		*where = tracefs[i];
-		return 0;
+		if (err == ENOMEM)
+			return err;
+		if (err == EACCES)
+			why = EACCES;
 	}
 	return why;
 }
 
-int fg_recorder_sched_switch(fg_perfdata_sched_switch *out)
+static int sched_switch_of(fg_perfdata_sched_switch *out, fg_strbuf *text, const char **where)
 {
-	char buf[FORMAT_MAX];
-	const char *where = NULL;
-	size_t len = 0;
-	int why = read_format(buf, sizeof(buf), &len, &where);
+	int why = read_format(text, where);
 
 	memset(out, 0, sizeof(*out));
+	if (why == ENOMEM)
+		return FG_ENOMEM;
 	if (why == EACCES)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, whose description in tracefs "
@@ -65,15 +78,89 @@ int fg_recorder_sched_switch(fg_perfdata_sched_switch *out)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, but tracefs is not mounted — mount it "
 				    "('sudo mount -t tracefs nodev /sys/kernel/tracing') and run again");
-	if (fg_perfdata_sched_switch_parse(out, buf, len))
-		return fg_error_set(FG_EPARSE, "%s/events/sched/sched_switch/format: %s", where,
+	if (fg_perfdata_sched_switch_parse(out, text->buf, text->len))
+		return fg_error_set(FG_EPARSE, "%s/events/sched/sched_switch/format: %s", *where,
 				    fg_error_last());
 	return 0;
 }
 
+int fg_recorder_sched_switch(fg_perfdata_sched_switch *out)
+{
+	fg_strbuf text = FG_STRBUF_INIT;
+	const char *where = NULL;
+	int err = sched_switch_of(out, &text, &where);
+
+	fg_strbuf_release(&text);
+	return err;
+}
+
 int rn_tp_setup(rn_state *st)
 {
-	return fg_recorder_sched_switch(&st->sched);
+	return sched_switch_of(&st->sched, &st->tp_format, &st->tp_dir);
+}
+
+static void add_u32(fg_strbuf *sb, uint32_t v)
+{
+	fg_strbuf_add(sb, &v, sizeof(v));
+}
+
+static void add_u64(fg_strbuf *sb, uint64_t v)
+{
+	fg_strbuf_add(sb, &v, sizeof(v));
+}
+
+/* One tracefs file as the tracing data holds it: its size, its text. */
+static int add_file(fg_strbuf *sb, const char *dir, const char *name)
+{
+	fg_strbuf text = FG_STRBUF_INIT;
+	int err = read_file(dir, name, &text);
+
+	if (!err) {
+		add_u64(sb, text.len);
+		fg_strbuf_add(sb, text.buf, text.len);
+	}
+	fg_strbuf_release(&text);
+	return err;
+}
+
+/* The tracing data perf keeps beside a recording of tracepoints, so that
+ * perf script can print their fields: its magic and version, the byte
+ * order, long and page sizes, tracefs's descriptions of the ring
+ * buffer's page and event headers, no ftrace events, one system (sched)
+ * with one event's format, and empty kallsyms, printk formats and
+ * command names. Little-endian x86_64 only, as the recorder. */
+int rn_tp_tracing_data(rn_state *st, fg_strbuf *out)
+{
+	static const char magic[] = "\027\010\104tracing";
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	fg_strbuf_add(out, magic, 10);
+	fg_strbuf_add(out, "0.6", 4);
+	fg_strbuf_addch(out, 0);                    /* little-endian */
+	fg_strbuf_addch(out, (char)sizeof(long));
+	add_u32(out, (uint32_t)(page > 0 ? page : 4096));
+	fg_strbuf_add(out, "header_page", 12);
+	if ((err = add_file(out, st->tp_dir, "events/header_page")))
+		goto missing;
+	fg_strbuf_add(out, "header_event", 13);
+	if ((err = add_file(out, st->tp_dir, "events/header_event")))
+		goto missing;
+	add_u32(out, 0);                            /* ftrace events */
+	add_u32(out, 1);                            /* systems */
+	fg_strbuf_add(out, "sched", 6);
+	add_u32(out, 1);                            /* its events */
+	add_u64(out, st->tp_format.len);
+	fg_strbuf_add(out, st->tp_format.buf, st->tp_format.len);
+	add_u32(out, 0);                            /* kallsyms */
+	add_u32(out, 0);                            /* printk formats */
+	add_u64(out, 0);                            /* command names */
+	return fg_strbuf_check(out);
+missing:
+	if (err == ENOMEM)
+		return FG_ENOMEM;
+	return fg_error_set(FG_ERECORD, "cannot read %s/events/header_page or header_event: %s",
+			    st->tp_dir, strerror(err));
 }
 
 /* The tracepoint's attribute, once the sampling event's is settled:
