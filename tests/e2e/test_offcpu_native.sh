@@ -144,6 +144,15 @@ if command -v perf >/dev/null && perf record -q --no-bpf-event -e sched:sched_sw
 		awk -v n="$n" -v p="$p" 'BEGIN { d = n - p; if (d < 0) d = -d; exit !(p > 0 && d <= 100000) }' && pass ||
 			fail "native and perf differ under main;$key: $n us and $p us"
 	done
+	# hot/cold: the same waits under [off-cpu], the computing under [on-cpu]
+	check_exit "perf --hot-cold" 0 flamegraph --recorder perf --hot-cold --folded ph.folded -o ph.svg -- ./prog
+	for key in "nap_here;__GI___nanosleep" "read_pipe;__GI___libc_read"; do
+		n=$(weight hc.folded "$key")
+		p=$(weight ph.folded "$key")
+		awk -v n="$n" -v p="$p" 'BEGIN { d = n - p; if (d < 0) d = -d; exit !(p > 0 && d <= 100000) }' && pass ||
+			fail "native and perf --hot-cold differ under main;$key: $n us and $p us"
+	done
+	check_contains "perf --hot-cold: the computing under [on-cpu]" ph.folded "^prog;\[on-cpu\];.*main;compute [0-9]"
 	# the same frames: each stack of perf's graph is in the native one
 	cut -d' ' -f1 p.folded | sort >p.stacks
 	cut -d' ' -f1 off.stream.folded | sort >n.stacks
