@@ -110,9 +110,13 @@ if command -v perf >/dev/null; then
 		"sched:sched_switch: prev_comm=prog prev_pid=[0-9]+ prev_prio=[0-9]+ prev_state=S"
 	check_exit "--perfdata kept.data --off-cpu (perf script)" 0 flamegraph --perfdata kept.data \
 		--off-cpu --folded kept.folded -o kept.svg
+	# perf script prints times in microseconds, the native reader has
+	# their nanoseconds: a wait's rounding may differ by 1 us
 	for key in "nap_here;__GI___nanosleep" "read_pipe;__GI___libc_read"; do
-		check_eq "the kept recording through perf script: main;$key" \
-			"$(weight kept.folded "$key")" "$(weight off.file.folded "$key")"
+		p=$(weight kept.folded "$key")
+		n=$(weight off.file.folded "$key")
+		awk -v n="$n" -v p="$p" 'BEGIN { d = n - p; if (d < 0) d = -d; exit !(p > 0 && d <= 1) }' && pass ||
+			fail "the kept recording through perf script: main;$key weighs $p us, natively $n us"
 	done
 else
 	skip_part "perf script -i" "perf is not installed"

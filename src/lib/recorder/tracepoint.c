@@ -170,22 +170,22 @@ static void tp_attr(rn_state *st)
 {
 	struct perf_event_attr *a = &st->tp_attr;
 
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
+	/* the sampling event's settings as the kernel took them (call chain,
+	 * registers, stack copy, kernel frames, enabling), then what makes
+	 * it the tracepoint */
+	*a = st->attr;
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = st->sched.id;
+	a->freq = 0;
 	a->sample_period = 1;
-	a->sample_type = st->attr.sample_type | PERF_SAMPLE_RAW;
-	a->sample_regs_user = st->attr.sample_regs_user;
-	a->sample_stack_user = st->attr.sample_stack_user;
-	a->exclude_kernel = st->attr.exclude_kernel;
-	a->exclude_hv = st->attr.exclude_hv;
-	a->exclude_callchain_user = st->attr.exclude_callchain_user;
-	a->exclude_callchain_kernel = st->attr.exclude_callchain_kernel;
-	a->inherit = 1;
-	a->sample_id_all = 1;
-	a->disabled = st->attr.disabled;
-	a->enable_on_exec = st->attr.enable_on_exec;
+	a->sample_type |= PERF_SAMPLE_RAW;
+	a->mmap = a->mmap2 = a->mmap_data = a->comm = a->comm_exec = a->task = 0;
+	a->context_switch = 0;
+#ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
+	a->build_id = 0;
+#endif
+	a->watermark = 0;
+	a->wakeup_events = 0;
 }
 
 static int tp_keep(rn_state *st, int fd)
