@@ -277,6 +277,26 @@ int fg_offcpu_new(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample, fg_tex
 int fg_offcpu_feed(fg_offcpu *o, const char *buf, size_t len);
 /* Ends the input and flushes the output. */
 int fg_offcpu_finish(fg_offcpu *o);
+
+/* The same weighing with the switches as data, from a reader of the
+ * recording (perfdata.h, fg_perfdata_collapse_offcpu): the waits and
+ * on-CPU samples go to c (fg_collapser_add_sample), each with the
+ * weight, event name and outermost frame the text route gives it, so
+ * both routes fold to the same stacks. c is the caller's, and must
+ * outlive the filter. FG_ENOMEM. */
+int fg_offcpu_new_samples(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample,
+			  fg_collapser *c);
+/* A sched_switch sample: s->tid leaves the CPU at s->time (ns) with
+ * s's stack; preempted: it could have run on (prev_state R), not a
+ * wait. The sample's strings need live only during the call. Returns 0
+ * or the sticky error. */
+int fg_offcpu_switch_out(fg_offcpu *o, const fg_sample *s, bool preempted);
+/* Thread tid runs again at t_ns: its wait, if one is open, is passed on. */
+int fg_offcpu_switch_in(fg_offcpu *o, int32_t tid, uint64_t t_ns);
+/* hot_cold: an on-CPU sample, weighed by its period in nanoseconds
+ * (period_ns, as cpu-clock counts) or else by us_per_sample; ignored
+ * without hot_cold. */
+int fg_offcpu_on_cpu(fg_offcpu *o, const fg_sample *s, bool period_ns);
 void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out);
 void fg_offcpu_free(fg_offcpu *o);
 

@@ -235,6 +235,37 @@ typedef int (*fg_perfdata_progress_cb)(void *ctx, uint64_t samples);
 int fg_perfdata_collapse_progress(fg_perfdata *r, fg_collapser *c, fg_perfdata_progress_cb progress,
 				  void *ctx);
 
+/* Where the sched:sched_switch tracepoint's fields are in its raw data
+ * (PERF_SAMPLE_RAW), and its id (the event's config), as the kernel's
+ * tracefs describes them in events/sched/sched_switch/format. */
+typedef struct fg_perfdata_sched_field {
+	uint16_t offset, size;   /* bytes from the raw data's start */
+} fg_perfdata_sched_field;
+
+typedef struct fg_perfdata_sched_switch {
+	uint64_t id;
+	fg_perfdata_sched_field prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid;
+} fg_perfdata_sched_switch;
+
+/* Parses the text of a tracefs format file of sched_switch (its "ID:"
+ * line and its "field:" lines) into *out. Returns 0, or FG_EPARSE ("sched_switch
+ * format:LINE: ...") when the id or a field is missing or malformed. */
+int fg_perfdata_sched_switch_parse(fg_perfdata_sched_switch *out, const char *text, size_t len);
+
+/* Off-CPU graphs from a recording of the sched_switch tracepoint fmt
+ * describes (with PERF_SAMPLE_RAW and the kernel's SWITCH records,
+ * attr.context_switch), read natively: its samples go to the off-CPU
+ * weighing o (collapse.h, made with fg_offcpu_new_samples) instead of a
+ * collapser: each sched_switch sample as a thread leaving the CPU
+ * (preempted when prev_state shows it runnable), each SWITCH record
+ * without the out flag as a thread coming back, every other sample as
+ * on-CPU time (weighed by its period in nanoseconds for cpu-clock).
+ * fmt must outlive the call. progress as for
+ * fg_perfdata_collapse_progress (may be NULL). Returns as
+ * fg_perfdata_foreach, or o's error; the caller then finishes o. */
+int fg_perfdata_collapse_offcpu(fg_perfdata *r, fg_offcpu *o, const fg_perfdata_sched_switch *fmt,
+				fg_perfdata_progress_cb progress, void *ctx);
+
 /* Fills *out; complete after fg_perfdata_foreach. */
 void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out);
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "flamegraph/api.h"
+#include "flamegraph/perfdata.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +43,20 @@ typedef void (*fg_recorder_event_cb)(void *ctx, fg_recorder_event kind, const ch
 /* The layout of fg_recorder_opts this header describes:
  * fg_recorder_opts_init and fg_recorder_run take it and every older
  * version, and refuse 0 and later ones (FG_EINVAL). */
-#define FG_RECORDER_OPTS_VERSION 1
+#define FG_RECORDER_OPTS_VERSION 2
+
+/* What the recorder samples (version 2 on). */
+typedef enum fg_recorder_mode {
+	FG_RECORDER_ON_CPU = 0, /* the call chains on the CPU, at freq */
+	FG_RECORDER_OFF_CPU,    /* every switch off a CPU (the sched:sched_switch
+				   tracepoint, with its call chain and raw
+				   fields) and the kernel's switch records that
+				   say when a thread runs again: where threads
+				   wait and how long (perfdata.h,
+				   fg_perfdata_collapse_offcpu) */
+	FG_RECORDER_HOT_COLD,   /* both, the on-CPU samples by the cpu-clock
+				   timer so that their periods are times */
+} fg_recorder_mode;
 
 typedef struct fg_recorder_opts {
 	unsigned version;          /* FG_RECORDER_OPTS_VERSION */
@@ -74,6 +88,8 @@ typedef struct fg_recorder_opts {
 	void *write_ctx;
 	fg_recorder_event_cb on_event; /* NULL: none */
 	void *event_ctx;
+	/* version 2 */
+	fg_recorder_mode mode;     /* FG_RECORDER_ON_CPU */
 } fg_recorder_opts;
 
 #define FG_RECORDER_OPTS_INIT { .version = FG_RECORDER_OPTS_VERSION, .workload_stdout = -1, \
@@ -99,6 +115,15 @@ typedef struct fg_recorder_result {
 	uint64_t records;       /* records read from the kernel */
 	uint64_t samples;       /* of which samples */
 } fg_recorder_result;
+
+/* Reads the sched:sched_switch tracepoint's id and the places of its
+ * fields from tracefs (/sys/kernel/tracing, else
+ * /sys/kernel/debug/tracing), as the off-CPU modes record it: what the
+ * reader needs to read their samples (fg_perfdata_collapse_offcpu).
+ * Errors: FG_ERECORD when tracefs is not mounted or not readable by
+ * this user (the detail says what to do), FG_EPARSE for a format this
+ * reader cannot read. */
+int fg_recorder_sched_switch(fg_perfdata_sched_switch *out);
 
 /* Records until the command ends (or the PIDs all exit, or an interrupt:
  * flamegraph/signals.h; the command gets the signal and the recording

@@ -102,7 +102,7 @@ check_contains "--off-cpu --format json: microseconds" off.json '"unit":"microse
 check_exit "--off-cpu with --hot-cold" 1 flamegraph --off-cpu --hot-cold -- ./offcpu 1 1
 check_contains "--off-cpu with --hot-cold: says why" err "conflict"
 check_exit "--off-cpu with -c" 1 flamegraph --off-cpu -c "record -e cycles" -- ./offcpu 1 1
-check_contains "--off-cpu with -c: says why" err "choose perf's events themselves"
+check_contains "--off-cpu with -c: says why" err "choose the events themselves"
 # an on-CPU recording has no waits: re-rendered with --off-cpu, it says so
 check_exit "on-CPU recording kept" 0 flamegraph --call-graph fp -o on.svg --perfdata-out on.data -- ./offcpu 0 50
 check_exit "--off-cpu --perfdata of an on-CPU recording" 4 flamegraph --off-cpu --perfdata on.data -o none.svg

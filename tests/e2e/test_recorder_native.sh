@@ -153,7 +153,7 @@ check_contains "flamegraph-build: sort_phase" stress2.folded "sort_phase;sort_wo
 check_clean "flamegraph-build"
 
 # --- what it does not take: refused before anything runs ----------------------------------
-for opts in "--off-cpu" "--hot-cold" "-c record" "--root" "-z"; do
+for opts in "-c record" "--root" "-z"; do
 	# shellcheck disable=SC2086
 	check_exit "--recorder native $opts" 1 fgn $opts -o x.svg -- sh -c "touch ran"
 	check_contains "--recorder native $opts: why, and what to do" err "error: .*--recorder perf"

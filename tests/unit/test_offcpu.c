@@ -236,6 +236,90 @@ static void sink_error(void **state)
 	fg_offcpu_free(o);
 }
 
+/* The same switches as data (fg_offcpu_new_samples), as a reader of the
+ * recording hands them over: the same graph and figures as the text. */
+static char *run_data(bool hot_cold, fg_offcpu_stats *st)
+{
+	static const fg_sample_frame compute[] = {
+		{ .addr = 0x1167, .sym = "compute", .module = "/tmp/app" },
+		{ .addr = 0x11c5, .sym = "main", .module = "/tmp/app" },
+	};
+	static const fg_sample_frame preempted[] = {
+		{ .addr = 0xffffffff82266833, .sym = "schedule", .module = "[kernel.kallsyms]", .kernel = true },
+		{ .addr = 0x1167, .sym = "compute", .module = "/tmp/app" },
+		{ .addr = 0x11c5, .sym = "main", .module = "/tmp/app" },
+	};
+	static const fg_sample_frame sleeping[] = {
+		{ .addr = 0xffffffff82266833, .sym = "schedule", .module = "[kernel.kallsyms]", .kernel = true },
+		{ .addr = 0xffffffff8226d89e, .sym = "do_nanosleep", .module = "[kernel.kallsyms]", .kernel = true },
+		{ .addr = 0xcf503, .sym = "__GI___clock_nanosleep", .inlined = true },
+		{ .addr = 0x11b5, .sym = "sleeper", .module = "/tmp/app" },
+		{ .addr = 0x11c0, .sym = "main", .module = "/tmp/app" },
+	};
+	static const fg_sample_frame locking[] = {
+		{ .addr = 0xffffffff82266833, .sym = "schedule", .module = "[kernel.kallsyms]", .kernel = true },
+		{ .addr = 0xffffffff8226d000, .sym = "futex_wait", .module = "[kernel.kallsyms]", .kernel = true },
+		{ .addr = 0x2000, .sym = "take_lock", .module = "/tmp/app" },
+	};
+	fg_sample s = { .comm = "app", .pid = 8181, .tid = 8181, .event = "sched:sched_switch" };
+	fg_collapse_opts co = FG_COLLAPSE_OPTS_INIT;
+	fg_collapser *c = NULL;
+	fg_offcpu *o = NULL;
+	char *buf = NULL, comm[8];
+	size_t n = 0;
+	FILE *out;
+
+	co.nthreads = 1;
+	assert_int_equal(fg_collapser_new(&c, FG_FORMAT_PERF, &co), 0);
+	assert_int_equal(fg_offcpu_new_samples(&o, hot_cold, 1003, c), 0);
+	s.time = 13404149840000;
+	s.frames = preempted;
+	s.nframes = 3;
+	assert_int_equal(fg_offcpu_switch_out(o, &s, true), 0);
+	assert_int_equal(fg_offcpu_switch_in(o, 8181, 13404150153000), 0);
+	/* the sample's strings need not outlive the call */
+	snprintf(comm, sizeof(comm), "app");
+	s.comm = comm;
+	s.time = 13404152764000;
+	s.frames = sleeping;
+	s.nframes = 5;
+	assert_int_equal(fg_offcpu_switch_out(o, &s, false), 0);
+	memset(comm, 'x', sizeof(comm) - 1);
+	s = (fg_sample){ .comm = "worker", .pid = 8182, .tid = 8182, .time = 13404200000000,
+			 .event = "sched:sched_switch", .frames = locking, .nframes = 3 };
+	assert_int_equal(fg_offcpu_switch_out(o, &s, false), 0);
+	assert_int_equal(fg_offcpu_switch_in(o, 8182, 13404202500000), 0);
+	assert_int_equal(fg_offcpu_switch_in(o, 8181, 13404452874000), 0);
+	s = (fg_sample){ .comm = "app", .pid = 8181, .tid = 8181, .time = 13404460000000,
+			 .period = 1003009, .event = "cpu-clock", .frames = compute, .nframes = 2 };
+	assert_int_equal(fg_offcpu_on_cpu(o, &s, true), 0);
+	assert_int_equal(fg_offcpu_finish(o), 0);
+	assert_int_equal(fg_collapser_finish(c), 0);
+	fg_offcpu_filter_stats(o, st);
+	out = open_memstream(&buf, &n);
+	assert_non_null(out);
+	assert_int_equal(fg_collapser_foreach(c, to_text, out), 0);
+	fclose(out);
+	fg_offcpu_free(o);
+	fg_collapser_free(c);
+	return buf;
+}
+
+static void data_as_text(void **state)
+{
+	for (int hc = 0; hc < 2; hc++) {
+		fg_offcpu_stats st_text, st_data;
+		char *text = run_filter(TRACE, 0, hc, &st_text);
+		char *data = run_data(hc, &st_data);
+
+		(void)state;
+		assert_string_equal(data, text);
+		assert_memory_equal(&st_data, &st_text, sizeof(st_text));
+		free(text);
+		free(data);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +330,7 @@ int main(void)
 		cmocka_unit_test(short_wait_and_ns),
 		cmocka_unit_test(indented_headers_and_comments),
 		cmocka_unit_test(sink_error),
+		cmocka_unit_test(data_as_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

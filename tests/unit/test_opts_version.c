@@ -131,6 +131,15 @@ static void older_inits_write_their_version_only(void **state)
 	size_t v1 = offsetof(fg_pipeline_compare_opts, runs_out);
 
 	(void)state;
+	{
+		/* the native recorder's version 1 ends before its mode */
+		fg_recorder_opts rbig;
+		size_t r1 = offsetof(fg_recorder_opts, mode);
+		memset(&rbig, 0xa5, sizeof(rbig));
+		assert_int_equal(fg_recorder_opts_init(&rbig, 1), 0);
+		assert_true(untouched((char *)&rbig + r1, sizeof(rbig) - r1));
+		assert_int_equal(rbig.version, 1);
+	}
 	memset(&big, 0xa5, sizeof(big));
 	assert_int_equal(fg_pipeline_compare_opts_init(&big, 1), 0);
 	assert_true(untouched((char *)&big + v1, sizeof(big) - v1));
@@ -202,9 +211,11 @@ static void refused(int err, const char *type)
 
 	char r[32];
 	/* the options of a comparison grew a second look (version 2), and so
-	 * did flamegraph-build's, which hold them */
+	 * did flamegraph-build's, which hold them; the native recorder's
+	 * grew its mode */
 	unsigned now = !strcmp(type, "fg_pipeline_compare_opts")  ? FG_PIPELINE_COMPARE_OPTS_VERSION :
 		       !strcmp(type, "fg_build_and_profile_opts") ? FG_BUILD_AND_PROFILE_OPTS_VERSION :
+		       !strcmp(type, "fg_recorder_opts")          ? FG_RECORDER_OPTS_VERSION :
 								    1;
 
 	snprintf(want, sizeof(want), "%s version 0 is not %s: set the options up with %s_init", type,

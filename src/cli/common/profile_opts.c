@@ -308,7 +308,7 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 			     "the off-CPU time, beside the on-CPU time");
 	if ((pc->off_cpu || pc->hot_cold) && pc->cmd)
 		return usage("%s", "-c/--cmd conflicts with --off-cpu and --hot-cold, which choose "
-			     "perf's events themselves");
+			     "the events themselves");
 	if (rec->recorder == FG_RECORDER_NATIVE && (pc->cmd || pc->root.on || pc->compression != -1))
 		return usage("--recorder native conflicts with %s, which perf record alone takes — "
 			     "drop it, or use --recorder perf", pc->cmd ? "-c/--cmd" : pc->root.on ?
@@ -316,11 +316,10 @@ static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 	if (rec->recorder == FG_RECORDER_NATIVE && rec->call_graph == FG_CALL_GRAPH_LBR)
 		return usage("%s", "--call-graph lbr is recorded by perf — use --recorder perf, or "
 			     "--call-graph dwarf or fp");
-	if ((pc->off_cpu || pc->hot_cold) && rec->recorder == FG_RECORDER_NATIVE)
-		return usage("%s", "--off-cpu and --hot-cold are recorded by perf's scheduler events "
-			     "— use --recorder perf");
-	if ((pc->off_cpu || pc->hot_cold) && rec->recorder != FG_RECORDER_PERF)
-		return usage("%s", "--off-cpu and --hot-cold need Linux perf's scheduler events");
+	if ((pc->off_cpu || pc->hot_cold) && rec->recorder != FG_RECORDER_PERF &&
+	    rec->recorder != FG_RECORDER_NATIVE)
+		return usage("%s", "--off-cpu and --hot-cold need Linux's scheduler events — use "
+			     "--recorder perf or --recorder native");
 	rec->mode = pc->hot_cold ? FG_RECORD_HOT_COLD : pc->off_cpu ? FG_RECORD_OFF_CPU :
 		    FG_RECORD_ON_CPU;
 	rec->root = pc->root.on;

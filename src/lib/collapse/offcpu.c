@@ -13,7 +13,13 @@
  *
  * A blocking switch's stack is held per thread until the thread's next
  * SWITCH IN, then written out as one event weighted by the time between
- * them. */
+ * them.
+ *
+ * The same switches also come as data (fg_offcpu_new_samples): a reader
+ * of the recording hands over the switch-out samples, the switches back
+ * in and the on-CPU samples, and the waits are weighed by the same code
+ * and handed to a collapser as samples. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +37,12 @@ struct wait {
 	bool too_big;       /* its stack passed FG_CMAX_STACK: dropped */
 	fg_strbuf who;      /* "comm pid/tid" as perf printed it */
 	fg_strbuf stack;    /* its stack lines */
+	/* as data: the sample's frames, their names kept in names (a name
+	 * is its offset there + 1, 0 for NULL, until it is handed on) */
+	fg_sample_frame *frames;
+	size_t nframes, aframes;
+	fg_strbuf names;
+	int32_t pid;
 };
 
 enum event_kind { EV_NONE, EV_DROP, EV_HOLD, EV_PASS };
@@ -40,6 +52,9 @@ struct fg_offcpu {
 	uint64_t us_per_sample;
 	fg_text_cb sink;
 	void *ctx;
+	fg_collapser *c;     /* as data: the collapser the waits go to */
+	fg_sample_frame *scratch; /* a wait's frames with their names */
+	size_t ascratch;
 	int error;
 
 	fg_strbuf line;      /* a line cut by a chunk boundary */
@@ -149,6 +164,7 @@ static struct wait *wait_of(fg_offcpu *o, fg_view tid, bool create)
 	memset(w, 0, sizeof(*w));
 	fg_strbuf_init(&w->who, 0);
 	fg_strbuf_init(&w->stack, 0);
+	fg_strbuf_init(&w->names, 0);
 	e->value.u = o->nwaits;
 	return w;
 }
@@ -164,27 +180,49 @@ static void end_event(fg_offcpu *o)
 	o->held = NULL;
 }
 
+/* The wait of w ends at t_ns: its weight in microseconds, counted, or
+ * 0 when it is not one to pass on. */
+static uint64_t wait_end(fg_offcpu *o, struct wait *w, uint64_t t_ns)
+{
+	uint64_t us;
+
+	if (!w || !w->open)
+		return 0;
+	w->open = false;
+	if (w->too_big || t_ns < w->t_ns)
+		return 0;
+	us = (t_ns - w->t_ns + 500) / 1000;
+	if (!us)
+		us = 1;
+	o->st.waits++;
+	o->st.off_us += us;
+	return us;
+}
+
+/* A wait that starts at t_ns (the one before it, if still open, was not
+ * seen to end). */
+static void wait_start(fg_offcpu *o, struct wait *w, uint64_t t_ns)
+{
+	if (w->open)
+		o->st.open++; /* its switch in was not recorded */
+	w->open = true;
+	w->too_big = false;
+	w->t_ns = t_ns;
+}
+
 /* The thread runs again: its wait is over. */
 static void switch_in(fg_offcpu *o, fg_view tid, uint64_t t_ns)
 {
 	struct wait *w = wait_of(o, tid, false);
-	uint64_t us;
+	uint64_t us = wait_end(o, w, t_ns);
 
-	if (!w || !w->open)
-		return;
-	w->open = false;
-	if (w->too_big || t_ns < w->t_ns)
-		return;
-	us = (t_ns - w->t_ns + 500) / 1000;
 	if (!us)
-		us = 1;
+		return;
 	out_header(o, w->who.buf, w->who.len, us);
 	out_add(o, w->stack.buf, w->stack.len);
 	if (o->hot_cold)
 		out_add(o, MARKER_OFF, sizeof(MARKER_OFF) - 1);
 	out_add(o, "\n", 1);
-	o->st.waits++;
-	o->st.off_us += us;
 }
 
 /* A blocking switch out: hold the stack that follows. */
@@ -202,11 +240,7 @@ static void switch_out(fg_offcpu *o, fg_view who, fg_view tid, uint64_t t_ns, fg
 		o->kind = EV_DROP;
 		return;
 	}
-	if (w->open)
-		o->st.open++; /* its switch in was not recorded */
-	w->open = true;
-	w->too_big = false;
-	w->t_ns = t_ns;
+	wait_start(o, w, t_ns);
 	fg_strbuf_reset(&w->who);
 	fg_strbuf_reset(&w->stack);
 	if (fg_strbuf_add(&w->who, who.ptr, who.len))
@@ -218,18 +252,25 @@ static void switch_out(fg_offcpu *o, fg_view who, fg_view tid, uint64_t t_ns, fg
 /* An on-CPU sample (hot_cold): written out as it comes, weighed in
  * microseconds. period: the word before the event, perf's period when it
  * is a number. */
-static void on_cpu(fg_offcpu *o, fg_view who, fg_view period)
+/* An on-CPU sample's weight in microseconds, counted: its period in
+ * nanoseconds when known (have_ns), else the time between samples. */
+static uint64_t on_cpu_us(fg_offcpu *o, bool have_ns, uint64_t ns)
 {
-	unsigned long long ns;
-	uint64_t us = o->us_per_sample;
+	uint64_t us = have_ns ? (ns + 500) / 1000 : o->us_per_sample;
 
-	if (period.len && !fg_parse_u64(period, &ns))
-		us = (ns + 500) / 1000;
 	if (!us)
 		us = 1;
-	out_header(o, who.ptr, who.len, us);
 	o->st.on_samples++;
 	o->st.on_us += us;
+	return us;
+}
+
+static void on_cpu(fg_offcpu *o, fg_view who, fg_view period)
+{
+	unsigned long long ns = 0;
+	bool have = period.len && !fg_parse_u64(period, &ns);
+
+	out_header(o, who.ptr, who.len, on_cpu_us(o, have, ns));
 	o->kind = EV_PASS;
 }
 
@@ -381,6 +422,136 @@ int fg_offcpu_finish(fg_offcpu *o)
 	return flush(o);
 }
 
+/* The switches as data: each wait's sample is kept (its frames, their
+ * names copied) until the thread's switch back in. */
+
+int fg_offcpu_new_samples(fg_offcpu **out, bool hot_cold, uint64_t us_per_sample,
+			  fg_collapser *c)
+{
+	int err = fg_offcpu_new(out, hot_cold, us_per_sample, NULL, NULL);
+
+	if (!err)
+		(*out)->c = c;
+	return err;
+}
+
+static struct wait *wait_of_tid(fg_offcpu *o, int32_t tid, bool create)
+{
+	char key[16];
+	int n = snprintf(key, sizeof(key), "%d", (int)tid);
+
+	return wait_of(o, fg_view_of(key, (size_t)n), create);
+}
+
+/* A name kept in w->names: its offset + 1, 0 for NULL. */
+static uintptr_t keep_name(fg_offcpu *o, struct wait *w, const char *name)
+{
+	size_t at = w->names.len;
+
+	if (!name)
+		return 0;
+	if (fg_strbuf_add(&w->names, name, strlen(name) + 1))
+		o->error = FG_ENOMEM;
+	return at + 1;
+}
+
+static const char *name_at(const struct wait *w, const char *kept)
+{
+	uintptr_t at = (uintptr_t)kept;
+
+	return at ? w->names.buf + at - 1 : NULL;
+}
+
+int fg_offcpu_switch_out(fg_offcpu *o, const fg_sample *s, bool preempted)
+{
+	struct wait *w;
+	size_t i;
+
+	if (o->error)
+		return o->error;
+	if (preempted) {
+		o->st.preempted++;
+		return 0;
+	}
+	if (!(w = wait_of_tid(o, s->tid, true)))
+		return o->error;
+	wait_start(o, w, s->time);
+	w->pid = s->pid;
+	w->nframes = 0;
+	fg_strbuf_reset(&w->names);
+	fg_strbuf_reset(&w->who);
+	if (fg_strbuf_addstr(&w->who, s->comm ? s->comm : ""))
+		return o->error = FG_ENOMEM;
+	if (FG_ALLOC_GROW(w->frames, s->nframes, w->aframes, 16))
+		return o->error = FG_ENOMEM;
+	for (i = 0; i < s->nframes; i++) {
+		fg_sample_frame f = s->frames[i];
+		f.sym = (const char *)keep_name(o, w, f.sym);
+		f.module = (const char *)keep_name(o, w, f.module);
+		f.file = (const char *)keep_name(o, w, f.file);
+		w->frames[i] = f;
+	}
+	w->nframes = s->nframes;
+	return o->error;
+}
+
+/* Hands a sample on with its frames and, for hot/cold, the outermost
+ * frame that says whether it ran or waited. */
+static int pass_on(fg_offcpu *o, const fg_sample *s, const struct wait *w, const char *root,
+		   uint64_t us)
+{
+	fg_sample out = *s;
+	size_t n = s->nframes + (o->hot_cold ? 1 : 0), i;
+
+	if (FG_ALLOC_GROW(o->scratch, n, o->ascratch, 16))
+		return o->error = FG_ENOMEM;
+	for (i = 0; i < s->nframes; i++) {
+		o->scratch[i] = s->frames[i];
+		if (w) {
+			o->scratch[i].sym = name_at(w, s->frames[i].sym);
+			o->scratch[i].module = name_at(w, s->frames[i].module);
+			o->scratch[i].file = name_at(w, s->frames[i].file);
+		}
+	}
+	if (o->hot_cold)
+		o->scratch[i] = (fg_sample_frame){ .sym = root };
+	out.frames = o->scratch;
+	out.nframes = n;
+	out.period = us;
+	out.event = o->hot_cold ? "hot-cold" : "off-cpu";
+	if ((o->error = fg_collapser_add_sample(o->c, &out)))
+		return o->error;
+	return 0;
+}
+
+int fg_offcpu_switch_in(fg_offcpu *o, int32_t tid, uint64_t t_ns)
+{
+	struct wait *w;
+	fg_sample s;
+	uint64_t us;
+
+	if (o->error)
+		return o->error;
+	w = wait_of_tid(o, tid, false);
+	if (!(us = wait_end(o, w, t_ns)))
+		return o->error;
+	memset(&s, 0, sizeof(s));
+	s.comm = w->who.buf;
+	s.pid = w->pid;
+	s.tid = tid;
+	s.time = w->t_ns;
+	s.frames = w->frames;
+	s.nframes = w->nframes;
+	return pass_on(o, &s, w, FG_OFFCPU_ROOT, us);
+}
+
+int fg_offcpu_on_cpu(fg_offcpu *o, const fg_sample *s, bool period_ns)
+{
+	if (o->error || !o->hot_cold)
+		return o->error;
+	return pass_on(o, s, NULL, FG_ONCPU_ROOT, on_cpu_us(o, period_ns, s->period));
+}
+
 void fg_offcpu_filter_stats(const fg_offcpu *o, fg_offcpu_stats *out)
 {
 	*out = o->st;
@@ -395,7 +566,10 @@ void fg_offcpu_free(fg_offcpu *o)
 	for (i = 0; i < o->nwaits; i++) {
 		fg_strbuf_release(&o->waits[i].who);
 		fg_strbuf_release(&o->waits[i].stack);
+		fg_strbuf_release(&o->waits[i].names);
+		free(o->waits[i].frames);
 	}
+	free(o->scratch);
 	free(o->waits);
 	fg_strmap_release(&o->by_tid);
 	fg_strbuf_release(&o->line);

@@ -116,6 +116,8 @@ void pd_set_attr(fg_perfdata *r, size_t i, const unsigned char *a, uint64_t asiz
 	struct pd_attr *at = &r->attrs[i];
 	uint64_t flags = pd_u64(a + 40);
 
+	at->type = pd_u32(a);
+	at->config = pd_u64(a + 8);
 	at->sample_type = pd_u64(a + 24);
 	at->sample_period = (flags & (1u << 10)) ? 1 : pd_u64(a + 16);
 	/* sample_regs_user came with the attribute's third size (96) */

@@ -112,6 +112,7 @@ bool pd_is_queued_type(uint32_t type)
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
+	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
 		return true;

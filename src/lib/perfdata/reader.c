@@ -151,6 +151,8 @@ int pd_handle(fg_perfdata *r, const struct recpos *at, fg_perfdata_sample_cb cb,
 	case PERF_RECORD_EXIT:
 		do_exit(r, at, size);
 		return 0;
+	case PERF_RECORD_SWITCH:
+		return pd_offcpu_switch(r, at, size, misc);
 	/* perf (6.0 on) ends a recording with a LOST_SAMPLES record per
 	 * event that totals the drops its LOST records told of: the larger
 	 * sum counts, not both */

@@ -40,6 +40,8 @@
 
 /* An event attribute and the sample format of its records. */
 struct pd_attr {
+	uint32_t type;            /* the event's type and config */
+	uint64_t config;
 	uint64_t sample_type;
 	uint64_t sample_period;
 	uint64_t regs_user;       /* sample_regs_user: the registers of a sample */
@@ -145,6 +147,12 @@ struct fg_perfdata {
 	struct pd_addr_slot *addrs; /* sample.c: the frames of the addresses met */
 	size_t naddrs, aaddrs;
 	char comm_buf[24];
+	/* off-CPU (sched_switch.c): the tracepoint's layout, and the
+	 * weighing the switches go to instead of the sample callback */
+	const fg_perfdata_sched_switch *sched;
+	fg_offcpu *offcpu;
+	fg_perfdata_progress_cb offcpu_progress;
+	void *offcpu_ctx;
 	bool compressed;          /* the recording has the compressed feature */
 	pd_inflater inflater;     /* compressed records' stream */
 	size_t tail;              /* bytes of a record cut at the end of the
@@ -213,5 +221,16 @@ void pd_fetch_note_stack(fg_perfdata *r, uint64_t used);
 int pd_read_pipe_prologue(fg_perfdata *r);
 /* fg_perfdata_foreach's walk of a stream. */
 int pd_walk_stream(fg_perfdata *r, fg_perfdata_sample_cb cb, void *ctx);
+
+
+/* sched_switch.c */
+/* Whether a is the sched_switch tracepoint of the off-CPU layout. */
+bool pd_is_sched_switch(const fg_perfdata *r, const struct pd_attr *a);
+/* A sample of an off-CPU read (raw: its PERF_SAMPLE_RAW data, or NULL)
+ * handed to the weighing. */
+int pd_offcpu_sample(fg_perfdata *r, const struct pd_attr *a, const unsigned char *raw,
+		     size_t raw_len, const fg_perfdata_sample *s);
+/* A SWITCH record of an off-CPU read: a switch back in ends a wait. */
+int pd_offcpu_switch(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_t misc);
 
 #endif

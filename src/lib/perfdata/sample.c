@@ -58,6 +58,8 @@ struct sample {
 	uint64_t stack_full;      /* with the part left in the file (at
 				     stack_at): 0, none left */
 	uint64_t stack_at;
+	const unsigned char *raw;  /* PERF_SAMPLE_RAW's data, or NULL */
+	uint32_t raw_len;
 };
 
 /* PERF_SAMPLE_REGS_USER (abi, then one u64 per register of the mask
@@ -170,6 +172,8 @@ static int parse_front(const fg_perfdata *r, const struct pd_attr *f, const stru
 		raw = pd_u32(p);
 		p += 4;
 		NEED(raw);
+		s->raw = p;
+		s->raw_len = raw;
 		p += raw;
 	}
 #undef NEED
@@ -632,6 +636,8 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 	out.frames = r->frames;
 	out.nframes = r->nframes;
 	r->stats.samples++;
+	if (r->offcpu)
+		return pd_offcpu_sample(r, attr, s.raw, s.raw_len, &out);
 	return cb(ctx, &out);
 }
 

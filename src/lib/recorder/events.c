@@ -103,6 +103,7 @@ void rn_events_attr(rn_state *st)
 	a->task = 1;
 	a->sample_id_all = 1;
 	a->watermark = 1;
+	rn_events_mode(st);
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
 	a->build_id = 1;
 #endif
@@ -217,6 +218,9 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 		}
 		if ((err = keep_fd(st, fd)) || (err = attach_ring(st, i, fd)))
 			return err;
+		if (st->o->mode != FG_RECORDER_ON_CPU && st->rings[i].base &&
+		    (err = rn_tp_open(st, pid, i)))
+			return err;
 	}
 	return 0;
 }
@@ -225,10 +229,12 @@ void rn_events_enable(rn_state *st, bool on)
 {
 	for (size_t i = 0; i < st->nfds; i++)
 		(void)ioctl(st->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	rn_tp_enable(st, on);
 }
 
 void rn_events_close(rn_state *st)
 {
+	rn_tp_close(st);
 	for (size_t i = 0; i < st->nfds; i++)
 		close(st->fds[i]);
 	st->nfds = 0;

@@ -55,6 +55,15 @@ typedef struct rn_state {
 	bool capped;
 	bool header_done;
 	double t0;
+	/* the off-CPU modes' tracepoint (tracepoint.c) */
+	fg_perfdata_sched_switch sched;
+	fg_strbuf tp_format;   /* its format's text */
+	const char *tp_dir;    /* the tracefs it was read from */
+	struct perf_event_attr tp_attr;
+	bool tp_ready;         /* tp_attr made from the settled attr */
+	int *tp_fds;
+	uint64_t *tp_ids;
+	size_t ntp, atp;
 } rn_state;
 
 /* events.c */
@@ -111,6 +120,22 @@ double rn_now(void);
 /* Starts the command held: after its exec where it can be traced (then
  * *after_exec), else before it. */
 int rn_launch_spawn(const fg_recorder_opts *o, fg_child *child, bool *after_exec);
+
+/* tracepoint.c */
+/* The sampling event's attribute for the mode: with the off-CPU modes,
+ * the switch records, and cpu-clock (hot/cold) or the dummy event that
+ * only carries the side-band (off CPU alone). */
+void rn_events_mode(rn_state *st);
+/* Reads the tracepoint's id and format (with the mode off CPU). */
+int rn_tp_setup(rn_state *st);
+/* Opens the tracepoint on the task pid and the CPU of index i, into its
+ * ring buffer (the sampling event's there is mapped). */
+int rn_tp_open(rn_state *st, pid_t pid, size_t i);
+void rn_tp_enable(rn_state *st, bool on);
+/* The tracing data of the tracepoint (perf's layout, which perf script
+ * needs to print its fields), appended to out. */
+int rn_tp_tracing_data(rn_state *st, fg_strbuf *out);
+void rn_tp_close(rn_state *st);
 
 /* msgs.c: the kernel's refusals in the user's terms */
 typedef struct rn_host {

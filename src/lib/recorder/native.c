@@ -28,7 +28,12 @@
 #define FORWARD_AFTER 0.2
 #define KILL_AFTER 2.0
 
-FG_OPTS_INIT_FUNCTION(fg_recorder_opts, FG_RECORDER_OPTS_VERSION, FG_RECORDER_OPTS_INIT)
+static const fg_recorder_opts fg_recorder_opts_defaults = FG_RECORDER_OPTS_INIT;
+static const fg_opts_layout fg_recorder_opts_layouts[] = {
+	{ offsetof(fg_recorder_opts, mode), &fg_recorder_opts_defaults },
+	{ sizeof(fg_recorder_opts), &fg_recorder_opts_defaults },
+};
+FG_OPTS_INIT_FUNCTION_OF(fg_recorder_opts, FG_RECORDER_OPTS_VERSION, fg_recorder_opts_layouts)
 
 double rn_now(void)
 {
@@ -316,9 +321,12 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	s.st.o = &o;
 	s.st.res = res;
 	fg_strbuf_init(&s.st.round, 0);
+	fg_strbuf_init(&s.st.tp_format, 0);
 	s.st.t0 = s.t_tick = rn_now();
 	s.seen_requests = fg_interrupt_count();
-	if (!(err = rn_events_cpus(&s.st)))
+	if (!(err = rn_events_cpus(&s.st)) && o.mode != FG_RECORDER_ON_CPU)
+		err = rn_tp_setup(&s.st);
+	if (!err)
 		err = o.npids ? start_pids(&s) : start_command(&s);
 	if (!err)
 		err = run_loop(&s);
@@ -338,6 +346,9 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	free(s.st.offs);
 	free(s.st.fds);
 	free(s.st.ids);
+	free(s.st.tp_fds);
+	fg_strbuf_release(&s.st.tp_format);
+	free(s.st.tp_ids);
 	free(s.st.cpus);
 	free(s.pids);
 	return err;

@@ -11,6 +11,7 @@
 
 /* perf.data's record types beyond the kernel's */
 #define REC_HEADER_ATTR 64
+#define REC_HEADER_TRACING_DATA 66
 #define REC_FINISHED_ROUND 68
 
 void rn_emit(rn_state *st, fg_recorder_event kind, const char *msg)
@@ -45,16 +46,41 @@ int rn_stream_round(rn_state *st)
 }
 
 /* One HEADER_ATTR record: the attribute and n ids. */
-static int attr_record(rn_state *st, const uint64_t *ids, size_t n)
+static int attr_record(rn_state *st, const struct perf_event_attr *a, const uint64_t *ids, size_t n)
 {
 	struct perf_event_header h = { .type = REC_HEADER_ATTR, .misc = 0, .size = 0 };
 	int err;
 
-	h.size = (uint16_t)(sizeof(h) + sizeof(st->attr) + n * sizeof(*ids));
+	h.size = (uint16_t)(sizeof(h) + sizeof(*a) + n * sizeof(*ids));
 	if ((err = rn_stream_write(st, &h, sizeof(h))) ||
-	    (err = rn_stream_write(st, &st->attr, sizeof(st->attr))))
+	    (err = rn_stream_write(st, a, sizeof(*a))))
 		return err;
 	return n ? rn_stream_write(st, ids, n * sizeof(*ids)) : 0;
+}
+
+/* The tracepoint's tracing data: a record that gives its size (padded
+ * to 8 bytes), then the data, outside the record. */
+static int tracing_data_record(rn_state *st)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t size, pad;
+	} rec = { { REC_HEADER_TRACING_DATA, 0, sizeof(rec) }, 0, 0 };
+	static const char zeros[8];
+	fg_strbuf data = FG_STRBUF_INIT;
+	size_t pad;
+	int err;
+
+	if ((err = rn_tp_tracing_data(st, &data)))
+		goto done;
+	pad = (8 - data.len % 8) % 8;
+	rec.size = (uint32_t)(data.len + pad);
+	if (!(err = rn_stream_write(st, &rec, sizeof(rec))) &&
+	    !(err = rn_stream_write(st, data.buf, data.len)))
+		err = rn_stream_write(st, zeros, pad);
+done:
+	fg_strbuf_release(&data);
+	return err;
 }
 
 int rn_stream_header(rn_state *st)
@@ -73,10 +99,18 @@ int rn_stream_header(rn_state *st)
 		return err;
 	do {
 		size_t n = st->nfds - i < per ? st->nfds - i : per;
-		if ((err = attr_record(st, st->ids + i, n)))
+		if ((err = attr_record(st, &st->attr, st->ids + i, n)))
 			return err;
 		i += n;
 	} while (i < st->nfds);
+	/* the off-CPU modes' tracepoint, with the ids of its events */
+	for (i = 0; i < st->ntp; i += per) {
+		size_t n = st->ntp - i < per ? st->ntp - i : per;
+		if ((err = attr_record(st, &st->tp_attr, st->tp_ids + i, n)))
+			return err;
+	}
+	if (st->ntp && (err = tracing_data_record(st)))
+		return err;
 	st->header_done = true;
 	return 0;
 }

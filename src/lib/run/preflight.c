@@ -142,7 +142,8 @@ bool fg_profile_can_stream(const fg_profile_opts *o)
 	const fg_record_opts *rec = &o->record;
 
 	return !o->perfdata && !o->perfdata_out && !o->perf_script && !rec->custom &&
-	       fg_run_records_perfdata(rec->recorder) && rec->mode == FG_RECORD_ON_CPU;
+	       fg_run_records_perfdata(rec->recorder) &&
+	       (rec->mode == FG_RECORD_ON_CPU || rec->recorder == FG_RECORDER_NATIVE);
 #else
 	(void)o;
 	return false;
@@ -177,15 +178,11 @@ int fg_run_check_opts(const fg_profile_opts *o)
 		return fg_error_set(FG_EINVAL, "`opts.record.custom` replaces the perf arguments, so it cannot be "
 				    "combined with `opts.record.freq` — put -F in the custom command");
 	if (o->record.recorder == FG_RECORDER_NATIVE && !o->perfdata &&
-	    (o->record.custom || o->record.root || o->record.mode != FG_RECORD_ON_CPU ||
-	     o->record.call_graph == FG_CALL_GRAPH_LBR))
-		return fg_error_set(FG_EINVAL, "the native recorder records on-CPU samples with its "
-				    "own events: %s needs perf — record with "
-				    "`opts.record.recorder=perf`", o->record.custom ?
-				    "`opts.record.custom`" : o->record.root ? "`opts.record.root`" :
-				    o->record.call_graph == FG_CALL_GRAPH_LBR ? "`opts.record.call_graph=lbr`" :
-				    o->record.mode == FG_RECORD_OFF_CPU ? "`opts.record.mode=off_cpu`" :
-				    "`opts.record.mode=hot_cold`");
+	    (o->record.custom || o->record.root || o->record.call_graph == FG_CALL_GRAPH_LBR))
+		return fg_error_set(FG_EINVAL, "the native recorder records with its own events: %s "
+				    "needs perf — record with `opts.record.recorder=perf`",
+				    o->record.custom ? "`opts.record.custom`" : o->record.root ?
+				    "`opts.record.root`" : "`opts.record.call_graph=lbr`");
 	if (o->stream == FG_STREAM_ON) {
 		const fg_record_opts *rec = &o->record;
 		const char *with = o->perfdata ? "`opts.perfdata` (it reads a recording made before)" :
@@ -194,7 +191,8 @@ int fg_run_check_opts(const fg_profile_opts *o)
 			rec->custom ? "`opts.record.custom` (its perf command writes a file)" :
 			rec->recorder == FG_RECORDER_DTRACE ? "DTrace (it writes a file)" :
 			rec->recorder == FG_RECORDER_XCTRACE ? "xctrace (it writes a .trace)" :
-			rec->mode != FG_RECORD_ON_CPU ? "`opts.record.mode=off_cpu` or `opts.record.mode=hot_cold` (their scheduler "
+			rec->mode != FG_RECORD_ON_CPU && rec->recorder != FG_RECORDER_NATIVE ?
+				"`opts.record.mode=off_cpu` or `opts.record.mode=hot_cold` (their scheduler "
 							"events go through perf script)" : NULL;
 		if (with)
 			return fg_error_set(FG_EINVAL, "`opts.stream` cannot be combined with %s — drop "

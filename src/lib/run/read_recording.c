@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "flamegraph/error.h"
+#include "flamegraph/recorder.h"
 #include "flamegraph/perfdata.h"
 #include "lib/run/capture_notes.h"
 #include "lib/run/run.h"
@@ -185,7 +186,10 @@ static int do_native(run *r, bool *done)
 	*done = true;
 	r->samples_read = 0;
 	fg_run_status(r, FG_STAGE_PROCESSING, 0, 0);
-	err = fg_perfdata_collapse_progress(pd, r->collapser, native_progress, r);
+	if (r->offcpu)
+		err = fg_perfdata_collapse_offcpu(pd, r->offcpu, &r->sched, native_progress, r);
+	else
+		err = fg_perfdata_collapse_progress(pd, r->collapser, native_progress, r);
 	fg_perfdata_reader_stats(pd, &st);
 	if (!err) {
 		fg_strbuf note = FG_STRBUF_INIT;
@@ -265,12 +269,19 @@ static int offcpu_sink(void *ctx, const char *buf, size_t len)
 
 /* Off-CPU modes: waits (and on-CPU samples) weighed in microseconds
  * before the collapser sees them. */
-static int new_offcpu(run *r)
+int fg_run_new_offcpu(run *r)
 {
 	unsigned freq = fg_record_freq(&r->rec);
 
+	int err;
+
 	if (r->rec.mode == FG_RECORD_ON_CPU)
 		return 0;
+	/* the native recorder's switches are read as data */
+	if (r->rec.recorder == FG_RECORDER_NATIVE)
+		return (err = fg_recorder_sched_switch(&r->sched)) ? err :
+			fg_offcpu_new_samples(&r->offcpu, r->rec.mode == FG_RECORD_HOT_COLD,
+					      (1000000 + freq / 2) / freq, r->collapser);
 	return fg_offcpu_new(&r->offcpu, r->rec.mode == FG_RECORD_HOT_COLD,
 			     (1000000 + freq / 2) / freq, offcpu_sink, r);
 }
@@ -327,10 +338,11 @@ int fg_run_collapse(run *r)
 	int err;
 
 	if ((!r->collapser && (err = fg_run_new_collapser(r, fmt))) ||
-	    (perf_data && !native && (err = new_offcpu(r))))
+	    (perf_data && !native && (err = fg_run_new_offcpu(r))))
 		return err;
 	/* the off-CPU filter reads perf script's text of the scheduler events */
-	if (perf_data && !native && !r->offcpu && !r->o->perf_script &&
+	if (perf_data && !native && (!r->offcpu || r->rec.recorder == FG_RECORDER_NATIVE) &&
+	    !r->o->perf_script &&
 	    (err = do_native(r, &native)))
 		return err;
 	if (!native)

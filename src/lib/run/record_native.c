@@ -72,6 +72,8 @@ static void set_opts(run *r, fg_recorder_opts *no)
 	no->buffer_bytes = rec->buffer_bytes;
 	no->max_size = rec->max_size;
 	no->continue_at_max = r->o->continue_at_max;
+	no->mode = rec->mode == FG_RECORD_HOT_COLD ? FG_RECORDER_HOT_COLD :
+		   rec->mode == FG_RECORD_OFF_CPU ? FG_RECORDER_OFF_CPU : FG_RECORDER_ON_CPU;
 	no->on_event = on_event;
 	no->event_ctx = r;
 }

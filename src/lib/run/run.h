@@ -32,7 +32,10 @@ typedef struct run {
 	fg_outfile *out, *folded;
 	fg_collapser *collapser;
 	fg_offcpu *offcpu;         /* off-CPU modes: between perf script and
-				      the collapser */
+				      the collapser, or (the native recorder)
+				      between the reader and the collapser */
+	fg_perfdata_sched_switch sched; /* the native recorder's off-CPU
+				      modes: its tracepoint's layout */
 	fg_folded *stacks;
 	fg_folded *companion;      /* allocation graphs in pprof: the second
 				      value of each stack (objects or bytes) */
@@ -102,6 +105,10 @@ bool fg_run_is_perf_data(const char *path);
 void fg_run_perfdata_opts(const run *r, fg_perfdata_opts *opts);
 /* r->collapser, for input of this format. */
 int fg_run_new_collapser(run *r, fg_format fmt);
+/* The off-CPU modes' weighing (r->offcpu) in front of the collapser:
+ * perf script's text, or the native recorder's switches as data (its
+ * tracepoint's layout read into r->sched). 0 with the mode on CPU. */
+int fg_run_new_offcpu(run *r);
 /* The recording (or text) read into the collapser. */
 int fg_run_collapse(run *r);
 /* The collapser's stacks (post-processed) into r->stacks. */

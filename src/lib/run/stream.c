@@ -50,6 +50,8 @@ struct fg_run_stream {
 	_Atomic uint64_t bytes;
 	fg_perfdata_opts opts;
 	fg_collapser *collapser;
+	fg_offcpu *offcpu;        /* the native recorder's off-CPU modes */
+	const fg_perfdata_sched_switch *sched;
 	/* what the pump read and the reader has not: blocks, oldest first */
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
@@ -203,7 +205,9 @@ static void *reader_main(void *arg)
 	if (!err && (why = fg_perfdata_unsupported(pd)))
 		err = fg_error_set(FG_EINVAL, "the recording holds %s, which the native reader "
 				   "does not read yet — record without `opts.stream`", why);
-	if (!err)
+	if (!err && s->offcpu)
+		err = fg_perfdata_collapse_offcpu(pd, s->offcpu, s->sched, NULL, NULL);
+	else if (!err)
 		err = fg_perfdata_collapse(pd, s->collapser);
 	if (pd)
 		fg_perfdata_reader_stats(pd, &s->stats);
@@ -236,6 +240,12 @@ int fg_run_stream_start(run *r)
 		return FG_ENOMEM;
 	s->read_fd = s->write_fd = -1;
 	s->collapser = r->collapser;
+	/* the off-CPU weighing of the native recorder's switches, set up
+	 * (the tracepoint's layout read) before anything runs */
+	if (r->rec.recorder == FG_RECORDER_NATIVE && (err = fg_run_new_offcpu(r)))
+		return err;
+	s->offcpu = r->offcpu;
+	s->sched = &r->sched;
 	/* the reader holds the lock while it copies; where the pump runs
 	 * ahead of the workload and the reader does not, a reader holding
 	 * it while the workload has its CPU would stall the pump (and perf
