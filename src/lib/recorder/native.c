@@ -338,6 +338,8 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	free(s.st.offs);
 	free(s.st.fds);
 	free(s.st.ids);
+	free(s.st.wids);
+	free(s.st.wfds);
 	free(s.st.cpus);
 	free(s.pids);
 	return err;

@@ -1,7 +1,8 @@
 /* The stream in perf's pipe form: the 16-byte header ("PERFILE2", its
- * size 16), a HEADER_ATTR record (the attribute as the kernel took it,
- * then the ids of every event opened with it; more than one record fits
- * repeats the attribute with the ids that follow), then the records. Every
+ * size 16), a HEADER_ATTR record per event kind (the attribute as the
+ * kernel took it, then the ids of every event opened with it; more than
+ * one record fits repeats the attribute with the ids that follow), then
+ * the records. Every
  * byte goes through rn_stream_write, which counts it against the cap. */
 #include <string.h>
 
@@ -45,16 +46,33 @@ int rn_stream_round(rn_state *st)
 }
 
 /* One HEADER_ATTR record: the attribute and n ids. */
-static int attr_record(rn_state *st, const uint64_t *ids, size_t n)
+static int attr_record(rn_state *st, const struct perf_event_attr *a, const uint64_t *ids,
+		       size_t n)
 {
 	struct perf_event_header h = { .type = REC_HEADER_ATTR, .misc = 0, .size = 0 };
 	int err;
 
-	h.size = (uint16_t)(sizeof(h) + sizeof(st->attr) + n * sizeof(*ids));
+	h.size = (uint16_t)(sizeof(h) + sizeof(*a) + n * sizeof(*ids));
 	if ((err = rn_stream_write(st, &h, sizeof(h))) ||
-	    (err = rn_stream_write(st, &st->attr, sizeof(st->attr))))
+	    (err = rn_stream_write(st, a, sizeof(*a))))
 		return err;
 	return n ? rn_stream_write(st, ids, n * sizeof(*ids)) : 0;
+}
+
+/* An attribute's records: as many as its n ids need (per a record). */
+static int attr_records(rn_state *st, const struct perf_event_attr *a, const uint64_t *ids,
+			size_t n, size_t per)
+{
+	size_t i = 0;
+	int err;
+
+	do {
+		size_t k = n - i < per ? n - i : per;
+		if ((err = attr_record(st, a, ids + i, k)))
+			return err;
+		i += k;
+	} while (i < n);
+	return 0;
 }
 
 int rn_stream_header(rn_state *st)
@@ -63,7 +81,6 @@ int rn_stream_header(rn_state *st)
 	/* the ids a record of at most 65535 bytes holds */
 	size_t per = (65535 - sizeof(struct perf_event_header) - sizeof(st->attr)) / sizeof(uint64_t);
 	uint64_t size = 16;
-	size_t i = 0;
 	int err;
 
 	if (st->header_done)
@@ -71,12 +88,9 @@ int rn_stream_header(rn_state *st)
 	if ((err = rn_stream_write(st, magic, sizeof(magic))) ||
 	    (err = rn_stream_write(st, &size, sizeof(size))))
 		return err;
-	do {
-		size_t n = st->nfds - i < per ? st->nfds - i : per;
-		if ((err = attr_record(st, st->ids + i, n)))
-			return err;
-		i += n;
-	} while (i < st->nfds);
+	if ((err = attr_records(st, &st->attr, st->ids, st->nfds, per)) ||
+	    (st->nwids && (err = attr_records(st, &st->whole, st->wids, st->nwids, per))))
+		return err;
 	st->header_done = true;
 	return 0;
 }
