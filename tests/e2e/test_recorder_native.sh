@@ -136,6 +136,15 @@ if command -v perf >/dev/null; then
 	check_contains "perf script: a under outer" out "outer\+0x[0-9a-f]+ "
 	check_exit "perf report reads it" 0 perf report -i keep.data --stdio
 	check_contains "perf report: a is there" out "\[\.\] a$"
+	# hybrid samples: the user chain (no exclude_callchain_user), bp/sp/ip
+	# and a small copy; a second, rare event with a whole copy
+	check_exit "perf evlist reads it" 0 perf evlist -v -i keep.data
+	check_contains "the first event: hybrid samples" out \
+		"sample_freq \}: 997, .*sample_regs_user: 0x1c0, sample_stack_user: 1792"
+	grep "sample_freq }: 997" out | grep -q exclude_callchain_user &&
+		fail "the first event leaves the user chain out" || pass
+	check_contains "the second event: rare, a whole copy, no user chain" out \
+		"sample_freq \}: 4, .*exclude_callchain_user: 1, .*sample_stack_user: 32768"
 else
 	skip_part "perf script -i" "perf is not installed"
 fi
