@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The recorders side by side, at 997 Hz, on lz4's benchmark (lz4 -b1
+# -i1, Debian's lz4 source built with frame pointers as
+# bench-hybrid.sh builds it) and on sqlite3's shell running
+# bench/workloads/sqlite.sql in memory (built as bench-targets.sh builds
+# it, with frame pointers): one row per recorder, the native one
+# (hybrid samples: the frame-pointer walk, a small copy and a rare
+# whole one), perf record --call-graph dwarf,65528 and
+# perf record --call-graph fp:
+#   bytes/sample  the recording's size over its samples
+#   overlap       the share of the samples' weight that the recording's
+#                 folded stacks and those of a dwarf,65528 recording of
+#                 the same program have in common (the sum over stacks
+#                 of the smaller of their two shares); the dwarf row
+#                 compares two dwarf recordings, which tells how much the
+#                 program's own variation between runs accounts for
+#   known         the share of the weight whose stacks the dwarf
+#                 recording also has (stacks with frames missing or
+#                 wrong are not there)
+#   CPU slowdown  the workload's CPU time (user + system, of the
+#                 workload alone) recorded, over that of a run without a
+#                 recorder: medians of RUNS (default 5) alternating runs
+# The folded stacks are those of the native reader (flamegraph
+# --perfdata). Builds are kept in BUILD_DIR/bench-recorder; recordings
+# go to a scratch folder removed at the end. About 3 minutes.
+# Usage: bench-recorder.sh BUILD_DIR [SHARED_DIR]
+set -euo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+runs=${RUNS:-5}
+command -v perf >/dev/null || { echo "bench-recorder: perf not installed, skipped"; exit 0; }
+[ -x /usr/bin/time ] || { echo "bench-recorder: /usr/bin/time not installed, skipped"; exit 0; }
+[ "$(uname -m)" = x86_64 ] || { echo "bench-recorder: the native recorder records x86_64 only"; exit 0; }
+
+keep=$build/bench-recorder
+mkdir -p "$keep"
+work=$(mktemp -d "$keep/run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work XDG_CACHE_HOME=$work/cache
+cd "$work"
+fp=(-O2 -g -fno-omit-frame-pointer)
+
+# lz4 and its 8 MB of text, as bench-hybrid.sh makes them
+if [ ! -x "$keep/lz4" ] && lz4_src=$("$src/tests/lib/fetch-source.sh" lz4 2>/dev/null); then
+	cc "${fp[@]}" -I"$lz4_src/lib" "$lz4_src"/lib/{lz4,lz4hc,lz4frame,xxhash}.c \
+		"$lz4_src"/programs/*.c -o "$keep/lz4.tmp" -pthread && mv "$keep/lz4.tmp" "$keep/lz4"
+fi
+if [ ! -f "$keep/data.txt" ]; then
+	for i in $(seq 40); do cat "$src"/README.md "$src"/src/lib/*/*.c; done > "$keep/data.tmp"
+	truncate -s 8000000 "$keep/data.tmp" && mv "$keep/data.tmp" "$keep/data.txt"
+fi
+# sqlite3's shell, as bench-targets.sh builds it (with frame pointers)
+if [ ! -x "$keep/sqlite3" ] && command -v tclsh >/dev/null &&
+	ssrc=$(bash "$src/tests/lib/fetch-source.sh" sqlite3 2>/dev/null); then
+	rm -rf "$work/sqlite" && cp -r "$ssrc" "$work/sqlite"
+	if (cd "$work/sqlite" && ./configure --disable-tcl --disable-readline &&
+		make sqlite3.c shell.c) >"$work/sqlite.log" 2>&1; then
+		"${CC:-cc}" "${fp[@]}" -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION \
+			-DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_MATH_FUNCTIONS \
+			-o "$keep/sqlite3.tmp" "$work/sqlite/sqlite3.c" "$work/sqlite/shell.c" -lm &&
+			mv "$keep/sqlite3.tmp" "$keep/sqlite3"
+	fi
+	rm -rf "$work/sqlite"
+fi
+
+# cpu FILE: user + system seconds /usr/bin/time wrote
+cpu() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# folded DATA OUT: the native reader's folded stacks; prints the samples
+folded() {
+	flamegraph_out=$("$build/flamegraph" --perfdata "$1" --format folded -o "$2" 2>&1 >/dev/null) || true
+	sed -n 's/.*(\([0-9]*\) samples.*/\1/p' <<<"$flamegraph_out" | tail -n 1
+}
+# overlap A B: "overlap known" of A's folded stacks against B's, in %
+overlap() {
+	awk 'function add(f, line,   n, k) {
+		n = line; sub(/.* /, "", n); k = line; sub(/ [0-9]+$/, "", k)
+		w[f, k] += n; t[f] += n; keys[k] = 1
+	}
+	FNR == 1 { f++ }
+	{ add(f, $0) }
+	END {
+		if (!t[1] || !t[2]) { print "- -"; exit }
+		for (k in keys) {
+			a = w[1, k] / t[1]; b = w[2, k] / t[2]
+			s += a < b ? a : b
+			if (b > 0) known += a
+		}
+		printf "%.1f %.1f\n", 100 * s, 100 * known
+	}' "$1" "$2"
+}
+
+# record KIND NAME RUN CMD...: run RUN (from 0) of CMD under recorder
+# KIND (none, native, dwarf, fp): its CPU time appended to NAME.KIND.cpu;
+# the recording of the first run kept as NAME.KIND.data (dwarf: of the
+# second too, as NAME.dwarf2.data)
+record() {
+	local kind=$1 name=$2 run=$3 data=$work/scratch.data
+	shift 3
+	[ "$run" = 0 ] && data=$name.$kind.data
+	[ "$run" = 1 ] && [ "$kind" = dwarf ] && data=$name.dwarf2.data
+	local timed=(/usr/bin/time -f '%U %S' -o t.txt "$@")
+	rm -f t.txt
+	case $kind in
+	none) "${timed[@]}" >/dev/null 2>&1 ;;
+	native) "$build/flamegraph" --recorder native -F 997 --format folded -o /dev/null \
+			--perfdata-out "$data" -- "${timed[@]}" >/dev/null 2>&1 ;;
+	dwarf) perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o "$data" -- \
+			"${timed[@]}" >/dev/null 2>&1 ;;
+	fp) perf record -q --no-bpf-event -F 997 --call-graph fp -o "$data" -- \
+			"${timed[@]}" >/dev/null 2>&1 ;;
+	esac
+	[ -s t.txt ] && cpu t.txt >>"$name.$kind.cpu"
+	rm -f "$work/scratch.data"
+}
+
+bench() { # bench TITLE NAME CMD...
+	local title=$1 name=$2 kind base samples bytes ov known slow i
+	shift 2
+	for ((i = 0; i < runs; i++)); do
+		for kind in none native dwarf fp; do
+			record "$kind" "$name" "$i" "$@"
+		done
+	done
+	base=$(median <"$name.none.cpu")
+	folded "$name.dwarf.data" "$name.dwarf.folded" >/dev/null
+	echo "-- $title: ${base} s of CPU time without a recorder (median of $runs)"
+	printf '  %-26s %14s %9s %9s %14s\n' recorder bytes/sample overlap known "CPU slowdown"
+	for kind in native dwarf fp; do
+		samples=$(folded "$name.$kind.data" "$name.$kind.folded")
+		bytes=$(stat -c %s "$name.$kind.data")
+		if [ "$kind" = dwarf ]; then
+			folded "$name.dwarf2.data" "$name.dwarf2.folded" >/dev/null
+			read -r ov known < <(overlap "$name.dwarf2.folded" "$name.dwarf.folded")
+		else
+			read -r ov known < <(overlap "$name.$kind.folded" "$name.dwarf.folded")
+		fi
+		slow=$(median <"$name.$kind.cpu")
+		printf '  %-26s %14s %8s%% %8s%% %13sx\n' \
+			"$(case $kind in native) echo "native (hybrid)" ;; dwarf) echo "perf dwarf,65528" ;;
+				fp) echo "perf fp" ;; esac)" \
+			"$(awk -v b="$bytes" -v n="${samples:-0}" 'BEGIN { if (n > 0) printf "%.0f", b / n; else print "-" }')" \
+			"$ov" "$known" "$(awk -v a="$slow" -v b="$base" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')"
+	done
+	rm -f "$name".*.data
+}
+
+if [ -x "$keep/lz4" ]; then
+	bench "lz4 -b1" lz4 "$keep/lz4" -b1 -i1 "$keep/data.txt"
+else
+	echo "bench-recorder: lz4: the Debian source could not be fetched, left out"
+fi
+if [ -x "$keep/sqlite3" ]; then
+	bench "sqlite3 bench/workloads/sqlite.sql" sqlite "$keep/sqlite3" :memory: \
+		".read $here/workloads/sqlite.sql"
+else
+	echo "bench-recorder: sqlite3: not built (tclsh or the Debian source missing), left out"
+fi
