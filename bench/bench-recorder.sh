@@ -130,7 +130,9 @@ bench() { # bench TITLE NAME CMD...
 	for kind in native dwarf fp; do
 		samples=$(folded "$name.$kind.data" "$name.$kind.folded")
 		bytes=$(stat -c %s "$name.$kind.data")
-		if [ "$kind" = dwarf ]; then
+		if [ "$kind" = dwarf ] && [ ! -e "$name.dwarf2.data" ]; then
+			ov=- known=-
+		elif [ "$kind" = dwarf ]; then
 			folded "$name.dwarf2.data" "$name.dwarf2.folded" >/dev/null
 			read -r ov known < <(overlap "$name.dwarf2.folded" "$name.dwarf.folded")
 		else
