@@ -8,21 +8,23 @@
 # whole one), perf record --call-graph dwarf,65528 and
 # perf record --call-graph fp:
 #   bytes/sample  the recording's size over its samples
-#   overlap       the share of the samples' weight that the recording's
-#                 folded stacks and those of a dwarf,65528 recording of
-#                 the same program have in common (the sum over stacks
-#                 of the smaller of their two shares); the dwarf row
-#                 compares two dwarf recordings, which tells how much the
-#                 program's own variation between runs accounts for
-#   known         the share of the weight whose stacks the dwarf
-#                 recording also has (stacks with frames missing or
-#                 wrong are not there)
+#   overlap       recorded at once, in the same run, by the recorder
+#                 and by perf record --call-graph dwarf,65528 (started
+#                 around it): the share of the samples' weight their
+#                 folded stacks of the program have in common (the sum
+#                 over stacks of the smaller of their two shares); the
+#                 dwarf row, two dwarf recordings at once, is how close
+#                 sampling itself comes
+#   known         of the recorder's weight, the share whose stacks the
+#                 dwarf recording also has (a stack with frames missing
+#                 or wrong is not there)
 #   CPU slowdown  the workload's CPU time (user + system, of the
-#                 workload alone) recorded, over that of a run without a
-#                 recorder: medians of RUNS (default 5) alternating runs
+#                 workload alone, /usr/bin/time) recorded, over that of
+#                 a run without a recorder: medians of RUNS (default 5)
+#                 alternating runs
 # The folded stacks are those of the native reader (flamegraph
 # --perfdata). Builds are kept in BUILD_DIR/bench-recorder; recordings
-# go to a scratch folder removed at the end. About 3 minutes.
+# go to a scratch folder removed at the end. About 4 minutes.
 # Usage: bench-recorder.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -65,7 +67,7 @@ if [ ! -x "$keep/sqlite3" ] && command -v tclsh >/dev/null &&
 fi
 
 # cpu FILE: user + system seconds /usr/bin/time wrote
-cpu() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
+cpu() { awk '{ printf "%.3f\n", $1 + $2 }' "$1"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # folded DATA OUT: the native reader's folded stacks; prints the samples
 folded() {
@@ -92,69 +94,95 @@ overlap() {
 }
 
 # record KIND NAME RUN CMD...: run RUN (from 0) of CMD under recorder
-# KIND (none, native, dwarf, fp): its CPU time appended to NAME.KIND.cpu;
-# the recording of the first run kept as NAME.KIND.data (dwarf: of the
-# second too, as NAME.dwarf2.data)
+# KIND (none, native, dwarf, fp): its CPU time appended to NAME.KIND.cpu,
+# the recording of the first run kept as NAME.KIND.data
 record() {
 	local kind=$1 name=$2 run=$3 data=$work/scratch.data
 	shift 3
 	[ "$run" = 0 ] && data=$name.$kind.data
-	[ "$run" = 1 ] && [ "$kind" = dwarf ] && data=$name.dwarf2.data
 	local timed=(/usr/bin/time -f '%U %S' -o t.txt "$@")
 	rm -f t.txt
 	case $kind in
 	none) "${timed[@]}" >/dev/null 2>&1 ;;
-	native) "$build/flamegraph" --recorder native -F 997 --format folded -o /dev/null \
-			--perfdata-out "$data" -- "${timed[@]}" >/dev/null 2>&1 ;;
-	dwarf) perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o "$data" -- \
-			"${timed[@]}" >/dev/null 2>&1 ;;
-	fp) perf record -q --no-bpf-event -F 997 --call-graph fp -o "$data" -- \
-			"${timed[@]}" >/dev/null 2>&1 ;;
+	*) recorded "$kind" "$data" "${timed[@]}" >/dev/null 2>&1 ;;
 	esac
 	[ -s t.txt ] && cpu t.txt >>"$name.$kind.cpu"
 	rm -f "$work/scratch.data"
 }
 
-bench() { # bench TITLE NAME CMD...
-	local title=$1 name=$2 kind base samples bytes ov known slow i
+# recorded KIND DATA CMD...: CMD recorded by KIND into DATA
+recorded() {
+	local kind=$1 data=$2
 	shift 2
+	case $kind in
+	native) "$build/flamegraph" --recorder native -F 997 --format folded -o /dev/null \
+			--perfdata-out "$data" -- "$@" ;;
+	dwarf) perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o "$data" -- "$@" ;;
+	fp) perf record -q --no-bpf-event -F 997 --call-graph fp -o "$data" -- "$@" ;;
+	esac
+}
+
+# samples KIND DATA: the samples of a recording, as the graph counts them
+samples() {
+	if [ "$1" = native ]; then
+		"$build/flamegraph" --perfdata "$2" --format folded -o /dev/null 2>&1 >/dev/null |
+			sed -n 's/.*(\([0-9]*\) samples.*/\1/p' | tail -n 1
+	else
+		perf report --stats -i "$2" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }'
+	fi
+}
+
+# same KIND COMM CMD...: "overlap known" of KIND against a dwarf
+# recording of the same run (perf record around KIND's recorder), over
+# the stacks of the processes named COMM
+same() {
+	local kind=$1 comm=$2
+	shift 2
+	perf record -q -B --no-bpf-event -F 997 --call-graph dwarf,65528 -o outer.data -- \
+		bash -c "$(declare -f recorded); build=$build; recorded $kind inner.data \"\$@\"" \
+		same "$@" >/dev/null 2>&1 || true
+	"$build/flamegraph" --perfdata outer.data --format folded -o outer.all >/dev/null 2>&1 || true
+	"$build/flamegraph" --perfdata inner.data --format folded -o inner.all >/dev/null 2>&1 || true
+	grep "^$comm;" outer.all >outer.folded || true
+	grep "^$comm;" inner.all >inner.folded || true
+	overlap inner.folded outer.folded
+	rm -f outer.data inner.data outer.all inner.all
+}
+
+bench() { # bench TITLE NAME COMM CMD...
+	local title=$1 name=$2 comm=$3 kind base n bytes ov known slow i
+	shift 3
 	for ((i = 0; i < runs; i++)); do
 		for kind in none native dwarf fp; do
 			record "$kind" "$name" "$i" "$@"
 		done
 	done
 	base=$(median <"$name.none.cpu")
-	folded "$name.dwarf.data" "$name.dwarf.folded" >/dev/null
-	echo "-- $title: ${base} s of CPU time without a recorder (median of $runs)"
-	printf '  %-26s %14s %9s %9s %14s\n' recorder bytes/sample overlap known "CPU slowdown"
+	echo "-- $title: ${base} s of CPU time without a recorder (median of $runs runs)"
+	printf '  %-20s %14s %9s %9s %14s\n' recorder bytes/sample overlap known "CPU slowdown"
 	for kind in native dwarf fp; do
-		samples=$(folded "$name.$kind.data" "$name.$kind.folded")
+		n=$(samples "$kind" "$name.$kind.data")
 		bytes=$(stat -c %s "$name.$kind.data")
-		if [ "$kind" = dwarf ] && [ ! -e "$name.dwarf2.data" ]; then
-			ov=- known=-
-		elif [ "$kind" = dwarf ]; then
-			folded "$name.dwarf2.data" "$name.dwarf2.folded" >/dev/null
-			read -r ov known < <(overlap "$name.dwarf2.folded" "$name.dwarf.folded")
-		else
-			read -r ov known < <(overlap "$name.$kind.folded" "$name.dwarf.folded")
-		fi
+		read -r ov known < <(same "$kind" "$comm" "$@")
 		slow=$(median <"$name.$kind.cpu")
-		printf '  %-26s %14s %8s%% %8s%% %13sx\n' \
+		printf '  %-20s %14s %8s%% %8s%% %13sx\n' \
 			"$(case $kind in native) echo "native (hybrid)" ;; dwarf) echo "perf dwarf,65528" ;;
 				fp) echo "perf fp" ;; esac)" \
-			"$(awk -v b="$bytes" -v n="${samples:-0}" 'BEGIN { if (n > 0) printf "%.0f", b / n; else print "-" }')" \
+			"$(awk -v b="$bytes" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.0f", b / n; else print "-" }')" \
 			"$ov" "$known" "$(awk -v a="$slow" -v b="$base" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')"
+		rm -f "$name.$kind.data"
 	done
-	rm -f "$name".*.data
+	echo "  (CPU slowdown: the workload's user + system time; overlap, known: against"
+	echo "   perf record --call-graph dwarf,65528 recording the same run)"
 }
 
 if [ -x "$keep/lz4" ]; then
-	bench "lz4 -b1" lz4 "$keep/lz4" -b1 -i1 "$keep/data.txt"
+	bench "lz4 -b1" lz4 lz4 "$keep/lz4" -b1 -i1 "$keep/data.txt"
 else
 	echo "bench-recorder: lz4: the Debian source could not be fetched, left out"
 fi
 if [ -x "$keep/sqlite3" ]; then
-	bench "sqlite3 bench/workloads/sqlite.sql" sqlite "$keep/sqlite3" :memory: \
+	bench "sqlite3 bench/workloads/sqlite.sql" sqlite sqlite3 "$keep/sqlite3" :memory: \
 		".read $here/workloads/sqlite.sql"
 else
 	echo "bench-recorder: sqlite3: not built (tclsh or the Debian source missing), left out"
