@@ -105,7 +105,7 @@ void fg_capture_note_cut(fg_strbuf *out, const fg_perfdata *pd)
 	if (pd)
 		fg_perfdata_hybrid_counts(pd, &samples, &cut);
 	/* a cut stack keeps its frame-pointer frames: a few are no matter */
-	if (!samples || cut * 100 <= samples)
+	if (cut < 10 || cut * 50 <= samples)
 		return;
 	fg_strbuf_addf(out, "%.1f%% of the samples (%llu of %llu) had a stack copy too short to "
 		       "reach a frame with a frame pointer: their stacks are the frame-pointer "

@@ -27,7 +27,8 @@ void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_resu
  * what to install. Nothing when there is none (or pd is NULL). */
 void fg_capture_note_debug(fg_strbuf *out, const fg_perfdata *pd);
 /* The share of the native recorder's samples whose small stack copy was
- * too short, when more than 1%, with advice (nothing otherwise). */
+ * too short, when more than 2% and at least 10, with advice (nothing
+ * otherwise). */
 void fg_capture_note_cut(fg_strbuf *out, const fg_perfdata *pd);
 
 #endif
