@@ -79,7 +79,6 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # the libraries the programs link (found by dpkg-shlibdeps) and what they run
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "binutils")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "linux-perf")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "linux-perf, binutils")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "cmake, gcc | clang, git")
 include(CPack)
