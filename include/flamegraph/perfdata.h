@@ -269,6 +269,13 @@ int fg_perfdata_collapse_offcpu(fg_perfdata *r, fg_offcpu *o, const fg_perfdata_
 /* Fills *out; complete after fg_perfdata_foreach. */
 void fg_perfdata_reader_stats(const fg_perfdata *r, fg_perfdata_stats *out);
 
+/* Of the samples read so far that carry the kernel's frame-pointer walk
+ * of the user stack and a small stack copy (the native recorder's):
+ * *samples all, *cut those whose copy ended before it reached a frame
+ * of the walk, and whose outer frames are the walk's alone (frames of
+ * code without frame pointers may be missing there). */
+void fg_perfdata_hybrid_counts(const fg_perfdata *r, uint64_t *samples, uint64_t *cut);
+
 void fg_perfdata_free(fg_perfdata *r);
 
 /* ---- Symbols for call chains recorded elsewhere ----

@@ -275,6 +275,15 @@ typedef struct fg_record_run_opts {
 	{ .version = FG_RECORD_RUN_OPTS_VERSION, .rec = FG_RECORD_OPTS_INIT, .workload_stdout = -1, \
 	  .recorder_stdout = -1 }
 
+/* The user stack bytes the native recorder (flamegraph/recorder.h,
+ * fg_recorder_opts.stack_bytes) copies with each sample of the program
+ * at path, recorded with call graphs of mode: 0, its small default,
+ * which relies on the kernel's frame-pointer walk for the frames past
+ * the copy; 65528, a whole copy, for dwarf call graphs of an ELF
+ * program whose debug info says it was built without frame pointers
+ * (elfcheck.h). A path that cannot be read: 0. */
+size_t fg_record_native_stack(fg_call_graph mode, const char *path);
+
 /* Sets *opts to the defaults (FG_RECORD_RUN_OPTS_INIT); version:
  * FG_RECORD_RUN_OPTS_VERSION, as the caller was compiled (FG_EINVAL for one
  * this library does not know). */

@@ -3,12 +3,13 @@
 # leaves the user's files alone. Needs no perf.
 echo "keep me" > precious.svg
 
-# perf not installed (not on PATH): exit 3, names the packages, output untouched
-# (on a system of no known family, all of them: test_perf_advice.sh
-# checks each family's own command)
+# --recorder perf with perf not installed (not on PATH): exit 3, names the
+# packages, output untouched (on a system of no known family, all of
+# them: test_perf_advice.sh checks each family's own command)
 cc -O2 -g -o prog "$FG_SRC/examples/callgraph/callgraph.c"
 FG_OS_RELEASE=$FG_SRC/tests/data/os-release/unknown \
-	check_exit "perf not on PATH" 3 env PATH="$FG_BIN" "$FG_BIN/flamegraph" -o precious.svg -- ./prog 10
+	check_exit "perf not on PATH" 3 env PATH="$FG_BIN" "$FG_BIN/flamegraph" --recorder perf \
+	-o precious.svg -- ./prog 10
 check_contains "perf missing names Debian's package" err "linux-perf"
 check_contains "perf missing names other distros" err "dnf install perf"
 check_contains "perf missing: error prefix" err "^flamegraph: error: perf was not found"

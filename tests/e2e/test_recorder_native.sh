@@ -31,8 +31,11 @@ PATH=$NOPERF command -v perf >/dev/null && { fail "perf is still on the test's P
 
 # every process of this test runs a program of this unique name
 cg=./cg-native-$$
-cc -O2 -g -o "$cg" "$FG_SRC/examples/callgraph/callgraph.c"
-cc -O2 -g -pthread -o "$cg-threads" "$FG_SRC/examples/threads/threads.c"
+# with frame pointers: the recorder's small copies beside the kernel's walk
+cc -O2 -g -fno-omit-frame-pointer -o "$cg" "$FG_SRC/examples/callgraph/callgraph.c"
+cc -O2 -g -fno-omit-frame-pointer -pthread -o "$cg-threads" "$FG_SRC/examples/threads/threads.c"
+# without them: whole copies
+cc -O2 -g -o "$cg-nofp" "$FG_SRC/examples/callgraph/callgraph.c"
 cat > forker.c <<'C'
 #include <stdint.h>
 #include <stdio.h>
@@ -136,11 +139,29 @@ if command -v perf >/dev/null; then
 	check_contains "perf script: a under outer" out "outer\+0x[0-9a-f]+ "
 	check_exit "perf report reads it" 0 perf report -i keep.data --stdio
 	check_contains "perf report: a is there" out "\[\.\] a$"
+	# hybrid samples: the user chain (no exclude_callchain_user), bp/sp/ip
+	# and a small copy; a second, rare event with a whole copy
+	check_exit "perf evlist reads it" 0 perf evlist -v -i keep.data
+	check_contains "the first event: hybrid samples" out \
+		"sample_freq \}: 997, .*sample_regs_user: 0x1c0, sample_stack_user: 1792"
+	grep "sample_freq }: 997" out | grep -q exclude_callchain_user &&
+		fail "the first event leaves the user chain out" || pass
+	check_contains "the second event: rare, a whole copy, no user chain" out \
+		"sample_freq \}: 4, .*exclude_callchain_user: 1, .*sample_stack_user: 32768"
 else
 	skip_part "perf script -i" "perf is not installed"
 fi
 rm -f keep.data
 check_clean "--perfdata-out"
+
+# --- a program without frame pointers: whole copies ------------------------------------
+check_exit "no frame pointers" 0 fgn --folded nofp.folded -o nofp.svg -- "$cg-nofp" 300
+check_contains "no frame pointers: a note says the copies are whole" err \
+	"built without frame pointers: the native recorder copies 64 KB"
+check_contains "no frame pointers: the call tree" nofp.folded "main;outer;a [0-9]+$"
+check_exit "frame pointers: no such note" 0 fgn -o fp.svg -- "$cg" 300
+check_not_contains "frame pointers: no such note" err "built without frame pointers"
+check_clean "no frame pointers"
 
 # --- flamegraph-build --bin on the CMake example ---------------------------------------
 cp -r "$FG_SRC/examples/cmake" proj

@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 
 #include "flamegraph/error.h"
+#include "flamegraph/recorder.h"
 #include "lib/perfdata/hybrid.h"
 
 #define IP_MEMCPY 0x7f0000001000u /* the sample, in memcpy */
@@ -343,6 +344,14 @@ static void test_ambiguous_outer_frames(void **state)
 
 /* The user part of a call chain: after PERF_CONTEXT_USER, up to the
  * next marker. */
+/* The native recorder asks for what the reader measured and needs. */
+static void test_recorder_defaults(void **state)
+{
+	(void)state;
+	assert_int_equal(FG_RECORDER_DEFAULT_STACK, FG_HYBRID_STACK_DEFAULT);
+	assert_int_equal(FG_HYBRID_REGS_USER, 0x1c0);
+}
+
 static void test_chain_user(void **state)
 {
 	const uint64_t chain[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010u,
@@ -365,6 +374,7 @@ static void test_chain_user(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recorder_defaults),
 		cmocka_unit_test(test_leaf_without_frame_pointer),
 		cmocka_unit_test(test_frame_pointers_all_the_way),
 		cmocka_unit_test(test_copy_too_small),

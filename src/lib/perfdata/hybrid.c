@@ -317,6 +317,12 @@ void pd_hybrid_reader_stats(const fg_perfdata *r, pd_hybrid_stats *out, uint64_t
 		*last_needed = r->hybrid.last_needed;
 }
 
+void fg_perfdata_hybrid_counts(const fg_perfdata *r, uint64_t *samples, uint64_t *cut)
+{
+	*samples = r->hybrid.stats.samples;
+	*cut = r->hybrid.stats.cut;
+}
+
 void pd_check_attach(fg_perfdata *r, pd_check *check)
 {
 	r->check = check;

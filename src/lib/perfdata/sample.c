@@ -621,6 +621,11 @@ int pd_do_sample(fg_perfdata *r, const struct recpos *at, uint16_t size, uint16_
 				      (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL))) {
 		return err;
 	}
+	/* beside hybrid samples, one with a whole copy and no user chain
+	 * is a recorder's rare sample for the outermost frames (learnt
+	 * above), at a rate of its own: not part of the profile */
+	if (r->hybrid_chains && f->dwarf && !f->user_chain)
+		return 0;
 	memset(&out, 0, sizeof(out));
 	if (t->comm) {
 		out.comm = t->comm;

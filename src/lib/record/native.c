@@ -2,13 +2,17 @@
  * record stage's, its stream written where perf's would go (the output
  * file, or the recorder's stdout for "-"), its events told as perf's. */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
 #include "flamegraph/recorder.h"
 #include "lib/record/native.h"
+#include "util/process.h"
+#include "util/strbuf.h"
 #include "util/banned.h"
 
 typedef struct sink {
@@ -46,6 +50,48 @@ static void relay(void *ctx, fg_recorder_event kind, const char *msg, double ela
 			msg, elapsed, bytes);
 }
 
+size_t fg_record_native_stack(fg_call_graph mode, const char *path)
+{
+	fg_elfcheck_report rep;
+
+	if (mode != FG_CALL_GRAPH_DWARF || !path || fg_elfcheck_file(path, &rep) != 0)
+		return 0;
+	return rep.is_elf && rep.frame_pointers == FG_FP_OMITTED ? 65528 : 0;
+}
+
+/* The stack copy for the command (fg_record_native_stack), said in a
+ * note when it is a whole one. */
+static size_t stack_bytes(const fg_record_run_opts *opts, sink *s)
+{
+	const fg_record_opts *rec = &opts->rec;
+	fg_strbuf path = FG_STRBUF_INIT, msg = FG_STRBUF_INIT;
+	char *found = NULL;
+	size_t bytes = 0;
+
+	if (rec->call_graph != FG_CALL_GRAPH_DWARF || !rec->argc || !rec->argv[0])
+		return 0;
+	if (strchr(rec->argv[0], '/') && rec->argv[0][0] != '/' && rec->cwd)
+		fg_strbuf_addf(&path, "%s/%s", rec->cwd, rec->argv[0]);
+	else if ((found = fg_which(rec->argv[0])))
+		fg_strbuf_addstr(&path, found);
+	if (path.len && (bytes = fg_record_native_stack(rec->call_graph, path.buf))) {
+		fg_record_native_stack_note(&msg, rec->argv[0]);
+		if (msg.len)
+			relay(s, FG_RECORDER_NOTE, msg.buf, 0, 0);
+	}
+	free(found);
+	fg_strbuf_release(&path);
+	fg_strbuf_release(&msg);
+	return bytes;
+}
+
+void fg_record_native_stack_note(fg_strbuf *out, const char *program)
+{
+	fg_strbuf_addf(out, "%s was built without frame pointers: the native recorder copies 64 KB "
+		       "of the stack with each sample (its stacks then come from the copy alone, as "
+		       "perf's dwarf call graphs do)", program);
+}
+
 int fg_record_run_native(const fg_record_run_opts *opts, fg_record_outcome *out)
 {
 	const fg_record_opts *rec = &opts->rec;
@@ -72,6 +118,7 @@ int fg_record_run_native(const fg_record_run_opts *opts, fg_record_outcome *out)
 	no.workload_stdout = opts->workload_stdout;
 	no.freq = fg_record_freq(rec);
 	no.frame_pointers = rec->call_graph == FG_CALL_GRAPH_FP;
+	no.stack_bytes = stack_bytes(opts, &s);
 	no.buffer_bytes = rec->buffer_bytes;
 	no.max_size = rec->max_size;
 	no.continue_at_max = opts->continue_at_max;

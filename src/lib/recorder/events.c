@@ -84,7 +84,11 @@ void rn_events_attr(rn_state *st)
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a->sample_regs_user = RN_REGS_X86_64;
+	/* the kernel's walk of the user frames too (exclude_callchain_user
+	 * stays 0): the copy only has to reach the first frame that keeps
+	 * a frame pointer (hybrid samples), unless the caller asked for a
+	 * larger one */
+	a->sample_regs_user = RN_REGS_HYBRID;
 	a->sample_stack_user = (uint32_t)(stack & ~(size_t)7);
 	if (st->o->frame_pointers) {
 		a->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
@@ -154,6 +158,53 @@ static int open_settling(rn_state *st, pid_t pid, int cpu, int *fd)
 				  pid, st->o->freq);
 }
 
+/* The second event's attribute, from the first as the kernel took it:
+ * a rare sample with a copy that reaches the outermost frames, user
+ * frames from the copy alone, no side-band (the first has it). */
+static void whole_attr(rn_state *st)
+{
+	struct perf_event_attr *w = &st->whole;
+
+	*w = st->attr;
+	w->disabled = st->attr.disabled;
+	w->sample_freq = RN_WHOLE_FREQ;
+	w->sample_regs_user = RN_REGS_X86_64;
+	w->sample_stack_user = RN_WHOLE_STACK;
+	w->exclude_callchain_user = 1;
+	w->mmap = w->mmap2 = w->mmap_data = w->comm = w->comm_exec = w->task = 0;
+#ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
+	w->build_id = 0;
+#endif
+}
+
+/* Keeps an fd of the second event and its id (closes it on failure). */
+static int keep_whole(rn_state *st, int fd)
+{
+	uint64_t id = 0;
+
+	if (st->nwids == st->awids) {
+		size_t n = st->awids ? 2 * st->awids : 16;
+		uint64_t *ids = fg_realloc_array(st->wids, n, sizeof(*ids));
+		int *fds = ids ? fg_realloc_array(st->wfds, n, sizeof(*fds)) : NULL;
+		if (ids)
+			st->wids = ids;
+		if (!fds) {
+			close(fd);
+			return FG_ENOMEM;
+		}
+		st->wfds = fds;
+		st->awids = n;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+		int e = errno;
+		close(fd);
+		return fg_error_set(FG_ERECORD, "cannot read the id of a perf event: %s", strerror(e));
+	}
+	st->wfds[st->nwids] = fd;
+	st->wids[st->nwids++] = id;
+	return 0;
+}
+
 static int keep_fd(rn_state *st, int fd)
 {
 	uint64_t id = 0;
@@ -193,6 +244,31 @@ static int attach_ring(rn_state *st, size_t i, int fd)
 	return 0;
 }
 
+/* The second event of task pid on the CPU of index i, into that CPU's
+ * buffer. One the kernel refuses leaves the stacks to the first event's
+ * copies (and their outermost frames unknown where those never reach
+ * them): not an error. */
+static int open_whole(rn_state *st, pid_t pid, size_t i)
+{
+	int fd;
+
+	if (st->o->frame_pointers || st->o->stack_bytes >= RN_WHOLE_STACK)
+		return 0;
+	if (!st->nwids && !st->whole_on) {
+		if (st->whole.size)
+			return 0;
+		whole_attr(st);
+	}
+	if ((fd = sys_open(&st->whole, pid, st->cpus[i], -1)) < 0)
+		return 0;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0) {
+		close(fd);
+		return 0;
+	}
+	st->whole_on = true;
+	return keep_whole(st, fd);
+}
+
 int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 {
 	rn_host h;
@@ -216,7 +292,8 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 			return rn_msg_open_failed(&h, errno, st->attr.type == PERF_TYPE_HARDWARE ?
 						  "cycles" : "cpu-clock", pid, st->o->freq);
 		}
-		if ((err = keep_fd(st, fd)) || (err = attach_ring(st, i, fd)))
+		if ((err = keep_fd(st, fd)) || (err = attach_ring(st, i, fd)) ||
+		    (err = open_whole(st, pid, i)))
 			return err;
 		if (st->o->mode != FG_RECORDER_ON_CPU && st->rings[i].base &&
 		    (err = rn_tp_open(st, pid, i)))
@@ -230,6 +307,8 @@ void rn_events_enable(rn_state *st, bool on)
 	for (size_t i = 0; i < st->nfds; i++)
 		(void)ioctl(st->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	rn_tp_enable(st, on);
+	for (size_t i = 0; i < st->nwids; i++)
+		(void)ioctl(st->wfds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void rn_events_close(rn_state *st)
@@ -237,5 +316,7 @@ void rn_events_close(rn_state *st)
 	rn_tp_close(st);
 	for (size_t i = 0; i < st->nfds; i++)
 		close(st->fds[i]);
-	st->nfds = 0;
+	for (size_t i = 0; i < st->nwids; i++)
+		close(st->wfds[i]);
+	st->nfds = st->nwids = 0;
 }

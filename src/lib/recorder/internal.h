@@ -23,6 +23,17 @@
  * all general registers, flags, ip, cs and ss; the segment registers
  * ds, es, fs and gs (bits 12 to 15) are left out. */
 #define RN_REGS_X86_64 0xff0fffULL
+/* What a sample with the kernel's frame-pointer chain and a small copy
+ * needs beside them: bp, sp and ip, the registers the CFI rules of the
+ * innermost frames start from (the reader's FG_HYBRID_REGS_USER). */
+#define RN_REGS_HYBRID 0x1c0ULL
+/* The second event's copy and rate: a few samples a second per CPU
+ * and task whose copy reaches the outermost frames (the C library's
+ * start of the program and of its threads), which the small copies of
+ * the first event rarely reach; the reader learns those frames from
+ * them and leaves the samples out of its output. */
+#define RN_WHOLE_STACK 32768
+#define RN_WHOLE_FREQ 4
 
 /* One ring buffer: a CPU's, which every event of that CPU writes to. */
 typedef struct rn_ring {
@@ -38,6 +49,11 @@ typedef struct rn_state {
 	fg_recorder_result *res;
 	struct perf_event_attr attr; /* as the kernel took it */
 	bool attr_known;       /* the first event opened settled attr */
+	struct perf_event_attr whole; /* the second event (RN_WHOLE_*) */
+	bool whole_on;         /* the kernel took it */
+	int *wfds;             /* its events */
+	uint64_t *wids;        /* and their ids */
+	size_t nwids, awids;
 	bool kernel_checked;   /* kernel frames tried */
 	int *cpus;             /* online CPUs */
 	size_t ncpus;

@@ -349,6 +349,8 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	free(s.st.tp_fds);
 	fg_strbuf_release(&s.st.tp_format);
 	free(s.st.tp_ids);
+	free(s.st.wids);
+	free(s.st.wfds);
 	free(s.st.cpus);
 	free(s.pids);
 	return err;

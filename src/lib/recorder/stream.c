@@ -1,7 +1,8 @@
 /* The stream in perf's pipe form: the 16-byte header ("PERFILE2", its
- * size 16), a HEADER_ATTR record (the attribute as the kernel took it,
- * then the ids of every event opened with it; more than one record fits
- * repeats the attribute with the ids that follow), then the records. Every
+ * size 16), a HEADER_ATTR record per event kind (the attribute as the
+ * kernel took it, then the ids of every event opened with it; more than
+ * one record fits repeats the attribute with the ids that follow), then
+ * the records. Every
  * byte goes through rn_stream_write, which counts it against the cap. */
 #include <string.h>
 
@@ -83,13 +84,28 @@ done:
 	return err;
 }
 
+/* An attribute's records: as many as its n ids need (per a record). */
+static int attr_records(rn_state *st, const struct perf_event_attr *a, const uint64_t *ids,
+			size_t n, size_t per)
+{
+	size_t i = 0;
+	int err;
+
+	do {
+		size_t k = n - i < per ? n - i : per;
+		if ((err = attr_record(st, a, ids + i, k)))
+			return err;
+		i += k;
+	} while (i < n);
+	return 0;
+}
+
 int rn_stream_header(rn_state *st)
 {
 	static const unsigned char magic[8] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2' };
 	/* the ids a record of at most 65535 bytes holds */
 	size_t per = (65535 - sizeof(struct perf_event_header) - sizeof(st->attr)) / sizeof(uint64_t);
 	uint64_t size = 16;
-	size_t i = 0;
 	int err;
 
 	if (st->header_done)
@@ -97,18 +113,12 @@ int rn_stream_header(rn_state *st)
 	if ((err = rn_stream_write(st, magic, sizeof(magic))) ||
 	    (err = rn_stream_write(st, &size, sizeof(size))))
 		return err;
-	do {
-		size_t n = st->nfds - i < per ? st->nfds - i : per;
-		if ((err = attr_record(st, &st->attr, st->ids + i, n)))
-			return err;
-		i += n;
-	} while (i < st->nfds);
+	if ((err = attr_records(st, &st->attr, st->ids, st->nfds, per)) ||
+	    (st->nwids && (err = attr_records(st, &st->whole, st->wids, st->nwids, per))))
+		return err;
 	/* the off-CPU modes' tracepoint, with the ids of its events */
-	for (i = 0; i < st->ntp; i += per) {
-		size_t n = st->ntp - i < per ? st->ntp - i : per;
-		if ((err = attr_record(st, &st->tp_attr, st->tp_ids + i, n)))
-			return err;
-	}
+	if (st->ntp && (err = attr_records(st, &st->tp_attr, st->tp_ids, st->ntp, per)))
+		return err;
 	if (st->ntp && (err = tracing_data_record(st)))
 		return err;
 	st->header_done = true;

@@ -97,3 +97,20 @@ void fg_capture_note_debug(fg_strbuf *out, const fg_perfdata *pd)
 			       n > 1 ? "them" : "it", libc ? "libc6-dbg for the C library, else " : "");
 	fg_strbuf_release(&list);
 }
+
+void fg_capture_note_cut(fg_strbuf *out, const fg_perfdata *pd)
+{
+	uint64_t samples = 0, cut = 0;
+
+	if (pd)
+		fg_perfdata_hybrid_counts(pd, &samples, &cut);
+	/* a cut stack keeps its frame-pointer frames: a few are no matter */
+	if (cut < 10 || cut * 50 <= samples)
+		return;
+	fg_strbuf_addf(out, "%.1f%% of the samples (%llu of %llu) had a stack copy too short to "
+		       "reach a frame with a frame pointer: their stacks are the frame-pointer "
+		       "walk's alone, and frames of code built without frame pointers may be "
+		       "missing there — `opts.record.recorder=perf` copies whole stacks",
+		       100.0 * (double)cut / (double)samples, (unsigned long long)cut,
+		       (unsigned long long)samples);
+}

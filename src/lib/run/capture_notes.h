@@ -26,5 +26,9 @@ void fg_capture_subtitle(fg_strbuf *out, const char *user, const fg_profile_resu
  * its debug file is missing (fg_perfdata_missing_debug): which, how many,
  * what to install. Nothing when there is none (or pd is NULL). */
 void fg_capture_note_debug(fg_strbuf *out, const fg_perfdata *pd);
+/* The share of the native recorder's samples whose small stack copy was
+ * too short, when more than 2% and at least 10, with advice (nothing
+ * otherwise). */
+void fg_capture_note_cut(fg_strbuf *out, const fg_perfdata *pd);
 
 #endif

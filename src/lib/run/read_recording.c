@@ -196,6 +196,10 @@ static int do_native(run *r, bool *done)
 		fg_capture_note_debug(&note, pd);
 		if (note.len)
 			fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);
+		fg_strbuf_reset(&note);
+		fg_capture_note_cut(&note, pd);
+		if (note.len)
+			fg_run_emit(r, FG_PROFILE_NOTE, note.buf, 0);
 		fg_strbuf_release(&note);
 	}
 	fg_run_status(r, FG_STAGE_DONE, 0, 0);

@@ -69,6 +69,11 @@ static void set_opts(run *r, fg_recorder_opts *no)
 	no->workload_stdout = r->o->workload_stdout_to_stderr ? STDERR_FILENO : -1;
 	no->freq = fg_record_freq(rec);
 	no->frame_pointers = rec->call_graph == FG_CALL_GRAPH_FP;
+	if (rec->argc && (no->stack_bytes = fg_record_native_stack(rec->call_graph,
+								   r->program_path)))
+		fg_run_emit(r, FG_PROFILE_NOTE, "the program was built without frame pointers: the "
+			    "native recorder copies 64 KB of the stack with each sample (its stacks "
+			    "then come from the copy alone, as perf's dwarf call graphs do)", 0);
 	no->buffer_bytes = rec->buffer_bytes;
 	no->max_size = rec->max_size;
 	no->continue_at_max = r->o->continue_at_max;

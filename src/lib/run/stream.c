@@ -67,6 +67,7 @@ struct fg_run_stream {
 	int err;
 	char msg[1024];
 	char debug_note[1024];    /* a library without its debug file, or "" */
+	char cut_note[512];       /* stack copies too short, or "" */
 	double t_end;             /* when it ended */
 };
 
@@ -216,6 +217,9 @@ static void *reader_main(void *arg)
 		fg_strbuf note = FG_STRBUF_INIT;
 		fg_capture_note_debug(&note, pd);
 		snprintf(s->debug_note, sizeof(s->debug_note), "%s", note.len ? note.buf : "");
+		fg_strbuf_reset(&note);
+		fg_capture_note_cut(&note, pd);
+		snprintf(s->cut_note, sizeof(s->cut_note), "%s", note.len ? note.buf : "");
 		fg_strbuf_release(&note);
 	}
 	if (err) {
@@ -368,6 +372,8 @@ int fg_run_stream_finish(run *r, bool *empty)
 	fg_run_emit(r, FG_PROFILE_TIMING, "read", r->res->seconds_read);
 	if (s->debug_note[0])
 		fg_run_emit(r, FG_PROFILE_NOTE, s->debug_note, 0);
+	if (s->cut_note[0])
+		fg_run_emit(r, FG_PROFILE_NOTE, s->cut_note, 0);
 	if (s->err && !*empty)
 		return fg_error_set(s->err, "%s", s->msg);
 	return 0;
