@@ -7,8 +7,8 @@
 # BENCH_VIEWER_RUNS (5) fresh page loads each: the time from the
 # navigation's start until the page is usable (the SVG's load event, the
 # viewer's data-ready="1", each followed by the frame painted after it),
-# the time from a click on a frame near the middle (depth 2) until the
-# frame painted after the zoom, and the file sizes. Times are
+# the time from a click on a frame near the middle (depth 2) until the end
+# of the first frame that shows the zoom, and the file sizes. Times are
 # performance.now() readings in the page.
 # Without Debian's chromium or node it prints why and does nothing.
 # Usage: bench-viewer.sh BUILD_DIR [SHARED_DIR]
@@ -63,7 +63,7 @@ done
 
 echo "medians of $runs page loads (a fresh tab each) in headless Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), times in ms:"
 echo "  ready: navigation start to usable (SVG: load event; HTML: data-ready=\"1\"; then the frame painted after)"
-echo "  click: a frame at depth 2 near the middle (the same in both formats, named below) clicked, to the frame painted after the zoom"
+echo "  click: a frame at depth 2 near the middle (the same in both formats, named below) clicked, to the end of the first frame that shows the zoom"
 setsid node "$here/viewer-timing.js" "$runs" "$work/profile" "${files[@]}" >"$work/times.jsonl" &
 timer=$!
 wait "$timer"

@@ -1,8 +1,8 @@
 // Times flame graphs in headless Chromium (Debian's, through
 // tests/browser/chromium.js and its playwright-core): for each file, RUNS
 // fresh page loads, each timed from the navigation's start to the page
-// being usable, then one click on a frame near the middle, timed until
-// the frame painted after it. All times are performance.now() readings
+// being usable, then one click on a frame near the middle, timed to
+// the end of the first frame that shows it. All times are performance.now() readings
 // taken inside the page.
 //
 // Usage: node viewer-timing.js RUNS PROFILE_DIR FILE...
@@ -16,12 +16,11 @@
 // have begun after it (the second begins once the first, which shows the
 // loaded document, was painted); the HTML viewer when it has set
 // data-ready="1" on <html> and the same two frames have begun after that.
-// Click: from the click event's dispatch to the start of the frame after
-// the one that showed the change, the same rule for both: the SVG's zoom
-// runs inside the click handler and the browser lays it out and paints it
-// in the next frame; the viewer draws in that frame's animation callback
-// (window.flamegraph.paints tells it did), requested before ours, which is
-// requested once the click's handlers have run.
+// Click: from the click event's dispatch to the end of the first frame
+// that shows the change, by the same rule for both: the SVG's zoom runs
+// inside the click handler, and the browser lays it out and paints it in
+// the next frame; the viewer draws in an animation frame callback
+// (window.flamegraph.paints tells it did).
 "use strict";
 const path = require("path");
 const { launch } = require(path.join(__dirname, "..", "tests", "browser", "chromium"));
@@ -98,8 +97,9 @@ function pickFrame() {
 }
 
 // Arms the click timer: resolves with the milliseconds from the click's
-// dispatch to the second animation frame after it, once the view has
-// changed in the first (a page slower than that is waited for).
+// dispatch to the end of the first frame that shows the change. A task
+// posted from an animation frame callback runs once that frame's callbacks
+// (the viewer's drawing among them), layout and paint are done.
 function armClick() {
 	const svg = document.documentElement.localName === "svg";
 	const before = svg ? 0 : window.flamegraph.paints;
@@ -107,14 +107,12 @@ function armClick() {
 	window.addEventListener("click", () => {
 		const t0 = performance.now();
 		const changed = () => svg || window.flamegraph.paints > before;
-		const wait = () => requestAnimationFrame(() => {
+		const frame = () => requestAnimationFrame(() => setTimeout(() => {
 			if (!changed())
-				return wait();
-			requestAnimationFrame(() => { window.__bench.click = performance.now() - t0; });
-		});
-		// after the click's handlers have run (the page's own animation
-		// frame request, if any, comes first)
-		setTimeout(wait, 0);
+				return frame();
+			window.__bench.click = performance.now() - t0;
+		}, 0));
+		frame();
 	}, { capture: true, once: true });
 }
 

@@ -52,18 +52,10 @@ C
 cc -O2 -g -o prog prog.c
 
 # a PATH without perf: every program of the PATH but perf, as links
-mkdir noperf
-IFS=: read -ra dirs <<<"$PATH"
-for d in "${dirs[@]}"; do
-	for f in "$d"/*; do
-		n=${f##*/}
-		case $n in perf | perf_* | perf-*) continue ;; esac
-		[ -x "$f" ] && [ ! -e "noperf/$n" ] && ln -s "$f" "noperf/$n"
-	done
-done
+. "$FG_SRC/tests/lib/noperf.sh"
+noperf_path noperf || finish
 NOPERF=$PWD/noperf
 fgn() { PATH=$NOPERF flamegraph --recorder native "$@"; }
-PATH=$NOPERF command -v perf >/dev/null && { fail "perf is still on the test's PATH"; finish; }
 
 # the scheduler's tracepoint may be closed to this user: the refusal says
 # what to do, and the test has nothing more to check

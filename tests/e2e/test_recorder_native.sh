@@ -16,18 +16,10 @@ if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 1 ]; then
 fi
 
 # a PATH without perf: every program of the PATH but perf, as links
-mkdir noperf
-IFS=: read -ra dirs <<<"$PATH"
-for d in "${dirs[@]}"; do
-	for f in "$d"/*; do
-		n=${f##*/}
-		case $n in perf | perf_* | perf-*) continue ;; esac
-		[ -x "$f" ] && [ ! -e "noperf/$n" ] && ln -s "$f" "noperf/$n"
-	done
-done
+. "$FG_SRC/tests/lib/noperf.sh"
+noperf_path noperf || finish
 NOPERF=$PWD/noperf
 fgn() { PATH=$NOPERF flamegraph --recorder native "$@"; }
-PATH=$NOPERF command -v perf >/dev/null && { fail "perf is still on the test's PATH"; finish; }
 
 # every process of this test runs a program of this unique name
 cg=./cg-native-$$
