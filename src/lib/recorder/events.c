@@ -171,6 +171,11 @@ static void whole_attr(rn_state *st)
 	w->sample_regs_user = RN_REGS_X86_64;
 	w->sample_stack_user = RN_WHOLE_STACK;
 	w->exclude_callchain_user = 1;
+	if (w->type == PERF_TYPE_SOFTWARE) {
+		w->freq = 0;
+		w->sample_period = RN_WHOLE_FIRST_NS;
+		st->whole_fast = true;
+	}
 	w->mmap = w->mmap2 = w->mmap_data = w->comm = w->comm_exec = w->task = 0;
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
 	w->build_id = 0;
@@ -267,6 +272,15 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 	}
 	st->whole_on = true;
 	return keep_whole(st, fd);
+}
+
+void rn_events_whole_slow(rn_state *st)
+{
+	uint64_t period = 1000000000ULL / RN_WHOLE_FREQ;
+
+	for (size_t i = 0; i < st->nwids; i++)
+		(void)ioctl(st->wfds[i], PERF_EVENT_IOC_PERIOD, &period);
+	st->whole_fast = false;
 }
 
 int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
