@@ -139,7 +139,7 @@ __attribute__((noinline)) static int marker_function(int x)
 static void add_sample(fg_strbuf *sb, uint64_t time)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)&marker_function, stack[8] = { 0 };
-	uint32_t pt[2] = { (uint32_t)getpid(), (uint32_t)getpid() }, cpu[2] = { 0, 0 };
+	uint32_t pt[2] = { (uint32_t)getpid(), (uint32_t)getpid() };
 	uint64_t id = 77, period = 1000, nchain = 2, chain[2] = { (uint64_t)PERF_CONTEXT_USER, ip };
 	uint64_t abi = PERF_SAMPLE_REGS_ABI_64, regs[20] = { 0 }, size = sizeof(stack);
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
@@ -152,7 +152,6 @@ static void add_sample(fg_strbuf *sb, uint64_t time)
 	fg_strbuf_add(sb, pt, 8);
 	fg_strbuf_add(sb, &time, 8);
 	fg_strbuf_add(sb, &id, 8);
-	fg_strbuf_add(sb, cpu, 8);
 	fg_strbuf_add(sb, &period, 8);
 	fg_strbuf_add(sb, &nchain, 8);
 	fg_strbuf_add(sb, chain, sizeof(chain));
