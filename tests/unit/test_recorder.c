@@ -139,7 +139,7 @@ __attribute__((noinline)) static int marker_function(int x)
 static void add_sample(fg_strbuf *sb, uint64_t time)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)&marker_function, stack[8] = { 0 };
-	uint32_t pt[2] = { (uint32_t)getpid(), (uint32_t)getpid() }, cpu[2] = { 0, 0 };
+	uint32_t pt[2] = { (uint32_t)getpid(), (uint32_t)getpid() };
 	uint64_t id = 77, period = 1000, nchain = 2, chain[2] = { (uint64_t)PERF_CONTEXT_USER, ip };
 	uint64_t abi = PERF_SAMPLE_REGS_ABI_64, regs[20] = { 0 }, size = sizeof(stack);
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
@@ -152,7 +152,6 @@ static void add_sample(fg_strbuf *sb, uint64_t time)
 	fg_strbuf_add(sb, pt, 8);
 	fg_strbuf_add(sb, &time, 8);
 	fg_strbuf_add(sb, &id, 8);
-	fg_strbuf_add(sb, cpu, 8);
 	fg_strbuf_add(sb, &period, 8);
 	fg_strbuf_add(sb, &nchain, 8);
 	fg_strbuf_add(sb, chain, sizeof(chain));
@@ -304,6 +303,56 @@ static void rounds_are_in_time_order(void **state)
 	stream_release(&c);
 }
 
+/* The second event's first period, short with the timer, ends with its
+ * first sample read: samples of the first event leave it as it is. */
+static void whole_event_slows_after_its_first_sample(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t size = 4096, wid = 88;
+	int cpus[1] = { 0 }, wfd = -1;
+	fg_strbuf recs = FG_STRBUF_INIT;
+	struct perf_event_mmap_page *pg;
+	rn_ring ring;
+	stream_case c;
+	size_t first;
+
+	(void)state;
+	stream_setup(&c);
+	c.st.ncpus = 1;
+	c.st.cpus = cpus;
+	c.st.rings = &ring;
+	c.st.wids = &wid;
+	c.st.wfds = &wfd;
+	c.st.nwids = 1;
+	c.st.whole_fast = true;
+	ring.base = calloc(1, (size_t)page + size);
+	assert_non_null(ring.base);
+	ring.size = size;
+	ring.cpu = 0;
+	pg = ring.base;
+
+	add_sample(&recs, 10);
+	memcpy((unsigned char *)ring.base + page, recs.buf, recs.len);
+	pg->data_head = recs.len;
+	assert_int_equal(rn_ring_drain(&c.st), 0);
+	assert_true(c.st.whole_fast);
+
+	/* the same sample with the second event's id (after ip, tid, time) */
+	first = recs.len;
+	add_sample(&recs, 20);
+	memcpy(recs.buf + first + 32, &wid, 8);
+	memcpy((unsigned char *)ring.base + page + first, recs.buf + first, recs.len - first);
+	pg->data_head = recs.len;
+	assert_int_equal(rn_ring_drain(&c.st), 0);
+	assert_false(c.st.whole_fast);
+	assert_int_equal(c.res.samples, 2);
+
+	fg_strbuf_release(&recs);
+	free(ring.base);
+	c.st.rings = NULL;
+	stream_release(&c);
+}
+
 /* The cap: the stream counts what it wrote and says when it passes it. */
 static void the_cap_is_noticed(void **state)
 {
@@ -328,6 +377,7 @@ int main(void)
 		cmocka_unit_test(stream_is_read_back),
 		cmocka_unit_test(many_events_take_several_attribute_records),
 		cmocka_unit_test(rounds_are_in_time_order),
+		cmocka_unit_test(whole_event_slows_after_its_first_sample),
 		cmocka_unit_test(the_cap_is_noticed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,8 +82,12 @@ void rn_events_attr(rn_state *st)
 	a->freq = 1;
 	a->sample_freq = st->o->freq;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
-			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			 PERF_SAMPLE_STACK_USER;
+	/* the CPU only where the switches are paired by it (off-CPU
+	 * modes): the on-CPU reader has no use for its 8 bytes a sample */
+	if (st->o->mode != FG_RECORDER_ON_CPU)
+		a->sample_type |= PERF_SAMPLE_CPU;
 	/* the kernel's walk of the user frames too (exclude_callchain_user
 	 * stays 0): the copy only has to reach the first frame that keeps
 	 * a frame pointer (hybrid samples), unless the caller asked for a
@@ -142,6 +146,15 @@ static int open_settling(rn_state *st, pid_t pid, int cpu, int *fd)
 			a->type = PERF_TYPE_SOFTWARE;
 			a->config = PERF_COUNT_SW_CPU_CLOCK;
 			st->res->software_clock = true;
+			/* the timer's rate is a period of CPU time the kernel
+			 * derives from the frequency and keeps: set it here,
+			 * and the samples need not carry it (the reader then
+			 * takes the attribute's) */
+			if (a->freq && a->sample_freq && st->o->mode == FG_RECORDER_ON_CPU) {
+				a->sample_period = 1000000000ULL / a->sample_freq;
+				a->freq = 0;
+				a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+			}
 			continue;
 		}
 		/* kernel frames not allowed to this user: user frames only */
@@ -171,6 +184,11 @@ static void whole_attr(rn_state *st)
 	w->sample_regs_user = RN_REGS_X86_64;
 	w->sample_stack_user = RN_WHOLE_STACK;
 	w->exclude_callchain_user = 1;
+	if (w->type == PERF_TYPE_SOFTWARE) {
+		w->freq = 0;
+		w->sample_period = RN_WHOLE_FIRST_NS;
+		st->whole_fast = true;
+	}
 	w->mmap = w->mmap2 = w->mmap_data = w->comm = w->comm_exec = w->task = 0;
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
 	w->build_id = 0;
@@ -267,6 +285,15 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 	}
 	st->whole_on = true;
 	return keep_whole(st, fd);
+}
+
+void rn_events_whole_slow(rn_state *st)
+{
+	uint64_t period = 1000000000ULL / RN_WHOLE_FREQ;
+
+	for (size_t i = 0; i < st->nwids; i++)
+		(void)ioctl(st->wfds[i], PERF_EVENT_IOC_PERIOD, &period);
+	st->whole_fast = false;
 }
 
 int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)

@@ -34,6 +34,13 @@
  * them and leaves the samples out of its output. */
 #define RN_WHOLE_STACK 32768
 #define RN_WHOLE_FREQ 4
+/* With the timer (no hardware counter), whose rate is a fixed period of
+ * the task's CPU time, at RN_WHOLE_FREQ the first of those samples would
+ * come a quarter of a second into a process: every sample before it
+ * would lack the outermost frames (the reader learns them as it goes).
+ * The second event then starts at this period, in nanoseconds, and is
+ * slowed to RN_WHOLE_FREQ's once its first sample has been read. */
+#define RN_WHOLE_FIRST_NS 10000000ULL
 
 /* One ring buffer: a CPU's, which every event of that CPU writes to. */
 typedef struct rn_ring {
@@ -51,6 +58,7 @@ typedef struct rn_state {
 	bool attr_known;       /* the first event opened settled attr */
 	struct perf_event_attr whole; /* the second event (RN_WHOLE_*) */
 	bool whole_on;         /* the kernel took it */
+	bool whole_fast;       /* at RN_WHOLE_FIRST_NS, none of its samples read */
 	int *wfds;             /* its events */
 	uint64_t *wids;        /* and their ids */
 	size_t nwids, awids;
@@ -95,6 +103,9 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec);
 /* Turns every event on or off. */
 void rn_events_enable(rn_state *st, bool on);
 void rn_events_close(rn_state *st);
+/* After the second event's first sample: its rate becomes RN_WHOLE_FREQ
+ * (events inherited before keep the first period). */
+void rn_events_whole_slow(rn_state *st);
 
 /* ring.c */
 /* Maps the ring buffer of the CPU of index i, owned by fd. */

@@ -22,6 +22,10 @@
 
 /* how often the buffers are read when nothing wakes us */
 #define POLL_MS 50
+/* while the second event waits for its first sample (RN_WHOLE_FIRST_NS),
+ * for at most FAST_S: soon read, it is slowed before it takes more */
+#define POLL_FAST_MS 3
+#define FAST_S 1.0
 #define TICK_S 0.25
 /* after an interrupt: the command got the signal too, most likely; it is
  * sent on after this, and SIGKILL follows after KILL_AFTER */
@@ -269,7 +273,8 @@ static void wait_events(session *s)
 	for (size_t i = 0; s->recording && i < st->ncpus && n < 257; i++)
 		if (st->rings[i].base)
 			fds[n++] = (struct pollfd){ st->rings[i].fd, POLLIN, 0 };
-	(void)poll(fds, (nfds_t)n, POLL_MS);
+	(void)poll(fds, (nfds_t)n,
+		   st->whole_fast && rn_now() - st->t0 < FAST_S ? POLL_FAST_MS : POLL_MS);
 }
 
 static int run_loop(session *s)

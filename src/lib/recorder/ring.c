@@ -78,6 +78,28 @@ static uint64_t record_time(const unsigned char *p)
 	return t;
 }
 
+/* Whether record p (a sample, of h.size bytes) is the second event's:
+ * its id, where the sample type puts it, is one of that event's. */
+static bool whole_sample(const rn_state *st, const unsigned char *p, uint16_t size)
+{
+	uint64_t t = st->attr.sample_type, id;
+	size_t off = sizeof(struct perf_event_header);
+
+	if (!(t & PERF_SAMPLE_IDENTIFIER)) {
+		if (!(t & PERF_SAMPLE_ID))
+			return false;
+		off += 8 * (!!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) +
+			    !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ADDR));
+	}
+	if (off + 8 > size)
+		return false;
+	memcpy(&id, p + off, 8);
+	for (size_t i = 0; i < st->nwids; i++)
+		if (st->wids[i] == id)
+			return true;
+	return false;
+}
+
 /* Appends what one buffer holds to the round, records whole (one that
  * wraps around the buffer's end is joined), and frees it for the kernel. */
 static int read_ring(rn_state *st, rn_ring *r)
@@ -107,8 +129,12 @@ static int read_ring(rn_state *st, rn_ring *r)
 		st->offs[st->noffs].time = record_time((const unsigned char *)st->round.buf + pos);
 		st->offs[st->noffs++].off = pos;
 		st->res->records++;
-		if (h.type == PERF_RECORD_SAMPLE)
+		if (h.type == PERF_RECORD_SAMPLE) {
 			st->res->samples++;
+			if (st->whole_fast &&
+			    whole_sample(st, (const unsigned char *)st->round.buf + pos, h.size))
+				rn_events_whole_slow(st);
+		}
 		tail += h.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
