@@ -13,6 +13,9 @@
 #include "flamegraph/error.h"
 #include "flamegraph/render.h"
 
+/* a string literal and its length */
+#define LIT(s) s, sizeof(s) - 1
+
 static fg_folded *load(const char *text, size_t len)
 {
 	fg_folded *f;
@@ -71,7 +74,7 @@ static void page_has_its_parts(void **state)
 	(void)state;
 	o.hash = true;
 	o.title = "T & <b>";
-	html = render("main;b 3\nmain;a 2\nidle 5\n", 31, &o, false, &rc);
+	html = render(LIT("main;b 3\nmain;a 2\nidle 5\n"), &o, false, &rc);
 	assert_int_equal(rc, 0);
 	assert_true(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 31) == 0);
 	assert_non_null(strstr(html, "<title>T &amp; &lt;b&gt;</title>"));
@@ -114,7 +117,7 @@ static void cold_frames_are_named_apart(void **state)
 	o.hash = true;
 	o.cold_root = "wait";
 	/* b on CPU and b above the cold root: two names, the second cold */
-	html = render("main;b 3\nmain;wait;b 2\n", 22, &o, false, &rc);
+	html = render(LIT("main;b 3\nmain;wait;b 2\n"), &o, false, &rc);
 	assert_int_equal(rc, 0);
 	names = element(html, "fg-names");
 	assert_string_equal(names, "[\"all\",\"main\",\"b\",\"wait\",\"b\"]");
@@ -222,12 +225,12 @@ static void bad_options_are_refused(void **state)
 
 	(void)state;
 	o.palette = "nope";
-	html = render("a 1\n", 4, &o, false, &rc);
+	html = render(LIT("a 1\n"), &o, false, &rc);
 	assert_int_equal(rc, FG_EINVAL);
 	free(html);
 	o = (fg_render_opts)FG_RENDER_OPTS_INIT;
 	o.version = 99;
-	html = render("a 1\n", 4, &o, false, &rc);
+	html = render(LIT("a 1\n"), &o, false, &rc);
 	assert_int_equal(rc, FG_EINVAL);
 	free(html);
 }
