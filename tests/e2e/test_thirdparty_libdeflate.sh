@@ -27,7 +27,7 @@ else
 	check_contains "benchmark: config.h generated in our folder" err "generating config.h"
 	check_contains "benchmark ran" out "Compressed "
 	check_contains "benchmark: the compressor, rooted in main" ld.folded "^benchmark;.*main;do_benchmark;do_compress;libdeflate_deflate_compress;deflate_compress"
-	check_exit "libdeflate: --bin benchmark (kinds are guesses)" 0 sh -c "cd ld && flamegraph-build --bin benchmark -F 99 -o ../again.svg -- -1 ../input.txt"
+	check_exit "libdeflate: --bin benchmark (kinds are guesses)" 0 sh -c "cd ld && flamegraph-build --bin benchmark -F 999 -o ../again.svg -- -1 ../input.txt"
 	check_contains "again: up to date" err "benchmark is up to date"
 	snapshot ld > after.txt
 	check_same_file "libdeflate: the user's tree is unchanged" before.txt after.txt
