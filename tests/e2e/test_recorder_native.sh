@@ -132,7 +132,7 @@ if command -v perf >/dev/null; then
 	check_exit "perf report reads it" 0 perf report -i keep.data --stdio
 	perf_minor=$(perf version 2>/dev/null | sed -n 's/^perf version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 	if [ -n "$perf_minor" ] && [ "${perf_minor% *}" -eq 6 ] && [ "${perf_minor#* }" -ge 12 ]; then
-		skip_part "perf report's symbols" "perf ${perf_minor% *}.${perf_minor#* } names the native recording's samples after their command, not their functions: a known gap of the native recorder"
+		echo "not checked: perf report's symbols: perf ${perf_minor% *}.${perf_minor#* } names the native recording's samples after their command, not their functions: a known gap of the native recorder"
 	else
 		check_contains "perf report: a is there" out "\[\.\] a$"
 	fi
