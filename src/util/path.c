@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,4 +92,21 @@ const char *fg_path_ext(const char *path)
 {
 	const char *base = fg_path_base(path), *dot = strrchr(base, '.');
 	return dot && dot != base ? dot + 1 : "";
+}
+
+long long fg_read_number_file(const char *path, long long dflt)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	long long v;
+
+	if (fd < 0)
+		return dflt;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return dflt;
+	buf[n] = '\0';
+	return fg_parse_i64(fg_view_trim(fg_view_cstr(buf)), &v) ? dflt : v;
 }

@@ -25,4 +25,8 @@ const char *fg_path_base(const char *path);
  * when it has none (a leading dot is no extension); a pointer into path. */
 const char *fg_path_ext(const char *path);
 
+/* The number a small file holds (a kernel setting under /proc or /sys:
+ * "2\n"), or dflt when it cannot be read or holds no number. */
+long long fg_read_number_file(const char *path, long long dflt);
+
 #endif

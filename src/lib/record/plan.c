@@ -12,27 +12,15 @@
 #include "flamegraph/error.h"
 #include "flamegraph/record.h"
 #include "util/version.h"
+#include "util/path.h"
 #include "util/banned.h"
 
 /* Below this there is no point in recording: a second of dwarf samples. */
 #define MIN_FREE (64ull * 1024 * 1024)
 
-static long long read_proc_number(const char *path)
-{
-	char buf[32] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtoll(buf, NULL, 10) : -1;
-}
-
 static int check_rate(fg_record_plan *plan, const fg_record_opts *o)
 {
-	long long max = read_proc_number("/proc/sys/kernel/perf_event_max_sample_rate");
+	long long max = fg_read_number_file("/proc/sys/kernel/perf_event_max_sample_rate", -1);
 
 	plan->max_rate = max > 0 && max < 0x7fffffff ? (unsigned)max : 0;
 	if (!plan->max_rate || o->custom || o->recorder != FG_RECORDER_PERF || fg_record_freq(o) <= plan->max_rate)
@@ -52,7 +40,7 @@ static uint64_t ring_buffer(const fg_record_opts *o)
 	/* an unprivileged user may lock this much per CPU beyond its
 	 * RLIMIT_MEMLOCK; root may lock anything */
 	if (geteuid() != 0) {
-		long long kb = read_proc_number("/proc/sys/kernel/perf_event_mlock_kb");
+		long long kb = fg_read_number_file("/proc/sys/kernel/perf_event_mlock_kb", -1);
 		limit = kb > 4 ? (uint64_t)(kb - 4) * 1024 : 512 * 1024;
 	}
 	return fg_record_buffer_size(o->call_graph, o->freq, ncpus > 0 ? (unsigned)ncpus : 1, ram,
@@ -88,7 +76,7 @@ static int check_sched_events(const fg_record_opts *o)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs need the scheduler tracepoint "
 				    "sched:sched_switch, but tracefs is not mounted — mount it "
 				    "(mount -t tracefs nodev /sys/kernel/tracing) and run again");
-	if (geteuid() != 0 && read_proc_number("/proc/sys/kernel/perf_event_paranoid") > -1)
+	if (geteuid() != 0 && fg_read_number_file("/proc/sys/kernel/perf_event_paranoid", -1) > -1)
 		return fg_error_set(FG_ERECORD, "off-CPU graphs read the scheduler's trace data, which "
 				    "a user other than root may read only with "
 				    "kernel.perf_event_paranoid = -1 — run as root, record through "

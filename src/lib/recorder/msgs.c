@@ -8,23 +8,9 @@
 
 #include "flamegraph/error.h"
 #include "lib/recorder/internal.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
-
-static long read_long(const char *path, long dflt)
-{
-	char buf[32];
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	long long v;
-
-	if (f)
-		fclose(f);
-	if (!n)
-		return dflt;
-	buf[n] = '\0';
-	return fg_parse_i64(fg_view_trim(fg_view_cstr(buf)), &v) ? dflt : (long)v;
-}
 
 /* Whether this process may profile anything: root, or the capabilities
  * that stand for it (CAP_PERFMON 38, CAP_SYS_ADMIN 21) in effect. */
@@ -53,10 +39,10 @@ static bool privileged(void)
 
 void rn_host_read(rn_host *h)
 {
-	h->paranoid = (int)read_long("/proc/sys/kernel/perf_event_paranoid", -9);
+	h->paranoid = (int)fg_read_number_file("/proc/sys/kernel/perf_event_paranoid", -9);
 	h->privileged = privileged();
-	h->max_rate = (int)read_long("/proc/sys/kernel/perf_event_max_sample_rate", 0);
-	h->mlock_kb = (uint64_t)read_long("/proc/sys/kernel/perf_event_mlock_kb", 0);
+	h->max_rate = (int)fg_read_number_file("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	h->mlock_kb = (uint64_t)fg_read_number_file("/proc/sys/kernel/perf_event_mlock_kb", 0);
 }
 
 int rn_msg_open_failed(const rn_host *h, int errnum, const char *what, pid_t pid, unsigned freq)

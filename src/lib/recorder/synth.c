@@ -12,6 +12,7 @@
 
 #include "flamegraph/error.h"
 #include "lib/recorder/internal.h"
+#include "util/path.h"
 #include "util/banned.h"
 
 int rn_synth_trailer(rn_state *st, fg_strbuf *rec, pid_t pid, pid_t tid)
@@ -231,16 +232,6 @@ int rn_synth_process(rn_state *st, pid_t pid)
 	return err ? err : synth_maps(st, pid);
 }
 
-static int read_int_file(const char *path, int dflt)
-{
-	char buf[32];
-	long long v;
-
-	if (read_line_file(path, buf, sizeof(buf)) || fg_parse_i64(fg_view_trim(fg_view_cstr(buf)), &v))
-		return dflt;
-	return (int)v;
-}
-
 int rn_synth_kernel(rn_state *st)
 {
 	unsigned long long addr = 0;
@@ -264,7 +255,7 @@ int rn_synth_kernel(rn_state *st)
 		fclose(f);
 	}
 	if (!addr) {
-		rn_msg_kptr_hidden(read_int_file("/proc/sys/kernel/kptr_restrict", -1), &note);
+		rn_msg_kptr_hidden((int)fg_read_number_file("/proc/sys/kernel/kptr_restrict", -1), &note);
 		if (!fg_strbuf_failed(&note))
 			rn_emit(st, FG_RECORDER_NOTE, note.buf);
 		fg_strbuf_release(&note);
