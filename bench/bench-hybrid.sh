@@ -12,7 +12,8 @@
 # 1792 2048 4096 bytes), the share of the samples' weight whose stacks,
 # emulated from a frame-pointer chain and that much copy, are those of
 # the 64 KB copy, and the bytes a sample takes (bench-hybrid). With
-# FIRST_WHOLE=1, the first sample of each thread keeps its whole copy.
+# WHOLE=FIRST,EVERY, the native recorder's rare whole samples are emulated
+# too (bench-hybrid --whole).
 # Usage: bench-hybrid.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -21,7 +22,7 @@ src=$(cd "$here/.." && pwd)
 secs=${HYBRID_SECONDS:-1}
 read -r -a sizes <<< "${HYBRID_SIZES:-512 1024 1536 1792 2048 4096}"
 opts=()
-[ "${FIRST_WHOLE:-0}" = 1 ] && opts+=(--first-whole)
+[ -n "${WHOLE:-}" ] && opts+=(--whole "$WHOLE")
 command -v perf >/dev/null || { echo "bench-hybrid: perf not installed, skipped"; exit 0; }
 
 # lz4 is built once into a folder of the benchmark's own, kept between

@@ -1,7 +1,8 @@
 /* bench-hybrid: how small a stack copy whole stacks need, with the
  * kernel's frame-pointer chain beside it.
  *
- *   bench-hybrid [--all-regs] [--min PERCENT] PERF.DATA [BYTES...]
+ *   bench-hybrid [--all-regs] [--whole FIRST,EVERY] [--min PERCENT] PERF.DATA
+ *                [BYTES...]
  *
  * PERF.DATA is a dwarf recording (perf record --call-graph dwarf,65528).
  * Each of its samples is emulated as the sample a recorder of frame-
@@ -12,6 +13,10 @@
  * from those are compared with those unwound from the whole copy. For
  * each size it prints the share of the samples' weight whose stacks were
  * the same, the bytes a sample takes, and the reader's counters. With
+ * --whole, the native recorder's second event is emulated too: a sample
+ * with a 32 KB copy after each thread's sample number FIRST and then
+ * every EVERY samples, which teaches the outermost frames (counted in
+ * the bytes; not compared). With
  * --min, it exits 1 when the share of the first size is below PERCENT
  * (tests). */
 #include <stdio.h>
@@ -30,7 +35,8 @@ static int ignore(void *ctx, const fg_perfdata_sample *s)
 
 static int usage(void)
 {
-	fputs("usage: bench-hybrid [--all-regs] [--min PERCENT] PERF.DATA [BYTES...]\n", stderr);
+	fputs("usage: bench-hybrid [--all-regs] [--whole FIRST,EVERY] [--min PERCENT] PERF.DATA "
+	      "[BYTES...]\n", stderr);
 	return 2;
 }
 
@@ -70,8 +76,10 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--all-regs"))
 			check.regs = UINT64_MAX;
-		else if (!strcmp(argv[i], "--first-whole"))
-			check.first_whole = true;
+		else if (!strcmp(argv[i], "--whole") && i + 1 < argc &&
+			 sscanf(argv[++i], "%u,%u", &check.whole_first, &check.whole_every) == 2 &&
+			 check.whole_every)
+			check.whole_bytes = 32768;
 		else if (!strcmp(argv[i], "--min") && i + 1 < argc)
 			min = strtod(argv[++i], NULL);
 		else

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -454,6 +453,23 @@ static bool same_stack(const uint64_t *h, size_t nh, const uint64_t *d, size_t n
 	return nh == nd && !memcmp(h, d, nd * sizeof(*d));
 }
 
+/* Whether the emulated recorder takes a whole sample of the sample's
+ * thread after this one (pd_check.whole_every). */
+static int whole_due(pd_check *c, int32_t tid, bool *due)
+{
+	uint64_t *seen;
+
+	*due = false;
+	if (!c->whole_every)
+		return 0;
+	if (pd_u64map_put(&c->threads, (uint64_t)(uint32_t)tid, &seen))
+		return FG_ENOMEM;
+	++*seen;
+	*due = *seen == c->whole_first ||
+	       (*seen > c->whole_first && (*seen - c->whole_first) % c->whole_every == 0);
+	return 0;
+}
+
 /* Emulates the sample as hybrid ones of each size of r->check, and
  * counts how many give the stack d[0 .. nd) of its whole copy. */
 static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
@@ -461,17 +477,13 @@ static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sa
 {
 	pd_check *c = r->check;
 	struct pd_user_state st;
-	uint64_t out[MAX_STACK], *seen = NULL;
-	bool first = false;
+	uint64_t out[MAX_STACK];
+	bool whole, d_whole = nd && d[nd - 1] != UINT64_MAX && pd_unwind_outermost(r->unwinder);
 	size_t nfp, ncfi, n, i;
 	int err;
 
-	if (c->first_whole) {
-		if (pd_u64map_put(&c->threads, (uint64_t)(uint32_t)s->tid, &seen))
-			return FG_ENOMEM;
-		first = !*seen;
-		*seen = 1;
-	}
+	if ((err = whole_due(c, s->tid, &whole)))
+		return err;
 	user_state(r, f, s, UINT64_MAX, s->stack_len, &st);
 	nfp = fp_walk(&st, r->fp, max);
 	c->dwarf_bytes += size;
@@ -479,8 +491,7 @@ static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sa
 		c->dwarf_cut++;
 	for (i = 0; i < c->nsizes; i++) {
 		pd_check_size *z = &c->sizes[i];
-		uint64_t copy = first && s->stack_len > z->bytes ? s->stack_len : z->bytes;
-		user_state(r, f, s, c->regs, copy, &st);
+		user_state(r, f, s, c->regs, z->bytes, &st);
 		st.reach = r->reach;
 		r->reach[0] = 0;
 		if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->cfi, max, &ncfi)) ||
@@ -489,10 +500,16 @@ static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sa
 					   pd_unwind_used(r->unwinder), out, max, &n)))
 			return err;
 		z->samples++;
-		z->record_bytes += emulated_bytes(f, s, size, c->regs, copy, nfp);
+		z->record_bytes += emulated_bytes(f, s, size, c->regs, z->bytes, nfp);
 		z->weight += s->period;
 		if (same_stack(out, n, d, nd))
 			z->equal += s->period;
+		/* the second event's sample: every register, no user chain */
+		if (whole) {
+			z->record_bytes += size - s->stack_size + c->whole_bytes;
+			if (d_whole && (err = pd_hybrid_learn(&z->h, s->pid, d, nd)))
+				return err;
+		}
 	}
 	return 0;
 }
