@@ -26,8 +26,10 @@ FG_API_BEGIN
  * also carries, enough to reach the first frame that keeps a frame
  * pointer in nearly every sample (the reader's measured default). A few
  * samples a second per CPU and task of a second event copy 32 KB, from
- * which the reader learns the outermost frames. */
-#define FG_RECORDER_DEFAULT_STACK 1792
+ * which the reader learns the outermost frames. When too many samples
+ * had their frame pointer beyond the copy, the copy grows to 4 KB for
+ * the rest of the recording (with a note). */
+#define FG_RECORDER_DEFAULT_STACK 1536
 /* The ring buffer per CPU when none is set. */
 #define FG_RECORDER_DEFAULT_BUFFER ((uint64_t)4 << 20)
 

@@ -141,7 +141,7 @@ if command -v perf >/dev/null; then
 	# timer, it starts at a short period, 10 ms, for its first sample)
 	check_exit "perf evlist reads it" 0 perf evlist -v -i keep.data
 	check_contains "the first event: hybrid samples" out \
-		"sample_freq \}: (997|1003009), .*sample_regs_user: 0x1c0, sample_stack_user: 1792"
+		"sample_freq \}: (997|1003009), .*sample_regs_user: 0x1c0, sample_stack_user: 1536"
 	grep -E "sample_freq }: (997|1003009)," out | grep -q exclude_callchain_user &&
 		fail "the first event leaves the user chain out" || pass
 	check_contains "the second event: rare, a whole copy, no user chain" out \

@@ -17,29 +17,28 @@
 #include "lib/perfdata/internal.h"
 
 /* The user stack copy a recorder asks for with such samples
- * (perf_event_attr.sample_stack_user), in bytes: the largest whose
- * sample (header, fields, three registers, the copy, the call chain)
- * stays within 2 KB. From bench/bench-hybrid.sh, which emulates these
- * samples from dwarf recordings with 64 KB copies (997 Hz, 1 s) and
- * compares their stacks, the share of the samples' weight whose stacks
- * were those of the 64 KB copies, by copy size (bytes a sample):
+ * (perf_event_attr.sample_stack_user), in bytes: the smallest that
+ * keeps the stacks of the test programs whole, with room for a long
+ * call chain within 2 KB a sample. From bench/bench-hybrid.sh with
+ * WHOLE=10,250, which emulates these samples and the native recorder's
+ * rare whole ones (a 32 KB copy after a thread's tenth sample, then four
+ * a second) from dwarf recordings with 64 KB copies (997 Hz, 1 s), the
+ * share of the samples' weight whose stacks were those of the 64 KB
+ * copies, by copy size (bytes a sample, the whole samples' included):
  *
- *   copy   lz4 -b1        libc_hot       threads        lzpack
- *    512    0.0% (686)    56.8% (655)    99.7% (649)    80.7% (655)
- *   1024    0.0% (1198)   56.8% (1167)  100.0% (1161)   85.4% (1167)
- *   1536  100.0% (1710)  100.0% (1679)  100.0% (1673)   94.4% (1679)
- *   1792  100.0% (1966)  100.0% (1935)  100.0% (1929)   97.9% (1935)
- *   2048  100.0% (2222)  100.0% (2191)  100.0% (2185)   99.4% (2191)
- *   4096  100.0% (4270)  100.0% (4239)  100.0% (4233)  100.0% (4239)
+ *   copy   lz4 -b1        sqlite3        libc_hot       lzpack
+ *   1280   98.5% (1624)   98.1% (1631)   64.1% (1593)   92.4% (1583)
+ *   1536  100.0% (1880)   99.4% (1887)  100.0% (1849)   96.1% (1839)
+ *   1792  100.0% (2136)   99.5% (2143)  100.0% (2105)   98.7% (2095)
  *
- * (lz4's main thread below 1536 bytes: no copy ever reached its
- * outermost frames, which a thread's first sample with a whole copy
- * would teach: 99.8% at 512 bytes then; libc_hot: qsort's stack buffer
- * (800 bytes) under the frames of msort, which keeps no frame pointer;
- * with 1000-byte buffers 1792 bytes gave 99.7%; lzpack: snprintf's 2.5
- * KB of frames while it makes its corpus, at its start.) A recorder that sees samples cut
- * (pd_hybrid_stats.cut) grows the copy of that process. */
-#define FG_HYBRID_STACK_DEFAULT 1792
+ * (sqlite3: bench/workloads/sqlite.sql with 150000 rows, 3 s; libc_hot:
+ * qsort's stack buffer, 800 bytes, under the frames of msort, which
+ * keeps no frame pointer; lzpack: snprintf's 2.5 KB of frames while it
+ * makes its corpus, at its start. The multi-threaded test program's
+ * stacks were whole from 512 bytes on.) Samples whose copy was too short
+ * (pd_hybrid_stats.cut) keep the frame-pointer walk's frames, completed
+ * with the outermost frames a whole sample showed after them. */
+#define FG_HYBRID_STACK_DEFAULT 1536
 
 /* The user registers such samples need (sample_regs_user, perf's x86_64
  * numbers): the frame pointer, stack pointer and instruction pointer.
@@ -131,7 +130,7 @@ void pd_hybrid_forget(pd_hybrid *h, int32_t pid);
 
 /* The counters of the samples read so far, and how many bytes of its
  * copy the last sample needed to meet its chain (0: the copy was too
- * small; a recorder then grows the copy of that process). */
+ * small). */
 void pd_hybrid_reader_stats(const fg_perfdata *r, pd_hybrid_stats *out, uint64_t *last_needed);
 
 /* ---- checking (bench/hybrid.c, tests) ----
@@ -156,11 +155,16 @@ typedef struct pd_check {
 	pd_check_size sizes[PD_CHECK_SIZES];
 	size_t nsizes;
 	uint64_t regs;            /* registers the emulated samples keep */
-	bool first_whole;         /* the first sample of each thread keeps its
-				     whole copy (as a recorder that takes one
-				     large copy per thread, to learn its
-				     outermost frames, would) */
-	pd_u64map threads;        /* then, the threads seen */
+	/* The recorder's second event (a rare sample with a large copy that
+	 * only teaches the outermost frames), emulated: with whole_every,
+	 * after a thread's sample number whole_first and then every
+	 * whole_every samples, its whole copy teaches them too (after the
+	 * sample is compared, so it helps the later ones only) and its
+	 * record, with a whole_bytes copy and every register, is counted in
+	 * each size's bytes. */
+	uint32_t whole_first, whole_every;
+	uint64_t whole_bytes;
+	pd_u64map threads;        /* then, each thread's samples so far */
 	uint64_t dwarf_cut;       /* samples whose whole copy was too small */
 	uint64_t dwarf_bytes;     /* the dwarf records' bytes */
 } pd_check;

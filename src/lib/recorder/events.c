@@ -320,7 +320,7 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 						  "cycles" : "cpu-clock", pid, st->o->freq);
 		}
 		if ((err = keep_fd(st, fd)) || (err = attach_ring(st, i, fd)) ||
-		    (err = open_whole(st, pid, i)))
+		    (err = open_whole(st, pid, i)) || (err = rn_grow_open(st, pid, i)))
 			return err;
 		if (st->o->mode != FG_RECORDER_ON_CPU && st->rings[i].base &&
 		    (err = rn_tp_open(st, pid, i)))
@@ -331,8 +331,13 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 
 void rn_events_enable(rn_state *st, bool on)
 {
+	/* the first event's family, or the grown copy's once it took over */
 	for (size_t i = 0; i < st->nfds; i++)
-		(void)ioctl(st->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		if (!on || !st->grown_on)
+			(void)ioctl(st->fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = 0; i < st->ngids; i++)
+		if (!on || st->grown_on)
+			(void)ioctl(st->gfds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	rn_tp_enable(st, on);
 	for (size_t i = 0; i < st->nwids; i++)
 		(void)ioctl(st->wfds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
@@ -341,6 +346,7 @@ void rn_events_enable(rn_state *st, bool on)
 void rn_events_close(rn_state *st)
 {
 	rn_tp_close(st);
+	rn_grow_close(st);
 	for (size_t i = 0; i < st->nfds; i++)
 		close(st->fds[i]);
 	for (size_t i = 0; i < st->nwids; i++)

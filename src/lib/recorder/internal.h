@@ -5,6 +5,7 @@
  * /proc what existed before the events did (threads' names, maps, the
  * kernel's map), launch.c starts the command held until its exec,
  * stream.c writes the pipe form's header and counts what was written,
+ * grow.c switches to a larger stack copy when the small one falls short,
  * msgs.c words the kernel's refusals for people, native.c runs it all. */
 #ifndef FG_LIB_RECORDER_INTERNAL_H
 #define FG_LIB_RECORDER_INTERNAL_H
@@ -41,6 +42,15 @@
  * The second event then starts at this period, in nanoseconds, and is
  * slowed to RN_WHOLE_FREQ's once its first sample has been read. */
 #define RN_WHOLE_FIRST_NS 10000000ULL
+/* The copy the hybrid samples grow to (grow.c) when more than one in
+ * RN_GROW_SHARE of them (and at least RN_GROW_MIN, of RN_GROW_AFTER or
+ * more) had a frame pointer beyond their copy: the copy then ended
+ * before the frame the kernel's walk starts from, and the frames
+ * between are lost. */
+#define RN_GROWN_STACK 4096
+#define RN_GROW_SHARE 200
+#define RN_GROW_MIN 5
+#define RN_GROW_AFTER 50
 
 /* One ring buffer: a CPU's, which every event of that CPU writes to. */
 typedef struct rn_ring {
@@ -62,6 +72,14 @@ typedef struct rn_state {
 	int *wfds;             /* its events */
 	uint64_t *wids;        /* and their ids */
 	size_t nwids, awids;
+	/* the same events with a larger copy (grow.c), off until the
+	 * small copies fall short */
+	struct perf_event_attr grown;
+	int *gfds;
+	uint64_t *gids;
+	size_t ngids, agids;
+	bool grown_on;         /* they were switched on */
+	uint64_t hybrid_samples, short_samples; /* the first event's, read so far */
 	bool kernel_checked;   /* kernel frames tried */
 	int *cpus;             /* online CPUs */
 	size_t ncpus;
@@ -106,6 +124,19 @@ void rn_events_close(rn_state *st);
 /* After the second event's first sample: its rate becomes RN_WHOLE_FREQ
  * (events inherited before keep the first period). */
 void rn_events_whole_slow(rn_state *st);
+
+/* grow.c */
+/* The grown copy's event of task pid on the CPU of index i, off, into
+ * that CPU's buffer (none when the copies are not small hybrid ones, or
+ * the kernel refuses it). */
+int rn_grow_open(rn_state *st, pid_t pid, size_t i);
+/* Counts a sample of the first event (p: the record, of size bytes):
+ * whether its frame pointer lay beyond its copy. */
+void rn_grow_count(rn_state *st, const unsigned char *p, uint16_t size);
+/* After a round: switches to the grown copy once enough samples fell
+ * short, with a note. */
+void rn_grow_check(rn_state *st);
+void rn_grow_close(rn_state *st);
 
 /* ring.c */
 /* Maps the ring buffer of the CPU of index i, owned by fd. */

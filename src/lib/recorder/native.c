@@ -356,6 +356,8 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	free(s.st.tp_ids);
 	free(s.st.wids);
 	free(s.st.wfds);
+	free(s.st.gids);
+	free(s.st.gfds);
 	free(s.st.cpus);
 	free(s.pids);
 	return err;

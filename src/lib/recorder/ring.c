@@ -130,9 +130,11 @@ static int read_ring(rn_state *st, rn_ring *r)
 		st->offs[st->noffs++].off = pos;
 		st->res->records++;
 		if (h.type == PERF_RECORD_SAMPLE) {
+			const unsigned char *p = (const unsigned char *)st->round.buf + pos;
 			st->res->samples++;
-			if (st->whole_fast &&
-			    whole_sample(st, (const unsigned char *)st->round.buf + pos, h.size))
+			if (!whole_sample(st, p, h.size))
+				rn_grow_count(st, p, h.size);
+			else if (st->whole_fast)
 				rn_events_whole_slow(st);
 		}
 		tail += h.size;
@@ -162,6 +164,7 @@ int rn_ring_drain(rn_state *st)
 			err = read_ring(st, &st->rings[i]);
 	if (err || !st->noffs)
 		return err;
+	rn_grow_check(st);
 	qsort(st->offs, st->noffs, sizeof(*st->offs), by_time);
 	for (size_t i = 0; i < st->noffs && !err; i++) {
 		const unsigned char *p = (const unsigned char *)st->round.buf + st->offs[i].off;

@@ -114,7 +114,8 @@ int rn_stream_header(rn_state *st)
 	    (err = rn_stream_write(st, &size, sizeof(size))))
 		return err;
 	if ((err = attr_records(st, &st->attr, st->ids, st->nfds, per)) ||
-	    (st->nwids && (err = attr_records(st, &st->whole, st->wids, st->nwids, per))))
+	    (st->nwids && (err = attr_records(st, &st->whole, st->wids, st->nwids, per))) ||
+	    (st->ngids && (err = attr_records(st, &st->grown, st->gids, st->ngids, per))))
 		return err;
 	/* the off-CPU modes' tracepoint, with the ids of its events */
 	if (st->ntp && (err = attr_records(st, &st->tp_attr, st->tp_ids, st->ntp, per)))
