@@ -184,42 +184,45 @@ static void whole_attr(rn_state *st)
 	w->sample_regs_user = RN_REGS_X86_64;
 	w->sample_stack_user = RN_WHOLE_STACK;
 	w->exclude_callchain_user = 1;
-	if (w->type == PERF_TYPE_SOFTWARE) {
-		w->freq = 0;
-		w->sample_period = RN_WHOLE_FIRST_NS;
-		st->whole_fast = true;
-	}
 	w->mmap = w->mmap2 = w->mmap_data = w->comm = w->comm_exec = w->task = 0;
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
 	w->build_id = 0;
 #endif
+	if (w->type == PERF_TYPE_SOFTWARE) {
+		w->freq = 0;
+		w->sample_period = 1000000000ULL / RN_WHOLE_FREQ;
+		st->fast = *w;
+		st->fast.sample_period = RN_WHOLE_FIRST_NS;
+		st->whole_fast = true;
+	}
 }
 
-/* Keeps an fd of the second event and its id (closes it on failure). */
-static int keep_whole(rn_state *st, int fd)
+/* Keeps an fd of the second event or of its fast copy and its id in
+ * fds/ids (closes it on failure). */
+static int keep_whole(int fd, int **fds, uint64_t **ids, size_t *n, size_t *alloc)
 {
 	uint64_t id = 0;
 
-	if (st->nwids == st->awids) {
-		size_t n = st->awids ? 2 * st->awids : 16;
-		uint64_t *ids = fg_realloc_array(st->wids, n, sizeof(*ids));
-		int *fds = ids ? fg_realloc_array(st->wfds, n, sizeof(*fds)) : NULL;
-		if (ids)
-			st->wids = ids;
-		if (!fds) {
+	if (*n == *alloc) {
+		size_t grow = *alloc ? 2 * *alloc : 16;
+		uint64_t *i2 = fg_realloc_array(*ids, grow, sizeof(**ids));
+		int *f2 = i2 ? fg_realloc_array(*fds, grow, sizeof(**fds)) : NULL;
+		if (i2)
+			*ids = i2;
+		if (!f2) {
 			close(fd);
 			return FG_ENOMEM;
 		}
-		st->wfds = fds;
-		st->awids = n;
+		*fds = f2;
+		*alloc = grow;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
 		int e = errno;
 		close(fd);
 		return fg_error_set(FG_ERECORD, "cannot read the id of a perf event: %s", strerror(e));
 	}
-	st->wfds[st->nwids] = fd;
-	st->wids[st->nwids++] = id;
+	(*fds)[*n] = fd;
+	(*ids)[(*n)++] = id;
 	return 0;
 }
 
@@ -268,7 +271,7 @@ static int attach_ring(rn_state *st, size_t i, int fd)
  * them): not an error. */
 static int open_whole(rn_state *st, pid_t pid, size_t i)
 {
-	int fd;
+	int fd, err;
 
 	if (st->o->frame_pointers || st->o->stack_bytes >= RN_WHOLE_STACK)
 		return 0;
@@ -284,15 +287,22 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 		return 0;
 	}
 	st->whole_on = true;
-	return keep_whole(st, fd);
+	if ((err = keep_whole(fd, &st->wfds, &st->wids, &st->nwids, &st->awids)))
+		return err;
+	/* the fast copy, while none of its samples has been read */
+	if (!st->whole_fast || (fd = sys_open(&st->fast, pid, st->cpus[i], -1)) < 0)
+		return 0;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0) {
+		close(fd);
+		return 0;
+	}
+	return keep_whole(fd, &st->ffds, &st->fids, &st->nfids, &st->afids);
 }
 
 void rn_events_whole_slow(rn_state *st)
 {
-	uint64_t period = 1000000000ULL / RN_WHOLE_FREQ;
-
-	for (size_t i = 0; i < st->nwids; i++)
-		(void)ioctl(st->wfds[i], PERF_EVENT_IOC_PERIOD, &period);
+	for (size_t i = 0; i < st->nfids; i++)
+		(void)ioctl(st->ffds[i], PERF_EVENT_IOC_DISABLE, 0);
 	st->whole_fast = false;
 }
 
@@ -341,6 +351,9 @@ void rn_events_enable(rn_state *st, bool on)
 	rn_tp_enable(st, on);
 	for (size_t i = 0; i < st->nwids; i++)
 		(void)ioctl(st->wfds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = 0; i < st->nfids; i++)
+		if (!on || st->whole_fast)
+			(void)ioctl(st->ffds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void rn_events_close(rn_state *st)
@@ -351,5 +364,7 @@ void rn_events_close(rn_state *st)
 		close(st->fds[i]);
 	for (size_t i = 0; i < st->nwids; i++)
 		close(st->wfds[i]);
-	st->nfds = st->nwids = 0;
+	for (size_t i = 0; i < st->nfids; i++)
+		close(st->ffds[i]);
+	st->nfds = st->nwids = st->nfids = 0;
 }

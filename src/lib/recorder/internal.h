@@ -39,8 +39,12 @@
  * the task's CPU time, at RN_WHOLE_FREQ the first of those samples would
  * come a quarter of a second into a process: every sample before it
  * would lack the outermost frames (the reader learns them as it goes).
- * The second event then starts at this period, in nanoseconds, and is
- * slowed to RN_WHOLE_FREQ's once its first sample has been read. */
+ * A copy of the second event at this period, in nanoseconds, then runs
+ * beside it until its first sample has been read, and is switched off.
+ * (The kernel would change the period of the event itself but not of
+ * the copies its threads and children inherited: a child started
+ * early, by a shell or /usr/bin/time, would keep the short period for
+ * its whole life. Switching off reaches them all.) */
 #define RN_WHOLE_FIRST_NS 10000000ULL
 /* The copy the hybrid samples grow to (grow.c) when more than one in
  * RN_GROW_SHARE of them (and at least RN_GROW_MIN, of RN_GROW_AFTER or
@@ -68,10 +72,15 @@ typedef struct rn_state {
 	bool attr_known;       /* the first event opened settled attr */
 	struct perf_event_attr whole; /* the second event (RN_WHOLE_*) */
 	bool whole_on;         /* the kernel took it */
-	bool whole_fast;       /* at RN_WHOLE_FIRST_NS, none of its samples read */
+	bool whole_fast;       /* its copy at RN_WHOLE_FIRST_NS is on: none of
+				  their samples read yet */
 	int *wfds;             /* its events */
 	uint64_t *wids;        /* and their ids */
 	size_t nwids, awids;
+	struct perf_event_attr fast; /* that copy */
+	int *ffds;
+	uint64_t *fids;
+	size_t nfids, afids;
 	/* the same events with a larger copy (grow.c), off until the
 	 * small copies fall short */
 	struct perf_event_attr grown;
@@ -121,8 +130,8 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec);
 /* Turns every event on or off. */
 void rn_events_enable(rn_state *st, bool on);
 void rn_events_close(rn_state *st);
-/* After the second event's first sample: its rate becomes RN_WHOLE_FREQ
- * (events inherited before keep the first period). */
+/* After the second event's first sample: its fast copy is switched off,
+ * in every task that inherited it. */
 void rn_events_whole_slow(rn_state *st);
 
 /* grow.c */

@@ -22,8 +22,8 @@
 
 /* how often the buffers are read when nothing wakes us */
 #define POLL_MS 50
-/* while the second event waits for its first sample (RN_WHOLE_FIRST_NS),
- * for at most FAST_S: soon read, it is slowed before it takes more */
+/* while the second event's fast copy waits for its first sample (RN_WHOLE_FIRST_NS),
+ * for at most FAST_S: soon read, it is switched off before it takes more */
 #define POLL_FAST_MS 3
 #define FAST_S 1.0
 #define TICK_S 0.25
@@ -356,6 +356,8 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 	free(s.st.tp_ids);
 	free(s.st.wids);
 	free(s.st.wfds);
+	free(s.st.fids);
+	free(s.st.ffds);
 	free(s.st.gids);
 	free(s.st.gfds);
 	free(s.st.cpus);

@@ -97,6 +97,9 @@ static bool whole_sample(const rn_state *st, const unsigned char *p, uint16_t si
 	for (size_t i = 0; i < st->nwids; i++)
 		if (st->wids[i] == id)
 			return true;
+	for (size_t i = 0; i < st->nfids; i++)
+		if (st->fids[i] == id)
+			return true;
 	return false;
 }
 

@@ -115,6 +115,7 @@ int rn_stream_header(rn_state *st)
 		return err;
 	if ((err = attr_records(st, &st->attr, st->ids, st->nfds, per)) ||
 	    (st->nwids && (err = attr_records(st, &st->whole, st->wids, st->nwids, per))) ||
+	    (st->nfids && (err = attr_records(st, &st->fast, st->fids, st->nfids, per))) ||
 	    (st->ngids && (err = attr_records(st, &st->grown, st->gids, st->ngids, per))))
 		return err;
 	/* the off-CPU modes' tracepoint, with the ids of its events */
