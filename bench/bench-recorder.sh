@@ -8,6 +8,13 @@
 # whole one), perf record --call-graph dwarf,65528 and
 # perf record --call-graph fp:
 #   bytes/sample  the recording's size over its samples
+#   same samples  the native recorder only: the share of the samples'
+#                 weight whose stacks are those of the 64 KB copies on
+#                 the very same samples, emulated from the dwarf
+#                 recording (bench-hybrid --whole 10,250 with the
+#                 recorder's default copy: the kernel's frame-pointer walk
+#                 done over the copy, the copy cut, the rare whole
+#                 samples); the overlap below also differs by sampling
 #   overlap       recorded at once, in the same run, by the recorder
 #                 and by perf record --call-graph dwarf,65528 (started
 #                 around it): the share of the samples' weight their
@@ -18,10 +25,12 @@
 #   known         of the recorder's weight, the share whose stacks the
 #                 dwarf recording also has (a stack with frames missing
 #                 or wrong is not there)
-#   CPU slowdown  the workload's CPU time (user + system, of the
+#   slowdown      the workload's CPU time (user + system, of the
 #                 workload alone, /usr/bin/time) recorded, over that of
-#                 a run without a recorder: medians of RUNS (default 5)
-#                 alternating runs
+#                 a run without a recorder; for lz4's benchmark, which
+#                 runs for a set time, its time per byte instead (from
+#                 the compression and decompression speeds it prints):
+#                 medians of RUNS (default 5) alternating runs
 # The folded stacks are those of the native reader (flamegraph
 # --perfdata). Builds are kept in BUILD_DIR/bench-recorder; recordings
 # go to a scratch folder removed at the end. About 3 minutes on an idle
@@ -94,9 +103,17 @@ overlap() {
 	}' "$1" "$2"
 }
 
+# lz4_cost FILE: seconds per MB compressed and decompressed, from the
+# speeds lz4's benchmark printed last ("..., C MB/s , D MB/s")
+lz4_cost() {
+	tr '\r' '\n' <"$1" | sed -n 's/.*, *\([0-9.]*\) MB\/s *, *\([0-9.]*\) MB\/s.*/\1 \2/p' |
+		tail -n 1 | awk '$1 > 0 && $2 > 0 { printf "%.6f\n", 1 / $1 + 1 / $2 }'
+}
+
 # record KIND NAME RUN CMD...: run RUN (from 0) of CMD under recorder
-# KIND (none, native, dwarf, fp): its CPU time appended to NAME.KIND.cpu,
-# the recording of the first run kept as NAME.KIND.data
+# KIND (none, native, dwarf, fp): its cost (CPU time, or lz4's time per
+# byte for NAME lz4) appended to NAME.KIND.cpu, the recording of the
+# first run kept as NAME.KIND.data
 record() {
 	local kind=$1 name=$2 run=$3 data=$work/scratch.data
 	shift 3
@@ -104,11 +121,26 @@ record() {
 	local timed=(/usr/bin/time -f '%U %S' -o t.txt "$@")
 	rm -f t.txt
 	case $kind in
-	none) "${timed[@]}" >/dev/null 2>&1 ;;
-	*) recorded "$kind" "$data" "${timed[@]}" >/dev/null 2>&1 ;;
+	none) "${timed[@]}" >/dev/null 2>run.err ;;
+	*) recorded "$kind" "$data" "${timed[@]}" >/dev/null 2>run.err ;;
 	esac
-	[ -s t.txt ] && cpu t.txt >>"$name.$kind.cpu"
-	rm -f "$work/scratch.data"
+	if [ "$name" = lz4 ]; then
+		lz4_cost run.err >>"$name.$kind.cpu"
+	elif [ -s t.txt ]; then
+		cpu t.txt >>"$name.$kind.cpu"
+	fi
+	rm -f "$work/scratch.data" run.err
+}
+
+# emulated DATA: "equal bytes" of the native recorder's samples emulated
+# from the dwarf recording DATA with its default copy
+emulated() {
+	local size
+	size=$(sed -n 's/^#define FG_RECORDER_DEFAULT_STACK \([0-9]*\).*/\1/p' \
+		"$src/include/flamegraph/recorder.h")
+	"$build/bench/bench-hybrid" --whole 10,250 "$1" "$size" 2>/dev/null |
+		awk -v s="$size" '$1 == s { printf "%.2f %.0f\n", $2, $3; found = 1 }
+			END { if (!found) print "- -" }'
 }
 
 # recorded KIND DATA CMD...: CMD recorded by KIND into DATA
@@ -151,7 +183,7 @@ same() {
 }
 
 bench() { # bench TITLE NAME COMM CMD...
-	local title=$1 name=$2 comm=$3 kind base n bytes ov known slow i
+	local title=$1 name=$2 comm=$3 kind base n bytes ov known slow i eq eqb
 	shift 3
 	for ((i = 0; i < runs; i++)); do
 		for kind in none native dwarf fp; do
@@ -159,22 +191,29 @@ bench() { # bench TITLE NAME COMM CMD...
 		done
 	done
 	base=$(median <"$name.none.cpu")
-	echo "-- $title: ${base} s of CPU time without a recorder (median of $runs runs)"
-	printf '  %-20s %14s %9s %9s %14s\n' recorder bytes/sample overlap known "CPU slowdown"
+	if [ "$name" = lz4 ]; then
+		echo "-- $title: ${base} s per MB compressed and decompressed without a recorder (median of $runs runs)"
+	else
+		echo "-- $title: ${base} s of CPU time without a recorder (median of $runs runs)"
+	fi
+	read -r eq eqb < <(emulated "$name.dwarf.data")
+	printf '  %-20s %14s %9s %9s %9s %10s\n' recorder bytes/sample "same smp" overlap known slowdown
 	for kind in native dwarf fp; do
 		n=$(samples "$kind" "$name.$kind.data")
 		bytes=$(stat -c %s "$name.$kind.data")
 		read -r ov known < <(same "$kind" "$comm" "$@")
 		slow=$(median <"$name.$kind.cpu")
-		printf '  %-20s %14s %8s%% %8s%% %13sx\n' \
+		printf '  %-20s %14s %9s %8s%% %8s%% %9sx\n' \
 			"$(case $kind in native) echo "native (hybrid)" ;; dwarf) echo "perf dwarf,65528" ;;
 				fp) echo "perf fp" ;; esac)" \
 			"$(awk -v b="$bytes" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.0f", b / n; else print "-" }')" \
+			"$([ "$kind" = native ] && [ "$eq" != - ] && echo "$eq%" || echo -)" \
 			"$ov" "$known" "$(awk -v a="$slow" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
-		rm -f "$name.$kind.data"
 	done
-	echo "  (CPU slowdown: the workload's user + system time; overlap, known: against"
-	echo "   perf record --call-graph dwarf,65528 recording the same run)"
+	rm -f "$name".*.data
+	echo "  (same smp: on the dwarf recording's own samples, emulated ($eqb bytes a sample"
+	echo "   there); overlap, known: against perf record --call-graph dwarf,65528 recording"
+	echo "   the same run; slowdown: $([ "$name" = lz4 ] && echo "time per byte" || echo "user + system time"))"
 }
 
 if [ -x "$keep/lz4" ]; then
