@@ -438,6 +438,7 @@ int pd_setup(fg_perfdata *r, const char *name, const fg_perfdata_opts *opts)
 	if (!(r->name = fg_strdup(name)))
 		return FG_ENOMEM;
 	pd_machine_init(&r->machine);
+	r->hybrid.machine = &r->machine;
 	pd_inflater_init(&r->inflater);
 	pd_symbols_init(&r->syms, &r->opts);
 	/* perf script lists inlined frames only for the frames it unwinds

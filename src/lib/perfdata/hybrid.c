@@ -187,6 +187,23 @@ static int outer_put(pd_hybrid *h, int32_t pid, const uint64_t *s, size_t k, siz
 	return 0;
 }
 
+/* The outer frames known after pid's return address pc: its own, or
+ * those another process running the same code showed (outer_shared.c),
+ * then kept as its own. NULL: none. */
+static struct pd_outer *find_outer(pd_hybrid *h, int32_t pid, uint64_t pc)
+{
+	struct pd_outer *o = outer_get(h, pid, pc);
+	uint64_t s[2 + 64];
+	size_t n, base = SIZE_MAX;
+
+	if (o || !h->machine ||
+	    !pd_outer_shared_find(&h->shared, h->machine, pid, pc, s + 2, 64, &n))
+		return o;
+	s[0] = 0;
+	s[1] = pc;
+	return outer_put(h, pid, s, 1, n + 2, &base) ? NULL : outer_get(h, pid, pc);
+}
+
 /* From a whole stack s[0 .. n): for each of its return addresses, the
  * frames after it. Where a later stack shows others after the same
  * address, its outer frames depend on the path to it: it has none. */
@@ -204,21 +221,21 @@ int pd_hybrid_learn(pd_hybrid *h, int32_t pid, const uint64_t *s, size_t n)
 		else if (!o && (err = outer_put(h, pid, s, k, n, &base)))
 			return err;
 	}
-	return 0;
+	return h->machine ? pd_outer_shared_learn(&h->shared, h->machine, pid, s, n) : 0;
 }
 
 /* Appends to out[0 .. *n) (the chain's part from out[from] on) the
  * outermost frames known after the last of its return addresses that
  * has them, dropping what follows that address (read through a frame
  * pointer that held something else). Whether it did. */
-static bool append_outer(const pd_hybrid *h, int32_t pid, uint64_t *out, size_t from, size_t max,
+static bool append_outer(pd_hybrid *h, int32_t pid, uint64_t *out, size_t from, size_t max,
 			 size_t *n)
 {
 	const struct pd_outer *o = NULL;
 	size_t i, k;
 
 	for (i = *n; i-- > from;)
-		if ((o = outer_get(h, pid, out[i])))
+		if ((o = find_outer(h, pid, out[i])))
 			break;
 	if (!o || o->ambiguous)
 		return false;
@@ -243,7 +260,7 @@ static bool complete_cut(pd_hybrid *h, int32_t pid, const uint64_t *cfi, size_t 
 		return false;
 	known = ncfi - 1;
 	for (k = known; k-- > 1;) {
-		o = outer_get(h, pid, cfi[k]);
+		o = find_outer(h, pid, cfi[k]);
 		if (o && !o->ambiguous && o->n >= known - k - 1 &&
 		    !memcmp(h->pool + o->first, cfi + k + 1, (known - k - 1) * sizeof(*cfi)))
 			break;
@@ -304,6 +321,7 @@ void pd_hybrid_forget(pd_hybrid *h, int32_t pid)
 
 void pd_hybrid_release(pd_hybrid *h)
 {
+	pd_outer_shared_release(&h->shared);
 	pd_u64map_release(&h->index);
 	free(h->v);
 	free(h->pool);
@@ -326,6 +344,8 @@ void fg_perfdata_hybrid_counts(const fg_perfdata *r, uint64_t *samples, uint64_t
 void pd_check_attach(fg_perfdata *r, pd_check *check)
 {
 	r->check = check;
+	for (size_t i = 0; i < check->nsizes; i++)
+		check->sizes[i].h.machine = &r->machine;
 	/* the frame-pointer walk reads the whole copy: keep it with its
 	 * sample (fetch.c) */
 	r->eager = 65536;

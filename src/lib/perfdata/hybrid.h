@@ -76,6 +76,40 @@ struct pd_outer {
 	bool ambiguous;           /* stacks showed different frames after it */
 };
 
+/* An address as a place in a module, which every process that maps the
+ * module has at its own address. */
+struct pd_place {
+	const pd_module *mod;
+	uint64_t off;             /* the module's file offset */
+};
+
+/* The outermost frames learnt in one process, for the others that run
+ * the same code (outer_shared.c): after a return address, as places. */
+typedef struct pd_outer_shared {
+	pd_u64map index;          /* mix of the place -> 1 + entry */
+	struct pd_shared_entry {
+		struct pd_place anchor;
+		uint32_t first, n;        /* pool[first ..] */
+		bool ambiguous;
+	} *v;
+	size_t nv, av;
+	struct pd_place *pool;
+	size_t npool, apool;
+} pd_outer_shared;
+
+/* Learns, from a whole stack s[0 .. n) of pid, the places of the frames
+ * after each of its return addresses (those whose frames all lie in
+ * modules). 0 or FG_ENOMEM. */
+int pd_outer_shared_learn(pd_outer_shared *sh, pd_machine *m, int32_t pid, const uint64_t *s,
+			  size_t n);
+/* The frames after return address pc of pid (minus one, as pd_unwind
+ * gives them) that another process showed, at pid's own addresses, into
+ * out[0 .. *n) (at most max). Whether there were (known, never shown
+ * otherwise, every place mapped in pid). */
+bool pd_outer_shared_find(const pd_outer_shared *sh, pd_machine *m, int32_t pid, uint64_t pc,
+			  uint64_t *out, size_t max, size_t *n);
+void pd_outer_shared_release(pd_outer_shared *sh);
+
 /* The hybrid unwinding's state: outermost frames found per process. */
 typedef struct pd_hybrid {
 	pd_u64map index;          /* mix of (pid, anchor) -> 1 + entry */
@@ -85,6 +119,11 @@ typedef struct pd_hybrid {
 	size_t npool, apool;
 	pd_hybrid_stats stats;
 	uint64_t last_needed;     /* bytes the last sample needed (0: cut) */
+	/* with the reader's maps (NULL: none), what one process learnt
+	 * serves the processes that run the same code: a child or a
+	 * process started later is whole from its first samples */
+	pd_machine *machine;
+	pd_outer_shared shared;
 } pd_hybrid;
 
 void pd_hybrid_release(pd_hybrid *h);
