@@ -227,6 +227,70 @@ static void test_outer_frames_appended(void **state)
 	pd_hybrid_release(&h);
 }
 
+/* The program's module (0x555500000000 in process 42) and the C
+ * library's (0x7f0000000000) mapped at other places in process 43,
+ * which runs the same program: what 42's whole stack taught serves 43,
+ * at 43's addresses; a process with the C library but another program
+ * shows other frames after the same place in the C library, which then
+ * teaches nothing. */
+static void test_outer_frames_shared(void **state)
+{
+	const uint64_t shift_prog = 0x1000000, shift_libc = 0x200000000;
+	const uint64_t fp[] = { IP_MEMCPY, RA_MAIN, RA_SCM, GARBAGE };
+	const uint64_t cfi[] = { IP_MEMCPY, RA_WORK - 1, RA_MAIN - 1, UINT64_MAX };
+	const uint64_t fp43[] = { IP_MEMCPY + shift_libc, RA_MAIN + shift_prog, RA_SCM + shift_libc,
+				  GARBAGE };
+	const uint64_t cfi43[] = { IP_MEMCPY + shift_libc, RA_WORK - 1 + shift_prog,
+				   RA_MAIN - 1 + shift_prog, UINT64_MAX };
+	const uint64_t want43[] = { IP_MEMCPY + shift_libc, RA_WORK - 1 + shift_prog,
+				    RA_MAIN - 1 + shift_prog, RA_SCM - 1 + shift_libc,
+				    RA_SM - 1 + shift_libc, RA_START - 1 + shift_prog };
+	const uint64_t other[] = { IP_MEMCPY, RA_WORK - 1 + 0x100, RA_MAIN - 1 + 0x100, RA_SCM - 1,
+				   RA_SM - 1, RA_START - 1 + 0x100 };
+	pd_module prog, prog2, libc;
+	pd_machine m;
+	pd_hybrid h;
+	uint64_t out[16];
+	size_t n;
+
+	(void)state;
+	memset(&prog, 0, sizeof(prog));
+	memset(&prog2, 0, sizeof(prog2));
+	memset(&libc, 0, sizeof(libc));
+	memset(&h, 0, sizeof(h));
+	pd_machine_init(&m);
+	h.machine = &m;
+	assert_int_equal(pd_machine_mmap(&m, 42, 0x555500000000u, 0x10000, 0, &prog), 0);
+	assert_int_equal(pd_machine_mmap(&m, 42, 0x7f0000000000u, 0x10000, 0, &libc), 0);
+	assert_int_equal(pd_machine_mmap(&m, 43, 0x555500000000u + shift_prog, 0x10000, 0, &prog), 0);
+	assert_int_equal(pd_machine_mmap(&m, 43, 0x7f0000000000u + shift_libc, 0x10000, 0, &libc), 0);
+	assert_int_equal(pd_machine_mmap(&m, 44, 0x555500000000u, 0x10000, 0, &prog2), 0);
+	assert_int_equal(pd_machine_mmap(&m, 44, 0x7f0000000000u, 0x10000, 0, &libc), 0);
+	assert_int_equal(pd_hybrid_learn(&h, 42, whole, N(whole)), 0);
+	/* 43 never showed a whole stack: 42's outer frames, moved */
+	assert_int_equal(pd_hybrid_stack(&h, 43, fp43, N(fp43), cfi43, N(cfi43), false, NULL, 0,
+					 out, 16, &n), 0);
+	assert_stack(out, n, want43, N(want43));
+	assert_int_equal(h.stats.outer, 1);
+	/* 44 runs another program: after the C library's return address,
+	 * its own _start; the program's places are not 42's either */
+	assert_int_equal(pd_hybrid_learn(&h, 44, other, N(other)), 0);
+	pd_hybrid_forget(&h, 43);
+	assert_int_equal(pd_hybrid_stack(&h, 43, fp43, N(fp43), cfi43, N(cfi43), false, NULL, 0,
+					 out, 16, &n), 0);
+	/* the chain after main's frame holds only the C library's return
+	 * address, after which the two programs differ: nothing appended */
+	assert_int_equal(n, 5);
+	assert_stack(out, 4, want43, 4);
+	assert_true(out[4] == GARBAGE - 1);
+	/* and without any map of it: nothing to move */
+	assert_int_equal(pd_hybrid_stack(&h, 45, fp, N(fp), cfi, N(cfi), false, NULL, 0, out, 16,
+					 &n), 0);
+	assert_int_equal(n, 5);
+	pd_hybrid_release(&h);
+	pd_machine_release(&m);
+}
+
 /* A thread of the same process, running T (with frame pointers), which
  * calls work: its chain ends at the return address into start_thread,
  * after which comes clone3's frame. The main thread's outer frames are
@@ -384,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_max),
 		cmocka_unit_test(test_outer_frames_appended),
+		cmocka_unit_test(test_outer_frames_shared),
 		cmocka_unit_test(test_thread_outer_frames),
 		cmocka_unit_test(test_needed_bytes),
 		cmocka_unit_test(test_cut_completed),
