@@ -229,6 +229,14 @@ static void warnings_carry_the_fix(void **state)
 	assert_non_null(strstr(seen[1], "no debug info"));
 	assert_non_null(strstr(seen[1], "-g"));
 	assert_non_null(strstr(seen[2], "-fno-omit-frame-pointer"));
+	assert_null(strstr(seen[2], "unwind tables"));
+	/* judged from the unwind tables: the warning says so */
+	r.fp_from_unwind = true;
+	nseen = 0;
+	assert_int_equal(fg_elfcheck_warnings(&r, "prog", true, FG_FIX_GENERIC, collect, NULL), 3);
+	assert_non_null(strstr(seen[2], "prog was built without frame pointers (as its unwind "
+					 "tables show), so"));
+	r.fp_from_unwind = false;
 	nseen = 0;
 	/* frame pointers only matter for --call-graph fp */
 	assert_int_equal(fg_elfcheck_warnings(&r, "prog", false, FG_FIX_CMAKE, collect, NULL), 2);

@@ -314,8 +314,9 @@ unsigned fg_elfcheck_warnings(const fg_elfcheck_report *r, const char *path,
 		n++;
 	}
 	if (fp_mode && r->frame_pointers == FG_FP_OMITTED) {
-		fg_strbuf_addf(&msg, "%s was built without frame pointers, so `opts.call_graph=fp` "
-			       "will lose callers — %s", path, fix_fp(style));
+		fg_strbuf_addf(&msg, "%s was built without frame pointers%s, so `opts.call_graph=fp` "
+			       "will lose callers — %s", path,
+			       r->fp_from_unwind ? " (as its unwind tables show)" : "", fix_fp(style));
 		cb(ctx, msg.buf);
 		n++;
 	}
