@@ -10,7 +10,14 @@
  *    .debug_str / .debug_line_str) shows -fomit-frame-pointer, or an
  *    optimising GCC/clang without -fno-omit-frame-pointer (they omit frame
  *    pointers at -O1 and above). Only meaningful with debug info, and for
- *    clang only with -grecord-command-line (else it records no flags). */
+ *    clang only with -grecord-command-line (else it records no flags).
+ *    Where no producer string says (a stripped program, clang without
+ *    -grecord-command-line), an x86_64 program's unwind tables (.eh_frame,
+ *    else .debug_frame) do: in the middle of a function built with frame
+ *    pointers the CFA is given from rbp, built without it is given from
+ *    rsp. Frame pointers are kept when at least 70% of the functions with
+ *    a frame there give it from rbp, omitted at 20% or less; a share in
+ *    between, or fewer than 4 such functions, leaves the verdict unknown. */
 #ifndef FLAMEGRAPH_ELFCHECK_H
 #define FLAMEGRAPH_ELFCHECK_H
 
@@ -25,7 +32,7 @@ extern "C" {
 FG_API_BEGIN
 
 typedef enum fg_frame_pointers {
-	FG_FP_UNKNOWN = 0, /* no producer string to judge by */
+	FG_FP_UNKNOWN = 0, /* no producer string nor unwind tables to judge by */
 	FG_FP_PRESENT,     /* built with -fno-omit-frame-pointer (or -O0) */
 	FG_FP_OMITTED,     /* built without frame pointers */
 } fg_frame_pointers;
@@ -35,9 +42,16 @@ typedef struct fg_elfcheck_report {
 	bool rosegment;        /* the lld/mold layout described above */
 	char linker[64];       /* "LLD 14.0.6", "mold 1.10.1", "GNU ld" or "" */
 	bool has_debug_info;   /* .debug_info or .debug_line present */
-	fg_frame_pointers frame_pointers; /* what most compile units say */
-	unsigned fp_units;     /* producer strings that keep frame pointers */
-	unsigned no_fp_units;  /* producer strings that omit them */
+	/* true: frame_pointers comes from the unwind tables, not the producer
+	 * strings, and fp_units and no_fp_units count functions. It sits in
+	 * the padding byte before frame_pointers, so the struct has the size
+	 * and the other fields the offsets of one without it. */
+	bool fp_from_unwind;
+	fg_frame_pointers frame_pointers; /* what most compile units say (or the unwind tables) */
+	unsigned fp_units;     /* producer strings that keep frame pointers
+	                          (fp_from_unwind: functions whose CFA comes from rbp) */
+	unsigned no_fp_units;  /* producer strings that omit them
+	                          (fp_from_unwind: functions whose CFA does not) */
 	char producer[256];    /* a producer string that agrees with the verdict, or "" */
 } fg_elfcheck_report;
 

@@ -280,8 +280,9 @@ typedef struct fg_record_run_opts {
  * at path, recorded with call graphs of mode: 0, its small default,
  * which relies on the kernel's frame-pointer walk for the frames past
  * the copy; 65528, a whole copy, for dwarf call graphs of an ELF
- * program whose debug info says it was built without frame pointers
- * (elfcheck.h). A path that cannot be read: 0. */
+ * program whose debug info, or else (x86_64) whose unwind tables, say it
+ * was built without frame pointers (elfcheck.h). A path that cannot be
+ * read: 0. */
 size_t fg_record_native_stack(fg_call_graph mode, const char *path);
 
 /* Sets *opts to the defaults (FG_RECORD_RUN_OPTS_INIT); version:

@@ -1,17 +1,43 @@
 /* ELF checks with libelf: segment layout, debug sections, and the
- * compiler's recorded flags (DW_AT_producer strings) for frame pointers. */
+ * compiler's recorded flags (DW_AT_producer strings) for frame pointers,
+ * else the unwind tables (unwind_fp.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "flamegraph/elfcheck.h"
 #include "flamegraph/error.h"
+#include "lib/elfcheck/unwind_fp.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
+
+/* fp_from_unwind sits in padding: the report without it has the same size
+ * and every other field at the same offset, so a program compiled without
+ * the field reads the report as it expects. */
+struct report_without_fp_from_unwind {
+	bool is_elf, rosegment;
+	char linker[64];
+	bool has_debug_info;
+	fg_frame_pointers frame_pointers;
+	unsigned fp_units, no_fp_units;
+	char producer[256];
+};
+#define SAME_PLACE(f)                                                                   \
+	_Static_assert(offsetof(fg_elfcheck_report, f) ==                               \
+			       offsetof(struct report_without_fp_from_unwind, f),        \
+		       "fg_elfcheck_report." #f " moved")
+SAME_PLACE(has_debug_info);
+SAME_PLACE(frame_pointers);
+SAME_PLACE(fp_units);
+SAME_PLACE(no_fp_units);
+SAME_PLACE(producer);
+_Static_assert(sizeof(fg_elfcheck_report) == sizeof(struct report_without_fp_from_unwind),
+	       "fg_elfcheck_report changed size");
 
 /* perf maps code by 4 KB pages; an executable segment starting mid-page in
  * the file is what trips older perf and libunwind. */
@@ -172,6 +198,17 @@ static int check_elf(Elf *e, fg_elfcheck_report *r)
 		copy_str(r->linker, sizeof(r->linker), "GNU ld", 6);
 	if (!r->has_debug_info)
 		r->frame_pointers = FG_FP_UNKNOWN;
+	if (r->frame_pointers == FG_FP_UNKNOWN) {
+		/* no producer string said: the unwind tables may */
+		fg_unwind_fp c;
+		fg_frame_pointers fp = fg_unwind_frame_pointers(e, &c);
+		if (fp != FG_FP_UNKNOWN) {
+			r->frame_pointers = fp;
+			r->fp_from_unwind = true;
+			r->fp_units = c.rbp_cfa;
+			r->no_fp_units = c.functions - c.rbp_cfa;
+		}
+	}
 	return 0;
 }
 
@@ -277,8 +314,9 @@ unsigned fg_elfcheck_warnings(const fg_elfcheck_report *r, const char *path,
 		n++;
 	}
 	if (fp_mode && r->frame_pointers == FG_FP_OMITTED) {
-		fg_strbuf_addf(&msg, "%s was built without frame pointers, so `opts.call_graph=fp` "
-			       "will lose callers — %s", path, fix_fp(style));
+		fg_strbuf_addf(&msg, "%s was built without frame pointers%s, so `opts.call_graph=fp` "
+			       "will lose callers — %s", path,
+			       r->fp_from_unwind ? " (as its unwind tables show)" : "", fix_fp(style));
 		cb(ctx, msg.buf);
 		n++;
 	}
