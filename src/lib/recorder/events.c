@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,10 +118,26 @@ void rn_events_attr(rn_state *st)
 #endif
 }
 
-static int sys_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
+/* The soft limit of open files raised to the hard one: an event per CPU
+ * and task of each kind takes many. The command, started before, keeps
+ * its own limit. Whether it rose. */
+static bool raise_nofile(void)
+{
+	struct rlimit l;
+
+	if (getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur >= l.rlim_max)
+		return false;
+	l.rlim_cur = l.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &l) == 0;
+}
+
+int rn_sys_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
 {
 	long fd = syscall(SYS_perf_event_open, a, pid, cpu, group, (unsigned long)PERF_FLAG_FD_CLOEXEC);
 
+	if (fd < 0 && errno == EMFILE && raise_nofile())
+		fd = syscall(SYS_perf_event_open, a, pid, cpu, group,
+			     (unsigned long)PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -1 : (int)fd;
 }
 
@@ -131,7 +148,7 @@ static int open_settling(rn_state *st, pid_t pid, int cpu, int *fd)
 	rn_host h;
 
 	for (;;) {
-		if ((*fd = sys_open(a, pid, cpu, -1)) >= 0)
+		if ((*fd = rn_sys_open(a, pid, cpu, -1)) >= 0)
 			return 0;
 #ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
 		/* a kernel from before build ids in map records (5.12) */
@@ -280,7 +297,7 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 			return 0;
 		whole_attr(st);
 	}
-	if ((fd = sys_open(&st->whole, pid, st->cpus[i], -1)) < 0)
+	if ((fd = rn_sys_open(&st->whole, pid, st->cpus[i], -1)) < 0)
 		return 0;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0) {
 		close(fd);
@@ -290,7 +307,7 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 	if ((err = keep_whole(fd, &st->wfds, &st->wids, &st->nwids, &st->awids)))
 		return err;
 	/* the fast copy, while none of its samples has been read */
-	if (!st->whole_fast || (fd = sys_open(&st->fast, pid, st->cpus[i], -1)) < 0)
+	if (!st->whole_fast || (fd = rn_sys_open(&st->fast, pid, st->cpus[i], -1)) < 0)
 		return 0;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0) {
 		close(fd);
@@ -321,7 +338,7 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 			if ((err = open_settling(st, pid, st->cpus[i], &fd)))
 				return err;
 			st->attr_known = true;
-		} else if ((fd = sys_open(&st->attr, pid, st->cpus[i], -1)) < 0) {
+		} else if ((fd = rn_sys_open(&st->attr, pid, st->cpus[i], -1)) < 0) {
 			/* a CPU gone offline since it was listed */
 			if (errno == ENODEV)
 				continue;

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "flamegraph/error.h"
@@ -65,7 +64,7 @@ static int keep(rn_state *st, int fd)
 int rn_grow_open(rn_state *st, pid_t pid, size_t i)
 {
 	struct perf_event_attr *g = &st->grown;
-	long fd;
+	int fd;
 
 	if (!can_grow(st))
 		return 0;
@@ -73,16 +72,15 @@ int rn_grow_open(rn_state *st, pid_t pid, size_t i)
 	g->sample_stack_user = RN_GROWN_STACK;
 	g->disabled = 1;
 	g->enable_on_exec = 0;
-	fd = syscall(SYS_perf_event_open, g, pid, st->cpus[i], -1,
-		     (unsigned long)PERF_FLAG_FD_CLOEXEC);
+	fd = rn_sys_open(g, pid, st->cpus[i], -1);
 	/* refused: the small copies go on alone */
 	if (fd < 0)
 		return 0;
-	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0) {
-		close((int)fd);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0) {
+		close(fd);
 		return 0;
 	}
-	return keep(st, (int)fd);
+	return keep(st, fd);
 }
 
 /* The user rbp and rsp of a sample of the first event (its layout from

@@ -118,6 +118,9 @@ typedef struct rn_state {
 } rn_state;
 
 /* events.c */
+/* perf_event_open(2), close-on-exec; once the files run out, again with
+ * the soft limit raised to the hard one. The fd, or -1 with errno. */
+int rn_sys_open(struct perf_event_attr *a, pid_t pid, int cpu, int group);
 /* st->attr as first asked for: cycles with kernel frames and build
  * ids, at opts->freq, the user registers and stack, the side-band. */
 void rn_events_attr(rn_state *st);

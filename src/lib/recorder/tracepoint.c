@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "flamegraph/error.h"
@@ -241,8 +240,7 @@ int rn_tp_open(rn_state *st, pid_t pid, size_t i)
 		tp_attr(st);
 		st->tp_ready = true;
 	}
-	fd = syscall(SYS_perf_event_open, &st->tp_attr, pid, st->cpus[i], -1,
-		     (unsigned long)PERF_FLAG_FD_CLOEXEC);
+	fd = rn_sys_open(&st->tp_attr, pid, st->cpus[i], -1);
 	if (fd < 0)
 		return errno == ENODEV ? 0 : tp_refused(errno, pid);
 	if ((err = tp_keep(st, (int)fd)))
