@@ -6,13 +6,9 @@
 # its caller (which the frame-pointer walk alone skips). A program whose
 # frames are all small gets no growth and the small copy throughout.
 # ctest: RESOURCE_LOCK cpu
-[ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
-if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 1 ]; then
-	echo "kernel.perf_event_paranoid is $paranoid: perf events are not allowed to this user"
-	exit 77
-fi
 . "$FG_SRC/tests/lib/noperf.sh"
+native_recorder_or_skip
+
 noperf_path noperf || finish
 fgn() { PATH=$PWD/noperf flamegraph --recorder native -F 997 "$@"; }
 

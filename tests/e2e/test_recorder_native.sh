@@ -8,15 +8,10 @@
 # options the native recorder does not take are refused before anything
 # runs. No process or file of ours is left after any run.
 # ctest: RESOURCE_LOCK cpu
-[ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
-if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 1 ]; then
-	echo "kernel.perf_event_paranoid is $paranoid: perf events are not allowed to this user"
-	exit 77
-fi
+. "$FG_SRC/tests/lib/noperf.sh"
+native_recorder_or_skip
 
 # a PATH without perf: every program of the PATH but perf, as links
-. "$FG_SRC/tests/lib/noperf.sh"
 noperf_path noperf || finish
 NOPERF=$PWD/noperf
 fgn() { PATH=$NOPERF flamegraph --recorder native "$@"; }

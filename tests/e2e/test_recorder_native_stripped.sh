@@ -5,15 +5,10 @@
 # walk. Both graphs hold the whole call chain. No perf on PATH; no process
 # or file of ours is left after any run.
 # ctest: RESOURCE_LOCK cpu
-[ "$(uname -m)" = x86_64 ] || { echo "the unwind tables are judged on x86_64 only"; exit 77; }
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
-if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 1 ]; then
-	echo "kernel.perf_event_paranoid is $paranoid: perf events are not allowed to this user"
-	exit 77
-fi
+. "$FG_SRC/tests/lib/noperf.sh"
+native_recorder_or_skip
 command -v strip >/dev/null || { echo "no strip (binutils)"; exit 77; }
 
-. "$FG_SRC/tests/lib/noperf.sh"
 noperf_path noperf || finish
 NOPERF=$PWD/noperf
 fgn() { PATH=$NOPERF flamegraph --recorder native "$@"; }

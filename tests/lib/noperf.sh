@@ -1,4 +1,19 @@
-# Sourced by the tests of the native recorder. noperf_path DIR: fills DIR
+# Sourced by the tests of the native recorder.
+#
+# native_recorder_or_skip: ends the test as skipped (77) where the native
+# recorder cannot record: another architecture than x86_64, or a user
+# that kernel.perf_event_paranoid keeps from perf events.
+native_recorder_or_skip() {
+	local paranoid
+	[ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
+	if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 1 ]; then
+		echo "kernel.perf_event_paranoid is $paranoid: perf events are not allowed to this user"
+		exit 77
+	fi
+}
+
+# noperf_path DIR: fills DIR
 # with links to every program on PATH but perf (and perf's helpers), so
 # that PATH=DIR runs what a machine without perf has; fails the test when
 # perf is still found there.
