@@ -105,8 +105,8 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (faster)"), \
 	FG_OPT_BOOL(0, "lines", &(pc).lines, "name frames FUNCTION:FILE:LINE: the sampled line, and the line of each call (of an inlined call too), from the DWARF line tables"), \
 	FG_OPT_BOOL(0, "perf-script", &(pc).perf_script, "read the recording through perf script instead of natively"), \
-	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as perf writes it (perf record -o -), while the program runs: no perf.data on disk, the graph ready as the program ends (the default where it applies; an error where it does not)"), \
-	FG_OPT_BOOL(0, "no-stream", &(pc).no_stream, "record to a temporary perf.data and read it once perf is done"), \
+	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as it is made (the native recorder's records as they come, or perf record -o - into a pipe), while the program runs: no perf.data on disk, the graph ready as the program ends (the default where it applies; an error where it does not)"), \
+	FG_OPT_BOOL(0, "no-stream", &(pc).no_stream, "record to a temporary perf.data and read it once the recording is done"), \
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
 	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root, or kernel.perf_event_paranoid=-1)"), \
