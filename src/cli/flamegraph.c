@@ -32,8 +32,8 @@ int cmd_flamegraph(int argc, char **argv)
 		"flamegraph", "[OPTIONS] [-o out.svg] [--] CMD ARGS... | --pid PID[,PID...] | --perfdata FILE",
 		"Profiles CMD (or running processes, or an existing recording) with the\n"
 		"kernel's perf events (or perf; DTrace on macOS/BSD) and writes an\n"
-		"interactive flame graph; with --alloc,\n"
-		"a graph of CMD's memory allocations (bytes, count, leaked or peak).",
+		"interactive flame graph; with --alloc, a graph of CMD's memory\n"
+		"allocations (bytes, count, leaked or peak).",
 		"Environment:\n"
 		"  PERF, DTRACE   the recorder to run (default: perf / dtrace on PATH; PERF\n"
 		"                 set: perf records)\n"
