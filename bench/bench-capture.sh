@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Capture: records a compressor-style workload (bench/workloads/lzpack.c,
 # one busy thread for LZPACK_SECONDS, default 7) with dwarf call graphs at
-# the default rate, once through `flamegraph` into a file (--perfdata-out),
+# the default rate, with perf (`flamegraph --recorder perf`, whose ring
+# buffer it sizes): once through `flamegraph` into a file (--perfdata-out),
 # once with the same `perf record` command without -m (perf's default ring
-# buffer, as the tool recorded before it sized the buffer), and once with
-# --stream (flamegraph's default: the recording read as perf writes it,
+# buffer), and once with --stream (the recording read as perf writes it,
 # nothing on disk), and prints: samples, lost samples, recording size and MB/s, and the time
 # from the workload's end to the finished graph. The native reader's
 # debug cache starts empty for each flamegraph run (a first run).
@@ -32,7 +32,7 @@ to_bytes() {
 
 # --- flamegraph to a file (--perfdata-out), default settings otherwise ------
 t0=$(now)
-XDG_CACHE_HOME=$work/cache-file "$build/flamegraph" -v -o lz.svg --perfdata-out ours.data -- \
+XDG_CACHE_HOME=$work/cache-file "$build/flamegraph" --recorder perf -v -o lz.svg --perfdata-out ours.data -- \
 	./lzpack "$secs" > /dev/null 2> ours.err
 t1=$(now)
 summary=$(grep 'note: wrote lz.svg' ours.err)
@@ -45,7 +45,7 @@ ring=$(sed -n 's/.* -m \([0-9]*K\) .*/\1/p' ours.err)
 
 # --- flamegraph --stream: read as perf writes it, nothing on disk ------------
 t4=$(now)
-XDG_CACHE_HOME=$work/cache-stream "$build/flamegraph" -v --stream -o lz-stream.svg -- ./lzpack "$secs" \
+XDG_CACHE_HOME=$work/cache-stream "$build/flamegraph" --recorder perf -v --stream -o lz-stream.svg -- ./lzpack "$secs" \
 	> /dev/null 2> stream.err
 t5=$(now)
 summary=$(grep 'note: wrote lz-stream.svg' stream.err)

@@ -134,7 +134,10 @@ int fg_recorder_sched_switch(fg_perfdata_sched_switch *out);
 
 /* Records until the command ends (or the PIDs all exit, or an interrupt:
  * flamegraph/signals.h; the command gets the signal and the recording
- * is kept), writing the stream to opts->write as it goes. Errors:
+ * is kept), writing the stream to opts->write as it goes. While it reads
+ * the ring buffers the calling thread runs ahead of ordinary work where
+ * the system allows it (the lowest real-time priority, else nice -10),
+ * as perf does; its scheduling is put back before it returns. Errors:
  * FG_EINVAL (options; an architecture other than x86_64), FG_ENOTFOUND
  * (the command or a PID is missing), FG_ERECORD (the kernel refused the
  * events: the detail says why and what to do, reason

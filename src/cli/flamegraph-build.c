@@ -112,7 +112,8 @@ static const fg_cli cli = {
 	"Builds a target of the C project around the current directory (found in "
 	"this order: flamegraph.toml, CMake, Meson, autotools, a plain Makefile, "
 	"compile_commands.json) with debug info and frame pointers, profiles it "
-	"with perf and writes flamegraph.svg.",
+	"(with the kernel's perf events, or perf; DTrace on macOS/BSD) and writes "
+	"flamegraph.svg.",
 	FG_BUILD_CLI_EXIT_HELP
 	"\nExamples:\n  flamegraph-build --bin stress2 -- --rounds 20\n"
 	"  flamegraph-build --unit-test unit_tests -- hash\n"

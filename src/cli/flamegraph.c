@@ -30,11 +30,13 @@ int cmd_flamegraph(int argc, char **argv)
 	};
 	static const fg_cli cli = {
 		"flamegraph", "[OPTIONS] [-o out.svg] [--] CMD ARGS... | --pid PID[,PID...] | --perfdata FILE",
-		"Profiles CMD (or running processes, or an existing recording) with perf\n"
-		"(DTrace on macOS/BSD) and writes an interactive flame graph; with --alloc,\n"
-		"a graph of CMD's memory allocations (bytes, count, leaked or peak).",
+		"Profiles CMD (or running processes, or an existing recording) with the\n"
+		"kernel's perf events (or perf; DTrace on macOS/BSD) and writes an\n"
+		"interactive flame graph; with --alloc, a graph of CMD's memory\n"
+		"allocations (bytes, count, leaked or peak).",
 		"Environment:\n"
-		"  PERF, DTRACE   the recorder to run (default: perf / dtrace on PATH)\n"
+		"  PERF, DTRACE   the recorder to run (default: perf / dtrace on PATH; PERF\n"
+		"                 set: perf records)\n"
 		"  BROWSER        the program --open uses (default: xdg-open / open)\n"
 		"\n" FG_PROFILE_CLI_EXIT_HELP
 		"\nExamples:\n"

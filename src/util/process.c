@@ -54,6 +54,35 @@ void fg_sched_ahead(void)
 	errno = e;
 }
 
+void fg_sched_save(fg_sched_saved *s)
+{
+	struct sched_param sp;
+	int e = errno;
+
+	memset(s, 0, sizeof(*s));
+	if (pthread_getschedparam(pthread_self(), &s->policy, &sp) == 0) {
+		s->priority = sp.sched_priority;
+		s->have_policy = true;
+	}
+	errno = 0;
+	s->nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	s->have_nice = errno == 0;
+	errno = e;
+}
+
+void fg_sched_restore(const fg_sched_saved *s)
+{
+	int e = errno;
+
+	if (s->have_policy) {
+		struct sched_param sp = { .sched_priority = s->priority };
+		(void)pthread_setschedparam(pthread_self(), s->policy, &sp);
+	}
+	if (s->have_nice)
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), s->nice);
+	errno = e;
+}
+
 char *fg_which(const char *prog)
 {
 	const char *path = getenv("PATH"), *p;

@@ -112,6 +112,16 @@ int fg_runner_capture(const fg_runner *r, const fg_cmd *cmd, fg_strbuf *out, fg_
  * fg_cmd.ahead says, where allowed; else leaves it as it is. */
 void fg_sched_ahead(void);
 
+/* The calling thread's scheduling (policy, real-time priority, nice),
+ * saved by fg_sched_save before fg_sched_ahead and put back by
+ * fg_sched_restore, for a thread that goes on with ordinary work. */
+typedef struct fg_sched_saved {
+	int policy, priority, nice;
+	bool have_policy, have_nice;
+} fg_sched_saved;
+void fg_sched_save(fg_sched_saved *s);
+void fg_sched_restore(const fg_sched_saved *s);
+
 /* Finds an executable on PATH (or checks a path with a slash); returns a
  * malloc'd path or NULL. */
 char *fg_which(const char *prog);

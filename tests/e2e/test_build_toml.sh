@@ -1,5 +1,5 @@
 # flamegraph-build on the flamegraph.toml example: the built-in cc system
-# compiles it, real perf profiles it, and each graph is checked.
+# compiles it, the default recorder profiles it, and each graph is checked.
 require_perf
 cp -r "$FG_SRC/examples/toml" proj
 rm -rf proj/build

@@ -1,10 +1,11 @@
-# flamegraph end to end with real perf on examples/callgraph: the call
-# tree main -> outer -> {a, b} (a does twice b's work) comes out in the
-# folded stacks at a ratio near 2 and nested in the SVG; the JSON output
-# is speedscope's format; -v shows every command and stage timing. The
-# recording is read natively as perf writes it (no perf script runs, no
-# file), or from a temporary file with --no-stream; --perf-script reads it
-# through perf script, and both give the same call tree.
+# flamegraph end to end on examples/callgraph: the call tree main ->
+# outer -> {a, b} (a does twice b's work) comes out in the folded stacks
+# at a ratio near 2 and nested in the SVG; the JSON output is speedscope's
+# format; -v shows every stage timing, and with --recorder perf every
+# command. perf's recording is read natively as perf writes it (no perf
+# script runs, no file), or from a temporary file with --no-stream;
+# --perf-script reads a recording through perf script, and both give the
+# same call tree.
 # ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
@@ -14,10 +15,12 @@ cp err verbose.txt
 for stage in record read collapse render; do
 	check_contains "-v timing line for $stage" verbose.txt "timing: $stage took [0-9.]+ s"
 done
-check_contains "-v shows perf record with dwarf,65528 and a sized buffer, attached, streaming" verbose.txt "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K -o - -D -1 --control=fifo:CTL,ACK -p PID"
-check_not_contains "-v: no perf script runs" verbose.txt "perf script"
+check_exit "profile callgraph with perf" 0 flamegraph --recorder perf -v --folded perf.folded -o perf.svg -- ./callgraph 500
+check_contains "-v shows perf record with dwarf,65528 and a sized buffer, attached, streaming" err "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K -o - -D -1 --control=fifo:CTL,ACK -p PID"
+check_not_contains "-v: no perf script runs" err "perf script"
+check_contains "perf: main calls a" perf.folded "main;outer;a [0-9]+$"
 # --no-stream: a temporary perf.data, capped at half the free space
-check_exit "--no-stream" 0 flamegraph -v --no-stream --folded nostream.folded -o nostream.svg -- ./callgraph 500
+check_exit "--no-stream" 0 flamegraph --recorder perf -v --no-stream --folded nostream.folded -o nostream.svg -- ./callgraph 500
 check_contains "--no-stream: a file and a cap" err "running: .*perf record -F 997 --call-graph dwarf,65528 -g -m [0-9]+K --max-size=[0-9]+K -o /.*/\.flamegraph-perf\.[^ ]+ -D -1 --control=fifo:CTL,ACK -p PID"
 check_contains "--no-stream: read after the recording" err "timing: read took [0-9.]+ s"
 check_contains "--no-stream: main calls a" nostream.folded "main;outer;a [0-9]+$"

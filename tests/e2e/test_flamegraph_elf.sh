@@ -1,6 +1,7 @@
-# The ELF checks on real binaries, seen through flamegraph with real perf:
-# clang -fuse-ld=lld gives the rosegment warning with its fix, relinking
-# with -Wl,--no-rosegment silences it; no -g gives the debug-info warning.
+# The ELF checks on real binaries, seen through flamegraph (the default
+# recorder): clang -fuse-ld=lld gives the rosegment warning with its fix,
+# relinking with -Wl,--no-rosegment silences it; no -g gives the
+# debug-info warning.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 command -v clang >/dev/null && command -v ld.lld >/dev/null || { echo "clang/lld not installed"; exit 77; }
 src="$FG_SRC/examples/callgraph/callgraph.c"

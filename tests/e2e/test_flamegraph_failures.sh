@@ -1,6 +1,7 @@
-# flamegraph failures with real perf: a crashing program (SIGSEGV) and one
-# interrupted by SIGINT still get their graph; a program that exits at once
-# has no samples; a failed run never clobbers the user's file.
+# flamegraph failures with the default recorder: a crashing program
+# (SIGSEGV) and one interrupted by SIGINT still get their graph; a program
+# that exits at once has no samples; a failed run never clobbers the
+# user's file.
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 cc -O2 -g -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 

@@ -1,7 +1,7 @@
-# --format html from the profiling programs, with real perf: flamegraph
-# writes flamegraph.html by default, and flamegraph-build --tests writes
-# NAME.html per test and all.html, linked from index.html and
-# summary.json.
+# --format html from the profiling programs, with the default recorder:
+# flamegraph writes flamegraph.html by default, and flamegraph-build
+# --tests writes NAME.html per test and all.html, linked from index.html
+# and summary.json.
 require_perf
 cc -O2 -g -fno-omit-frame-pointer -o callgraph "$FG_SRC/examples/callgraph/callgraph.c"
 check_exit "flamegraph --format html" 0 flamegraph --format html -F 499 --call-graph fp -- ./callgraph 20

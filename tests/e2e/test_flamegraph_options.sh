@@ -1,5 +1,6 @@
-# flamegraph options, each checked by its effect with real perf:
-# --pid, --perfdata re-rendering, --perfdata-out, -c, -F, -z,
+# flamegraph options, each checked by its effect, with the default
+# recorder (the native one on x86_64) and real perf where the option is
+# perf's: --pid, --perfdata re-rendering, --perfdata-out, -c, -F, -z,
 # --post-process, --skip-after, --open, --no-inline, --call-graph fp.
 # ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
@@ -60,7 +61,8 @@ check_exit "--perfdata --perf-script" 0 flamegraph --perfdata kept.data --perf-s
 	-o script.folded
 check_same_file "text input gives perf script's stacks" script.folded text.folded
 
-# -c passes custom perf record arguments (the event proves it)
+# -c passes custom perf record arguments (the event proves it); -c alone
+# chooses perf
 check_exit "-c custom args" 0 flamegraph -c "record -e task-clock -F 299 --call-graph dwarf,16384" --perfdata-out custom.data --format folded -o custom.folded -- ./callgraph 500
 perf evlist -i custom.data > events.txt 2>/dev/null
 check_contains "-c event recorded" events.txt "task-clock"
@@ -75,7 +77,8 @@ high=$(sed -n 's/.*wrote high.folded (\([0-9]*\) samples.*/\1/p' high.err)
 [ "${high:-0}" -gt $((${low:-0} * 5)) ] && [ "${low:-0}" -gt 0 ] && pass ||
 	fail "-F 1999 took ${high:-?} samples vs ${low:-?} at -F 99"
 
-# -z compresses perf.data (perf built with zstd), the stacks stay
+# -z compresses perf.data (perf built with zstd), the stacks stay; -z
+# alone chooses perf
 if perf version --build-options 2>/dev/null | grep -q 'zstd: \[ on'; then
 	check_exit "-z" 0 flamegraph -z 3 --perfdata-out z.data --format folded -o z.folded -F 499 -- ./callgraph 500
 	perf report --header-only -i z.data 2>/dev/null > zhdr.txt
@@ -144,8 +147,9 @@ check_contains "--no-inline passed to perf script" err "perf script -i .* --no-i
 
 # --call-graph fp on a program built without frame pointers: the warning
 check_exit "--call-graph fp" 0 flamegraph -v --call-graph fp --format folded -o fp.folded -F 499 -- ./callgraph 300
-check_contains "fp recorded with --call-graph fp" err "perf record -F 499 --call-graph fp -g"
 check_contains "fp warning with the fix" err "built without frame pointers.*-fno-omit-frame-pointer"
+check_exit "--call-graph fp with perf" 0 flamegraph --recorder perf -v --call-graph fp --format folded -o fpp.folded -F 499 -- ./callgraph 300
+check_contains "fp recorded with --call-graph fp" err "perf record -F 499 --call-graph fp -g"
 cc -O2 -g -fno-omit-frame-pointer -o callgraph-fp "$FG_SRC/examples/callgraph/callgraph.c"
 check_exit "--call-graph fp with frame pointers" 0 flamegraph --call-graph fp --format folded -o fp2.folded -F 499 -- ./callgraph-fp 300
 check_not_contains "no fp warning with -fno-omit-frame-pointer" err "frame pointers"

@@ -1,4 +1,4 @@
-# Per-thread graphs and the pprof export, with real perf:
+# Per-thread graphs and the pprof export, with the default recorder:
 # --per-thread puts each of examples/threads' three named threads under its
 # own root (NAME-TID) with its share of the work (1:2:3), and --format
 # pprof writes a profile that `go tool pprof -top` reads with the same

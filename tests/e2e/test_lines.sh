@@ -1,9 +1,10 @@
 # --lines: frames named FUNCTION:FILE:LINE — the sampled line, the line of
 # each call, an inlined function's call line in the function it was
 # inlined into — from the native reader (DWARF line tables: streamed, from
-# a file, frame pointers) and from perf script -F +srcline text, on a
-# program built -O2 -g whose hot loop calls an inlined function. The lines
-# are found in the source with grep -n, not written here.
+# a file, frame pointers) and from perf script -F +srcline text of perf's
+# recording, on a program built -O2 -g whose hot loop calls an inlined
+# function. The lines are found in the source with grep -n, not written
+# here.
 require_perf
 mkdir -p proj/src
 cat > proj/src/prog.c <<'C'
@@ -84,7 +85,8 @@ check_exit "flamegraph --lines (streamed)" 0 flamegraph --lines -F 499 -o s.svg 
 check_lines "streamed" s.folded
 "$FG_SRC/tests/tools/svg-frames" s.svg > s.frames
 check_contains "the graph shows the lines" s.frames "^mix:prog\.c:($mix_lines)	"
-check_exit "flamegraph --lines --no-stream" 0 flamegraph --lines --no-stream -F 499 -o f.svg --folded f.folded --perfdata-out kept.data -- ./prog
+# (recorded by perf: perf script unwinds perf's whole stack copies)
+check_exit "flamegraph --lines --no-stream" 0 flamegraph --recorder perf --lines --no-stream -F 499 -o f.svg --folded f.folded --perfdata-out kept.data -- ./prog
 check_lines "native reader, file" f.folded
 check_exit "flamegraph --lines --perf-script" 0 flamegraph --lines --perf-script -F 499 -o p.svg --folded p.folded -- ./prog
 check_lines "perf script -F +srcline" p.folded

@@ -1,9 +1,10 @@
 # Debian 11's /usr/bin/perf is a script that runs perf_X.Y, the perf of
 # the running kernel's version X.Y, and fails when that version is not
 # installed (a kernel from backports, a chroot or container on a newer
-# kernel). Then flamegraph records with the newest perf installed beside
-# the script, and a note says which and what to install for the kernel's
-# own. A perf named by PERF is used as it is.
+# kernel). Then flamegraph --recorder perf records with the newest perf
+# installed beside the script, and a note says which and what to install
+# for the kernel's own. A perf named by PERF is used as it is (and records
+# without --recorder).
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 real=$(command -v perf)
 if ! "$real" --version >/dev/null 2>&1; then
@@ -19,7 +20,7 @@ printf '#!/bin/sh\necho "the older perf ran" >&2\nexit 99\n' >bin/perf_5.9
 chmod +x bin/perf bin/perf_5.10 bin/perf_5.9
 
 PATH="$PWD/bin:$PATH" check_exit "another kernel's perf records" 0 \
-	flamegraph --call-graph fp -o g.svg --folded g.folded -- ./callgraph 300
+	flamegraph --recorder perf --call-graph fp -o g.svg --folded g.folded -- ./callgraph 300
 check_contains "the note: the wrapper, the kernel, the perf chosen" err \
 	"note: .*/bin/perf holds no perf for the running kernel $(uname -r) \(the package linux-perf-[0-9]+\.[0-9]+\): recording with .*/bin/perf_5\.10"
 check_contains "the note: what to install" err "install linux-perf-[0-9]+\.[0-9]+ for the kernel's own"

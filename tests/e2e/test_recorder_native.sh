@@ -54,6 +54,13 @@ check_clean() {
 	[ -z "$left" ] && pass || { fail "$what: files left: $left"; rm -rf $left; }
 }
 
+# --- the default recorder: native, with no perf anywhere ------------------------------
+check_exit "no --recorder, no perf" 0 env PATH="$NOPERF" flamegraph --folded def.folded \
+	-o def.svg -- "$cg" 300
+check_contains "no --recorder: the call tree" def.folded "main;outer;a [0-9]+$"
+check_not_contains "no --recorder: no perf advice" err "perf was not found"
+check_clean "no --recorder"
+
 # --- a program, with no perf anywhere --------------------------------------------
 check_exit "command" 0 fgn -v -o cg.svg --folded cg.folded -- "$cg" 800
 check_contains "command: the call tree under main" cg.folded "^cg-native-$$;.*main;outer;a [0-9]+$"

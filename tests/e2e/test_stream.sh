@@ -1,12 +1,13 @@
-# --stream with real perf: the recording is read as perf writes it (perf
-# record -o - into a pipe), while the program runs. The graph holds the
-# program's call tree (dwarf and frame-pointer call graphs), no
-# perf.data is ever made, the summary counts samples and lost samples
-# (a tiny ring buffer loses some, and says so), --max-size still caps the
-# stream, SIGTERM and SIGINT give the graph of what was recorded, a
-# second SIGTERM aborts, flamegraph-build takes the option too, and the
-# options it cannot go with are refused before anything runs. No process
-# or temporary file is left after any run.
+# --stream with real perf (--recorder perf; the native recorder's stream
+# is in test_recorder_native and test_capture): the recording is read as
+# perf writes it (perf record -o - into a pipe), while the program runs.
+# The graph holds the program's call tree (dwarf and frame-pointer call
+# graphs), no perf.data is ever made, the summary counts samples and lost
+# samples (a tiny ring buffer loses some, and says so), --max-size still
+# caps the stream, SIGTERM and SIGINT give the graph of what was recorded,
+# a second SIGTERM aborts, flamegraph-build takes the option too (with the
+# default recorder), and the options it cannot go with are refused before
+# anything runs. No process or temporary file is left after any run.
 # ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 require_perf
@@ -33,7 +34,7 @@ check_clean() {
 }
 
 # --- dwarf call graphs (the default) ------------------------------------------
-check_exit "dwarf" 0 flamegraph --stream -v -o dw.svg --folded dw.folded -- "$cg" 800
+check_exit "dwarf" 0 flamegraph --recorder perf --stream -v -o dw.svg --folded dw.folded -- "$cg" 800
 check_contains "dwarf: perf writes to the pipe" err "running: perf record .* -o - "
 check_not_contains "dwarf: no perf script" err "perf script"
 check_contains "dwarf: the time after the recording" err "timing: read took [0-9.]+ s"
@@ -51,12 +52,12 @@ awk -v a="${samples:-0}" -v b="${ingraph:-0}" 'BEGIN { d = a - b; if (d < 0) d =
 check_clean "dwarf"
 
 # --- frame pointers --------------------------------------------------------------
-check_exit "fp" 0 flamegraph --stream --call-graph fp -o fp.svg --folded fp.folded -- "$cg" 500
+check_exit "fp" 0 flamegraph --recorder perf --stream --call-graph fp -o fp.svg --folded fp.folded -- "$cg" 500
 check_contains "fp: the call tree" fp.folded "main;(outer;)?a [0-9]+$"
 check_clean "fp"
 
 # --- the size cap and lost samples still apply ---------------------------------
-check_exit "--max-size" 0 flamegraph --stream --max-size 8M -o cap.svg -- "$cg" 20000
+check_exit "--max-size" 0 flamegraph --recorder perf --stream --max-size 8M -o cap.svg -- "$cg" 20000
 check_contains "--max-size: the subtitle says so" cap.svg "recording stopped at its 8.0 MB cap: covers the first [0-9.]+ s"
 check_contains "--max-size: the program was stopped soon" err "; [0-3]\.[0-9] s recorded"
 check_clean "--max-size"
@@ -72,7 +73,7 @@ lowly=()
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	lowly=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
 fi
-if check_lossy_run "tiny buffer" "${lowly[@]}" flamegraph --stream --buffer-size 128K -F $fast -o lost.svg -- "$cg" 300; then
+if check_lossy_run "tiny buffer" "${lowly[@]}" flamegraph --recorder perf --stream --buffer-size 128K -F $fast -o lost.svg -- "$cg" 300; then
 	check_contains "tiny buffer: lost samples counted" err "note: wrote lost.svg \([0-9]+ samples, [1-9][0-9]* lost"
 	check_contains "tiny buffer: the warning" err "samples were lost \(the ring buffer overflowed\)"
 fi
@@ -85,7 +86,7 @@ check_clean "tiny buffer"
 for sig in TERM INT; do
 	want=$((128 + $(kill -l $sig)))
 	timeout --preserve-status -s $sig 120 \
-		flamegraph --stream -o sig.svg --folded sig.folded -- "$cg" 30000 >out 2>err &
+		flamegraph --recorder perf --stream -o sig.svg --folded sig.folded -- "$cg" 30000 >out 2>err &
 	pid=$!
 	wait_for_process "^$cg 30000 $" && pass || fail "timeout -s $sig: the program never ran"
 	sleep 0.5
@@ -99,7 +100,7 @@ for sig in TERM INT; do
 done
 # a second SIGTERM aborts at once (the program ignores the first, which
 # would end the run 2 s later): nothing written, nothing left
-flamegraph --stream -o twice.svg -- "$cg-stubborn" 2>/dev/null &
+flamegraph --recorder perf --stream -o twice.svg -- "$cg-stubborn" 2>/dev/null &
 pid=$!
 for _ in $(seq 100); do pgrep -f "^$cg-stubborn" >/dev/null && break; sleep 0.1; done
 sleep 0.8

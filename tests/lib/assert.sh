@@ -199,10 +199,10 @@ wait_for_process() {
 }
 
 # check_lossy_run WHAT CMD...: runs a recording meant to lose samples
-# (stdout -> out, stderr -> err). Beside other work perf may lose every
-# sample, which is said and exits 4; on an idle machine, with perf and our
-# pump ahead of the workload, it may keep up and lose none: either way it
-# is tried again, up to five times. Returns 0 when a graph with some loss
+# (stdout -> out, stderr -> err). Beside other work the recorder may lose
+# every sample, which is said and exits 4; on an idle machine, with the
+# recorder and our reader ahead of the workload, it may keep up and lose
+# none: either way it is tried again, up to five times. Returns 0 when a graph with some loss
 # was written (exit 0 checked: the caller checks the rest), 1 when every
 # attempt lost everything (the all-lost error checked instead) or the
 # command failed otherwise.
@@ -215,7 +215,7 @@ check_lossy_run() {
 		if [ $rc = 4 ] && grep -q "no samples were recorded — all [0-9]* were lost" err; then
 			echo "$what: every sample lost (attempt $attempt)"
 		elif [ $rc = 0 ] && ! grep -q "samples were lost" err; then
-			echo "$what: perf kept up, nothing lost (attempt $attempt)"
+			echo "$what: the recorder kept up, nothing lost (attempt $attempt)"
 		else
 			break
 		fi

@@ -1,5 +1,5 @@
 /* Unit tests of the util layer: strbuf, number parsing, hash map, word
- * splitting, the option parser. */
+ * splitting, the option parser, a thread's scheduling put back. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -378,6 +378,28 @@ static void mapped_file_cut_short_is_reported(void **state)
 	signal(SIGBUS, SIG_DFL);
 }
 
+/* fg_sched_ahead, then fg_sched_restore: the thread's policy, real-time
+ * priority and nice are again those fg_sched_save saw. (Where the
+ * system allows no change, there is nothing to put back: skipped.) */
+static void sched_ahead_is_put_back(void **state)
+{
+	fg_sched_saved before, ahead, after;
+
+	(void)state;
+	fg_sched_save(&before);
+	assert_true(before.have_policy && before.have_nice);
+	fg_sched_ahead();
+	fg_sched_save(&ahead);
+	fg_sched_restore(&before);
+	fg_sched_save(&after);
+	assert_int_equal(after.policy, before.policy);
+	assert_int_equal(after.priority, before.priority);
+	assert_int_equal(after.nice, before.nice);
+	if (ahead.policy == before.policy && ahead.priority == before.priority &&
+	    ahead.nice == before.nice)
+		skip();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +415,7 @@ int main(void)
 		cmocka_unit_test(same_file_by_inode),
 		cmocka_unit_test(error_set_may_quote_the_last_error),
 		cmocka_unit_test(mapped_file_cut_short_is_reported),
+		cmocka_unit_test(sched_ahead_is_put_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

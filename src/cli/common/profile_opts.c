@@ -241,15 +241,6 @@ static int usage(const char *fmt, const char *what)
 	return FG_EXIT_USAGE;
 }
 
-#if !defined(__linux__)
-static bool on_path(const char *tool)
-{
-	char *path = fg_which(tool);
-
-	free(path);
-	return path != NULL;
-}
-
 static bool env_set(const char *name)
 {
 	const char *v = getenv(name);
@@ -257,6 +248,17 @@ static bool env_set(const char *name)
 	return v && *v;
 }
 
+#if !defined(__linux__) || defined(__x86_64__)
+static bool on_path(const char *tool)
+{
+	char *path = fg_which(tool);
+
+	free(path);
+	return path != NULL;
+}
+#endif
+
+#if !defined(__linux__)
 /* macOS, BSD: DTrace when it can run (root, or --root), else Instruments'
  * xctrace, which needs no root (fg_record_choose). */
 static fg_recorder choose_recorder(const fg_profile_cli *pc)
@@ -272,14 +274,35 @@ static fg_recorder choose_recorder(const fg_profile_cli *pc)
 }
 #endif
 
+#if defined(__linux__)
+/* Linux without --recorder: the native recorder, except where only perf
+ * records what is asked (or $PERF names the perf to run), and for the
+ * off-CPU modes where perf is installed. */
+static fg_recorder linux_recorder(const fg_profile_cli *pc)
+{
+#if !defined(__x86_64__)
+	(void)pc;
+	return FG_RECORDER_PERF;
+#else
+	if (env_set("PERF") || pc->cmd || pc->root.on || pc->compression != -1 || pc->perf_script ||
+	    (pc->call_graph && !strcmp(pc->call_graph, "lbr")))
+		return FG_RECORDER_PERF;
+	/* the off-CPU modes as perf records them where it is installed */
+	if ((pc->off_cpu || pc->hot_cold) && on_path("perf"))
+		return FG_RECORDER_PERF;
+	return FG_RECORDER_NATIVE;
+#endif
+}
+#endif
+
 static int apply_record(fg_record_opts *rec, fg_profile_cli *pc)
 {
 	static const char *const env_names[] = { "PERF", "DTRACE", "XCTRACE" };
 	const char *env;
 
 #if defined(__linux__)
-	rec->recorder = pc->recorder && !strcmp(pc->recorder, "native") ? FG_RECORDER_NATIVE :
-			FG_RECORDER_PERF;
+	rec->recorder = !pc->recorder ? linux_recorder(pc) :
+			!strcmp(pc->recorder, "native") ? FG_RECORDER_NATIVE : FG_RECORDER_PERF;
 #else
 	if (pc->recorder && !strcmp(pc->recorder, "native"))
 		return usage("%s", "--recorder native records on Linux only — leave --recorder out");

@@ -97,7 +97,7 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_STRING(0, "max-size", &(pc).max_size, "SIZE", "stop recording at SIZE, e.g. 2G (default: no cap when streamed, the default; half the free space where a perf.data file is written; none: no cap)"), \
 	FG_OPT_BOOL(0, "keep-running", &(pc).keep_running, "when --max-size is reached, let the program run on unrecorded (default: stop it)"), \
 	FG_OPT_STRING(0, "buffer-size", &(pc).buffer_size, "SIZE", "perf's ring buffer per CPU, e.g. 64M (default: sized for --call-graph and -F so that no sample is lost)"), \
-	FG_OPT_CHOICE(0, "recorder", &(pc).recorder, "NAME", "perf|native", "what records: perf (perf record; the default) or native (the kernel's perf events opened by flamegraph itself: no perf needed)"), \
+	FG_OPT_CHOICE(0, "recorder", &(pc).recorder, "NAME", "perf|native", "what records: native (the default on Linux x86_64: the kernel's perf events opened by flamegraph itself, no perf needed) or perf (perf record; the default for -c, --root, -z, --perf-script, --call-graph lbr, for --off-cpu and --hot-cold where perf is installed, with $PERF set, and on Linux on other machines)"), \
 	FG_OPT_CHOICE(0, "call-graph", &(pc).call_graph, "MODE", "fp|dwarf|lbr", "stack unwinding: dwarf (default, exact, large files), fp (frame pointers: the fast, small-file choice) or lbr"), \
 	{ FG_OPT_CALLBACK_, 0, "root", &(pc).root, "SUDO_FLAGS", "run the recorder through sudo (with these sudo flags)", FG_OPTF_OPTARG, fg_profile_cli_root_cb, NULL, NULL }, \
 	{ FG_OPT_CALLBACK_, 'z', "compression-level", &(pc).compression, "N", "compress the recording with zstd at level N (1 to 22; -z alone: 1), as perf record -z does", FG_OPTF_OPTARG | FG_OPTF_OPTNUM, fg_profile_cli_compression_cb, NULL, NULL }, \
@@ -105,8 +105,8 @@ int fg_profile_cli_alloc_cb(const fg_option *opt, const char *arg, void *target)
 	FG_OPT_BOOL(0, "no-inline", &(pc).no_inline, "no inlined frames (faster)"), \
 	FG_OPT_BOOL(0, "lines", &(pc).lines, "name frames FUNCTION:FILE:LINE: the sampled line, and the line of each call (of an inlined call too), from the DWARF line tables"), \
 	FG_OPT_BOOL(0, "perf-script", &(pc).perf_script, "read the recording through perf script instead of natively"), \
-	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as perf writes it (perf record -o -), while the program runs: no perf.data on disk, the graph ready as the program ends (the default where it applies; an error where it does not)"), \
-	FG_OPT_BOOL(0, "no-stream", &(pc).no_stream, "record to a temporary perf.data and read it once perf is done"), \
+	FG_OPT_BOOL(0, "stream", &(pc).stream, "read the recording as it is made (the native recorder's records as they come, or perf record -o - into a pipe), while the program runs: no perf.data on disk, the graph ready as the program ends (the default where it applies; an error where it does not)"), \
+	FG_OPT_BOOL(0, "no-stream", &(pc).no_stream, "record to a temporary perf.data and read it once the recording is done"), \
 	FG_OPT_LIST(0, "skip-after", &(pc).skip_after, "FUNC", "drop the callers above FUNC in every stack (repeatable)"), \
 	{ FG_OPT_CALLBACK_, 0, "per-thread", &(pc).per_thread, "name", "each thread under its own root frame, NAME-TID (=name: one root per thread name); a speedscope profile per thread", FG_OPTF_OPTARG, fg_profile_cli_per_thread_cb, NULL, NULL }, \
 	FG_OPT_BOOL(0, "off-cpu", &(pc).off_cpu, "off-CPU graph: where the threads wait (I/O, locks, sleep), weighted by microseconds off CPU (scheduler events; root, or kernel.perf_event_paranoid=-1)"), \

@@ -333,8 +333,17 @@ int fg_recorder_run(const fg_recorder_opts *opts, fg_recorder_result *res)
 		err = rn_tp_setup(&s.st);
 	if (!err)
 		err = o.npids ? start_pids(&s) : start_command(&s);
-	if (!err)
+	if (!err) {
+		/* the buffers drained ahead of ordinary work where allowed,
+		 * as perf is; the command, started by then, keeps its own
+		 * priority */
+		fg_sched_saved sched;
+
+		fg_sched_save(&sched);
+		fg_sched_ahead();
 		err = run_loop(&s);
+		fg_sched_restore(&sched);
+	}
 	if (err && s.work_started && !s.work_done) {
 		if (s.work.held)
 			fg_child_discard(&s.work);
