@@ -6,7 +6,8 @@
 # hot/cold graph holds them beside the computing; where perf is
 # installed, perf script reads the kept recording (and the perf route
 # weighs its waits as the native one), and --recorder perf gives the
-# same waits and weights.
+# same waits and weights. Without --recorder and without perf, --off-cpu
+# is recorded natively.
 # ctest: RESOURCE_LOCK cpu
 [ "$(uname -m)" = x86_64 ] || { echo "the native recorder records x86_64 only"; exit 77; }
 
@@ -134,6 +135,12 @@ oncpu=$(awk '/\[on-cpu\];.*main;compute/ { s += $NF } END { print s + 0 }' hc.fo
 awk -v w="$oncpu" 'BEGIN { exit !(w >= 20000 && w <= 260000) }' && pass ||
 	fail "native --hot-cold: compute weighs $oncpu us"
 check_svgs_wellformed off.stream.svg hc.svg
+
+# without --recorder and without perf: the native recorder records it
+check_exit "--off-cpu, no --recorder, no perf" 0 env PATH="$NOPERF" flamegraph --off-cpu \
+	--folded def.folded -o def.svg -- ./prog
+check_weight "--off-cpu, no --recorder: nanosleep" def.folded "$nap" 295000 400000
+check_not_contains "--off-cpu, no --recorder: no perf advice" err "perf was not found"
 
 # the same waits as perf's recording of the same program
 if command -v perf >/dev/null && perf record -q --no-bpf-event -e sched:sched_switch -c 1 -o perf.probe -- true 2>/dev/null; then
