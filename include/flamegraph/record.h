@@ -282,7 +282,9 @@ typedef struct fg_record_run_opts {
  * the copy; 65528, a whole copy, for dwarf call graphs of an ELF
  * program whose debug info, or else (x86_64) whose unwind tables, say it
  * was built without frame pointers (elfcheck.h). A path that cannot be
- * read: 0. */
+ * read, or a program that starts another (a shell, env, time, nice,
+ * taskset, timeout, nohup, xargs, sudo...: the small copy, which grows
+ * if it falls short): 0. */
 size_t fg_record_native_stack(fg_call_graph mode, const char *path);
 
 /* Sets *opts to the defaults (FG_RECORD_RUN_OPTS_INIT); version:

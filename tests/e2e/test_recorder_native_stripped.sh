@@ -91,3 +91,11 @@ check_contains "frame pointers: the whole chain" fp.folded "main;f0;f1;f2;f3;f4;
 kb=$(kb_per_sample)
 [ -n "$kb" ] && [ "$kb" -lt 16 ] && pass || fail "frame pointers: ${kb:-no} KB a sample, not small copies"
 check_clean "frame pointers"
+
+# --- a launcher (env) of the program without them: its program is not
+# judged before it runs, so the copies stay small, and no such note ----
+check_exit "env, no frame pointers" 0 fgn --folded env.folded -o env.svg -- env "$w-nofp" 400
+check_not_contains "env: no note" err "built without frame pointers"
+kb=$(kb_per_sample)
+[ -n "$kb" ] && [ "$kb" -lt 16 ] && pass || fail "env: ${kb:-no} KB a sample, not small copies"
+check_clean "env"

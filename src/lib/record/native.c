@@ -50,11 +50,30 @@ static void relay(void *ctx, fg_recorder_event kind, const char *msg, double ela
 			msg, elapsed, bytes);
 }
 
+/* Whether the program at path only starts another one (a shell, time,
+ * env...): the copy is then that program's to need, which cannot be told
+ * before it runs. */
+static bool launcher(const char *path)
+{
+	static const char *const names[] = { "sh",    "bash",    "dash",   "zsh",   "ksh",
+					     "env",   "time",    "nice",   "ionice", "taskset",
+					     "chrt",  "timeout", "nohup",  "stdbuf", "setsid",
+					     "xargs", "sudo",    "runuser" };
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(base, names[i]))
+			return true;
+	return false;
+}
+
 size_t fg_record_native_stack(fg_call_graph mode, const char *path)
 {
 	fg_elfcheck_report rep;
 
-	if (mode != FG_CALL_GRAPH_DWARF || !path || fg_elfcheck_file(path, &rep) != 0)
+	if (mode != FG_CALL_GRAPH_DWARF || !path || launcher(path) ||
+	    fg_elfcheck_file(path, &rep) != 0)
 		return 0;
 	return rep.is_elf && rep.frame_pointers == FG_FP_OMITTED ? 65528 : 0;
 }
