@@ -33,7 +33,9 @@
 #                 medians of RUNS (default 5) alternating runs
 # The folded stacks are those of the native reader (flamegraph
 # --perfdata). Builds are kept in BUILD_DIR/bench-recorder; recordings
-# go to a scratch folder removed at the end. About 3 minutes on an idle
+# go to a scratch folder removed at the end. sqlite3's same-sample share
+# is also given for its whole workload (300000 rows), from one more dwarf
+# recording. About 4 minutes on an idle
 # 2-core machine.
 # Usage: bench-recorder.sh BUILD_DIR [SHARED_DIR]
 set -euo pipefail
@@ -227,6 +229,15 @@ if [ -x "$keep/sqlite3" ]; then
 	sed "s/i < 300000/i < ${SQLITE_ROWS:-60000}/" "$here/workloads/sqlite.sql" >"$work/sqlite.sql"
 	bench "sqlite3 bench/workloads/sqlite.sql, ${SQLITE_ROWS:-60000} rows" sqlite sqlite3 \
 		"$keep/sqlite3" :memory: ".read $work/sqlite.sql"
+	# the same samples on the whole workload, once: a dwarf recording of
+	# all its rows (some 0.5 GB, removed at once)
+	if perf record -q --no-bpf-event -F 997 --call-graph dwarf,65528 -o full.data -- \
+		"$keep/sqlite3" :memory: ".read $here/workloads/sqlite.sql" >/dev/null 2>&1; then
+		read -r eq eqb < <(emulated full.data)
+		echo "  the whole workload (300000 rows): the native recorder's stacks on the same samples,"
+		echo "  emulated: $eq% as dwarf's ($eqb bytes a sample)"
+	fi
+	rm -f full.data
 else
 	echo "bench-recorder: sqlite3: not built (tclsh or the Debian source missing), left out"
 fi
