@@ -1,7 +1,7 @@
 /* bench-hybrid: how small a stack copy whole stacks need, with the
  * kernel's frame-pointer chain beside it.
  *
- *   bench-hybrid [--all-regs] [--whole FIRST,EVERY] [--min PERCENT] PERF.DATA
+ *   bench-hybrid [--all-regs] [--whole FIRST,EVERY] [--no-grow] [--min PERCENT] PERF.DATA
  *                [BYTES...]
  *
  * PERF.DATA is a dwarf recording (perf record --call-graph dwarf,65528).
@@ -16,7 +16,8 @@
  * --whole, the native recorder's second event is emulated too: a sample
  * with a 32 KB copy after each thread's sample number FIRST and then
  * every EVERY samples, which teaches the outermost frames (counted in
- * the bytes; not compared). With
+ * the bytes; not compared). The copy grows as the recorder's does
+ * (PD_GROW_*), unless --no-grow. With
  * --min, it exits 1 when the share of the first size is below PERCENT
  * (tests). */
 #include <stdio.h>
@@ -35,8 +36,8 @@ static int ignore(void *ctx, const fg_perfdata_sample *s)
 
 static int usage(void)
 {
-	fputs("usage: bench-hybrid [--all-regs] [--whole FIRST,EVERY] [--min PERCENT] PERF.DATA "
-	      "[BYTES...]\n", stderr);
+	fputs("usage: bench-hybrid [--all-regs] [--whole FIRST,EVERY] [--no-grow] [--min PERCENT] "
+	      "PERF.DATA [BYTES...]\n", stderr);
 	return 2;
 }
 
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
 			 sscanf(argv[++i], "%u,%u", &check.whole_first, &check.whole_every) == 2 &&
 			 check.whole_every)
 			check.whole_bytes = 32768;
+		else if (!strcmp(argv[i], "--no-grow"))
+			check.no_grow = true;
 		else if (!strcmp(argv[i], "--min") && i + 1 < argc)
 			min = strtod(argv[++i], NULL);
 		else

@@ -23,6 +23,7 @@
 #include "flamegraph/error.h"
 #include "flamegraph/recorder.h"
 #include "lib/perfdata/hybrid.h"
+#include "lib/recorder/internal.h"
 
 #define IP_MEMCPY 0x7f0000001000u /* the sample, in memcpy */
 #define IP_WORK 0x555500002004u   /* a sample in work itself */
@@ -413,6 +414,11 @@ static void test_recorder_defaults(void **state)
 {
 	(void)state;
 	assert_int_equal(FG_RECORDER_DEFAULT_STACK, FG_HYBRID_STACK_DEFAULT);
+	/* the checks emulate the recorder's growth of the copy */
+	assert_int_equal(PD_GROWN_STACK, RN_GROWN_STACK);
+	assert_int_equal(PD_GROW_SHARE, RN_GROW_SHARE);
+	assert_int_equal(PD_GROW_MIN, RN_GROW_MIN);
+	assert_int_equal(PD_GROW_AFTER, RN_GROW_AFTER);
 	assert_int_equal(FG_HYBRID_REGS_USER, 0x1c0);
 }
 

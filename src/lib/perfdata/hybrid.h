@@ -182,8 +182,22 @@ void pd_hybrid_reader_stats(const fg_perfdata *r, pd_hybrid_stats *out, uint64_t
  * from those is compared with the one unwound from the whole copy. */
 #define PD_CHECK_SIZES 8
 
+/* The native recorder's rule for growing the copy (its RN_GROW_*,
+ * src/lib/recorder/grow.c), which the checks emulate: once at least
+ * PD_GROW_AFTER samples were read, of which at least PD_GROW_MIN and
+ * more than one in PD_GROW_SHARE had their frame pointer beyond the copy
+ * (rbp above rsp by more than the copy less 16 bytes, and by less than
+ * 8 MB), the copy is PD_GROWN_STACK bytes from then on. */
+#define PD_GROWN_STACK 4096
+#define PD_GROW_SHARE 200
+#define PD_GROW_MIN 5
+#define PD_GROW_AFTER 50
+
 typedef struct pd_check_size {
 	uint64_t bytes;           /* the copy */
+	uint64_t seen, short_seen; /* samples, and those whose frame pointer
+				     lay beyond the copy, before it grew */
+	bool grown;               /* the copy grew (PD_GROWN_STACK) */
 	uint64_t weight, equal;   /* samples' periods: all, and those whose
 				     stacks were the same */
 	uint64_t samples, record_bytes; /* and the emulated records' bytes */
@@ -202,6 +216,7 @@ typedef struct pd_check {
 	 * record, with a whole_bytes copy and every register, is counted in
 	 * each size's bytes. */
 	uint32_t whole_first, whole_every;
+	bool no_grow;             /* the copy never grows (PD_GROW_*) */
 	uint64_t whole_bytes;
 	pd_u64map threads;        /* then, each thread's samples so far */
 	uint64_t dwarf_cut;       /* samples whose whole copy was too small */

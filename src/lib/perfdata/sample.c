@@ -470,6 +470,21 @@ static int whole_due(pd_check *c, int32_t tid, bool *due)
 	return 0;
 }
 
+/* The recorder's growth of the copy (PD_GROW_*), after this sample of
+ * state st, taken with copy bytes. */
+static void grow_count(pd_check_size *z, const struct pd_user_state *st, uint64_t copy)
+{
+	uint64_t bp = st->regs[PD_REG_BP], sp = st->regs[PD_REG_SP];
+
+	if (z->grown || z->bytes >= PD_GROWN_STACK)
+		return;
+	z->seen++;
+	if (bp > sp && bp - sp + 16 > copy && bp - sp < ((uint64_t)8 << 20))
+		z->short_seen++;
+	z->grown = z->seen >= PD_GROW_AFTER && z->short_seen >= PD_GROW_MIN &&
+		   z->short_seen * PD_GROW_SHARE > z->seen;
+}
+
 /* Emulates the sample as hybrid ones of each size of r->check, and
  * counts how many give the stack d[0 .. nd) of its whole copy. */
 static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sample *s,
@@ -491,7 +506,10 @@ static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sa
 		c->dwarf_cut++;
 	for (i = 0; i < c->nsizes; i++) {
 		pd_check_size *z = &c->sizes[i];
-		user_state(r, f, s, c->regs, z->bytes, &st);
+		uint64_t copy = z->grown && z->bytes < PD_GROWN_STACK ? PD_GROWN_STACK : z->bytes;
+		user_state(r, f, s, c->regs, copy, &st);
+		if (!c->no_grow)
+			grow_count(z, &st, copy);
 		st.reach = r->reach;
 		r->reach[0] = 0;
 		if ((err = pd_unwind(r->unwinder, s->pid, s->tid, &st, r->cfi, max, &ncfi)) ||
@@ -500,7 +518,7 @@ static int check_sample(fg_perfdata *r, const struct pd_attr *f, const struct sa
 					   pd_unwind_used(r->unwinder), out, max, &n)))
 			return err;
 		z->samples++;
-		z->record_bytes += emulated_bytes(f, s, size, c->regs, z->bytes, nfp);
+		z->record_bytes += emulated_bytes(f, s, size, c->regs, copy, nfp);
 		z->weight += s->period;
 		if (same_stack(out, n, d, nd))
 			z->equal += s->period;
