@@ -207,21 +207,30 @@ static struct pd_outer *find_outer(pd_hybrid *h, int32_t pid, uint64_t pc)
 /* From a whole stack s[0 .. n): for each of its return addresses, the
  * frames after it. Where a later stack shows others after the same
  * address, its outer frames depend on the path to it: it has none. */
-int pd_hybrid_learn(pd_hybrid *h, int32_t pid, const uint64_t *s, size_t n)
+/* pd_hybrid_learn's per-process part, for the return addresses s[1 ..
+ * kmax] only. */
+static int learn_upto(pd_hybrid *h, int32_t pid, const uint64_t *s, size_t n, size_t kmax)
 {
 	size_t k, base = SIZE_MAX;
 	int err;
 
 	if (n > UINT32_MAX || h->npool > UINT32_MAX - n)
 		return 0;
-	for (k = n; k-- > 1;) {
+	for (k = kmax < n ? kmax + 1 : n; k-- > 1;) {
 		struct pd_outer *o = outer_get(h, pid, s[k]);
 		if (o && !same_outer(h, o, s, k, n))
 			o->ambiguous = true;
 		else if (!o && (err = outer_put(h, pid, s, k, n, &base)))
 			return err;
 	}
-	return h->machine ? pd_outer_shared_learn(&h->shared, h->machine, pid, s, n) : 0;
+	return 0;
+}
+
+int pd_hybrid_learn(pd_hybrid *h, int32_t pid, const uint64_t *s, size_t n)
+{
+	int err = learn_upto(h, pid, s, n, n);
+
+	return !err && h->machine ? pd_outer_shared_learn(&h->shared, h->machine, pid, s, n) : err;
 }
 
 /* Appends to out[0 .. *n) (the chain's part from out[from] on) the
@@ -303,9 +312,14 @@ int pd_hybrid_stack(pd_hybrid *h, int32_t pid, const uint64_t *fp, size_t nfp, c
 	else
 		h->stats.cut++;
 	/* the chain's part: after the last frame of the rules */
-	if (append_outer(h, pid, out, k + 1, max, n))
-		h->stats.outer++;
-	return 0;
+	if (!append_outer(h, pid, out, k + 1, max, n))
+		return 0;
+	h->stats.outer++;
+	/* a joined stack made whole so is as sure as the chain: it teaches
+	 * the outer frames of the frames the rules unwound, which a sample
+	 * whose copy ends among them (the walk finding no frame: the C
+	 * library using rbp for itself) is completed with */
+	return how == PD_SPLICE_JOINED ? learn_upto(h, pid, out, *n, k) : 0;
 }
 
 void pd_hybrid_forget(pd_hybrid *h, int32_t pid)
