@@ -9,12 +9,14 @@
 # copy that teach the outermost frames (after a thread's tenth sample,
 # then four a second) and its growth of the copy when the frame pointer
 # lies beyond it, and compares the stacks made from those with
-# those unwound from the whole copy: at least 97% of the samples' weight
-# must have the same stacks (98 to 100% in runs of this program with
-# glibc 2.36, whose cut samples lie deep in qsort's merge sort, where the
-# C library uses rbp as a general register and the walk finds no frame).
-# With 16 bytes of copy that never grows (the chain alone, which misses
-# the callers of memcpy and strlen) they must not.
+# those unwound from the whole copy: at least 80% of the samples' weight
+# must have the same stacks. The cut samples lie deep in qsort, where the
+# C library uses rbp as a general register and the walk finds no frame:
+# they are whole only when a whole sample showed their path, and runs of
+# this program give 98 to 100% with glibc 2.36 (qsort's merge sort), 82
+# to 100% with glibc 2.41 (its introsort, with 1.5 KB of stack of its
+# own). With 16 bytes of copy that never grows (the chain alone, which
+# misses the callers of memcpy and strlen), below 70% (53 to 58%).
 # ctest: RESOURCE_LOCK cpu
 command -v perf >/dev/null || { echo "perf not installed"; exit 77; }
 hybrid=$FG_BIN/bench/bench-hybrid
@@ -27,9 +29,9 @@ fi
 size=$(sed -n 's/^#define FG_HYBRID_STACK_DEFAULT \([0-9][0-9]*\).*/\1/p' \
 	"$FG_SRC/src/lib/perfdata/hybrid.h")
 check_eq "the default copy size is found" yes "$([ -n "$size" ] && echo yes)"
-check_exit "the stacks of $size-byte copies are those of 64 KB ones" 0 "$hybrid" --whole 10,250 --min 97 hot.data "$size"
+check_exit "the stacks of $size-byte copies are those of 64 KB ones" 0 "$hybrid" --whole 10,250 --min 80 hot.data "$size"
 cat out
-check_exit "a 16-byte copy does not give them" 1 "$hybrid" --whole 10,250 --no-grow --min 97 hot.data 16
+check_exit "a 16-byte copy does not give them" 1 "$hybrid" --whole 10,250 --no-grow --min 70 hot.data 16
 cat out
 # the program's time is in the C library: the test tests what it says
 perf report -i hot.data --stdio --no-children --sort dso 2>/dev/null | grep -E '^ +[0-9]' > dso.txt || true
