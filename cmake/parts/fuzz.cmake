@@ -53,6 +53,8 @@ if(FG_BUILD_TESTS)
   add_test(NAME fuzz/seeds
            COMMAND bash ${FG_FUZZ_DIR}/collect-seeds.sh ${FG_SHARED_DIR}/conformance ${FG_FUZZ_SEEDS})
   set_tests_properties(fuzz/seeds PROPERTIES LABELS fuzz FIXTURES_SETUP fuzz_seeds)
+  # the replays' temporary folder (their scratch project), in the build
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz/tmp)
   foreach(src ${FG_FUZZ_TARGETS})
     get_filename_component(name ${src} NAME_WE)
     string(REGEX REPLACE "^fuzz_" "" name ${name})
@@ -63,6 +65,7 @@ if(FG_BUILD_TESTS)
     add_test(NAME fuzz/replay_${name}
              COMMAND fuzz-replay-${name} ${FG_FUZZ_DIR}/corpus/${name}
                      ${FG_FUZZ_DIR}/crashes/${name} ${FG_FUZZ_SEEDS}/${name})
-    set_tests_properties(fuzz/replay_${name} PROPERTIES LABELS fuzz FIXTURES_REQUIRED fuzz_seeds)
+    set_tests_properties(fuzz/replay_${name} PROPERTIES LABELS fuzz FIXTURES_REQUIRED fuzz_seeds
+                         ENVIRONMENT "TMPDIR=${CMAKE_BINARY_DIR}/fuzz/tmp")
   endforeach()
 endif()

@@ -22,7 +22,7 @@
 #include "util/strbuf.h"
 #include "fuzz_common.h"
 
-static char fz_root[64];
+static char fz_root[4096];
 
 /* Creates root/rel (and its folders) as an empty file. */
 static void fz_touch(const char *rel)
@@ -60,13 +60,17 @@ static const char *fz_scratch(void)
 
 	if (fz_root[0])
 		return fz_root;
-	/* one folder per user, made once and kept: libFuzzer ends its runs
-	 * with _Exit (no atexit cleanup), and the files are empty and the
-	 * same for every process, so processes and jobs can share it */
-	snprintf(fz_root, sizeof(fz_root), "/tmp/fg-fuzz-scratch-%u", (unsigned)getuid());
+	/* one folder per user in the temporary folder (a test's own under
+	 * ctest, which goes with it), made once and kept: libFuzzer ends its
+	 * runs with _Exit (no atexit cleanup), and the files are empty and
+	 * the same for every process, so processes and jobs can share it */
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(fz_root) - 64)
+		tmp = "/tmp";
+	snprintf(fz_root, sizeof(fz_root), "%s/fg-fuzz-scratch-%u", tmp, (unsigned)getuid());
 	if (mkdir(fz_root, 0700) != 0 && (lstat(fz_root, &st) != 0 || !S_ISDIR(st.st_mode) ||
 					  st.st_uid != getuid()))
-		fz_fail("cannot create the scratch folder in /tmp");
+		fz_fail("cannot create the scratch folder in the temporary folder");
 	for (size_t i = 0; files[i]; i++)
 		fz_touch(files[i]);
 	return fz_root;
