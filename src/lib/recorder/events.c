@@ -214,9 +214,7 @@ static void whole_attr(rn_state *st)
 	}
 }
 
-/* Keeps an fd of the second event or of its fast copy and its id in
- * fds/ids (closes it on failure). */
-static int keep_whole(int fd, int **fds, uint64_t **ids, size_t *n, size_t *alloc)
+int rn_event_keep(int fd, int **fds, uint64_t **ids, size_t *n, size_t *alloc)
 {
 	uint64_t id = 0;
 
@@ -243,32 +241,6 @@ static int keep_whole(int fd, int **fds, uint64_t **ids, size_t *n, size_t *allo
 	return 0;
 }
 
-static int keep_fd(rn_state *st, int fd)
-{
-	uint64_t id = 0;
-
-	if (st->nfds == st->afds) {
-		size_t n = st->afds ? 2 * st->afds : 16;
-		int *fds = fg_realloc_array(st->fds, n, sizeof(*fds));
-		uint64_t *ids;
-		if (fds)
-			st->fds = fds;
-		if (!fds || !(ids = fg_realloc_array(st->ids, n, sizeof(*ids)))) {
-			close(fd);
-			return FG_ENOMEM;
-		}
-		st->ids = ids;
-		st->afds = n;
-	}
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
-		int e = errno;
-		close(fd);
-		return fg_error_set(FG_ERECORD, "cannot read the id of a perf event: %s", strerror(e));
-	}
-	st->fds[st->nfds] = fd;
-	st->ids[st->nfds++] = id;
-	return 0;
-}
 
 /* The CPU's buffer: the first event of the CPU maps it, the others
  * write into it. */
@@ -304,7 +276,7 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 		return 0;
 	}
 	st->whole_on = true;
-	if ((err = keep_whole(fd, &st->wfds, &st->wids, &st->nwids, &st->awids)))
+	if ((err = rn_event_keep(fd, &st->wfds, &st->wids, &st->nwids, &st->awids)))
 		return err;
 	/* the fast copy, while none of its samples has been read */
 	if (!st->whole_fast || (fd = rn_sys_open(&st->fast, pid, st->cpus[i], -1)) < 0)
@@ -313,7 +285,7 @@ static int open_whole(rn_state *st, pid_t pid, size_t i)
 		close(fd);
 		return 0;
 	}
-	return keep_whole(fd, &st->ffds, &st->fids, &st->nfids, &st->afids);
+	return rn_event_keep(fd, &st->ffds, &st->fids, &st->nfids, &st->afids);
 }
 
 void rn_events_whole_slow(rn_state *st)
@@ -346,7 +318,8 @@ int rn_events_open_task(rn_state *st, pid_t pid, bool enable_on_exec)
 			return rn_msg_open_failed(&h, errno, st->attr.type == PERF_TYPE_HARDWARE ?
 						  "cycles" : "cpu-clock", pid, st->o->freq);
 		}
-		if ((err = keep_fd(st, fd)) || (err = attach_ring(st, i, fd)) ||
+		if ((err = rn_event_keep(fd, &st->fds, &st->ids, &st->nfds, &st->afds)) ||
+		    (err = attach_ring(st, i, fd)) ||
 		    (err = open_whole(st, pid, i)) || (err = rn_grow_open(st, pid, i)))
 			return err;
 		if (st->o->mode != FG_RECORDER_ON_CPU && st->rings[i].base &&

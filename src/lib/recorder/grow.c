@@ -36,30 +36,6 @@ static bool can_grow(const rn_state *st)
 	       !a->exclude_callchain_user && a->sample_stack_user < RN_GROWN_STACK;
 }
 
-static int keep(rn_state *st, int fd)
-{
-	uint64_t id = 0;
-
-	if (FG_ALLOC_GROW(st->gids, st->ngids + 1, st->agids, 16)) {
-		close(fd);
-		return FG_ENOMEM;
-	}
-	if (st->agids > 0) {
-		int *fds = fg_realloc_array(st->gfds, st->agids, sizeof(*fds));
-		if (!fds) {
-			close(fd);
-			return FG_ENOMEM;
-		}
-		st->gfds = fds;
-	}
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
-		close(fd);
-		return 0;
-	}
-	st->gfds[st->ngids] = fd;
-	st->gids[st->ngids++] = id;
-	return 0;
-}
 
 int rn_grow_open(rn_state *st, pid_t pid, size_t i)
 {
@@ -80,7 +56,7 @@ int rn_grow_open(rn_state *st, pid_t pid, size_t i)
 		close(fd);
 		return 0;
 	}
-	return keep(st, fd);
+	return rn_event_keep(fd, &st->gfds, &st->gids, &st->ngids, &st->agids);
 }
 
 /* The user rbp and rsp of a sample of the first event (its layout from

@@ -121,6 +121,10 @@ typedef struct rn_state {
 /* perf_event_open(2), close-on-exec; once the files run out, again with
  * the soft limit raised to the hard one. The fd, or -1 with errno. */
 int rn_sys_open(struct perf_event_attr *a, pid_t pid, int cpu, int group);
+/* Keeps event fd and its id at fds[*n], ids[*n] (arrays of *alloc,
+ * grown as needed). On failure the fd is closed: FG_ENOMEM, or
+ * FG_ERECORD when its id cannot be read. */
+int rn_event_keep(int fd, int **fds, uint64_t **ids, size_t *n, size_t *alloc);
 /* st->attr as first asked for: cycles with kernel frames and build
  * ids, at opts->freq, the user registers and stack, the side-band. */
 void rn_events_attr(rn_state *st);

@@ -187,32 +187,6 @@ static void tp_attr(rn_state *st)
 	a->wakeup_events = 0;
 }
 
-static int tp_keep(rn_state *st, int fd)
-{
-	uint64_t id = 0;
-
-	if (st->ntp == st->atp) {
-		size_t n = st->atp ? 2 * st->atp : 16;
-		int *fds = fg_realloc_array(st->tp_fds, n, sizeof(*fds));
-		uint64_t *ids;
-		if (fds)
-			st->tp_fds = fds;
-		if (!fds || !(ids = fg_realloc_array(st->tp_ids, n, sizeof(*ids)))) {
-			close(fd);
-			return FG_ENOMEM;
-		}
-		st->tp_ids = ids;
-		st->atp = n;
-	}
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
-		int e = errno;
-		close(fd);
-		return fg_error_set(FG_ERECORD, "cannot read the id of a perf event: %s", strerror(e));
-	}
-	st->tp_fds[st->ntp] = fd;
-	st->tp_ids[st->ntp++] = id;
-	return 0;
-}
 
 /* The kernel's refusal of the tracepoint, in the user's terms: its raw
  * fields are the kernel's data, which it gives a user other than root
@@ -243,7 +217,7 @@ int rn_tp_open(rn_state *st, pid_t pid, size_t i)
 	fd = rn_sys_open(&st->tp_attr, pid, st->cpus[i], -1);
 	if (fd < 0)
 		return errno == ENODEV ? 0 : tp_refused(errno, pid);
-	if ((err = tp_keep(st, (int)fd)))
+	if ((err = rn_event_keep((int)fd, &st->tp_fds, &st->tp_ids, &st->ntp, &st->atp)))
 		return err;
 	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, st->rings[i].fd) != 0)
 		return fg_error_set(FG_ERECORD, "cannot share CPU %d's ring buffer between events: %s",
