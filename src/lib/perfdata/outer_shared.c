@@ -75,8 +75,10 @@ int pd_outer_shared_learn(pd_outer_shared *sh, pd_machine *m, int32_t pid, const
 	size_t k, from = 1, base = SIZE_MAX;
 	int err = 0;
 
-	if (n < 2 || n > UINT32_MAX || sh->npool > UINT32_MAX - n || !(p = fg_calloc(n, sizeof(*p))))
-		return n < 2 || n > UINT32_MAX || sh->npool > UINT32_MAX - n ? 0 : FG_ENOMEM;
+	if (n < 2 || n > UINT32_MAX || sh->npool > UINT32_MAX - n)
+		return 0;
+	if (!(p = fg_calloc(n, sizeof(*p))))
+		return FG_ENOMEM;
 	/* only the anchors whose frames after them all have places */
 	for (k = 1; k < n; k++)
 		if (!place_of(m, pid, s[k], &p[k]))
