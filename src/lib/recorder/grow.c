@@ -36,7 +36,6 @@ static bool can_grow(const rn_state *st)
 	       !a->exclude_callchain_user && a->sample_stack_user < RN_GROWN_STACK;
 }
 
-
 int rn_grow_open(rn_state *st, pid_t pid, size_t i)
 {
 	struct perf_event_attr *g = &st->grown;
